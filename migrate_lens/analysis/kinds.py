@@ -1,0 +1,147 @@
+"""What kind of value an expression holds, as far as JAX tracing cares.
+
+A tracer carries shape and dtype but no values, so only *value-dependent* expressions are
+hostile to Python control flow. Kinds:
+
+- ``T``: a tensor (value unknown at trace time);
+- ``B``: a boolean tensor (a mask: indexing with it gives a data-dependent shape);
+- ``H``: a host scalar read out of a tensor (``.item()``, ``int(t)``, ``.tolist()``): it forces
+  a device sync and is a concrete value JAX cannot produce under ``jit``;
+- ``S``: static at trace time (shapes, dtypes, ``len``, ``is None``, config, literals);
+- ``M``: an ``nn.Module`` instance (calling it gives ``T``);
+- ``U``: unknown.
+
+The tables below are the engine's knowledge of torch's API surface; they are used by the
+visitor, never by rules directly. Source for static tensor attributes and methods: the
+PyTorch ``torch.Tensor`` reference (https://pytorch.org/docs/stable/tensors.html).
+"""
+
+from __future__ import annotations
+
+import re
+
+T, B, H, S, M, U = "T", "B", "H", "S", "M", "U"
+VALUE_KINDS = frozenset({T, B, H})
+TENSORISH = frozenset({T, B})
+
+#: Attributes of a tensor that are static under tracing.
+STATIC_TENSOR_ATTRS = frozenset({
+    "shape", "ndim", "dtype", "device", "is_cuda", "requires_grad", "layout", "is_sparse",
+    "is_quantized", "is_meta", "names", "itemsize", "nbytes", "is_leaf", "training",
+})
+#: Attributes of a tensor that are tensors.
+TENSOR_ATTRS = frozenset({"T", "mT", "H", "mH", "real", "imag", "data", "grad"})
+
+#: Tensor methods whose result is static (shape/metadata queries).
+STATIC_METHODS = frozenset({
+    "size", "dim", "ndimension", "numel", "nelement", "stride", "is_contiguous",
+    "is_floating_point", "is_complex", "element_size", "get_device", "data_ptr",
+    "storage_offset", "is_pinned", "is_shared", "has_names", "dim_order", "is_set_to",
+})
+#: Tensor methods that read a value back to the host (device sync, concrete value).
+HOST_METHODS = frozenset({"item", "tolist", "numpy"})
+#: Tensor methods that keep a boolean mask boolean.
+MASK_PRESERVING = frozenset({
+    "expand", "expand_as", "view", "view_as", "reshape", "reshape_as", "permute", "transpose",
+    "unsqueeze", "squeeze", "flatten", "contiguous", "clone", "detach", "any", "all",
+    "logical_not", "logical_and", "logical_or", "logical_xor", "repeat", "t", "flip", "roll",
+    "to", "cuda", "cpu", "bool", "__invert__",
+})
+#: torch functions returning boolean tensors.
+BOOL_FUNCS = frozenset({
+    "torch.isnan", "torch.isinf", "torch.isfinite", "torch.isneginf", "torch.isposinf",
+    "torch.logical_and", "torch.logical_or", "torch.logical_not", "torch.logical_xor",
+    "torch.eq", "torch.ne", "torch.gt", "torch.ge", "torch.lt", "torch.le", "torch.isin",
+    "torch.greater", "torch.less", "torch.not_equal", "torch.bernoulli", "torch.isclose",
+})
+BOOL_METHODS = frozenset({
+    "bool", "eq", "ne", "gt", "ge", "lt", "le", "isnan", "isinf", "isfinite", "logical_not",
+    "logical_and", "logical_or", "isclose", "isin", "signbit",
+})
+
+#: torch functions that never return a tensor value (static queries, config, device/dist APIs).
+STATIC_TORCH_PREFIXES = (
+    "torch.jit.", "torch.cuda.", "torch.distributed.", "torch.backends.", "torch.compiler.",
+    "torch._dynamo.", "torch.onnx.", "torch.fx.", "torch.utils.", "torch.autograd.",
+    "torch.nn.init.calculate_gain", "torch.nn.utils.", "torch.overrides.", "torch.version.",
+    "torch.testing.", "torch._C.", "torch.library.", "torch.ops.", "torch.amp.", "torch.profiler.",
+    "torch.hub.", "torch.optim.", "torch.mps.", "torch.xpu.",
+)
+STATIC_TORCH = frozenset({
+    "torch.is_tensor", "torch.is_floating_point", "torch.is_complex", "torch.numel",
+    "torch.is_grad_enabled", "torch.is_inference_mode_enabled", "torch.get_default_dtype",
+    "torch.are_deterministic_algorithms_enabled", "torch.device", "torch.dtype", "torch.Size",
+    "torch.finfo", "torch.iinfo", "torch.is_autocast_enabled", "torch.get_autocast_gpu_dtype",
+    "torch.get_autocast_dtype", "torch.promote_types", "torch.result_type", "torch.can_cast",
+    "torch.is_storage", "torch.set_grad_enabled", "torch.no_grad", "torch.enable_grad",
+    "torch.inference_mode", "torch.manual_seed", "torch.Generator", "torch.get_rng_state",
+    "torch.is_nonzero", "torch.broadcast_shapes", "torch.typename", "torch.compile",
+    "torch.load", "torch.save", "torch.set_default_dtype", "torch.autocast",
+    "torch.get_num_threads", "torch.set_num_threads", "torch.use_deterministic_algorithms",
+    "torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.Tensor",
+    "torch.__version__", "torch.float32", "torch.float16", "torch.bfloat16", "torch.float64",
+})
+#: torch functions whose result is a concrete host value computed from tensor values.
+HOST_TORCH = frozenset({"torch.equal", "torch.allclose", "torch.is_nonzero"})
+
+#: Builtins whose result is static whatever the argument.
+STATIC_BUILTINS = frozenset({
+    "len", "isinstance", "issubclass", "hasattr", "callable", "type", "id", "getattr", "str",
+    "repr", "range", "enumerate", "zip", "tuple", "list", "dict", "set", "frozenset", "sorted",
+})
+#: Builtins that turn a tensor into a concrete host value.
+HOST_BUILTINS = frozenset({"int", "float", "bool", "complex"})
+
+#: Parameter names that by convention carry flags or sizes, not tensors.
+STATIC_PARAM_NAME = re.compile(
+    r"^(output_|return_|use_|is_|has_|do_|num_|n_|max_|min_|training$|train$|deterministic$|"
+    r"inference|debug|verbose|inplace$|mode$|dim$|axis$|kwargs$|args$|config$|layer_idx$|"
+    r"interpolate_pos_encoding$|causal$|is_causal$|head_mask$)|(_dim|_size|_len|_idx|_mode|_flag|_type|_name)$"
+)
+
+#: Type names that mark a parameter as a tensor / as static.
+TENSOR_TYPE_NAMES = frozenset({
+    "torch.Tensor", "torch.FloatTensor", "torch.LongTensor", "torch.BoolTensor",
+    "torch.HalfTensor", "torch.IntTensor", "torch.ByteTensor", "torch.DoubleTensor",
+    "torch.nn.Parameter", "torch.nn.parameter.Parameter",
+})
+STATIC_TYPE_NAMES = frozenset({
+    "int", "float", "bool", "str", "bytes", "tuple", "list", "dict", "torch.dtype",
+    "torch.device", "torch.Size", "typing.Tuple", "typing.List", "typing.Dict", "typing.Callable",
+    "Callable", "typing.Sequence", "typing.Any", "Any",
+})
+CONTAINER_TYPE_NAMES = frozenset({
+    "typing.List", "typing.Tuple", "typing.Dict", "typing.Sequence", "typing.Iterable",
+    "list", "tuple", "dict", "typing.Mapping", "collections.abc.Sequence", "Sequence",
+    "typing.Callable", "Callable",
+})
+
+
+def torch_call_kind(qualname: str) -> str:
+    """Kind of the result of calling the resolved dotted name ``qualname`` (a ``torch.*`` name).
+
+    Classes (CapWords last part) under ``torch.nn`` are module constructors (``M``).
+    """
+    if qualname in HOST_TORCH:
+        return H
+    if qualname in STATIC_TORCH or qualname.startswith(STATIC_TORCH_PREFIXES):
+        return S
+    last = qualname.rsplit(".", 1)[-1]
+    if qualname.startswith("torch.nn.") and not qualname.startswith("torch.nn.functional.") and last[:1].isupper():
+        return M
+    if last[:1].isupper():
+        return S  # other torch classes (dtypes, storages, distributions) are not tensor values
+    if qualname in BOOL_FUNCS:
+        return B
+    return T
+
+
+def join(*kinds: str) -> str:
+    """Kind of an arithmetic/comparison combination of operands: value kinds dominate."""
+    if H in kinds:
+        return H
+    if T in kinds or B in kinds:
+        return T
+    if U in kinds:
+        return U
+    return S

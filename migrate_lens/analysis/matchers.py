@@ -1,0 +1,331 @@
+"""The matcher vocabulary: what a rule file's ``[matcher] kind = ...`` can name.
+
+Each matcher consumes one site kind (see :mod:`.sites`) and, with the rule's parameters,
+decides whether the site is the obstacle. It returns a short *detail* (the callee, the
+construct, ...) that fills ``{detail}`` in the rule's message, or ``None`` for no match.
+Matchers are pure functions of (site, parameters): no I/O, no state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from typing import TYPE_CHECKING, Any, Callable
+
+from migrate_lens.analysis import kinds as K
+from migrate_lens.analysis.sites import Site
+from migrate_lens.analysis.visitor import NOT_LITERAL
+
+if TYPE_CHECKING:
+    from migrate_lens.catalog import Matcher
+
+MatchFn = Callable[[Site, "Matcher"], "str | None"]
+
+
+@dataclass(frozen=True, slots=True)
+class MatcherSpec:
+    """A matcher: the site kind it reads, its function and a one-line description."""
+
+    site_kind: str
+    fn: MatchFn
+    doc: str
+
+
+def _any_glob(value: str, patterns: Any) -> bool:
+    if not patterns:
+        return False
+    if isinstance(patterns, str):
+        patterns = (patterns,)
+    return any(fnmatchcase(value, p) for p in patterns)
+
+
+def _kinds(m: "Matcher", key: str, default: tuple[str, ...]) -> tuple[str, ...]:
+    value = m.param(key, default)
+    return (value,) if isinstance(value, str) else tuple(value)
+
+
+def _kwargs_ok(site: Site, m: "Matcher") -> bool:
+    """Shared keyword/positional conditions of call-like matchers."""
+    kwargs: dict[str, tuple[str, Any]] = site.data.get("kwargs", {})
+    args: tuple[tuple[str, Any], ...] = site.data.get("args", ())
+    kw_true = m.param("kwarg_true")
+    if kw_true and kwargs.get(kw_true, ("", None))[1] is not True:
+        return False
+    has_kw = m.param("has_kwarg")
+    if has_kw and has_kw not in kwargs:
+        return False
+    missing = m.param("missing_kwarg")
+    if missing:
+        if site.data.get("star"):
+            return False
+        if missing in kwargs:
+            return False
+        idx = m.param("missing_positional_index")
+        if idx is not None and len(args) > int(idx):
+            return False
+    exact = m.param("exact_positional")
+    if exact is not None:
+        if site.data.get("star") or len(args) != int(exact) or set(kwargs) - {"input", "condition"}:
+            return False
+    kw_literal = m.param("kwarg_literal")
+    if kw_literal:
+        for key, wanted in kw_literal:
+            got = kwargs.get(key, ("", NOT_LITERAL))[1]
+            if not (isinstance(got, str) and _any_glob(got, wanted)):
+                return False
+    arg_kinds = m.param("arg_kind")
+    if arg_kinds:
+        for key, wanted in arg_kinds:
+            entry = kwargs.get(key) if not key.isdigit() else (args[int(key)] if int(key) < len(args) else None)
+            if entry is None or entry[0] not in wanted:
+                return False
+    if m.param("no_grad") is True and not site.data.get("no_grad"):
+        return False
+    return True
+
+
+def match_call(site: Site, m: "Matcher") -> str | None:
+    """A call to a function by resolved name (``names``: globs such as ``torch.rand*``), or a
+    method by name (``methods``) on a receiver of the given value kinds (``receiver``, default
+    tensors; ``unknown_receiver_methods`` also accepts receivers of unknown kind for method
+    names that only tensors have). ``exclude`` globs veto. Keyword conditions:
+    ``kwarg_true``, ``has_kwarg``, ``missing_kwarg`` (+``missing_positional_index``),
+    ``exact_positional``, ``kwarg_literal``, ``arg_kind``, ``no_grad``."""
+    exclude = m.param("exclude")
+    if site.name and _any_glob(site.name, m.param("names")):
+        if exclude and _any_glob(site.name, exclude):
+            return None
+        return site.name if _kwargs_ok(site, m) else None
+    if site.method and m.param("methods"):
+        if not _any_glob(site.method, m.param("methods")):
+            return None
+        if exclude and _any_glob(site.method, exclude):
+            return None
+        if site.name.startswith("torch.") and not m.param("torch_namespace_ok", False):
+            return None  # torch.nn.init.normal_ is a function, matched by names
+        receivers = _kinds(m, "receiver", (K.T, K.B))
+        ok = site.receiver in receivers or (
+            site.receiver == K.U and site.method in (m.param("unknown_receiver_methods") or ())
+        )
+        if not ok:
+            return None
+        return f".{site.method}()" if _kwargs_ok(site, m) else None
+    return None
+
+
+def match_condition(site: Site, m: "Matcher") -> str | None:
+    """A Python condition (``if``/``while``/``assert``/ternary/``and``/``or``/comprehension
+    filter) on a value-dependent expression; ``constructs`` filters, ``exits`` requires an
+    early return/break/raise in the branch."""
+    construct = site.data["construct"]
+    constructs = m.param("constructs")
+    if constructs and construct not in constructs:
+        return None
+    if m.param("exits") is True and not site.data.get("exits"):
+        return None
+    if m.param("host_value") is True and site.receiver != K.H:
+        return None
+    if m.param("host_value") is False and site.receiver == K.H:
+        return None
+    return construct
+
+
+def match_subscript_assign(site: Site, m: "Matcher") -> str | None:
+    """``t[idx] = v`` / ``t[idx] += v`` on a tensor; ``mask`` requires (true) or forbids
+    (false) a boolean-mask index; ``aug`` likewise for augmented assignment."""
+    if site.receiver not in _kinds(m, "receiver", (K.T, K.B)):
+        return None
+    for key in ("mask", "aug"):
+        want = m.param(key)
+        if want is not None and bool(site.data.get(key)) != want:
+            return None
+    return "augmented subscript assignment" if site.data.get("aug") else "subscript assignment"
+
+
+def match_aug_assign(site: Site, m: "Matcher") -> str | None:
+    """``x += y`` where ``x`` is a tensor (PyTorch mutates ``x`` in place; aliases see it)."""
+    return "augmented assignment" if site.receiver in (K.T, K.B) else None
+
+
+def match_subscript_read(site: Site, m: "Matcher") -> str | None:
+    """Indexing a tensor with a boolean mask (``mask``) or with slice bounds read from tensor
+    values (``host_bound``)."""
+    if m.param("mask") and site.data.get("mask"):
+        return "boolean-mask indexing"
+    if m.param("host_bound") and site.data.get("host_bound"):
+        return "slice bound from a tensor value"
+    return None
+
+
+def match_self_write(site: Site, m: "Matcher") -> str | None:
+    """``self.attr = v`` outside init code; ``value`` filters by the value's kind."""
+    kinds = m.param("value")
+    if kinds and site.data.get("value") not in kinds:
+        return None
+    return f"self.{site.name}"
+
+
+def match_global_write(site: Site, m: "Matcher") -> str | None:
+    """Writes to module globals or outer containers from a function (``how``: global,
+    subscript, container, self-container)."""
+    hows = m.param("how")
+    if hows and site.data.get("how") not in hows:
+        return None
+    return site.name
+
+
+def match_attribute(site: Site, m: "Matcher") -> str | None:
+    """Attribute read/write by name (``names``), optionally only on ``self`` (``on_self``) or
+    on receivers of given kinds (``receiver``)."""
+    if not _any_glob(site.name, m.param("names")):
+        return None
+    on_self = m.param("on_self")
+    if on_self is not None and bool(site.data.get("on_self")) != on_self:
+        return None
+    receivers = m.param("receiver")
+    if receivers and site.receiver not in receivers:
+        return None
+    return f".{site.name}"
+
+
+def match_name(site: Site, m: "Matcher") -> str | None:
+    """A resolved dotted name (class base, decorator, import, referenced attribute) matching
+    ``names`` globs and not ``exclude``."""
+    if _any_glob(site.name, m.param("names")) and not _any_glob(site.name, m.param("exclude") or ()):
+        return site.name
+    return None
+
+
+def match_loop(site: Site, m: "Matcher") -> str | None:
+    """``for ... in range(...)``: ``host_bound`` flags bounds read from tensor values;
+    ``min_static_len`` flags static ranges long enough that ``jit`` unrolling hurts."""
+    if m.param("host_bound") and any(k in K.VALUE_KINDS for k in site.data.get("range_kinds", ())):
+        return "range() over a tensor value"
+    min_len = m.param("min_static_len")
+    if min_len is not None and site.data.get("static_len", 0) >= int(min_len):
+        return f"range of {site.data['static_len']} iterations"
+    return None
+
+
+def match_try(site: Site, m: "Matcher") -> str | None:
+    """A ``try``/``except`` around tensor operations (exceptions as control flow)."""
+    caught = site.data.get("caught", ())
+    return ", ".join(caught) if caught else "bare except"
+
+
+def match_recursion(site: Site, m: "Matcher") -> str | None:
+    """A function calling itself (``self.f`` in method ``f``, or its own module-level name)."""
+    return site.name or site.method if site.data.get("recursive") else None
+
+
+def match_autograd_apply(site: Site, m: "Matcher") -> str | None:
+    """``Fn.apply(...)`` on a ``torch.autograd.Function`` subclass defined in this file, or
+    (``imported``) on an imported CapWords class."""
+    if site.method != "apply":
+        return None
+    if site.data.get("local_autograd_function"):
+        return site.data.get("receiver_name", "") + ".apply"
+    if m.param("imported") and site.data.get("imported_class"):
+        return site.data.get("receiver_name", "") + ".apply"
+    return None
+
+
+def match_strided_padding(site: Site, m: "Matcher") -> str | None:
+    """Conv/pool layers (``names``) with stride > 1 and explicit non-zero padding: Flax
+    ``'SAME'`` pads asymmetrically at stride 2, PyTorch symmetrically (FIELD.md). Positions
+    of stride/padding/kernel come from ``stride_index``/``padding_index``/``kernel_index``;
+    ``stride_defaults_to_kernel`` for pools (stride=None means stride=kernel_size)."""
+    if not _any_glob(site.name, m.param("names")):
+        return None
+    args = site.data.get("args", ())
+    kwargs = site.data.get("kwargs", {})
+
+    def get(key: str, idx_key: str) -> Any:
+        if key in kwargs:
+            return kwargs[key][1]
+        idx = m.param(idx_key)
+        if idx is not None and int(idx) < len(args):
+            return args[int(idx)][1]
+        return None
+
+    stride = get("stride", "stride_index")
+    padding = get("padding", "padding_index")
+    if stride is None and m.param("stride_defaults_to_kernel"):
+        stride = get("kernel_size", "kernel_index")
+    if stride is None or padding is None:
+        return None
+    if padding in (0, (0, 0), (0, 0, 0), "valid"):
+        return None
+    if isinstance(padding, str):
+        return None  # 'same' is only legal at stride 1 in PyTorch
+    strides = stride if isinstance(stride, tuple) else (stride,)
+    if stride is NOT_LITERAL or any(not isinstance(s, int) or s > 1 for s in strides):
+        return site.name.rsplit(".", 1)[-1]
+    return None
+
+
+def match_device_transfer(site: Site, m: "Matcher") -> str | None:
+    """``.to(...)`` with a device argument (a device string, ``torch.device``, a ``device=``
+    keyword, or a name that says device) rather than only a dtype."""
+    if site.method != "to" or site.name.startswith("torch."):
+        return None
+    kwargs = site.data.get("kwargs", {})
+    if "device" in kwargs:
+        return ".to(device=...)"
+    for kind, value in site.data.get("args", ()):
+        if isinstance(value, str) and value.split(":")[0] in ("cuda", "cpu", "mps", "xla", "meta"):
+            return f".to({value!r})"
+    if site.data.get("device_like_arg"):
+        return ".to(device)"
+    return None
+
+
+def match_host_shape_arg(site: Site, m: "Matcher") -> str | None:
+    """A host value read from a tensor (``.item()``, ``int(t)``, ``.tolist()``) passed where a
+    shape or size is expected: factory functions and shape methods in ``names``/``methods``."""
+    if not (
+        (site.name and _any_glob(site.name, m.param("names")))
+        or (site.method and site.receiver in (K.T, K.B) and _any_glob(site.method, m.param("methods")))
+    ):
+        return None
+    kinds = [k for k, _ in site.data.get("args", ())]
+    kinds += [k for key, (k, _) in site.data.get("kwargs", {}).items() if key in ("size", "shape", "repeats", "sections", "split_size_or_sections", "end", "steps")]
+    if K.H in kinds:
+        return site.name or f".{site.method}()"
+    return None
+
+
+def match_suppression(site: Site, m: "Matcher") -> str | None:
+    """Meta: a suppression comment that is unused (``problem = "unused"``) or malformed."""
+    return site.name if site.data.get("problem") == m.param("problem") else None
+
+
+def match_source_file(site: Site, m: "Matcher") -> str | None:
+    """Project-level: a native source file (``extensions``) in the scanned tree."""
+    return site.name if _any_glob(site.name, m.param("extensions")) else None
+
+
+MATCHERS: dict[str, MatcherSpec] = {
+    "call": MatcherSpec("call", match_call, match_call.__doc__ or ""),
+    "condition": MatcherSpec("condition", match_condition, match_condition.__doc__ or ""),
+    "subscript-assign": MatcherSpec("subscript-assign", match_subscript_assign, match_subscript_assign.__doc__ or ""),
+    "aug-assign": MatcherSpec("aug-assign", match_aug_assign, match_aug_assign.__doc__ or ""),
+    "subscript-read": MatcherSpec("subscript-read", match_subscript_read, match_subscript_read.__doc__ or ""),
+    "self-write": MatcherSpec("self-write", match_self_write, match_self_write.__doc__ or ""),
+    "global-write": MatcherSpec("global-write", match_global_write, match_global_write.__doc__ or ""),
+    "attribute-read": MatcherSpec("attribute-read", match_attribute, match_attribute.__doc__ or ""),
+    "attribute-write": MatcherSpec("attribute-write", match_attribute, match_attribute.__doc__ or ""),
+    "class-base": MatcherSpec("class", match_name, match_name.__doc__ or ""),
+    "decorator": MatcherSpec("decorator", match_name, match_name.__doc__ or ""),
+    "import": MatcherSpec("import", match_name, match_name.__doc__ or ""),
+    "name-ref": MatcherSpec("name-ref", match_name, match_name.__doc__ or ""),
+    "loop": MatcherSpec("loop", match_loop, match_loop.__doc__ or ""),
+    "try": MatcherSpec("try", match_try, match_try.__doc__ or ""),
+    "recursion": MatcherSpec("call", match_recursion, match_recursion.__doc__ or ""),
+    "autograd-apply": MatcherSpec("call", match_autograd_apply, match_autograd_apply.__doc__ or ""),
+    "strided-explicit-padding": MatcherSpec("call", match_strided_padding, match_strided_padding.__doc__ or ""),
+    "device-transfer": MatcherSpec("call", match_device_transfer, match_device_transfer.__doc__ or ""),
+    "host-value-shape": MatcherSpec("call", match_host_shape_arg, match_host_shape_arg.__doc__ or ""),
+    "suppression": MatcherSpec("suppression", match_suppression, match_suppression.__doc__ or ""),
+    "source-file": MatcherSpec("source-file", match_source_file, match_source_file.__doc__ or ""),
+}

@@ -1,0 +1,906 @@
+"""The single traversal: one libcst visit per file that resolves names, infers value kinds
+(tensor / bool mask / host value / static), tracks the context of each piece of code
+(traced / init / function / host) and emits :class:`~.sites.Site` observations plus the
+structural facts the project graph needs (imports, calls, classes, functions, composition).
+
+Name resolution is done here from the file's own imports (aliases such as
+``import torch.nn.functional as F`` and ``from torch import nn``), without libcst's scope or
+qualified-name providers, which cost about 10x the parse (``../shared/FIELD.md``, Speed).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import libcst as cst
+from libcst.metadata import PositionProvider
+
+from migrate_lens.analysis import kinds as K
+from migrate_lens.analysis.sites import Site
+from migrate_lens.models import CallFact, ClassFact, FunctionFact, ImportFact, SubmoduleFact
+
+_INIT_NAMES = re.compile(
+    r"^(__init__|__post_init__|reset_parameters|_reset_parameters|_init_weights|init_weights|"
+    r"_initialize_weights|initialize_weights|_init_\w*|init_\w*|reset_\w*_parameters|"
+    r"_build\w*|build_\w*|_make_\w*|make_\w*|__setstate__|_load_from_state_dict|"
+    r"load_state_dict|extra_repr|_post_init|post_init|tie_weights|_tie_weights)$"
+)
+_TRACED_METHODS = frozenset({"forward", "__call__", "_forward", "forward_features", "forward_head"})
+_MODULE_BASES = ("torch.nn.",)
+_CONTAINER_CTORS = frozenset({
+    "torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict",
+    "torch.nn.ParameterList", "torch.nn.ParameterDict",
+})
+_MUTATING_CONTAINER_METHODS = frozenset({
+    "append", "extend", "insert", "update", "setdefault", "add", "__setitem__", "pop", "clear",
+})
+_BUILTINS = frozenset({
+    "print", "open", "len", "isinstance", "range", "int", "float", "bool", "super", "getattr",
+    "setattr", "hasattr", "type", "min", "max", "sum", "abs", "any", "all", "zip", "enumerate",
+    "list", "tuple", "dict", "set", "sorted", "round", "input", "exec", "eval", "iter", "next",
+    "map", "filter", "reversed", "str", "repr", "format", "vars", "globals", "locals", "id",
+    "hash", "divmod", "pow", "callable", "issubclass", "frozenset", "complex", "object",
+})
+
+NOT_LITERAL = object()
+
+
+def literal(node: cst.BaseExpression) -> Any:
+    """The Python value of a literal expression (numbers, strings, True/False/None, tuples and
+    lists of those, unary minus), or :data:`NOT_LITERAL`."""
+    if isinstance(node, cst.Integer):
+        try:
+            return int(node.value.replace("_", ""), 0)
+        except ValueError:
+            return NOT_LITERAL
+    if isinstance(node, cst.Float):
+        try:
+            return float(node.value.replace("_", ""))
+        except ValueError:
+            return NOT_LITERAL
+    if isinstance(node, cst.Name) and node.value in ("True", "False", "None"):
+        return {"True": True, "False": False, "None": None}[node.value]
+    if isinstance(node, cst.SimpleString):
+        try:
+            return node.evaluated_value
+        except Exception:  # noqa: BLE001 - libcst raises several types on odd prefixes
+            return NOT_LITERAL
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        inner = literal(node.expression)
+        if isinstance(inner, (int, float)) and not isinstance(inner, bool):
+            return -inner
+        return NOT_LITERAL
+    if isinstance(node, (cst.Tuple, cst.List)):
+        values = []
+        for el in node.elements:
+            if isinstance(el, cst.StarredElement):
+                return NOT_LITERAL
+            v = literal(el.value)
+            if v is NOT_LITERAL:
+                return NOT_LITERAL
+            values.append(v)
+        return tuple(values)
+    return NOT_LITERAL
+
+
+@dataclass
+class _ClassInfo:
+    qualname: str
+    bases: tuple[str, ...]
+    is_module: bool
+    is_autograd_function: bool
+    attr_kinds: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class _FuncScope:
+    qualname: str
+    name: str
+    context: str
+    cls: _ClassInfo | None
+    env: dict[str, str] = field(default_factory=dict)
+    globals_declared: set[str] = field(default_factory=set)
+    is_method: bool = False
+    no_grad: int = 0
+    tensor_ops: int = 0
+
+
+class FileVisitor(cst.CSTVisitor):
+    """Walks one module once. ``emit`` receives every :class:`Site`; structural facts are
+    collected on the instance (``imports``, ``calls``, ``classes``, ``functions``,
+    ``submodules``, ``traced_entries``).
+
+    ``module`` is the file's dotted module name (used for qualnames and relative imports);
+    ``is_package`` is True for ``__init__.py``. ``attribute_interest`` and ``name_interest``
+    are the attribute names / dotted names some rule wants as ``attribute-*`` / ``name-ref``
+    sites (so the visitor does not emit a site for every attribute).
+    """
+
+    METADATA_DEPENDENCIES = (PositionProvider,)
+
+    def __init__(
+        self,
+        module: str,
+        is_package: bool,
+        emit: Callable[[Site], None],
+        attribute_interest: frozenset[str] = frozenset(),
+        name_interest: frozenset[str] = frozenset(),
+    ) -> None:
+        super().__init__()
+        self.module = module
+        self.is_package = is_package
+        self.emit = emit
+        self.attribute_interest = attribute_interest
+        self.name_interest = name_interest
+        self.aliases: dict[str, str] = {}
+        self.local_classes: dict[str, _ClassInfo] = {}
+        self.local_functions: set[str] = set()
+        self.module_globals: set[str] = set()
+        self.class_stack: list[_ClassInfo] = []
+        self.func_stack: list[_FuncScope] = []
+        self.scope_kinds: list[str] = []
+        self.ctor_attr: dict[int, str] = {}
+        self.try_stack: list[int] = []
+        self.targets: set[int] = set()
+        self.imports: list[ImportFact] = []
+        self.calls: list[CallFact] = []
+        self.classes: list[ClassFact] = []
+        self.functions: list[FunctionFact] = []
+        self.submodules: list[SubmoduleFact] = []
+        self.traced_entries: list[str] = []
+
+    # ------------------------------------------------------------------ scope helpers
+    @property
+    def context(self) -> str:
+        return self.func_stack[-1].context if self.func_stack else "host"
+
+    @property
+    def symbol(self) -> str:
+        if self.func_stack:
+            return self.func_stack[-1].qualname
+        if self.class_stack:
+            return self.class_stack[-1].qualname
+        return self.module
+
+    def _site(self, kind: str, node: cst.CSTNode, **kw: Any) -> None:
+        self.emit(Site(kind=kind, node=node, context=self.context, symbol=self.symbol, **kw))
+
+    # ------------------------------------------------------------------ name resolution
+    def qual(self, node: cst.BaseExpression) -> str:
+        """Dotted name of a Name/Attribute chain after import aliases; "" if not a name.
+        ``self.x`` stays ``self.x``; local classes and functions get the module prefix."""
+        if isinstance(node, cst.Name):
+            name = node.value
+            if self.func_stack and name in self.func_stack[-1].env:
+                return ""  # a local variable shadows globals
+            if name in self.aliases:
+                return self.aliases[name]
+            if name in self.local_classes:
+                return self.local_classes[name].qualname
+            if name in self.local_functions:
+                return f"{self.module}.{name}"
+            if name in _BUILTINS:
+                return name
+            return ""
+        if isinstance(node, cst.Attribute):
+            if isinstance(node.value, cst.Name) and node.value.value == "self":
+                return f"self.{node.attr.value}"
+            base = self.qual(node.value)
+            return f"{base}.{node.attr.value}" if base else ""
+        return ""
+
+    def _absolute(self, module: str, level: int) -> str:
+        if level == 0:
+            return module
+        parts = self.module.split(".")
+        drop = level - 1 if self.is_package else level
+        base = parts[: len(parts) - drop] if drop <= len(parts) else []
+        if module:
+            base = [*base, module]
+        return ".".join(p for p in base if p)
+
+    # ------------------------------------------------------------------ value kinds
+    def kind(self, node: cst.BaseExpression) -> str:
+        """Value kind (see :mod:`.kinds`) of an expression in the current scope."""
+        if isinstance(node, cst.Name):
+            if self.func_stack:
+                env = self.func_stack[-1].env
+                if node.value in env:
+                    return env[node.value]
+            if node.value in ("True", "False", "None"):
+                return K.S
+            if node.value in self.aliases or node.value in self.local_classes or node.value in self.local_functions:
+                return K.S
+            if node.value in self.module_globals:
+                return K.S
+            return K.U
+        if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString,
+                             cst.ConcatenatedString, cst.FormattedString, cst.Ellipsis)):
+            return K.S
+        if isinstance(node, cst.Attribute):
+            return self._attribute_kind(node)
+        if isinstance(node, cst.Call):
+            return self._call_kind(node)
+        if isinstance(node, cst.Subscript):
+            base = self.kind(node.value)
+            if base == K.B:
+                return K.B
+            if base in (K.T, K.H, K.S, K.M):
+                return base
+            return K.U
+        if isinstance(node, cst.BinaryOperation):
+            left, right = self.kind(node.left), self.kind(node.right)
+            if isinstance(node.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)) and K.B in (left, right):
+                return K.B
+            return K.join(left, right)
+        if isinstance(node, cst.UnaryOperation):
+            inner = self.kind(node.expression)
+            if isinstance(node.operator, cst.BitInvert) and inner in K.TENSORISH:
+                return K.B
+            if isinstance(node.operator, cst.Not) and inner in K.TENSORISH:
+                return K.H
+            return inner
+        if isinstance(node, cst.Comparison):
+            if any(isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for c in node.comparisons):
+                return K.S
+            ks = [self.kind(node.left), *(self.kind(c.comparator) for c in node.comparisons)]
+            if K.T in ks or K.B in ks:
+                return K.B
+            if K.H in ks:
+                return K.H
+            return K.U if K.U in ks else K.S
+        if isinstance(node, cst.BooleanOperation):
+            return K.join(self.kind(node.left), self.kind(node.right))
+        if isinstance(node, cst.IfExp):
+            return K.join(self.kind(node.body), self.kind(node.orelse))
+        if isinstance(node, (cst.Tuple, cst.List, cst.Set, cst.Dict, cst.ListComp, cst.SetComp,
+                             cst.DictComp, cst.Lambda)):
+            return K.S
+        return K.U
+
+    def _attribute_kind(self, node: cst.Attribute) -> str:
+        attr = node.attr.value
+        if isinstance(node.value, cst.Name) and node.value.value == "self":
+            cls = self.func_stack[-1].cls if self.func_stack else None
+            if cls is not None:
+                return cls.attr_kinds.get(attr, K.S)
+            return K.S
+        if attr in K.STATIC_TENSOR_ATTRS:
+            return K.S
+        resolved = self.qual(node)
+        if resolved.startswith("torch."):
+            return K.S  # dtypes, modules, constants
+        base = self.kind(node.value)
+        if base in K.TENSORISH:
+            if attr in K.TENSOR_ATTRS:
+                return K.T
+            return K.U
+        if base == K.M:
+            if re.search(r"weight|bias|running_|scale|embedding|buffer|_param|inv_freq|mask", attr):
+                return K.T
+            return K.S
+        if base == K.S:
+            return K.S
+        return K.U
+
+    def _call_kind(self, node: cst.Call) -> str:
+        func = node.func
+        name = self.qual(func)
+        if name:
+            if name.startswith("torch."):
+                return K.torch_call_kind(name)
+            if name.startswith("self."):
+                cls = self.func_stack[-1].cls if self.func_stack else None
+                attr_kind = cls.attr_kinds.get(name[5:]) if cls else None
+                if attr_kind == K.M:
+                    return K.T
+                if attr_kind in K.TENSORISH:
+                    return K.T
+                return K.U
+            if name in K.STATIC_BUILTINS:
+                return K.S
+            if name in K.HOST_BUILTINS:
+                if node.args and self.kind(node.args[0].value) in K.VALUE_KINDS:
+                    return K.H
+                return K.S
+            if name in ("min", "max", "sum", "abs", "round"):
+                return K.join(*(self.kind(a.value) for a in node.args)) if node.args else K.S
+            if name.startswith(("math.", "numbers.", "operator.")):
+                return K.S
+            if name.startswith("einops."):
+                return K.T
+            leaf = name.rsplit(".", 1)[-1]
+            local = self.local_classes.get(leaf)
+            if local is not None and local.qualname == name:
+                return K.M if local.is_module else K.U
+            return K.U
+        if isinstance(func, cst.Attribute):
+            method = func.attr.value
+            recv = self.kind(func.value)
+            if recv in K.TENSORISH:
+                if method in K.STATIC_METHODS:
+                    return K.S
+                if method in K.HOST_METHODS:
+                    return K.H
+                if method in K.BOOL_METHODS:
+                    return K.B
+                if recv == K.B and method in K.MASK_PRESERVING:
+                    return K.B
+                return K.T
+            if recv == K.H:
+                return K.H
+            if method in K.HOST_METHODS and method != "numpy":
+                return K.H
+            if recv == K.S:
+                return K.S
+            if recv == K.M:
+                return K.T if method in ("forward", "__call__") else K.U
+        return K.U
+
+    def _annotation_kind(self, annotation: cst.Annotation | None) -> str:
+        if annotation is None:
+            return K.U
+        names: list[str] = []
+        container = False
+        stack: list[cst.CSTNode] = [annotation.annotation]
+        while stack:
+            n = stack.pop()
+            if isinstance(n, (cst.Name, cst.Attribute)):
+                names.append(self.qual(n) or (n.value if isinstance(n, cst.Name) else n.attr.value))
+            elif isinstance(n, cst.Subscript):
+                outer = self.qual(n.value) or (n.value.value if isinstance(n.value, cst.Name) else "")
+                if outer in K.CONTAINER_TYPE_NAMES:
+                    container = True
+                    continue
+                stack.append(n.value)
+                for el in n.slice:
+                    if isinstance(el.slice, cst.Index):
+                        stack.append(el.slice.value)
+            elif isinstance(n, cst.BinaryOperation):
+                stack.extend((n.left, n.right))
+            elif isinstance(n, cst.SimpleString):
+                text = n.value.strip("'\"")
+                names.append("torch.Tensor" if text.endswith("Tensor") else text)
+        if any(x in K.TENSOR_TYPE_NAMES or x in ("Tensor", "FloatTensor", "LongTensor", "BoolTensor") for x in names):
+            return K.T
+        if container:
+            return K.S
+        if names and all(x in K.STATIC_TYPE_NAMES or x in ("None", "Optional", "typing.Optional", "typing.Union", "Union") for x in names):
+            return K.S
+        return K.U
+
+    # ------------------------------------------------------------------ imports
+    def visit_Import(self, node: cst.Import) -> None:
+        line = self._line(node)
+        for alias in node.names:
+            dotted = _dotted(alias.name)
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                local = alias.asname.name.value
+                self.aliases[local] = dotted
+            else:
+                local = dotted.split(".")[0]
+                self.aliases[local] = local
+            self.imports.append(ImportFact(module=dotted, name="", alias=local, line=line))
+            self._site("import", node, name=dotted)
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        line = self._line(node)
+        level = len(node.relative)
+        module = _dotted(node.module) if node.module is not None else ""
+        absolute = self._absolute(module, level)
+        if isinstance(node.names, cst.ImportStar):
+            self.imports.append(ImportFact(module=absolute, name="*", alias="*", line=line, level=level))
+            self._site("import", node, name=absolute)
+            return
+        for alias in node.names:
+            member = _dotted(alias.name)
+            local = member
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                local = alias.asname.name.value
+            full = f"{absolute}.{member}" if absolute else member
+            self.aliases[local] = full
+            self.imports.append(ImportFact(module=absolute, name=member, alias=local, line=line, level=level))
+            self._site("import", node, name=full)
+
+    # ------------------------------------------------------------------ module-level names
+    def visit_Module(self, node: cst.Module) -> None:
+        for stmt in node.body:
+            if isinstance(stmt, cst.ClassDef):
+                pass  # registered on visit, in source order
+            elif isinstance(stmt, cst.FunctionDef):
+                self.local_functions.add(stmt.name.value)
+            elif isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    targets: list[cst.BaseExpression] = []
+                    if isinstance(small, cst.Assign):
+                        targets = [t.target for t in small.targets]
+                    elif isinstance(small, cst.AnnAssign):
+                        targets = [small.target]
+                    for t in targets:
+                        for n in _names_in_target(t):
+                            self.module_globals.add(n)
+
+    # ------------------------------------------------------------------ classes
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        prefix = self.class_stack[-1].qualname if self.class_stack else self.module
+        if self.func_stack:
+            prefix = self.func_stack[-1].qualname
+        qualname = f"{prefix}.{node.name.value}"
+        bases = tuple(b for b in (self.qual(a.value) for a in node.bases if a.keyword is None) if b)
+        is_fn = any(b in ("torch.autograd.Function", "torch.autograd.function.Function") for b in bases)
+        defines_forward = any(
+            isinstance(s, cst.FunctionDef) and s.name.value == "forward" for s in node.body.body
+        ) if isinstance(node.body, cst.IndentedBlock) else False
+        is_module = not is_fn and (
+            any(_is_torch_module_base(b) for b in bases)
+            or any(self.local_classes.get(b.rsplit(".", 1)[-1], None) is not None
+                   and self.local_classes[b.rsplit(".", 1)[-1]].is_module for b in bases)
+            or (defines_forward and any(not b.startswith(("torch.", "typing.", "abc.")) and b != "object" for b in bases))
+        )
+        info = _ClassInfo(qualname=qualname, bases=bases, is_module=is_module, is_autograd_function=is_fn)
+        # Inherit attribute kinds from a local base class.
+        for b in bases:
+            base_info = self.local_classes.get(b.rsplit(".", 1)[-1])
+            if base_info is not None and base_info.qualname == b:
+                info.attr_kinds.update(base_info.attr_kinds)
+        if not self.class_stack and not self.func_stack:
+            self.local_classes[node.name.value] = info
+        self.class_stack.append(info)
+        self.scope_kinds.append("class")
+        for b in bases:
+            self._site("class", node, name=b, data={"class": qualname})
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        info = self.class_stack.pop()
+        self.scope_kinds.pop()
+        start, end = self._lines(original_node)
+        self.classes.append(ClassFact(
+            qualname=info.qualname, line=start, end_line=end, bases=info.bases,
+            is_module=info.is_module, lines_of_code=end - start + 1,
+        ))
+
+    # ------------------------------------------------------------------ functions
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        name = node.name.value
+        innermost = self.scope_kinds[-1] if self.scope_kinds else "module"
+        decorators = {self.qual(d.decorator) for d in node.decorators}
+        if innermost == "class":
+            cls: _ClassInfo | None = self.class_stack[-1]
+            assert cls is not None
+            qualname = f"{cls.qualname}.{name}"
+            is_method = True
+            if cls.is_autograd_function:
+                context = "function"
+            elif _INIT_NAMES.match(name):
+                context = "init"
+            elif cls.is_module and name in _TRACED_METHODS and "staticmethod" not in decorators:
+                context = "traced"
+            else:
+                context = "function"
+        elif innermost == "func":
+            parent = self.func_stack[-1]
+            qualname = f"{parent.qualname}.{name}"
+            context = parent.context if parent.context != "host" else "function"
+            cls = parent.cls
+            is_method = False
+        else:
+            qualname = f"{self.module}.{name}"
+            context = "function"
+            cls = None
+            is_method = False
+        scope = _FuncScope(qualname=qualname, name=name, context=context, cls=cls, is_method=is_method)
+        for d in node.decorators:
+            dec = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
+            if self.qual(dec) in ("torch.no_grad", "torch.inference_mode"):
+                scope.no_grad += 1
+        self._bind_params(scope, node.params, is_method)
+        self.func_stack.append(scope)
+        self.scope_kinds.append("func")
+        for d in node.decorators:
+            dec = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
+            dname = self.qual(dec)
+            if dname:
+                self._site("decorator", d, name=dname)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        scope = self.func_stack.pop()
+        self.scope_kinds.pop()
+        start, end = self._lines(original_node)
+        self.functions.append(FunctionFact(
+            qualname=scope.qualname, line=start, end_line=end, context=scope.context,
+            is_method=scope.is_method,
+        ))
+
+    def _bind_params(self, scope: _FuncScope, params: cst.Parameters, is_method: bool) -> None:
+        all_params = [*params.posonly_params, *params.params, *params.kwonly_params]
+        traced = scope.context == "traced"
+        for i, p in enumerate(all_params):
+            pname = p.name.value
+            if is_method and i == 0 and pname in ("self", "cls", "ctx"):
+                scope.env[pname] = K.S
+                continue
+            ann = self._annotation_kind(p.annotation)
+            if ann != K.U:
+                kind = ann
+            elif p.default is not None and literal(p.default) not in (NOT_LITERAL, None):
+                kind = K.S
+            elif K.STATIC_PARAM_NAME.search(pname):
+                kind = K.S
+            elif traced:
+                kind = K.T
+            else:
+                kind = K.U
+            scope.env[pname] = kind
+        for star in (params.star_arg, params.star_kwarg):
+            if isinstance(star, cst.Param):
+                scope.env[star.name.value] = K.S
+
+    # ------------------------------------------------------------------ statements
+    def visit_Global(self, node: cst.Global) -> None:
+        if self.func_stack:
+            for n in node.names:
+                self.func_stack[-1].globals_declared.add(n.name.value)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        vkind = self.kind(node.value)
+        for t in node.targets:
+            self._assign_target(t.target, vkind, node, node.value)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if node.value is not None:
+            self._assign_target(node.target, self.kind(node.value), node, node.value)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        target = node.target
+        vkind = self.kind(node.value)
+        if isinstance(target, cst.Subscript):
+            self.targets.add(id(target))
+            base = self.kind(target.value)
+            self._site("subscript-assign", node, receiver=base, data={
+                "aug": True, "mask": self._index_has_mask(target), "value": vkind,
+                "base_is_self": _is_self_attr(target.value),
+            })
+        elif isinstance(target, cst.Attribute):
+            if _is_self_attr(target):
+                self._self_write(node, target.attr.value, K.join(self.kind(target), vkind), aug=True)
+            else:
+                self._site("attribute-write", node, name=target.attr.value,
+                           receiver=self.kind(target.value), data={"aug": True})
+        elif isinstance(target, cst.Name):
+            tkind = self.kind(target)
+            if self.func_stack and target.value in self.func_stack[-1].globals_declared:
+                self._site("global-write", node, name=target.value, data={"how": "global"})
+            self._site("aug-assign", node, receiver=tkind, data={"value": vkind})
+            if self.func_stack:
+                self.func_stack[-1].env[target.value] = K.join(tkind, vkind)
+
+    def _assign_target(self, target: cst.BaseExpression, vkind: str, stmt: cst.CSTNode,
+                       value: cst.BaseExpression) -> None:
+        if isinstance(target, cst.Name):
+            if self.func_stack:
+                scope = self.func_stack[-1]
+                if target.value in scope.globals_declared:
+                    self._site("global-write", stmt, name=target.value, data={"how": "global"})
+                scope.env[target.value] = vkind
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for el in target.elements:
+                self._assign_target(el.value, vkind if vkind != K.B else K.T, stmt, value)
+        elif isinstance(target, cst.StarredElement):
+            self._assign_target(target.value, K.S if vkind == K.S else K.U, stmt, value)
+        elif isinstance(target, cst.Subscript):
+            self.targets.add(id(target))
+            base = self.kind(target.value)
+            root = _root_name(target.value)
+            if root and self._is_outer_container(root):
+                self._site("global-write", stmt, name=root, data={"how": "subscript"})
+            self._site("subscript-assign", stmt, receiver=base, data={
+                "aug": False, "mask": self._index_has_mask(target), "value": vkind,
+                "base_is_self": _is_self_attr(target.value),
+            })
+        elif isinstance(target, cst.Attribute):
+            if _is_self_attr(target):
+                self._self_write(stmt, target.attr.value, vkind, aug=False, value=value)
+            else:
+                self._site("attribute-write", stmt, name=target.attr.value,
+                           receiver=self.kind(target.value), data={"aug": False})
+
+    def _is_outer_container(self, name: str) -> bool:
+        """A module-level global (not shadowed by a local) written from inside a function."""
+        if not self.func_stack:
+            return False
+        scope = self.func_stack[-1]
+        return name in self.module_globals and name not in scope.env
+
+    def _self_write(self, stmt: cst.CSTNode, attr: str, vkind: str, aug: bool,
+                    value: cst.BaseExpression | None = None) -> None:
+        cls = self.func_stack[-1].cls if self.func_stack else None
+        ctx = self.context
+        if cls is not None:
+            if ctx == "init" or attr not in cls.attr_kinds:
+                new_kind = vkind
+                if value is not None and isinstance(value, cst.Call):
+                    ctor = self.qual(value.func)
+                    if ctor in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
+                        new_kind = K.T
+                    elif ctor.startswith("torch.nn.") and ctor.rsplit(".", 1)[-1][:1].isupper():
+                        new_kind = K.M
+                    elif ctor and ctor.rsplit(".", 1)[-1][:1].isupper() and not ctor.startswith("torch."):
+                        new_kind = K.M
+                    self.ctor_attr[id(value)] = attr
+                cls.attr_kinds[attr] = new_kind if new_kind != K.U or attr not in cls.attr_kinds else cls.attr_kinds[attr]
+        if ctx != "init":
+            self._site("self-write", stmt, name=attr, data={"value": vkind, "aug": aug})
+
+    def visit_If(self, node: cst.If) -> None:
+        if _is_main_guard(node):
+            return
+        self._condition(node, node.test, "if", exits=_has_exit(node.body))
+
+    def visit_While(self, node: cst.While) -> None:
+        self._condition(node, node.test, "while", exits=False)
+
+    def visit_Assert(self, node: cst.Assert) -> None:
+        self._condition(node, node.test, "assert", exits=True)
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        self._condition(node, node.test, "ternary", exits=False)
+
+    def visit_CompIf(self, node: cst.CompIf) -> None:
+        self._condition(node, node.test, "comprehension filter", exits=False)
+
+    def _condition(self, node: cst.CSTNode, test: cst.BaseExpression, construct: str, exits: bool) -> None:
+        k = self.kind(test)
+        if k in K.VALUE_KINDS:
+            self._site("condition", node, receiver=k, data={"construct": construct, "exits": exits})
+
+    def visit_For(self, node: cst.For) -> None:
+        it = node.iter
+        ikind = K.S
+        if isinstance(it, cst.Call) and self.qual(it.func) == "range":
+            arg_kinds = [self.kind(a.value) for a in it.args]
+            if any(k in K.VALUE_KINDS for k in arg_kinds):
+                self._site("loop", node, data={"range_kinds": tuple(arg_kinds)})
+                ikind = K.H
+            literal_args = [literal(a.value) for a in it.args]
+            if all(isinstance(v, int) for v in literal_args) and literal_args:
+                self._site("loop", node, data={"range_kinds": tuple(arg_kinds), "static_len": len(range(*literal_args[:3]))})
+        else:
+            ikind = self.kind(it)
+            if ikind == K.M:
+                ikind = K.M
+            elif ikind not in K.TENSORISH:
+                ikind = K.U if ikind != K.S else K.S
+        if self.func_stack:
+            for n in _names_in_target(node.target):
+                self.func_stack[-1].env[n] = ikind
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        ikind = self.kind(node.iter)
+        if self.func_stack:
+            for n in _names_in_target(node.target):
+                self.func_stack[-1].env[n] = K.T if ikind in K.TENSORISH else (K.S if ikind == K.S else K.U)
+
+    def visit_With(self, node: cst.With) -> None:
+        for item in node.items:
+            call = item.item
+            fn = call.func if isinstance(call, cst.Call) else call
+            if self.qual(fn) in ("torch.no_grad", "torch.inference_mode") and self.func_stack:
+                self.func_stack[-1].no_grad += 1
+            if item.asname is not None and self.func_stack:
+                for n in _names_in_target(item.asname.name):
+                    self.func_stack[-1].env[n] = K.U
+
+    def leave_With(self, original_node: cst.With) -> None:
+        for item in original_node.items:
+            call = item.item
+            fn = call.func if isinstance(call, cst.Call) else call
+            if self.qual(fn) in ("torch.no_grad", "torch.inference_mode") and self.func_stack:
+                self.func_stack[-1].no_grad -= 1
+
+    def visit_Try(self, node: cst.Try) -> None:
+        self.try_stack.append(self.func_stack[-1].tensor_ops if self.func_stack else 0)
+
+    def leave_Try(self, original_node: cst.Try) -> None:
+        before = self.try_stack.pop()
+        if self.func_stack and self.func_stack[-1].tensor_ops > before:
+            caught = tuple(sorted(self.qual(h.type) or "?" for h in original_node.handlers if h.type is not None))
+            self._site("try", original_node, data={"caught": caught, "bare": any(h.type is None for h in original_node.handlers)})
+
+    # ------------------------------------------------------------------ expressions
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        name = self.qual(func)
+        method = ""
+        receiver = ""
+        if isinstance(func, cst.Attribute):
+            method = func.attr.value
+            receiver = self.kind(func.value)
+        args: list[tuple[str, Any]] = []
+        kwargs: dict[str, tuple[str, Any]] = {}
+        star = False
+        for a in node.args:
+            if a.star:
+                star = True
+                continue
+            entry = (self.kind(a.value), literal(a.value))
+            if a.keyword is not None:
+                kwargs[a.keyword.value] = entry
+            else:
+                args.append(entry)
+        scope = self.func_stack[-1] if self.func_stack else None
+        result_kind = self._call_kind(node)
+        if scope is not None and (result_kind in K.TENSORISH or receiver in K.TENSORISH or name.startswith("torch.")):
+            scope.tensor_ops += 1
+        data: dict[str, Any] = {
+            "args": tuple(args), "kwargs": kwargs, "star": star,
+            "no_grad": bool(scope and scope.no_grad), "result": result_kind,
+            "receiver_name": self.qual(func.value) if isinstance(func, cst.Attribute) else "",
+            "local_autograd_function": False,
+            "device_like_arg": method == "to" and any(_mentions_device(self, a.value) for a in node.args if a.keyword is None),
+        }
+        if method == "apply" and isinstance(func, cst.Attribute):
+            recv_name = self.qual(func.value)
+            leaf = recv_name.rsplit(".", 1)[-1]
+            local = self.local_classes.get(leaf)
+            data["local_autograd_function"] = bool(local and local.is_autograd_function and local.qualname == recv_name)
+            data["imported_class"] = bool(recv_name and leaf[:1].isupper() and not recv_name.startswith(("self.", "torch.")) and local is None)
+        if scope is not None:
+            if name == scope.qualname or (name == f"self.{scope.name}" and scope.cls is not None):
+                data["recursive"] = True
+            callee = name or (f"{self.qual(func.value)}.{method}" if method and self.qual(func.value) else "")
+            if callee:
+                self.calls.append(CallFact(caller=scope.qualname, callee=callee, line=self._line(node)))
+            # Composition: constructors called inside a module's init code (layers built in loops,
+            # nn.Sequential / nn.ModuleList contents, helper lists) become submodule edges.
+            if scope.context == "init" and scope.cls is not None and scope.cls.is_module and name:
+                leaf = name.rsplit(".", 1)[-1]
+                if leaf[:1].isupper() and name not in _CONTAINER_CTORS and self._is_class_name(name):
+                    attr = self.ctor_attr.get(id(node), "[]")
+                    self.submodules.append(SubmoduleFact(owner=scope.cls.qualname, attr=attr, target=name, line=self._line(node)))
+            # Hook callbacks run inside forward: they are traced entries.
+            if method.startswith("register_") and method.endswith("hook"):
+                for a in node.args:
+                    cb = self.qual(a.value)
+                    if cb and not cb.startswith("self."):
+                        self.traced_entries.append(cb)
+                    elif cb.startswith("self.") and scope.cls is not None:
+                        self.traced_entries.append(f"{scope.cls.qualname}.{cb[5:]}")
+            if method in _MUTATING_CONTAINER_METHODS and isinstance(func, cst.Attribute):
+                root = func.value
+                if _is_self_attr(root) and scope.context != "init":
+                    self._site("global-write", node, name=self.qual(root), data={"how": "self-container", "method": method})
+                elif isinstance(root, cst.Name) and self._is_outer_container(root.value):
+                    self._site("global-write", node, name=root.value, data={"how": "container", "method": method})
+        self._site("call", node, name=name, method=method, receiver=receiver, data=data)
+
+    def _is_class_name(self, name: str) -> bool:
+        """A constructor worth a composition edge: torch.nn layers, local or imported classes;
+        not exceptions, typing helpers or dataclass utilities."""
+        leaf = name.rsplit(".", 1)[-1]
+        if leaf.endswith(("Error", "Exception", "Warning")) or name.startswith(("typing.", "collections.")):
+            return False
+        return not name.startswith("torch.") or name.startswith("torch.nn.")
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        if id(node) in self.targets:
+            return
+        base = self.kind(node.value)
+        if base not in K.TENSORISH:
+            return
+        mask = self._index_has_mask(node)
+        host_bound = self._index_has_host_value(node)
+        if mask or host_bound:
+            self._site("subscript-read", node, receiver=base, data={"mask": mask, "host_bound": host_bound})
+
+    def _index_has_mask(self, node: cst.Subscript) -> bool:
+        for el in node.slice:
+            if isinstance(el.slice, cst.Index) and self.kind(el.slice.value) == K.B:
+                return True
+        return False
+
+    def _index_has_host_value(self, node: cst.Subscript) -> bool:
+        for el in node.slice:
+            sl = el.slice
+            parts: list[cst.BaseExpression | None] = []
+            if isinstance(sl, cst.Slice):
+                parts = [sl.lower, sl.upper, sl.step]
+            for p in parts:
+                if p is not None and self.kind(p) in (K.H, K.T):
+                    return True
+        return False
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        attr = node.attr.value
+        if attr in self.attribute_interest:
+            self._site("attribute-read", node, name=attr, receiver=self.kind(node.value),
+                       data={"on_self": isinstance(node.value, cst.Name) and node.value.value == "self"})
+        if self.name_interest:
+            resolved = self.qual(node)
+            if resolved in self.name_interest:
+                self._site("name-ref", node, name=resolved)
+
+    def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
+        # `a or b` / `a and b` force bool(a): value-dependent when a is a tensor value.
+        k = self.kind(node.left)
+        if k in K.VALUE_KINDS:
+            self._site("condition", node, receiver=k, data={"construct": "and/or", "exits": False})
+
+    # ------------------------------------------------------------------ positions
+    def _line(self, node: cst.CSTNode) -> int:
+        return self._lines(node)[0]
+
+    def _lines(self, node: cst.CSTNode) -> tuple[int, int]:
+        rng = self.get_metadata(PositionProvider, node)
+        return rng.start.line, rng.end.line
+
+
+def _dotted(node: cst.BaseExpression) -> str:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return f"{_dotted(node.value)}.{node.attr.value}"
+    return ""
+
+
+def _is_torch_module_base(name: str) -> bool:
+    if not name.startswith(_MODULE_BASES):
+        return False
+    leaf = name.rsplit(".", 1)[-1]
+    return leaf[:1].isupper() and leaf not in ("Parameter",)
+
+
+def _is_self_attr(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self"
+
+
+def _root_name(node: cst.BaseExpression) -> str:
+    while isinstance(node, (cst.Subscript, cst.Attribute)):
+        node = node.value
+    return node.value if isinstance(node, cst.Name) else ""
+
+
+def _names_in_target(node: cst.BaseExpression) -> list[str]:
+    if isinstance(node, cst.Name):
+        return [node.value]
+    if isinstance(node, (cst.Tuple, cst.List)):
+        out: list[str] = []
+        for el in node.elements:
+            out.extend(_names_in_target(el.value))
+        return out
+    if isinstance(node, cst.StarredElement):
+        return _names_in_target(node.value)
+    return []
+
+
+def _is_main_guard(node: cst.If) -> bool:
+    test = node.test
+    if isinstance(test, cst.Comparison) and isinstance(test.left, cst.Name) and test.left.value == "__name__":
+        return True
+    return False
+
+
+def _has_exit(body: cst.BaseSuite) -> bool:
+    if isinstance(body, cst.IndentedBlock):
+        stmts = body.body
+    else:
+        return any(isinstance(s, (cst.Return, cst.Break, cst.Continue, cst.Raise)) for s in body.body)
+    for stmt in stmts:
+        if isinstance(stmt, cst.SimpleStatementLine) and any(
+            isinstance(s, (cst.Return, cst.Break, cst.Continue, cst.Raise)) for s in stmt.body
+        ):
+            return True
+    return False
+
+
+def _mentions_device(visitor: FileVisitor, node: cst.BaseExpression) -> bool:
+    """An argument that names a device: ``device``/``*_device`` names, ``x.device``,
+    ``torch.device(...)``."""
+    if isinstance(node, cst.Name):
+        return "device" in node.value.lower()
+    if isinstance(node, cst.Attribute):
+        return "device" in node.attr.value.lower()
+    if isinstance(node, cst.Call):
+        return visitor.qual(node.func) == "torch.device"
+    return False

@@ -1,0 +1,311 @@
+"""The rule catalog: one TOML file per rule under ``rules/``, validated at load.
+
+A rule is data: id, name, category, severity, effort, message, why, remedy, examples, and a
+*matcher* (a kind from the engine's vocabulary in :mod:`migrate_lens.analysis.matchers` plus
+parameters). Adding a rule is adding a file. The torch -> JAX API map (``rules/api_map.toml``)
+is loaded here too, into :class:`ApiEntry` rows.
+
+Errors: :class:`CatalogError` (one line naming the file and the key) for any malformed file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import tomllib
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from migrate_lens.models import CATEGORIES, CONFIDENCES, CONTEXTS, PORTING_KINDS, SEVERITIES
+
+#: Code ranges by category (hundreds), as in ruff/bandit: ML1xx control flow, ML2xx shapes, ...
+CATEGORY_PREFIX: dict[str, str] = {
+    "other": "ML0",
+    "dynamic-control-flow": "ML1",
+    "data-dependent-shape": "ML2",
+    "in-place-mutation": "ML3",
+    "custom-op": "ML4",
+    "side-effect": "ML5",
+    "rng": "ML6",
+    "module-state": "ML7",
+    "device": "ML8",
+    "layout/numerics": "ML9",
+    "ecosystem-dependency": "ML10",
+}
+
+API_KINDS: tuple[str, ...] = ("DIRECT", "ARG_CHANGE", "DIFFERENT_SEMANTICS", "NO_EQUIVALENT")
+
+_RULE_KEYS = {
+    "code", "name", "category", "severity", "confidence", "porting", "effort_hours", "message",
+    "why", "pattern", "remedy", "references", "matcher", "examples", "init_severity",
+}
+_REQUIRED = _RULE_KEYS - {"references", "init_severity"}
+_MATCHER_KEYS = {"kind", "contexts", "params"}
+_EFFORT_KEYS = ("optimistic", "likely", "pessimistic")
+_CODE_RE = re.compile(r"^ML\d{3,4}$")
+_NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+
+
+class CatalogError(ValueError):
+    """A rule or API-map file is malformed. ``str(err)`` is one line: ``file: key: problem``."""
+
+
+@dataclass(frozen=True, slots=True)
+class Effort:
+    """Three-point effort estimate for fixing one finding, in hours (PERT inputs)."""
+
+    optimistic: float
+    likely: float
+    pessimistic: float
+
+
+@dataclass(frozen=True, slots=True)
+class Matcher:
+    """Which engine matcher finds the rule, where it applies (:data:`CONTEXTS`), with what
+    parameters (a sorted tuple of ``(key, value)``; values are TOML scalars or tuples)."""
+
+    kind: str
+    contexts: tuple[str, ...]
+    params: tuple[tuple[str, Any], ...]
+
+    def param(self, key: str, default: Any = None) -> Any:
+        """The parameter ``key`` or ``default``."""
+        for k, v in self.params:
+            if k == key:
+                return v
+        return default
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One catalog entry. ``porting`` is what fixing it takes (:data:`PORTING_KINDS`);
+    ``init_severity`` replaces ``severity`` for findings in init code (runs once, untraced)."""
+
+    code: str
+    name: str
+    category: str
+    severity: str
+    confidence: str
+    porting: str
+    effort: Effort
+    message: str
+    why: str
+    pattern: str
+    remedy: str
+    references: tuple[str, ...]
+    matcher: Matcher
+    flagged_examples: tuple[str, ...]
+    clean_examples: tuple[str, ...]
+    init_severity: str
+    source_file: str
+
+
+@dataclass(frozen=True, slots=True)
+class ApiEntry:
+    """One row of the torch -> JAX API map. ``torch`` is a dotted name (``torch.cat``) or a
+    tensor method (``Tensor.view``); ``kind`` is one of :data:`API_KINDS`; ``args`` describes
+    argument changes (``dim->axis``)."""
+
+    torch: str
+    jax: str
+    kind: str
+    args: str
+    note: str
+
+
+@dataclass(frozen=True, slots=True)
+class Catalog:
+    """All rules (sorted by code), the API map, and a content hash (for cache keys)."""
+
+    rules: tuple[Rule, ...]
+    api: tuple[ApiEntry, ...]
+    digest: str
+
+    def by_code(self) -> dict[str, Rule]:
+        """Rules keyed by code."""
+        return {r.code: r for r in self.rules}
+
+    def api_by_name(self) -> dict[str, ApiEntry]:
+        """API map rows keyed by their torch name."""
+        return {a.torch: a for a in self.api}
+
+
+def default_rules_dir() -> Path:
+    """The shipped catalog: ``migrate_lens/_rules`` in a wheel, ``rules/`` in a source tree."""
+    here = Path(__file__).resolve().parent
+    for candidate in (here / "_rules", here.parent / "rules"):
+        if candidate.is_dir():
+            return candidate
+    raise CatalogError(f"{here}: no rule catalog found (expected _rules/ or ../rules/)")
+
+
+def _fail(path: Path, key: str, problem: str) -> CatalogError:
+    return CatalogError(f"{path.name}: {key}: {problem}")
+
+
+def _choice(path: Path, data: dict[str, Any], key: str, allowed: tuple[str, ...]) -> str:
+    value = data.get(key)
+    if value not in allowed:
+        return_err = f"must be one of {', '.join(allowed)}, got {value!r}"
+        raise _fail(path, key, return_err)
+    return str(value)
+
+
+def _freeze(value: Any) -> Any:
+    if isinstance(value, list):
+        return tuple(_freeze(v) for v in value)
+    if isinstance(value, dict):
+        return tuple(sorted((k, _freeze(v)) for k, v in value.items()))
+    return value
+
+
+def parse_rule(path: Path, data: dict[str, Any]) -> Rule:
+    """Validate one rule file's TOML table. Raises :class:`CatalogError` on any problem."""
+    unknown = set(data) - _RULE_KEYS
+    if unknown:
+        raise _fail(path, sorted(unknown)[0], "unknown key")
+    missing = _REQUIRED - set(data)
+    if missing:
+        raise _fail(path, sorted(missing)[0], "missing")
+    code = str(data["code"])
+    if not _CODE_RE.match(code):
+        raise _fail(path, "code", f"must look like ML123, got {code!r}")
+    name = str(data["name"])
+    if not _NAME_RE.match(name):
+        raise _fail(path, "name", f"must be kebab-case, got {name!r}")
+    category = _choice(path, data, "category", CATEGORIES)
+    prefix = CATEGORY_PREFIX[category]
+    if not code.startswith(prefix) or len(code) != len(prefix) + 2:
+        raise _fail(path, "code", f"{code} is outside the {category} range {prefix}xx")
+    severity = _choice(path, data, "severity", SEVERITIES)
+    init_severity = str(data.get("init_severity", severity))
+    if init_severity not in SEVERITIES:
+        raise _fail(path, "init_severity", f"must be one of {', '.join(SEVERITIES)}")
+    effort_raw = data["effort_hours"]
+    if not isinstance(effort_raw, dict) or set(effort_raw) != set(_EFFORT_KEYS):
+        raise _fail(path, "effort_hours", "needs exactly optimistic, likely, pessimistic")
+    try:
+        o, m, p = (float(effort_raw[k]) for k in _EFFORT_KEYS)
+    except (TypeError, ValueError) as exc:
+        raise _fail(path, "effort_hours", f"not a number ({exc})") from None
+    if not 0 <= o <= m <= p:
+        raise _fail(path, "effort_hours", "needs 0 <= optimistic <= likely <= pessimistic")
+    matcher_raw = data["matcher"]
+    if not isinstance(matcher_raw, dict):
+        raise _fail(path, "matcher", "must be a table")
+    bad = set(matcher_raw) - _MATCHER_KEYS
+    if bad:
+        raise _fail(path, f"matcher.{sorted(bad)[0]}", "unknown key")
+    from migrate_lens.analysis.matchers import MATCHERS  # the engine's vocabulary
+
+    kind = str(matcher_raw.get("kind", ""))
+    if kind not in MATCHERS:
+        raise _fail(path, "matcher.kind", f"unknown matcher {kind!r}; known: {', '.join(sorted(MATCHERS))}")
+    contexts = tuple(matcher_raw.get("contexts", list(CONTEXTS)))
+    for ctx in contexts:
+        if ctx not in CONTEXTS:
+            raise _fail(path, "matcher.contexts", f"unknown context {ctx!r}")
+    params = matcher_raw.get("params", {})
+    if not isinstance(params, dict):
+        raise _fail(path, "matcher.params", "must be a table")
+    examples = data["examples"]
+    if not isinstance(examples, dict) or set(examples) - {"flagged", "clean"}:
+        raise _fail(path, "examples", "must be a table with flagged and clean lists")
+    flagged = tuple(str(x) for x in examples.get("flagged", []))
+    clean = tuple(str(x) for x in examples.get("clean", []))
+    if not flagged or not clean:
+        raise _fail(path, "examples", "needs at least one flagged and one clean example")
+    refs = data.get("references", [])
+    if not isinstance(refs, list):
+        raise _fail(path, "references", "must be a list of URLs")
+    return Rule(
+        code=code,
+        name=name,
+        category=category,
+        severity=severity,
+        confidence=_choice(path, data, "confidence", CONFIDENCES),
+        porting=_choice(path, data, "porting", PORTING_KINDS),
+        effort=Effort(o, m, p),
+        message=str(data["message"]).strip(),
+        why=str(data["why"]).strip(),
+        pattern=str(data["pattern"]).strip(),
+        remedy=str(data["remedy"]).strip(),
+        references=tuple(str(r) for r in refs),
+        matcher=Matcher(kind=kind, contexts=contexts, params=_freeze(params)),
+        flagged_examples=flagged,
+        clean_examples=clean,
+        init_severity=init_severity,
+        source_file=path.name,
+    )
+
+
+def _load_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        raise CatalogError(f"{path.name}: invalid TOML: {exc}") from None
+    except OSError as exc:
+        raise CatalogError(f"{path.name}: cannot read: {exc.strerror}") from None
+
+
+def parse_api_map(path: Path, data: dict[str, Any]) -> tuple[ApiEntry, ...]:
+    """Validate ``api_map.toml`` (``[[api]]`` rows with torch, jax, kind, args, note)."""
+    rows = data.get("api")
+    if not isinstance(rows, list):
+        raise _fail(path, "api", "must be an array of tables ([[api]])")
+    out: list[ApiEntry] = []
+    seen: set[str] = set()
+    for i, row in enumerate(rows):
+        where = f"api[{i}]"
+        if not isinstance(row, dict):
+            raise _fail(path, where, "must be a table")
+        bad = set(row) - {"torch", "jax", "kind", "args", "note"}
+        if bad:
+            raise _fail(path, f"{where}.{sorted(bad)[0]}", "unknown key")
+        if row.get("kind") not in API_KINDS:
+            raise _fail(path, f"{where}.kind", f"must be one of {', '.join(API_KINDS)}")
+        name = str(row.get("torch", ""))
+        if not name or name in seen:
+            raise _fail(path, f"{where}.torch", f"empty or duplicate {name!r}")
+        seen.add(name)
+        out.append(ApiEntry(name, str(row.get("jax", "")), str(row["kind"]), str(row.get("args", "")), str(row.get("note", ""))))
+    return tuple(sorted(out, key=lambda a: a.torch))
+
+
+def load_catalog(extra_dirs: tuple[Path, ...] = ()) -> Catalog:
+    """Load and validate the shipped catalog plus any user rule folders.
+
+    Raises :class:`CatalogError` for a malformed file or a duplicate code/name.
+    """
+    return _load_catalog_cached(tuple(p.resolve() for p in extra_dirs))
+
+
+@lru_cache(maxsize=8)
+def _load_catalog_cached(extra_dirs: tuple[Path, ...]) -> Catalog:
+    base = default_rules_dir()
+    digest = hashlib.sha256()
+    rules: dict[str, Rule] = {}
+    names: set[str] = set()
+    api: tuple[ApiEntry, ...] = ()
+    for folder in (base, *extra_dirs):
+        if not folder.is_dir():
+            raise CatalogError(f"{folder}: rule folder does not exist")
+        for path in sorted(folder.glob("*.toml")):
+            raw = path.read_bytes()
+            digest.update(path.name.encode() + b"\0" + raw)
+            data = _load_toml(path)
+            if path.name == "api_map.toml":
+                api = api + parse_api_map(path, data)
+                continue
+            rule = parse_rule(path, data)
+            if rule.code in rules:
+                raise _fail(path, "code", f"duplicate code {rule.code} (also in {rules[rule.code].source_file})")
+            if rule.name in names:
+                raise _fail(path, "name", f"duplicate name {rule.name}")
+            rules[rule.code] = rule
+            names.add(rule.name)
+    ordered = tuple(sorted(rules.values(), key=lambda r: r.code))
+    return Catalog(rules=ordered, api=api, digest=digest.hexdigest())

@@ -1,0 +1,199 @@
+"""Plain, frozen, picklable facts that flow through the pipeline.
+
+discover -> parse -> :class:`FileFacts` per file -> project graph -> estimate -> render.
+
+Nothing here holds a libcst node or knows how to print itself. Positions are 1-based lines and
+0-based columns (the libcst ``PositionProvider`` convention, also SARIF's ``startLine``; SARIF
+columns are 1-based and the SARIF renderer adds 1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+#: Obstacle categories, exactly the vocabulary of the JSON contract (docs/report-json.md).
+CATEGORIES: tuple[str, ...] = (
+    "dynamic-control-flow",
+    "data-dependent-shape",
+    "in-place-mutation",
+    "custom-op",
+    "side-effect",
+    "rng",
+    "module-state",
+    "device",
+    "layout/numerics",
+    "ecosystem-dependency",
+    "other",
+)
+
+#: Severities from least to most serious. ``high`` and ``critical`` are the blocking ones.
+SEVERITIES: tuple[str, ...] = ("info", "low", "medium", "high", "critical")
+BLOCKING_SEVERITIES: frozenset[str] = frozenset({"high", "critical"})
+
+CONFIDENCES: tuple[str, ...] = ("low", "medium", "high")
+
+#: What porting a finding takes; drives a module's status (pure < mechanical < redesign < blocked).
+PORTING_KINDS: tuple[str, ...] = ("none", "mechanical", "redesign", "blocked")
+
+#: Where a piece of code runs. ``traced``: forward and what it reaches (jit-traced after the port);
+#: ``init``: constructors and weight init (runs once, eagerly); ``function``: a function whose
+#: callers are not known yet (the project graph decides); ``host``: module level, ``__main__``.
+CONTEXTS: tuple[str, ...] = ("traced", "init", "function", "host")
+
+
+def severity_rank(severity: str) -> int:
+    """Index of ``severity`` in :data:`SEVERITIES` (0 = info). Raises ValueError if unknown."""
+    return SEVERITIES.index(severity)
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A source range: 1-based lines, 0-based columns, end exclusive."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One JAX obstacle found at one place.
+
+    ``symbol`` is the dotted enclosing scope (``pkg.mod.Class.forward``; the module name for
+    module-level code). ``context`` is one of :data:`CONTEXTS`. ``traced_only`` findings are
+    kept only if the project graph shows the enclosing function runs under the trace.
+    ``snippet`` is the normalized source of the flagged node (whitespace collapsed, at most
+    120 characters), used for fingerprints that survive lines moving.
+    """
+
+    code: str
+    severity: str
+    path: str
+    span: Span
+    symbol: str
+    context: str
+    message: str
+    snippet: str
+    traced_only: bool = False
+    suppressed: str = ""  # "" | "ignore" | "fixme"
+    suppress_reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ImportFact:
+    """``import a.b as c`` / ``from .x import y as z``: ``module`` is absolute when resolvable.
+
+    ``name`` is the imported member ("" for a plain ``import``), ``alias`` the bound local name.
+    ``level`` is the relative-import depth as written (0 = absolute).
+    """
+
+    module: str
+    name: str
+    alias: str
+    line: int
+    level: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class CallFact:
+    """A call made from ``caller`` (dotted symbol) to ``callee`` (the callee as resolved in-file:
+    a dotted qualified name such as ``torch.relu``, ``pkg.mod.helper``, or ``self.method``)."""
+
+    caller: str
+    callee: str
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class SubmoduleFact:
+    """Composition: ``owner`` (class qualname) holds an instance of ``target`` (the constructor's
+    resolved dotted name) in attribute ``attr`` (``layers[]`` for containers built in loops or
+    ``nn.Sequential``/``nn.ModuleList``/``nn.ModuleDict`` contents)."""
+
+    owner: str
+    attr: str
+    target: str
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class FunctionFact:
+    """A function or method: its dotted ``qualname``, the lines it spans, its local context."""
+
+    qualname: str
+    line: int
+    end_line: int
+    context: str
+    is_method: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ClassFact:
+    """A class: ``bases`` are resolved dotted names; ``is_module`` is True when it subclasses
+    ``torch.nn.Module`` directly or through a base resolvable in this file (the project graph
+    completes inheritance across files)."""
+
+    qualname: str
+    line: int
+    end_line: int
+    bases: tuple[str, ...]
+    is_module: bool
+    lines_of_code: int
+
+
+@dataclass(frozen=True, slots=True)
+class Suppression:
+    """A ``# migrate-lens: ignore[CODE]`` or ``fixme[CODE] reason`` comment on ``line``."""
+
+    line: int
+    kind: str
+    codes: tuple[str, ...]
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class RuleError:
+    """A rule (or the analyzer) raised on this file; the rest of the file's facts still count."""
+
+    code: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class FileFacts:
+    """Everything the per-file stage learned about one file. ``module`` is the dotted module
+    name derived from the path (``pkg/sub/mod.py`` -> ``pkg.sub.mod``). ``mentions_torch`` is
+    False for files the cheap pre-filter skipped (they still feed the import graph)."""
+
+    path: str
+    module: str
+    sha256: str
+    lines: int
+    findings: tuple[Finding, ...] = ()
+    imports: tuple[ImportFact, ...] = ()
+    calls: tuple[CallFact, ...] = ()
+    classes: tuple[ClassFact, ...] = ()
+    functions: tuple[FunctionFact, ...] = ()
+    submodules: tuple[SubmoduleFact, ...] = ()
+    suppressions: tuple[Suppression, ...] = ()
+    traced_entries: tuple[str, ...] = ()
+    rule_errors: tuple[RuleError, ...] = ()
+    mentions_torch: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    """A file that was not analyzed, and why (``reason`` is a short, specific phrase)."""
+
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class FileOutcome:
+    """What the per-file stage returns: facts, or the reason the file was skipped."""
+
+    path: str
+    facts: FileFacts | None = None
+    skipped: Skipped | None = None
