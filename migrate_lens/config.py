@@ -1,0 +1,138 @@
+"""``[tool.migrate-lens]`` configuration: read from the scanned root's ``pyproject.toml``,
+validated, merged with CLI overrides into one frozen :class:`Config`.
+
+Errors: :class:`ConfigError` with a one-line message naming the file and the key.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+from migrate_lens.models import SEVERITIES
+
+EXPERIENCE_LEVELS = ("none", "some", "expert")
+
+
+class ConfigError(ValueError):
+    """Invalid configuration; ``str()`` is ``<file>: <key>: <problem>``."""
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """Effective settings of one run.
+
+    Discovery: ``include``/``exclude`` are gitignore-style patterns relative to the root
+    (``include`` empty = every ``.py``). Rules: ``select``/``ignore`` are code prefixes
+    (``ML1`` selects ML1xx), ``severity`` overrides per code, ``per_path_ignores`` maps a
+    gitignore-style pattern to codes. ``traced_entries`` are dotted function names that run
+    under ``jax.jit`` after the port (e.g. ``train.train_step``). ``markers`` are the words a
+    file must contain to get the full analysis (pre-filter). Estimation inputs:
+    ``team_experience`` (none/some/expert), ``team_size`` (engineers), ``day_rate`` (currency per
+    person-day), ``monthly_spend`` (accelerator spend per month, same currency),
+    ``saving_low``/``saving_high`` (expected compute saving, fractions; default 0.2-0.4, the range
+    migration guides quote), ``hours_per_day``. Limits: ``max_file_bytes``, ``timeout_s``
+    (per file, seconds). ``rule_dirs``: extra rule folders.
+    """
+
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    severity: tuple[tuple[str, str], ...] = ()
+    per_path_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    traced_entries: tuple[str, ...] = ()
+    markers: tuple[str, ...] = ("torch",)
+    rule_dirs: tuple[str, ...] = ()
+    team_experience: str = "some"
+    team_size: int = 2
+    day_rate: float = 800.0
+    monthly_spend: float = 0.0
+    saving_low: float = 0.20
+    saving_high: float = 0.40
+    hours_per_day: float = 8.0
+    max_file_bytes: int = 5_000_000
+    timeout_s: float = 30.0
+    source: str = field(default="defaults", compare=False)
+
+    def severity_overrides(self) -> dict[str, str]:
+        """``{code: severity}`` overrides."""
+        return dict(self.severity)
+
+    def with_overrides(self, **kwargs: Any) -> "Config":
+        """A copy with the non-None keyword values replaced (CLI options)."""
+        return replace(self, **{k: v for k, v in kwargs.items() if v is not None})
+
+
+_KEYS = {f.name.replace("_", "-"): f.name for f in fields(Config) if f.name != "source"}
+
+
+def _str_list(path: Path, key: str, value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{path}: {key}: must be a list of strings")
+    return tuple(value)
+
+
+def parse_config(data: dict[str, Any], path: Path) -> Config:
+    """Validate a ``[tool.migrate-lens]`` table (keys in kebab-case or snake_case)."""
+    values: dict[str, Any] = {}
+    for raw_key, value in data.items():
+        key = raw_key.replace("_", "-")
+        if key not in _KEYS:
+            raise ConfigError(f"{path}: tool.migrate-lens.{raw_key}: unknown key (known: {', '.join(sorted(_KEYS))})")
+        name = _KEYS[key]
+        where = f"tool.migrate-lens.{raw_key}"
+        if name in ("include", "exclude", "select", "ignore", "traced_entries", "markers", "rule_dirs"):
+            values[name] = _str_list(path, where, value)
+        elif name == "severity":
+            if not isinstance(value, dict):
+                raise ConfigError(f"{path}: {where}: must be a table of CODE = severity")
+            for code, sev in value.items():
+                if sev not in SEVERITIES:
+                    raise ConfigError(f"{path}: {where}.{code}: must be one of {', '.join(SEVERITIES)}")
+            values[name] = tuple(sorted(value.items()))
+        elif name == "per_path_ignores":
+            if not isinstance(value, dict):
+                raise ConfigError(f"{path}: {where}: must be a table of pattern = [codes]")
+            values[name] = tuple(sorted((k, _str_list(path, f"{where}.{k}", v)) for k, v in value.items()))
+        elif name == "team_experience":
+            if value not in EXPERIENCE_LEVELS:
+                raise ConfigError(f"{path}: {where}: must be one of {', '.join(EXPERIENCE_LEVELS)}")
+            values[name] = value
+        elif name in ("team_size", "max_file_bytes"):
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ConfigError(f"{path}: {where}: must be a positive integer")
+            values[name] = value
+        else:
+            if not isinstance(value, (int, float)) or isinstance(value, bool) or value < 0:
+                raise ConfigError(f"{path}: {where}: must be a non-negative number")
+            values[name] = float(value)
+    cfg = Config(**values, source=str(path))
+    if not 0 <= cfg.saving_low <= cfg.saving_high <= 1:
+        raise ConfigError(f"{path}: tool.migrate-lens.saving-low/high: need 0 <= saving-low <= saving-high <= 1")
+    return cfg
+
+
+def load_config(root: Path) -> Config:
+    """Read ``root/pyproject.toml``'s ``[tool.migrate-lens]`` (defaults when absent).
+
+    Raises :class:`ConfigError` on invalid TOML or values.
+    """
+    path = root / "pyproject.toml" if root.is_dir() else root.parent / "pyproject.toml"
+    if not path.is_file():
+        return Config()
+    try:
+        with path.open("rb") as fh:
+            data = tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+    table = data.get("tool", {}).get("migrate-lens")
+    if table is None:
+        return Config(source=str(path))
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: tool.migrate-lens: must be a table")
+    return parse_config(table, path)

@@ -1,0 +1,43 @@
+"""Config applied to findings, the same way in ``scan`` and ``check``: select/ignore by code
+prefix, per-path ignores, severity overrides, ``ignore`` suppressions removed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Iterable
+
+import pathspec
+
+from migrate_lens.config import Config
+from migrate_lens.models import Finding
+
+
+def _selected(code: str, config: Config) -> bool:
+    if config.select and not any(code.startswith(p) for p in config.select):
+        return False
+    return not any(code.startswith(p) for p in config.ignore)
+
+
+def apply_config(findings: Iterable[Finding], config: Config) -> tuple[list[Finding], int]:
+    """Filter and re-grade ``findings`` per ``config``.
+
+    Returns ``(kept, ignored_count)``: findings silenced by an ``ignore[...]`` comment are
+    counted, not returned; ``fixme`` ones are kept (accepted debt still counts as work).
+    """
+    overrides = config.severity_overrides()
+    path_rules = [(pathspec.PathSpec.from_lines("gitwildmatch", [pat]), codes) for pat, codes in config.per_path_ignores]
+    kept: list[Finding] = []
+    ignored = 0
+    for f in findings:
+        if not _selected(f.code, config):
+            continue
+        if any(spec.match_file(f.path) and any(f.code.startswith(c) for c in codes) for spec, codes in path_rules):
+            continue
+        if f.suppressed == "ignore":
+            ignored += 1
+            continue
+        if f.code in overrides:
+            f = replace(f, severity=overrides[f.code])
+        kept.append(f)
+    return kept, ignored
