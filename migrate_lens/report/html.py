@@ -1,0 +1,220 @@
+"""Self-contained HTML report (``report.html``) for a PM and for the engineers doing the port.
+
+One file, no network: CSS, our JavaScript, the vendored cytoscape.js (MIT, from the npm
+registry, see ``templates/static/VENDORED.txt``) and matplotlib charts (inline SVG) are inlined.
+The page is a Jinja2 template (autoescape on, ``StrictUndefined``); no HTML is built in Python.
+
+Interactive parts (module table, findings browser, dependency graph) read a compact copy of the
+view embedded as ``<script type="application/json">``, serialized by :func:`json_for_script`
+(``<``, ``>``, ``&``, U+2028/U+2029 escaped, so no string from scanned code can close the
+script element), and the JavaScript inserts every value with ``textContent``, never
+``innerHTML``.
+
+Scale: the findings browser and module table render a page of rows at a time, and the graph is
+shown collapsed by directory (drill down on click), so a scan of ~700 files with thousands of
+findings stays responsive.
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import posixpath
+from typing import Any
+
+import jinja2
+from markupsafe import Markup
+
+from migrate_lens.report import charts
+from migrate_lens.report import summary as _summary
+
+TEMPLATES = pathlib.Path(__file__).parent / "templates"
+STATIC = TEMPLATES / "static"
+_SAFE_URL_PREFIXES = ("https://", "http://")
+
+
+class VendoredAssetError(RuntimeError):
+    """A vendored static file cannot be inlined safely (it contains ``</script`` or ``<!--``)."""
+
+
+def json_for_script(value: Any) -> Markup:
+    """JSON text safe inside ``<script type="application/json">``: sorted keys, and ``<``, ``>``,
+    ``&``, U+2028, U+2029 written as ``\\uXXXX`` escapes (still valid JSON, same value).
+
+    Source of the escape set: the HTML spec's script-data parsing (``</script``, ``<!--``) and
+    JSON/JS line terminators (ECMA-262 U+2028/U+2029).
+    """
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    text = (
+        text.replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("&", "\\u0026")
+        .replace("\u2028", "\\u2028")
+        .replace("\u2029", "\\u2029")
+    )
+    return Markup(text)
+
+
+def _inline_script(name: str) -> Markup:
+    text = (STATIC / name).read_text(encoding="utf-8")
+    low = text.lower()
+    if "</script" in low or "<!--" in low:
+        raise VendoredAssetError(f"{name} contains '</script' or '<!--' and cannot be inlined")
+    return Markup(text)
+
+
+def _inline_css(name: str) -> Markup:
+    text = (STATIC / name).read_text(encoding="utf-8")
+    if "</style" in text.lower():
+        raise VendoredAssetError(f"{name} contains '</style'")
+    return Markup(text)
+
+
+def safe_url(url: str) -> str:
+    """``url`` if it is an absolute http(s) URL, else ``""`` (rules from user folders could carry
+    ``javascript:`` links)."""
+    return url if url.lower().startswith(_SAFE_URL_PREFIXES) else ""
+
+
+def _group_of(node: dict[str, Any]) -> str:
+    path = node.get("path")
+    return posixpath.dirname(path) if path else ""
+
+
+def payload(view: dict[str, Any]) -> dict[str, Any]:
+    """The compact data the page's JavaScript reads (a subset of the view, same values).
+
+    Shapes: ``modules``/``findings`` are lists of dicts; ``rules`` maps code -> rule fields;
+    a finding's ``remedy`` is omitted when equal to its rule's (saves size on large scans);
+    ``graph.nodes`` are ``[id, kind, status, path]`` and ``graph.edges`` are
+    ``[source index, target index, kind]``.
+    """
+    rules = {
+        r["code"]: {
+            "name": r["name"],
+            "category": r["category"],
+            "severity": r["severity"],
+            "remedy": r["remedy"].strip(),
+            "why": r["why"].strip(),
+            "help_uri": safe_url(r["help_uri"]),
+        }
+        for r in view["rules"]
+    }
+    findings = []
+    for f in view["findings"]:
+        item = {
+            k: f[k]
+            for k in (
+                "code", "category", "severity", "confidence", "porting", "path", "line", "column", "symbol",
+                "context", "message", "snippet", "suppressed",
+            )
+        }
+        item["effort"] = f["effort_hours"]["likely"]
+        rule = rules.get(f["code"])
+        if rule is None or f["remedy"].strip() != rule["remedy"]:
+            item["remedy"] = f["remedy"].strip()
+        findings.append(item)
+    modules = [
+        {
+            "qualname": m["qualname"],
+            "path": m["path"],
+            "line": m["line"],
+            "kind": m["kind"],
+            "status": m["status"],
+            "risk": m["risk"],
+            "findings": m["findings"],
+            "p50": m["effort_person_days"]["p50"],
+            "p90": m["effort_person_days"]["p90"],
+            "wave": m["wave"],
+            "loc": m["lines_of_code"],
+            "explanation": m["explanation"],
+        }
+        for m in view["modules"]
+    ]
+    nodes = view["graph"]["nodes"]
+    index = {n["id"]: i for i, n in enumerate(nodes)}
+    gnodes = [[n["id"], n["kind"], n.get("status"), n.get("path")] for n in nodes]
+    gedges = [
+        [index[e["source"]], index[e["target"]], e["kind"]]
+        for e in view["graph"]["edges"]
+        if e["source"] in index and e["target"] in index
+    ]
+    return {
+        "modules": modules,
+        "findings": findings,
+        "rules": rules,
+        "graph": {"nodes": gnodes, "edges": gedges},
+        "categories": list(_summary.CATEGORIES),
+        "severities": list(_summary.SEVERITIES),
+        "statuses": list(_summary.STATUSES),
+        "status_colors": charts.STATUS_COLORS,
+        "severity_colors": charts.SEVERITY_COLORS,
+    }
+
+
+def _charts(view: dict[str, Any]) -> dict[str, Markup]:
+    est = view["estimate"]
+    cat_rows = _summary.effort_by_category(view)
+    rows, matrix = _summary.module_category_matrix(view, top=20)
+    waves = view["plan"]["waves"]
+    return {
+        "gauge": charts.risk_gauge(int(est["risk_score"])),
+        "effort_by_category": charts.effort_by_category(
+            [r["category"] for r in cat_rows],
+            [r["likely"] for r in cat_rows],
+            [r["optimistic"] for r in cat_rows],
+            [r["pessimistic"] for r in cat_rows],
+        ),
+        "findings_by_severity": charts.findings_by_severity(view["summary"]["findings_by_severity"]),
+        "heatmap": charts.risk_heatmap(rows, list(_summary.CATEGORIES), matrix),
+        "waves": charts.effort_per_wave(
+            [w["index"] for w in waves],
+            [w["effort_person_days"]["p50"] for w in waves],
+            [w["effort_person_days"]["p90"] for w in waves],
+        ),
+    }
+
+
+def _env() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES),
+        autoescape=jinja2.select_autoescape(["html", "html.j2"], default=True),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["num"] = _summary.fmt_num
+    env.filters["days"] = _summary.fmt_days
+    env.filters["money"] = _summary.fmt_money
+    env.filters["plural"] = _summary.plural
+    env.filters["safe_url"] = safe_url
+    return env
+
+
+def build(view: dict[str, Any]) -> str:
+    """The HTML text of the report. Raises KeyError if ``view`` breaks the contract,
+    :class:`VendoredAssetError` if a vendored file cannot be inlined."""
+    by_qual = {m["qualname"]: m for m in view["modules"]}
+    root_name = posixpath.basename(view["root"].rstrip("/")) or view["root"]
+    return _env().get_template("report.html.j2").render(
+        view=view,
+        d=_summary.digest(view, top=10),
+        by_qual=by_qual,
+        root_name=root_name,
+        charts=_charts(view),
+        data_json=json_for_script(payload(view)),
+        css=_inline_css("report.css"),
+        app_js=_inline_script("report.js"),
+        graph_js=_inline_script("cytoscape.min.js"),
+        status_colors=charts.STATUS_COLORS,
+        severity_colors=charts.SEVERITY_COLORS,
+        category_plain=_summary.CATEGORY_PLAIN,
+    )
+
+
+def render(view: dict[str, Any], out_dir: pathlib.Path) -> pathlib.Path:
+    """Write ``out_dir/report.html`` and return its path. Raises OSError if it cannot be written."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / "report.html"
+    path.write_text(build(view), encoding="utf-8")
+    return path
