@@ -1,0 +1,575 @@
+"""``migrate-lens check``: the fast, per-file gate for pre-commit and CI.
+
+Only what one file can tell: read (same decoding rules as the scan), ``analyze_source``,
+traced-only findings resolved within the file, then the project's config
+(:func:`migrate_lens.filters.apply_config`). No project graph, no estimate, no report code:
+this module must not import networkx, jinja2 or rich, so a hook on one file starts in well
+under a second (see ``benchmarks/check_bench.py``).
+
+Then two filters decide what is *new*:
+
+* a baseline (:mod:`migrate_lens.baseline`): findings recorded by line-independent
+  fingerprints, count-aware;
+* a git diff (``--diff REF``): only findings on lines added or changed since ``REF``.
+
+Paths. Each file belongs to the project of the nearest ``pyproject.toml`` above it (else the
+nearest git work tree, else its own directory): its config comes from there, and the finding's
+``path`` and module name are relative to that root, as in ``scan``. Output shows the path as the
+user (or pre-commit) gave it. Fingerprints use the path relative to the baseline file's
+directory, so a baseline at the repository root serves every sub-project.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import IO, Any
+
+from migrate_lens.analysis.engine import ParseFailure, RuleIndex, analyze_source, build_index
+from migrate_lens.baseline import DEFAULT_BASELINE_NAME, Baseline, build_baseline, split_new
+from migrate_lens.catalog import Catalog, load_catalog
+from migrate_lens.config import Config, load_config
+from migrate_lens.discover import ALWAYS_EXCLUDED_DIRS, discover, module_name, read_source
+from migrate_lens.filters import apply_config
+from migrate_lens.fingerprint import fingerprint
+from migrate_lens.models import BLOCKING_SEVERITIES, FileFacts, Finding, RuleError, Skipped, severity_rank
+
+#: The suffixes ``check`` analyzes; anything else pre-commit passes (``.md``, ``.ipynb``...) is ignored.
+CHECKED_SUFFIXES: tuple[str, ...] = (".py",)
+#: Default ``--fail-on``: the lowest blocking severity.
+DEFAULT_FAIL_ON: str = min(BLOCKING_SEVERITIES, key=severity_rank)
+
+
+class CheckError(ValueError):
+    """A usage problem the CLI reports with exit code 2: unknown git ref, not a git work tree,
+    a path that does not exist. ``str()`` is one line."""
+
+
+# --------------------------------------------------------------------------- data
+
+
+@dataclass(frozen=True, slots=True)
+class CheckedFinding:
+    """A finding as ``check`` reports it.
+
+    ``finding.path`` is relative to the file's project root (as in ``scan``; config patterns
+    match it); ``display_path`` is the path as given on the command line; ``fingerprint`` is
+    computed with the path relative to the baseline anchor directory; ``remedy`` is the rule's
+    remedy on one line (:func:`remedy_line`).
+    """
+
+    finding: Finding
+    display_path: str
+    fingerprint: str
+    remedy: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class CheckResult:
+    """Outcome of :func:`run_check`.
+
+    ``new``: findings not in the baseline and (with a diff) on changed lines, sorted by
+    (display path, line, column, code). Counts of what was filtered out: ``baselined``,
+    ``outside_diff``, ``accepted`` (``fixme`` comments: accepted debt), ``ignored``
+    (``ignore`` comments). ``skipped``: files not analyzed (unreadable, syntax error), with
+    display paths. ``rule_errors``: ``(display path, error)`` for rules that raised.
+    ``files_checked``: Python files analyzed.
+    """
+
+    new: tuple[CheckedFinding, ...]
+    files_checked: int
+    baselined: int = 0
+    outside_diff: int = 0
+    accepted: int = 0
+    ignored: int = 0
+    skipped: tuple[Skipped, ...] = ()
+    rule_errors: tuple[tuple[str, RuleError], ...] = ()
+
+    def failing(self, fail_on: str) -> tuple[CheckedFinding, ...]:
+        """The new findings at or above severity ``fail_on`` (raises ValueError if unknown)."""
+        threshold = severity_rank(fail_on)
+        return tuple(c for c in self.new if severity_rank(c.finding.severity) >= threshold)
+
+
+@dataclass(frozen=True, slots=True)
+class Collected:
+    """Findings of a set of files before the baseline and diff filters (see :func:`collect`).
+
+    ``findings``: each finding (project-relative path) with its display path, absolute path and
+    one-line remedy; ``accepted`` counts the ``fixme``-suppressed ones (not in ``findings``).
+    """
+
+    findings: tuple[tuple[Finding, str, Path, str], ...]
+    files_checked: int
+    accepted: int
+    ignored: int
+    skipped: tuple[Skipped, ...]
+    rule_errors: tuple[tuple[str, RuleError], ...]
+
+
+# --------------------------------------------------------------------------- projects
+
+
+@dataclass(frozen=True, slots=True)
+class _Project:
+    root: Path
+    config: Config
+    catalog: Catalog
+    index: RuleIndex
+    remedies: dict[str, str]
+    include: Any = None  # pathspec.PathSpec | None
+    exclude: Any = None
+
+
+@dataclass(slots=True)
+class _Projects:
+    """Caches: directory -> project root, root -> loaded project, rule dirs -> catalog."""
+
+    roots: dict[Path, Path] = field(default_factory=dict)
+    projects: dict[Path, _Project] = field(default_factory=dict)
+    catalogs: dict[tuple[Path, ...], tuple[Catalog, RuleIndex]] = field(default_factory=dict)
+    catalog: Catalog | None = None
+
+    def root_of(self, directory: Path) -> Path:
+        if directory not in self.roots:
+            self.roots[directory] = find_project_root(directory)
+        return self.roots[directory]
+
+    def project(self, root: Path) -> _Project:
+        if root not in self.projects:
+            config = load_config(root)
+            dirs = tuple((root / d).resolve() for d in config.rule_dirs)
+            if dirs not in self.catalogs:
+                catalog = self.catalog if (self.catalog is not None and not dirs) else load_catalog(dirs)
+                self.catalogs[dirs] = (catalog, build_index(catalog.rules))
+            catalog, index = self.catalogs[dirs]
+            include = exclude = None
+            if config.include or config.exclude:
+                import pathspec
+
+                include = pathspec.GitIgnoreSpec.from_lines(config.include) if config.include else None
+                exclude = pathspec.GitIgnoreSpec.from_lines(config.exclude) if config.exclude else None
+            remedies = {r.code: remedy_line(catalog, r.code) for r in catalog.rules}
+            self.projects[root] = _Project(root, config, catalog, index, remedies, include, exclude)
+        return self.projects[root]
+
+
+def find_project_root(directory: Path) -> Path:
+    """The nearest ancestor of ``directory`` (itself included) holding a ``pyproject.toml``;
+    failing that the nearest holding ``.git``; failing that the directory above the outermost
+    package containing ``directory`` (so ``timm/layers/x.py`` is module ``timm.layers.x``), or
+    ``directory`` itself when it is not a package. Absolute."""
+    directory = directory.resolve()
+    candidates = (directory, *directory.parents)
+    for marker in ("pyproject.toml", ".git"):
+        for d in candidates:
+            if (d / marker).exists():
+                return d
+    root = directory
+    while (root / "__init__.py").is_file() and root.parent != root:
+        root = root.parent
+    return root
+
+
+def default_baseline_path(start: Path) -> Path | None:
+    """The ``.migrate-lens-baseline.json`` ``check`` uses when ``--baseline`` is not given:
+    in ``start`` or an ancestor up to (and including) its project root; None if there is none."""
+    start = start.resolve()
+    root = find_project_root(start)
+    for d in (start, *start.parents):
+        candidate = d / DEFAULT_BASELINE_NAME
+        if candidate.is_file():
+            return candidate
+        if d == root:
+            break
+    return None
+
+
+def _posix_rel(path: Path, base: Path) -> str:
+    try:
+        return path.relative_to(base).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def _display(path: Path) -> str:
+    """``path`` as the user gave it, POSIX separators, no leading ``./``."""
+    text = path.as_posix()
+    while text.startswith("./"):
+        text = text[2:]
+    return text
+
+
+# --------------------------------------------------------------------------- traced-only
+
+
+def resolve_traced_only(facts: FileFacts, extra_entries: Iterable[str] = ()) -> tuple[Finding, ...]:
+    """Keep a ``traced_only`` finding only if its enclosing function is reachable, within this
+    file, from code that runs under the trace.
+
+    Entries: functions whose context is ``traced`` (forward and friends), ``facts.traced_entries``
+    (hook callbacks) and ``extra_entries`` (config ``traced-entries``). Edges: ``facts.calls``,
+    with ``self.m`` resolved to ``m`` on the caller's class or, failing that, on its in-file
+    bases; a function nested in a reachable one is reachable. Cross-file callers are not seen
+    (that is the scan's project graph), so a helper only called from another file is dropped
+    here. Returns the findings in their original order.
+    """
+    if not any(f.traced_only for f in facts.findings):
+        return facts.findings
+    functions = {fn.qualname for fn in facts.functions}
+    classes = {c.qualname: c for c in facts.classes}
+    edges: dict[str, set[str]] = {}
+    for call in facts.calls:
+        target = _resolve_callee(call.caller, call.callee, functions, classes)
+        if target is not None:
+            edges.setdefault(call.caller, set()).add(target)
+    stack = [fn.qualname for fn in facts.functions if fn.context == "traced"]
+    stack += [e for e in (*facts.traced_entries, *extra_entries) if e in functions]
+    reachable: set[str] = set()
+    while stack:
+        current = stack.pop()
+        if current in reachable:
+            continue
+        reachable.add(current)
+        stack.extend(edges.get(current, ()))
+        prefix = current + "."
+        stack.extend(fn for fn in functions if fn.startswith(prefix))  # nested functions
+    return tuple(f for f in facts.findings if not f.traced_only or f.symbol in reachable)
+
+
+def _resolve_callee(caller: str, callee: str, functions: set[str], classes: dict[str, Any]) -> str | None:
+    if callee in functions:
+        return callee
+    if not callee.startswith("self."):
+        return None
+    method = callee[5:]
+    owner = next((c for c in sorted(classes, key=len, reverse=True) if caller.startswith(c + ".")), None)
+    seen: set[str] = set()
+    todo = [owner] if owner else []
+    while todo:
+        cls = todo.pop(0)
+        if cls in seen:
+            continue
+        seen.add(cls)
+        if f"{cls}.{method}" in functions:
+            return f"{cls}.{method}"
+        todo.extend(b for b in classes[cls].bases if b in classes)
+    return None
+
+
+# --------------------------------------------------------------------------- collecting
+
+
+def expand_paths(paths: Sequence[Path], cwd: Path | None = None) -> tuple[list[Path], list[Skipped]]:
+    """Files to check from command-line ``paths``: files are kept if they end in ``.py``
+    (others are silently ignored, as pre-commit passes every staged file to a hook without
+    ``types``); directories are walked with the scan's discovery (``.gitignore``, config
+    include/exclude); no paths means the current directory. Raises :class:`CheckError` for a
+    path that does not exist."""
+    cwd = cwd or Path.cwd()
+    out: list[Path] = []
+    skipped: list[Skipped] = []
+    for given in paths or (Path("."),):
+        full = given if given.is_absolute() else cwd / given
+        if not full.exists() and not full.is_symlink():
+            raise CheckError(f"{_display(given)}: no such file or directory")
+        if full.is_dir():
+            root = find_project_root(full)
+            config = load_config(root)
+            found = discover(root, config)
+            sub = _posix_rel(full.resolve(), root)
+            prefix = "" if sub == "." else sub + "/"
+            for rel in found.files:
+                if rel.startswith(prefix) and rel.endswith(CHECKED_SUFFIXES):
+                    out.append(_relativize(root / rel, cwd))
+            for s in found.skipped:
+                if s.path.startswith(prefix):
+                    skipped.append(Skipped(_display(_relativize(root / s.path, cwd)), s.reason))
+        elif full.name.endswith(CHECKED_SUFFIXES):
+            out.append(given)
+    unique = dict.fromkeys(out)
+    return list(unique), skipped
+
+
+def _relativize(path: Path, cwd: Path) -> Path:
+    try:
+        return path.relative_to(cwd.resolve())
+    except ValueError:
+        return path
+
+
+def _excluded(project: _Project, rel: str) -> bool:
+    if any(part in ALWAYS_EXCLUDED_DIRS for part in rel.split("/")[:-1]):
+        return True
+    if project.exclude is not None and project.exclude.match_file(rel):
+        return True
+    return project.include is not None and not project.include.match_file(rel)
+
+
+def collect(files: Sequence[Path], *, cwd: Path | None = None, catalog: Catalog | None = None) -> Collected:
+    """Analyze ``files`` (``.py`` paths, relative to ``cwd`` or absolute) one by one.
+
+    Per file: find its project (config, rule folders), skip it if the config's include/exclude
+    leaves it out, read it (:func:`migrate_lens.discover.read_source`), ``analyze_source``,
+    :func:`resolve_traced_only`, :func:`migrate_lens.filters.apply_config`. ``catalog``
+    replaces the shipped catalog (tests). Raises ``ConfigError``/``CatalogError`` for a bad
+    ``pyproject.toml`` or rule folder.
+    """
+    cwd = cwd or Path.cwd()
+    projects = _Projects(catalog=catalog)
+    found: list[tuple[Finding, str, Path, str]] = []
+    skipped: list[Skipped] = []
+    errors: list[tuple[str, RuleError]] = []
+    checked = accepted = ignored = 0
+    for given in files:
+        absolute = (given if given.is_absolute() else cwd / given).absolute()
+        display = _display(given)
+        root = projects.root_of(absolute.parent.resolve())
+        project = projects.project(root)
+        rel = _posix_rel(absolute.parent.resolve() / absolute.name, root)
+        if _excluded(project, rel):
+            continue
+        text, reason = read_source(absolute, project.config.max_file_bytes)
+        if text is None:
+            skipped.append(Skipped(display, reason))
+            continue
+        module = module_name(rel, (root / "__init__.py").is_file(), root.name)
+        try:
+            facts = analyze_source(text, rel, module, project.catalog, project.index)
+        except ParseFailure as exc:
+            skipped.append(Skipped(display, str(exc)))
+            continue
+        checked += 1
+        errors.extend((display, e) for e in facts.rule_errors)
+        kept, n_ignored = apply_config(resolve_traced_only(facts, project.config.traced_entries), project.config)
+        ignored += n_ignored
+        for f in kept:
+            if f.suppressed == "fixme":
+                accepted += 1
+            else:
+                found.append((f, display, absolute, project.remedies.get(f.code, "")))
+    return Collected(tuple(found), checked, accepted, ignored, tuple(skipped), tuple(errors))
+
+
+# --------------------------------------------------------------------------- diff
+
+
+def changed_lines(ref: str, cwd: Path | None = None) -> dict[Path, frozenset[int] | None]:
+    """Lines added or modified since git ``ref`` in the work tree of ``cwd``.
+
+    Returns ``{absolute path: line numbers}`` (1-based, new side of the diff); untracked files
+    map to None (every line is new). Files absent from the map did not change. Parses
+    ``git diff -U0`` with ``unidiff``. Raises :class:`CheckError` if ``cwd`` is not in a git
+    work tree or ``ref`` is unknown.
+    """
+    from unidiff import PatchSet
+
+    cwd = cwd or Path.cwd()
+    top = Path(_git(["rev-parse", "--show-toplevel"], cwd).strip())
+    diff = _git(["-c", "core.quotePath=false", "diff", "--no-color", "--no-ext-diff", "--no-renames",
+                 "-U0", ref, "--"], top)
+    out: dict[Path, frozenset[int] | None] = {}
+    for patched in PatchSet(diff):
+        if patched.is_removed_file:
+            continue
+        lines = {ln.target_line_no for hunk in patched for ln in hunk if ln.is_added and ln.target_line_no}
+        out[(top / patched.path).resolve()] = frozenset(lines)
+    for rel in _git(["ls-files", "--others", "--exclude-standard", "-z"], top).split("\0"):
+        if rel:
+            out[(top / rel).resolve()] = None
+    return out
+
+
+def _git(args: list[str], cwd: Path) -> str:
+    try:
+        proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False)
+    except FileNotFoundError:
+        raise CheckError("--diff needs git on PATH") from None
+    if proc.returncode != 0:
+        first = (proc.stderr.strip().splitlines() or ["git failed"])[0]
+        raise CheckError(f"git {args[0] if args[0] != '-c' else args[2]}: {first}")
+    return proc.stdout
+
+
+def _on_changed_line(finding: Finding, lines: frozenset[int] | None) -> bool:
+    """The finding's first line (where it is reported) was added or changed. Not its whole span:
+    an ``if`` finding spans its body, and editing the body does not make the condition new."""
+    return lines is None or finding.span.line in lines
+
+
+# --------------------------------------------------------------------------- the command
+
+
+def run_check(files: Sequence[Path], *, baseline: Baseline | None = None, baseline_dir: Path | None = None,
+              diff_ref: str | None = None, cwd: Path | None = None, catalog: Catalog | None = None) -> CheckResult:
+    """Check ``files`` and keep the new findings.
+
+    ``baseline``: findings to forgive (fingerprints computed with paths relative to
+    ``baseline_dir``, default the current directory); ``diff_ref``: keep only findings on lines
+    changed since that git ref. Raises :class:`CheckError` (git problems), ``ConfigError``,
+    ``CatalogError``.
+    """
+    cwd = cwd or Path.cwd()
+    anchor = (baseline_dir or cwd).resolve()
+    collected = collect(files, cwd=cwd, catalog=catalog)
+    changed = changed_lines(diff_ref, cwd) if diff_ref else None
+    outside = 0
+    candidates: list[CheckedFinding] = []
+    for f, display, absolute, remedy in collected.findings:
+        if changed is not None:
+            key = absolute.resolve()
+            if key not in changed or not _on_changed_line(f, changed[key]):
+                outside += 1
+                continue
+        fp = fingerprint(replace(f, path=_posix_rel(absolute.resolve(), anchor)))
+        candidates.append(CheckedFinding(f, display, fp, remedy))
+    baselined = 0
+    if baseline is not None:
+        new_fps, baselined = split_new([c.fingerprint for c in candidates], baseline)
+        candidates = [c for c, is_new in zip(candidates, new_fps) if is_new]
+    ordered = tuple(sorted(candidates, key=lambda c: (c.display_path, c.finding.span.line, c.finding.span.column,
+                                                      c.finding.code)))
+    return CheckResult(
+        new=ordered,
+        files_checked=collected.files_checked,
+        baselined=baselined,
+        outside_diff=outside,
+        accepted=collected.accepted,
+        ignored=collected.ignored,
+        skipped=tuple(sorted(collected.skipped, key=lambda s: s.path)),
+        rule_errors=collected.rule_errors,
+    )
+
+
+# --------------------------------------------------------------------------- output
+
+
+def remedy_line(catalog: Catalog, code: str) -> str:
+    """The remedy's first paragraph on one line (rule files hard-wrap it), "" if the code is
+    not in ``catalog``."""
+    rule = catalog.by_code().get(code)
+    if rule is None:
+        return ""
+    first = rule.remedy.strip().split("\n\n", 1)[0]
+    return " ".join(first.split())
+
+
+def _summary(result: CheckResult, fail_on: str) -> str:
+    failing = len(result.failing(fail_on))
+    files = f"{result.files_checked} file{'s' if result.files_checked != 1 else ''}"
+    if result.new:
+        head = f"{len(result.new)} new finding{'s' if len(result.new) != 1 else ''} in {files}" \
+               f" ({failing} at or above {fail_on})"
+    else:
+        head = f"no new findings in {files}"
+    extra = [f"{n} {label}" for n, label in (
+        (result.baselined, "in the baseline"),
+        (result.outside_diff, "not on changed lines"),
+        (result.accepted, "accepted (fixme)"),
+        (result.ignored, "ignored"),
+        (len(result.skipped), "files skipped"),
+    ) if n]
+    return "migrate-lens: " + head + (f"; {', '.join(extra)}" if extra else "") + "."
+
+
+def render_text(result: CheckResult, fail_on: str, out: IO[str]) -> None:
+    """``path:line:col: CODE message`` (column 1-based), the remedy indented under it, then
+    skipped files and a one-line summary."""
+    for c in result.new:
+        f = c.finding
+        out.write(f"{c.display_path}:{f.span.line}:{f.span.column + 1}: {f.code} {f.message}\n")
+        if c.remedy:
+            out.write(f"    remedy: {c.remedy}\n")
+    for s in result.skipped:
+        out.write(f"{s.path}: skipped: {s.reason}\n")
+    for path, err in result.rule_errors:
+        out.write(f"{path}: rule {err.code} failed: {err.message}\n")
+    out.write(_summary(result, fail_on) + "\n")
+
+
+def _gh_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _gh_prop(text: str) -> str:
+    return _gh_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def render_github(result: CheckResult, fail_on: str, out: IO[str]) -> None:
+    """GitHub Actions workflow commands: ``::error file=..,line=..,col=..,title=CODE::message``
+    (``error`` at or above ``fail_on``, ``warning`` below, ``notice`` for info); the remedy is
+    a second line of the message. Escaping per the workflow-commands documentation
+    (https://docs.github.com/actions/reference/workflow-commands-for-github-actions)."""
+    threshold = severity_rank(fail_on)
+    for c in result.new:
+        f = c.finding
+        rank = severity_rank(f.severity)
+        level = "error" if rank >= threshold else ("notice" if f.severity == "info" else "warning")
+        props = ",".join((
+            f"file={_gh_prop(c.display_path)}", f"line={f.span.line}", f"col={f.span.column + 1}",
+            f"endLine={f.span.end_line}", f"endColumn={f.span.end_column + 1}", f"title={_gh_prop(f.code)}",
+        ))
+        message = f.message + (f"\nRemedy: {c.remedy}" if c.remedy else "")
+        out.write(f"::{level} {props}::{_gh_data(message)}\n")
+    for s in result.skipped:
+        out.write(f"::notice file={_gh_prop(s.path)},title=skipped::{_gh_data(s.reason)}\n")
+    out.write(_summary(result, fail_on) + "\n")
+
+
+def check_json(result: CheckResult, fail_on: str) -> dict[str, Any]:
+    """The ``--format json`` document (deterministic; columns 1-based, end exclusive)."""
+    threshold = severity_rank(fail_on)
+    return {
+        "version": 1,
+        "fail_on": fail_on,
+        "failed": bool(result.failing(fail_on)),
+        "findings": [{
+            "path": c.display_path, "line": c.finding.span.line, "column": c.finding.span.column + 1,
+            "end_line": c.finding.span.end_line, "end_column": c.finding.span.end_column + 1,
+            "code": c.finding.code, "severity": c.finding.severity, "message": c.finding.message,
+            "remedy": c.remedy, "symbol": c.finding.symbol,
+            "context": c.finding.context, "snippet": c.finding.snippet, "fingerprint": c.fingerprint,
+            "blocking": severity_rank(c.finding.severity) >= threshold,
+        } for c in result.new],
+        "skipped": [{"path": s.path, "reason": s.reason} for s in result.skipped],
+        "rule_errors": [{"path": p, "code": e.code, "message": e.message} for p, e in result.rule_errors],
+        "summary": {
+            "files_checked": result.files_checked, "new": len(result.new),
+            "failing": len(result.failing(fail_on)), "baselined": result.baselined,
+            "outside_diff": result.outside_diff, "accepted": result.accepted, "ignored": result.ignored,
+            "skipped": len(result.skipped),
+        },
+    }
+
+
+def render_json(result: CheckResult, fail_on: str, out: IO[str]) -> None:
+    """:func:`check_json` as indented, key-sorted JSON."""
+    json.dump(check_json(result, fail_on), out, indent=2, sort_keys=True)
+    out.write("\n")
+
+
+Renderer = Callable[[CheckResult, str, IO[str]], None]
+#: ``--format`` name -> renderer.
+FORMATS: dict[str, Renderer] = {"text": render_text, "github": render_github, "json": render_json}
+
+
+# --------------------------------------------------------------------------- baseline write
+
+
+def make_baseline(paths: Sequence[Path], output: Path, *, cwd: Path | None = None,
+                  catalog: Catalog | None = None) -> tuple[Baseline, Collected]:
+    """Today's findings under ``paths`` (files or directories, as for ``check``) as a baseline
+    whose paths are relative to ``output``'s directory. Raises :class:`CheckError`,
+    ``ConfigError``, ``CatalogError``."""
+    cwd = cwd or Path.cwd()
+    files, _ = expand_paths(paths, cwd)
+    collected = collect(files, cwd=cwd, catalog=catalog)
+    anchor = (output if output.is_absolute() else cwd / output).resolve().parent
+    rows = []
+    for f, _display_path, absolute, _remedy in collected.findings:
+        rel = _posix_rel(absolute.resolve(), anchor)
+        rows.append((fingerprint(replace(f, path=rel)), f.code, rel, f.symbol, f.snippet))
+    return build_baseline(rows), collected

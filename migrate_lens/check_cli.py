@@ -1,0 +1,114 @@
+"""Click commands ``check`` and ``baseline write`` (added to the main group in :mod:`migrate_lens.cli`).
+
+Kept apart from the main CLI module so the pre-commit path imports only what it needs: no
+networkx, jinja2, rich or report code (a test runs ``check`` in a subprocess and inspects
+``sys.modules``). The heavy lifting is in :mod:`migrate_lens.check`.
+
+Exit codes of ``check``: 0 no new finding at or above ``--fail-on``; 1 there is one; 2 usage
+error (bad option, missing file, bad config or baseline, unknown git ref).
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import click
+
+from migrate_lens.baseline import DEFAULT_BASELINE_NAME
+from migrate_lens.models import SEVERITIES
+
+
+class UsageProblem(click.ClickException):
+    """A bad config, rule folder, baseline or git ref: printed as ``Error: ...``, exit code 2."""
+
+    exit_code = 2
+
+
+def _run_guarded(fn):  # type: ignore[no-untyped-def]
+    """Call ``fn()`` turning the check's own usage errors into exit code 2."""
+    from migrate_lens.baseline import BaselineError
+    from migrate_lens.catalog import CatalogError
+    from migrate_lens.check import CheckError
+    from migrate_lens.config import ConfigError
+
+    try:
+        return fn()
+    except (BaselineError, CatalogError, CheckError, ConfigError) as exc:
+        raise UsageProblem(str(exc)) from None
+
+
+@click.command("check")
+@click.argument("files", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(["text", "github", "json"]), default="text", show_default=True,
+              help="text: path:line:col: CODE message and the remedy; github: workflow annotations; json.")
+@click.option("--fail-on", type=click.Choice(SEVERITIES), default="high", show_default=True,
+              help="Exit 1 when a new finding has this severity or a higher one.")
+@click.option("--baseline", "baseline_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help=f"Report only findings not recorded in this baseline. Default: {DEFAULT_BASELINE_NAME} in the "
+                   "current directory or above (up to the project root), if present.")
+@click.option("--no-baseline", is_flag=True, help="Ignore any baseline file.")
+@click.option("--diff", "diff_ref", metavar="REF", help="Report only findings on lines added or changed since git REF.")
+def check_command(files: tuple[Path, ...], fmt: str, fail_on: str, baseline_file: Path | None, no_baseline: bool,
+                  diff_ref: str | None) -> None:
+    """Check FILES (default: the current directory) for new JAX-hostile code.
+
+    Per-file rules only (fast enough for a pre-commit hook); non-Python files are ignored.
+    Config comes from the nearest pyproject.toml; suppression comments apply as in `scan`.
+    """
+    from migrate_lens.baseline import read_baseline
+    from migrate_lens.check import FORMATS, default_baseline_path, expand_paths, run_check
+
+    if baseline_file is not None and no_baseline:
+        raise click.UsageError("--baseline and --no-baseline exclude each other")
+
+    def run() -> int:
+        cwd = Path.cwd()
+        targets, discovered_skips = expand_paths(list(files), cwd)
+        bl_path = None if no_baseline else (baseline_file or default_baseline_path(cwd))
+        baseline = read_baseline(bl_path) if bl_path is not None else None
+        result = run_check(targets, baseline=baseline,
+                           baseline_dir=bl_path.resolve().parent if bl_path is not None else cwd,
+                           diff_ref=diff_ref, cwd=cwd)
+        if discovered_skips:
+            from dataclasses import replace
+
+            result = replace(result, skipped=tuple(sorted((*result.skipped, *discovered_skips), key=lambda s: s.path)))
+        buf = io.StringIO()
+        FORMATS[fmt](result, fail_on, buf)
+        click.echo(buf.getvalue(), nl=False)
+        return 1 if result.failing(fail_on) else 0
+
+    click.get_current_context().exit(_run_guarded(run))
+
+
+@click.group("baseline")
+def baseline_group() -> None:
+    """Record today's findings so that `check` reports only new ones."""
+
+
+@baseline_group.command("write")
+@click.argument("path", default=".", type=click.Path(exists=True, path_type=Path))
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=Path(DEFAULT_BASELINE_NAME),
+              show_default=True, help="Baseline file to write (paths inside are relative to its directory).")
+def baseline_write(path: Path, output: Path) -> None:
+    """Write the findings under PATH (default: the current directory) to a baseline file.
+
+    Fingerprints ignore line numbers (code, path, enclosing symbol, normalized source), so code
+    moving down a file stays baselined; counts make a copied line new.
+    """
+    from migrate_lens.baseline import write_baseline
+    from migrate_lens.check import make_baseline
+
+    def run() -> None:
+        baseline, collected = make_baseline([path], output, cwd=Path.cwd())
+        try:
+            write_baseline(baseline, output)
+        except OSError as exc:
+            raise UsageProblem(f"{output}: cannot write ({exc.strerror})") from None
+        click.echo(f"migrate-lens: wrote {baseline.total} finding{'s' if baseline.total != 1 else ''} "
+                   f"({len(baseline.entries)} fingerprints) from {collected.files_checked} files to {output}")
+        for s in collected.skipped:
+            click.echo(f"{s.path}: skipped: {s.reason}", err=True)
+
+    _run_guarded(run)
