@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
+from typing import IO, Any
 
 import click
 
@@ -20,9 +21,13 @@ from migrate_lens.models import SEVERITIES
 
 
 class UsageProblem(click.ClickException):
-    """A bad config, rule folder, baseline or git ref: printed as ``Error: ...``, exit code 2."""
+    """A bad config, rule folder, baseline or git ref: one line ``migrate-lens: error: ...`` on
+    stderr (as the main CLI prints its errors), exit code 2."""
 
     exit_code = 2
+
+    def show(self, file: IO[Any] | None = None) -> None:
+        click.echo(f"migrate-lens: error: {self.format_message()}", err=True)
 
 
 def _run_guarded(fn):  # type: ignore[no-untyped-def]
@@ -49,7 +54,7 @@ def _run_guarded(fn):  # type: ignore[no-untyped-def]
                    "current directory or above (up to the project root), if present.")
 @click.option("--no-baseline", is_flag=True, help="Ignore any baseline file.")
 @click.option("--diff", "diff_ref", metavar="REF", help="Report only findings on lines added or changed since git REF.")
-def check_command(files: tuple[Path, ...], fmt: str, fail_on: str, baseline_file: Path | None, no_baseline: bool,
+def check(files: tuple[Path, ...], fmt: str, fail_on: str, baseline_file: Path | None, no_baseline: bool,
                   diff_ref: str | None) -> None:
     """Check FILES (default: the current directory) for new JAX-hostile code.
 
@@ -83,11 +88,11 @@ def check_command(files: tuple[Path, ...], fmt: str, fail_on: str, baseline_file
 
 
 @click.group("baseline")
-def baseline_group() -> None:
+def baseline() -> None:
     """Record today's findings so that `check` reports only new ones."""
 
 
-@baseline_group.command("write")
+@baseline.command("write")
 @click.argument("path", default=".", type=click.Path(exists=True, path_type=Path))
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=Path(DEFAULT_BASELINE_NAME),
               show_default=True, help="Baseline file to write (paths inside are relative to its directory).")
