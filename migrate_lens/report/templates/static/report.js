@@ -269,6 +269,9 @@
       var data = { id: "n:" + t.key, label: t.label + (t.kind === "leaf" || t.leaves <= 1 ? "" : " (" + t.leaves + ")"), size: Math.max(22, Math.min(90, 16 + 9 * Math.sqrt(t.leaves))), inside: inside ? 1 : 0, key: t.key };
       var total = t.leaves || 1, names = ["pure", "mechanical", "redesign", "blocked", "external"];
       names.forEach(function (s, k) { data["p" + k] = 100 * (t.status[s] || 0) / total; data["c" + k] = colors[s] || "#9e9e9e"; });
+      data.worst = worstStatus(t);
+      /* risk share used to order grid layouts: blocked counts double, mechanical half */
+      data.rank = (2 * (t.status.blocked || 0) + (t.status.redesign || 0) + 0.5 * (t.status.mechanical || 0)) / total;
       els.push({ group: "nodes", data: data, classes: (inside ? "inside" : "outside") + " kind-" + t.kind + " st-" + worstStatus(t) });
     }
     var kids = childrenOf(focus);
@@ -340,23 +343,38 @@
       }
     } else {
       box.appendChild(el("h4", { text: t.key || t.label }));
-      row("modules", String(t.leaves));
+      row("graph nodes", String(t.leaves));
       ["blocked", "redesign", "mechanical", "pure", "external"].forEach(function (s) { if (t.status[s]) row(s, String(t.status[s])); });
       box.appendChild(dl);
     }
   }
   function openGraph(t) {
-    while (t.order.length === 1 && childrenOf(t)[0].order.length && t.self === null) t = childrenOf(t)[0];
+    /* skip directories that only wrap one other directory (src/pkg/...) */
+    for (;;) {
+      var inner = childrenOf(t).filter(function (c) { return c.key !== EXTERNAL; });
+      if (inner.length !== 1 || !inner[0].order.length || (t.self !== null && t.self !== undefined)) break;
+      t = inner[0];
+    }
     G.focus = t;
     renderCrumbs();
     var els = graphElements(t);
     var n = els.filter(function (x) { return x.group === "nodes"; }).length;
     G.cy.elements().remove();
     G.cy.add(els);
+    var m = els.length - n;
+    var dense = m > 2 * n;
     var layout;
-    if (n <= 40) layout = { name: "breadthfirst", directed: true, spacingFactor: 1.15, avoidOverlap: true, padding: 30 };
-    else if (n <= 300) layout = { name: "cose", animate: false, randomize: true, nodeRepulsion: function () { return 12000; }, idealEdgeLength: function () { return 80; }, nodeOverlap: 20, numIter: 800, padding: 30 };
-    else layout = { name: "grid", padding: 30, avoidOverlap: true };
+    if (n <= 40 && !dense) layout = { name: "breadthfirst", directed: true, spacingFactor: 1.15, avoidOverlap: true, padding: 30 };
+    else if (n <= 200 && !dense) layout = { name: "cose", animate: false, randomize: true, nodeRepulsion: function () { return 20000; }, idealEdgeLength: function () { return 90; }, nodeOverlap: 40, numIter: 800, padding: 30 };
+    else layout = {
+      name: "grid", padding: 30, avoidOverlap: true, avoidOverlapPadding: 24, condense: false,
+      sort: function (a, b) {
+        /* riskiest first (worst status, then most nodes), outside nodes last */
+        var d = (b.data("inside") - a.data("inside")) || (b.data("rank") - a.data("rank")) || (b.data("size") - a.data("size"));
+        return d || (a.data("label") < b.data("label") ? -1 : 1);
+      }
+    };
+    G.cy.edges().toggleClass("faint", dense);
     G.cy.layout(layout).run();
     G.cy.fit(undefined, 30);
     if (G.cy.zoom() > 1.4) { G.cy.zoom(1.4); G.cy.center(); }
@@ -390,9 +408,15 @@
         { selector: "node.kind-dir, node.kind-file, node.kind-ext", style: { "shape": "round-rectangle", "border-width": 2, "border-color": "#90a4ae" } },
         { selector: "node.outside", style: { "opacity": 0.55, "border-style": "dashed", "border-color": "#607d8b", "border-width": 2 } },
         { selector: "node:selected", style: { "border-color": "#000", "border-width": 3 } },
-        { selector: "edge", style: { "width": "data(w)", "line-color": "#b0bec5", "target-arrow-color": "#90a4ae", "target-arrow-shape": "triangle", "curve-style": "bezier", "arrow-scale": 0.8, "opacity": 0.8 } }
+        { selector: "edge", style: { "width": "data(w)", "line-color": "#b0bec5", "target-arrow-color": "#90a4ae", "target-arrow-shape": "triangle", "curve-style": "bezier", "arrow-scale": 0.8, "opacity": 0.8 } },
+        { selector: "edge.faint", style: { "opacity": 0.08 } },
+        { selector: "edge.hl", style: { "opacity": 1, "line-color": "#37474f", "target-arrow-color": "#37474f", "z-index": 10 } }
       ]
     });
+    G.cy.on("select", "node", function (ev) { ev.target.connectedEdges().addClass("hl"); });
+    G.cy.on("unselect", "node", function (ev) { ev.target.connectedEdges().removeClass("hl"); });
+    G.cy.on("mouseover", "node", function (ev) { ev.target.connectedEdges().addClass("hl"); });
+    G.cy.on("mouseout", "node", function (ev) { if (!ev.target.selected()) ev.target.connectedEdges().removeClass("hl"); });
     G.cy.on("tap", "node", function (ev) {
       var key = ev.target.data("key");
       var t = findTree(key);
