@@ -11,11 +11,12 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst.metadata import PositionProvider
 
 from migrate_lens.analysis.matchers import MATCHERS
 from migrate_lens.analysis.sites import Site
 from migrate_lens.analysis.visitor import FileVisitor
+from migrate_lens.analysis.walk import fast_visit
 from migrate_lens.catalog import Catalog, Rule
 from migrate_lens.models import FileFacts, Finding, RuleError, Span, Suppression
 
@@ -99,7 +100,6 @@ def analyze_source(source: str, path: str, module_name: str, catalog: Catalog,
         raise ParseFailure(f"syntax error at line {exc.raw_line}, column {exc.raw_column}: {exc.message}") from None
     except RecursionError:
         raise ParseFailure("nesting too deep for the parser (RecursionError)") from None
-    wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)
     findings: list[Finding] = []
     errors: dict[str, str] = {}
     visitor: FileVisitor
@@ -147,7 +147,7 @@ def analyze_source(source: str, path: str, module_name: str, catalog: Catalog,
         name_interest=index.name_interest,
     )
     try:
-        wrapper.visit(visitor)
+        fast_visit(tree, visitor, source)
     except RecursionError:
         raise ParseFailure("nesting too deep to analyze (RecursionError)") from None
 

@@ -1,0 +1,104 @@
+"""Persistent per-file cache of :class:`FileFacts` in SQLite.
+
+Key: SHA-256 of the file's bytes + its relative path and module name (findings carry both)
++ tool version + rule catalog digest. A changed rule, a new version or an edited file is a
+miss. A cache that SQLite cannot read (corrupt, truncated, another format) is discarded
+with a warning and rebuilt: it is never trusted. Values are pickled facts, zlib-compressed;
+the cache directory belongs to the user, so pickle is safe here (never load a cache
+someone else wrote).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import pickle
+import sqlite3
+import zlib
+from pathlib import Path
+
+from platformdirs import user_cache_dir
+
+from migrate_lens import __version__
+from migrate_lens.models import FileOutcome
+
+SCHEMA = 1
+
+
+def default_cache_dir() -> Path:
+    """The per-user cache folder (``platformdirs.user_cache_dir('migrate-lens')``)."""
+    return Path(user_cache_dir("migrate-lens"))
+
+
+def content_key(data_sha256: str, rel_path: str, module: str, catalog_digest: str) -> str:
+    """Cache key of one file's analysis."""
+    raw = "\0".join((str(SCHEMA), __version__, catalog_digest, rel_path, module, data_sha256))
+    return hashlib.sha256(raw.encode()).hexdigest()
+
+
+class FactsCache:
+    """Open (creating if needed) the cache database in ``folder``.
+
+    ``warnings`` collects one-line messages (e.g. a corrupt cache discarded) for the report.
+    """
+
+    def __init__(self, folder: Path) -> None:
+        self.warnings: list[str] = []
+        folder.mkdir(parents=True, exist_ok=True)
+        self.path = folder / f"facts-v{SCHEMA}.sqlite"
+        self.conn = self._open()
+
+    def _open(self) -> sqlite3.Connection:
+        try:
+            conn = sqlite3.connect(self.path)
+            conn.execute("CREATE TABLE IF NOT EXISTS facts (key TEXT PRIMARY KEY, value BLOB NOT NULL)")
+            conn.execute("PRAGMA quick_check").fetchone()
+            return conn
+        except sqlite3.DatabaseError as exc:
+            self.warnings.append(f"cache {self.path} unreadable ({exc}); discarded and rebuilt")
+            self.path.unlink(missing_ok=True)
+            conn = sqlite3.connect(self.path)
+            conn.execute("CREATE TABLE IF NOT EXISTS facts (key TEXT PRIMARY KEY, value BLOB NOT NULL)")
+            return conn
+
+    def get_many(self, keys: list[str]) -> dict[str, FileOutcome]:
+        """Cached outcomes for ``keys`` (missing or undecodable entries are absent)."""
+        out: dict[str, FileOutcome] = {}
+        bad: list[str] = []
+        for i in range(0, len(keys), 500):
+            chunk = keys[i:i + 500]
+            marks = ",".join("?" * len(chunk))
+            try:
+                rows = self.conn.execute(f"SELECT key, value FROM facts WHERE key IN ({marks})", chunk).fetchall()
+            except sqlite3.DatabaseError as exc:
+                self.warnings.append(f"cache read failed ({exc}); treating as empty")
+                return {}
+            for key, blob in rows:
+                try:
+                    value = pickle.loads(zlib.decompress(blob))
+                except (zlib.error, pickle.UnpicklingError, EOFError, AttributeError, ImportError, TypeError):
+                    bad.append(key)
+                    continue
+                if isinstance(value, FileOutcome):
+                    out[key] = value
+                else:
+                    bad.append(key)
+        if bad:
+            self.warnings.append(f"{len(bad)} corrupt cache entries discarded")
+            self.conn.executemany("DELETE FROM facts WHERE key = ?", [(k,) for k in bad])
+            self.conn.commit()
+        return out
+
+    def put_many(self, items: list[tuple[str, FileOutcome]]) -> None:
+        """Store outcomes (one transaction)."""
+        if not items:
+            return
+        rows = [(k, zlib.compress(pickle.dumps(v, protocol=pickle.HIGHEST_PROTOCOL), 1)) for k, v in items]
+        try:
+            self.conn.executemany("INSERT OR REPLACE INTO facts (key, value) VALUES (?, ?)", rows)
+            self.conn.commit()
+        except sqlite3.DatabaseError as exc:
+            self.warnings.append(f"cache write failed ({exc}); results not cached")
+
+    def close(self) -> None:
+        """Close the database."""
+        self.conn.close()

@@ -1,0 +1,211 @@
+"""The ``migrate-lens`` command line (click).
+
+Exit codes: 0 done; 1 findings at or above ``--fail-on``; 2 usage or I/O error (one line on
+stderr). Heavy modules are imported inside commands so ``check`` stays fast.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+
+from migrate_lens import __version__
+from migrate_lens.models import SEVERITIES
+
+FORMAT_NAMES = ("html", "json", "sarif", "md")
+
+
+def fail(message: str) -> "click.exceptions.Exit":
+    """Print ``migrate-lens: error: <message>`` on stderr and exit with status 2."""
+    click.echo(f"migrate-lens: error: {message}", err=True)
+    return click.exceptions.Exit(2)
+
+
+def _formats(value: str) -> tuple[str, ...]:
+    names = tuple(dict.fromkeys(v.strip() for v in value.split(",") if v.strip()))
+    bad = [n for n in names if n not in FORMAT_NAMES]
+    if bad or not names:
+        raise click.BadParameter(f"unknown format {', '.join(bad) or '(none)'}; choose from {', '.join(FORMAT_NAMES)}")
+    return names
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="migrate-lens")
+def main() -> None:
+    """Assess what it takes to move a PyTorch codebase to JAX/Flax, statically.
+
+    The scanner parses code with libcst and never imports or runs it.
+    """
+
+
+@main.command()
+@click.argument("path", type=click.Path(path_type=Path))
+@click.option("--out", "-o", "out_dir", type=click.Path(path_type=Path), default=Path("migrate-lens-report"),
+              show_default=True, help="Directory the reports are written to (nothing is written elsewhere).")
+@click.option("--format", "formats", default="html,json", show_default=True,
+              help="Comma-separated output formats: html, json, sarif, md.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Worker processes (default: all cores).")
+@click.option("--fail-on", type=click.Choice(SEVERITIES), default=None,
+              help="Exit with status 1 when a finding has this severity or worse.")
+@click.option("--no-cache", is_flag=True, help="Do not read or write the per-file cache.")
+@click.option("--cache-dir", type=click.Path(path_type=Path), default=None, help="Cache folder (default: the user cache dir).")
+@click.option("--graphml", is_flag=True, help="Also write the dependency graph as graph.graphml.")
+@click.option("--team-experience", type=click.Choice(["none", "some", "expert"]), default=None, help="Team JAX experience.")
+@click.option("--team-size", type=click.IntRange(min=1), default=None, help="Engineers on the port (calendar weeks).")
+@click.option("--day-rate", type=click.FloatRange(min=0), default=None, help="Cost of one person-day.")
+@click.option("--monthly-spend", type=click.FloatRange(min=0), default=None, help="Accelerator spend per month.")
+@click.option("--saving", type=str, default=None, help="Expected compute saving range, e.g. 0.2-0.4.")
+@click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
+def scan(path: Path, out_dir: Path, formats: str, jobs: int | None, fail_on: str | None, no_cache: bool,
+         cache_dir: Path | None, graphml: bool, team_experience: str | None, team_size: int | None,
+         day_rate: float | None, monthly_spend: float | None, saving: str | None, quiet: bool) -> None:
+    """Scan PATH and write the migration report."""
+    from rich.console import Console
+
+    from migrate_lens.catalog import CatalogError
+    from migrate_lens.config import ConfigError, load_config
+    from migrate_lens.pipeline import scan as run_scan
+    from migrate_lens.report import renderer
+    from migrate_lens.report.view import build_view
+
+    try:
+        fmt_names = _formats(formats)
+    except click.BadParameter as exc:
+        raise click.UsageError(str(exc)) from None
+    if not path.exists():
+        raise fail(f"{path}: no such file or directory")
+    saving_low = saving_high = None
+    if saving:
+        try:
+            lo, _, hi = saving.partition("-")
+            saving_low, saving_high = float(lo), float(hi or lo)
+        except ValueError:
+            raise click.UsageError(f"--saving: expected LOW-HIGH fractions like 0.2-0.4, got {saving!r}") from None
+    try:
+        config = load_config(path.resolve()).with_overrides(
+            team_experience=team_experience, team_size=team_size, day_rate=day_rate, monthly_spend=monthly_spend,
+            saving_low=saving_low, saving_high=saving_high,
+        )
+    except ConfigError as exc:
+        raise fail(str(exc)) from None
+    console = Console(stderr=True, quiet=quiet)
+    progress = _progress(console) if not quiet else None
+    try:
+        result = run_scan(path, config, jobs=jobs, cache_dir=cache_dir, use_cache=not no_cache,
+                          progress=progress.update if progress else None)
+    except (CatalogError, ConfigError) as exc:
+        raise fail(str(exc)) from None
+    finally:
+        if progress:
+            progress.close()
+    view = build_view(result)
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        written = [renderer(fmt)(view, out_dir) for fmt in fmt_names]
+        if graphml:
+            from migrate_lens.graph import write_graphml
+
+            target = out_dir / "graph.graphml"
+            write_graphml(result.project, target)
+            written.append(target)
+    except OSError as exc:
+        raise fail(f"cannot write report to {out_dir}: {exc.strerror or exc}") from None
+    if not quiet:
+        from migrate_lens.report.terminal import render as render_terminal
+
+        out = Console(quiet=quiet)
+        render_terminal(view, out)
+        for w in result.warnings:
+            console.print(f"[yellow]warning:[/] {w}", highlight=False, markup=True)
+        for p in written:
+            out.print(f"wrote {p}", highlight=False)
+    if fail_on is not None:
+        floor = SEVERITIES.index(fail_on)
+        if any(SEVERITIES.index(f["severity"]) >= floor and f["suppressed"] != "fixme" for f in view["findings"]):
+            sys.exit(1)
+
+
+class _progress:
+    """A rich progress bar shown only on a terminal and only once a scan passes one second."""
+
+    def __init__(self, console: Any) -> None:
+        self.console = console
+        self.started = time.monotonic()
+        self.bar: Any = None
+        self.task: Any = None
+
+    def update(self, done: int, total: int) -> None:
+        if self.bar is None:
+            if not self.console.is_terminal or time.monotonic() - self.started < 1.0:
+                return
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+            self.bar = Progress("analyzing files", BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                                console=self.console, transient=True)
+            self.bar.start()
+            self.task = self.bar.add_task("scan", total=total)
+        self.bar.update(self.task, completed=done)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+@main.command("rules")
+def rules_cmd() -> None:
+    """List the rule catalog."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from migrate_lens.catalog import load_catalog
+    from migrate_lens.rulesdoc import list_rules
+
+    rows = list_rules(load_catalog())
+    table = Table("code", "name", "category", "severity", "porting", title="migrate-lens rules")
+    for row in rows:
+        table.add_row(*row[:5])
+    Console().print(table)
+
+
+@main.command()
+@click.argument("code")
+def explain(code: str) -> None:
+    """Print one rule's documentation (e.g. ``migrate-lens explain ML101``)."""
+    from migrate_lens.catalog import load_catalog
+    from migrate_lens.rulesdoc import explain_rule
+
+    rules = load_catalog().by_code()
+    rule = rules.get(code.upper())
+    if rule is None:
+        raise fail(f"unknown rule {code!r}; `migrate-lens rules` lists them")
+    click.echo(explain_rule(rule))
+
+
+def _add_optional_commands() -> None:
+    """Commands that live in their own modules (imported lazily by click at call time is not
+    possible for groups, so we import their small CLI modules here; they import heavy code
+    inside their functions)."""
+    import importlib
+
+    for module, names in (("migrate_lens.check_cli", ("check", "baseline")),
+                          ("migrate_lens.stubs.cli", ("stubs", "verify"))):
+        try:
+            mod = importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            if exc.name != module:
+                raise
+            continue
+        for name in names:
+            cmd = getattr(mod, name, None)
+            if cmd is not None:
+                main.add_command(cmd, name)
+
+
+_add_optional_commands()
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,209 @@
+"""Discover the files to scan and read them safely.
+
+Every ``.py`` (and ``.ipynb``) under the root, honouring ``.gitignore`` files (pathspec's
+gitignore semantics) and ``[tool.migrate-lens]`` include/exclude. Symbolic links are never
+followed: a link is reported in ``skipped`` with what it points to. Native sources
+(``.cu``, ``.cuh``, ``.cpp``, ...) are listed separately for the custom-op rules. Results
+are sorted by POSIX relative path.
+
+Nothing here imports or executes scanned code.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import stat
+import tokenize
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+import pathspec
+
+from migrate_lens.config import Config
+from migrate_lens.models import Skipped
+
+PYTHON_SUFFIXES = (".py", ".ipynb")
+NATIVE_SUFFIXES = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".hip", ".metal")
+#: Directories never scanned (tool caches, virtual environments, VCS metadata).
+ALWAYS_EXCLUDED_DIRS = frozenset({
+    ".git", ".hg", ".svn", "__pycache__", ".tox", ".nox", ".venv", "venv", ".mypy_cache",
+    ".pytest_cache", ".ruff_cache", "node_modules", "site-packages", ".ipynb_checkpoints",
+})
+
+
+@dataclass(frozen=True, slots=True)
+class Discovery:
+    """Result of :func:`discover`: files to analyze and native sources (relative POSIX paths),
+    and files not analyzed with their reason."""
+
+    files: tuple[str, ...]
+    native_sources: tuple[str, ...]
+    skipped: tuple[Skipped, ...]
+
+
+def _gitignore(dirpath: Path) -> pathspec.PathSpec | None:
+    gi = dirpath / ".gitignore"
+    try:
+        if gi.is_file() and not gi.is_symlink():
+            return pathspec.GitIgnoreSpec.from_lines(gi.read_text(encoding="utf-8", errors="replace").splitlines())
+    except OSError:
+        return None
+    return None
+
+
+def _link_reason(path: Path, root: Path) -> str:
+    try:
+        target = os.readlink(path)
+    except OSError as exc:
+        return f"symbolic link, unreadable ({exc.strerror})"
+    resolved = (path.parent / target)
+    try:
+        real = resolved.resolve(strict=True)
+    except (OSError, RuntimeError):
+        return f"broken symbolic link (-> {target})" if not os.path.lexists(resolved) or not resolved.exists() else f"symbolic link loop (-> {target})"
+    if not real.is_relative_to(root):
+        return f"symbolic link pointing outside the scanned root (-> {target}), not followed"
+    return f"symbolic link (-> {target}); its target is scanned at its own path"
+
+
+def discover(root: Path, config: Config) -> Discovery:
+    """Walk ``root`` (a directory or a single file).
+
+    Raises ``FileNotFoundError`` if ``root`` does not exist, ``NotADirectoryError`` never (a
+    single file is scanned alone).
+    """
+    root = root.resolve()
+    if not root.exists():
+        raise FileNotFoundError(f"{root}: no such file or directory")
+    if root.is_file():
+        name = root.name
+        if name.endswith(PYTHON_SUFFIXES):
+            return Discovery(files=(name,), native_sources=(), skipped=())
+        return Discovery(files=(), native_sources=(), skipped=(Skipped(name, "not a Python file"),))
+    include = pathspec.GitIgnoreSpec.from_lines(config.include) if config.include else None
+    exclude = pathspec.GitIgnoreSpec.from_lines(config.exclude) if config.exclude else None
+    specs: list[tuple[str, pathspec.PathSpec]] = []
+    files: list[str] = []
+    native: list[str] = []
+    skipped: list[Skipped] = []
+
+    def ignored(rel: str, is_dir: bool) -> bool:
+        probe = rel + "/" if is_dir else rel
+        for base, spec in specs:
+            if base == "":
+                sub = probe
+            elif probe.startswith(base + "/"):
+                sub = probe[len(base) + 1:]
+            else:
+                continue
+            if spec.match_file(sub):
+                return True
+        return bool(exclude and exclude.match_file(probe))
+
+    def walk_error(err: OSError) -> None:
+        rel = Path(err.filename).resolve().relative_to(root).as_posix() if err.filename else "?"
+        skipped.append(Skipped(rel, f"unreadable directory ({err.strerror})"))
+
+    for dirpath, dirnames, filenames in os.walk(root, topdown=True, onerror=walk_error, followlinks=False):
+        dpath = Path(dirpath)
+        drel = dpath.relative_to(root).as_posix()
+        drel = "" if drel == "." else drel
+        spec = _gitignore(dpath)
+        if spec is not None:
+            specs.append((drel, spec))
+        keep_dirs = []
+        for d in sorted(dirnames):
+            rel = f"{drel}/{d}" if drel else d
+            full = dpath / d
+            if d in ALWAYS_EXCLUDED_DIRS or d.startswith(".") or ignored(rel, True):
+                continue
+            if full.is_symlink():
+                skipped.append(Skipped(rel, _link_reason(full, root).replace("its target is scanned", "directory not followed; its target is scanned")))
+                continue
+            keep_dirs.append(d)
+        dirnames[:] = keep_dirs
+        for f in sorted(filenames):
+            rel = f"{drel}/{f}" if drel else f
+            full = dpath / f
+            is_py = f.endswith(PYTHON_SUFFIXES)
+            is_native = f.endswith(NATIVE_SUFFIXES)
+            if not (is_py or is_native) or ignored(rel, False):
+                continue
+            if include is not None and not include.match_file(rel):
+                continue
+            if full.is_symlink():
+                if is_py:
+                    skipped.append(Skipped(rel, _link_reason(full, root)))
+                continue
+            (files if is_py else native).append(rel)
+    return Discovery(
+        files=tuple(sorted(files)),
+        native_sources=tuple(sorted(native)),
+        skipped=tuple(sorted(skipped, key=lambda s: s.path)),
+    )
+
+
+def read_bytes(path: Path, max_bytes: int = 5_000_000) -> tuple[bytes | None, str]:
+    """Read a file's bytes, safely: ``(data, "")`` or ``(None, reason)`` where ``reason`` is
+    specific (too large, unreadable/permission denied, not a regular file, vanished)."""
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return None, "broken symbolic link or file vanished"
+    except OSError as exc:
+        return None, f"unreadable ({exc.strerror})"
+    if not stat.S_ISREG(st.st_mode):
+        return None, "not a regular file"
+    if st.st_size > max_bytes:
+        return None, f"file too large ({st.st_size} bytes > limit {max_bytes}; raise max-file-bytes to scan it)"
+    try:
+        return path.read_bytes(), ""
+    except PermissionError:
+        return None, "unreadable (permission denied)"
+    except OSError as exc:
+        return None, f"unreadable ({exc.strerror})"
+
+
+def read_source(path: Path, max_bytes: int = 5_000_000) -> tuple[str | None, str]:
+    """Read a Python file as text: :func:`read_bytes` then :func:`decode_source`.
+    Returns ``(text, "")`` or ``(None, reason)``."""
+    data, reason = read_bytes(path, max_bytes)
+    if data is None:
+        return None, reason
+    return decode_source(data)
+
+
+def decode_source(data: bytes) -> tuple[str | None, str]:
+    """Decode Python source bytes per PEP 263; see :func:`read_source` for the reasons."""
+    nul = data.find(b"\x00")
+    if nul != -1:
+        return None, f"binary file (NUL byte at offset {nul})"
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as exc:
+        return None, f"bad encoding declaration ({exc.msg})"
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        return None, f"undecodable bytes for encoding {encoding} at offset {exc.start}"
+    except LookupError:
+        return None, f"unknown encoding {encoding!r}"
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return text, ""
+
+
+def module_name(rel_path: str, root_is_package: bool = False, root_name: str = "") -> str:
+    """Dotted module name of a relative path: ``pkg/sub/mod.py`` -> ``pkg.sub.mod``,
+    ``pkg/__init__.py`` -> ``pkg``; a leading ``src/`` is dropped; when the scanned root is
+    itself a package its name prefixes the result."""
+    parts = list(PurePosixPath(rel_path).with_suffix("").parts)
+    if parts and parts[-1] == "__init__":
+        parts = parts[:-1]
+    if parts and parts[0] in ("src", "lib") and len(parts) > 1:
+        parts = parts[1:]
+    if root_is_package and root_name:
+        parts = [root_name, *parts]
+    name = ".".join(p.replace("-", "_") for p in parts)
+    return name or (root_name or "__root__")

@@ -1,0 +1,185 @@
+"""The scan pipeline: discover -> per-file facts (process pool, cache) -> project graph ->
+estimate -> plan. Returns one :class:`ScanResult`; rendering is elsewhere.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Callable
+
+from migrate_lens.cache import FactsCache, content_key
+from migrate_lens.catalog import Catalog, load_catalog
+from migrate_lens.config import Config
+from migrate_lens.discover import Discovery, discover, module_name, read_bytes
+from migrate_lens.filters import apply_config
+from migrate_lens.models import FileFacts, FileOutcome, Finding, Skipped, Span
+from migrate_lens.worker import analyze_bytes, file_digest
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class ScanResult:
+    """Everything one scan learned. ``files`` are analyzed files (sorted by path), ``skipped``
+    the files not analyzed with reasons, ``ignored`` the count of findings silenced by
+    ``ignore[...]`` comments, ``duration_s`` wall time in seconds, ``warnings`` one-line notes
+    (cache problems, rule errors). ``project``/``estimate``/``plan`` come from
+    :mod:`migrate_lens.graph`, :mod:`migrate_lens.estimate`, :mod:`migrate_lens.plan`."""
+
+    root: Path
+    config: Config
+    catalog: Catalog
+    discovery: Discovery
+    files: tuple[FileFacts, ...]
+    skipped: tuple[Skipped, ...]
+    ignored: int
+    project: Any
+    estimate: Any
+    plan: Any
+    duration_s: float
+    warnings: tuple[str, ...]
+    cache_hits: int
+
+
+def _native_facts(root: Path, paths: tuple[str, ...], catalog: Catalog) -> list[FileFacts]:
+    """Findings of ``source-file`` rules on native sources (``.cu``, ``.cpp``, ...)."""
+    from fnmatch import fnmatchcase
+
+    rules = [r for r in catalog.rules if r.matcher.kind == "source-file"]
+    out: list[FileFacts] = []
+    for rel in paths:
+        found = []
+        for rule in rules:
+            exts = rule.matcher.param("extensions") or ()
+            if any(fnmatchcase(rel, e) for e in exts):
+                found.append(Finding(
+                    code=rule.code, severity=rule.severity, path=rel, span=Span(1, 0, 1, 0),
+                    symbol=rel, context="host", message=rule.message.replace("{detail}", rel),
+                    snippet=rel,
+                ))
+        if found:
+            data, _ = read_bytes(root / rel)
+            lines = data.count(b"\n") if data else 0
+            out.append(FileFacts(path=rel, module=f"native:{rel}",
+                                 sha256=file_digest(data or b""), lines=lines, findings=tuple(found)))
+    return out
+
+
+def _run_pool(jobs: list[tuple[bytes, str, str]], workers: int, rule_dirs: tuple[str, ...],
+              markers: tuple[str, ...], timeout_s: float, progress: Progress | None) -> list[FileOutcome]:
+    """Analyze files in a process pool with a per-file timeout; a file that times out or
+    kills its worker is reported as skipped, and the other files' results are kept."""
+    from pebble import ProcessPool
+    from pebble.common import ProcessExpired
+
+    outcomes: list[FileOutcome] = []
+    if not jobs:
+        return outcomes
+    done = 0
+    with ProcessPool(max_workers=max(1, workers)) as pool:
+        futures = [
+            (rel, pool.schedule(analyze_bytes, args=(data, rel, mod, rule_dirs, markers), timeout=timeout_s))
+            for data, rel, mod in jobs
+        ]
+        for rel, fut in futures:
+            try:
+                outcomes.append(fut.result())
+            except FutureTimeout:
+                outcomes.append(FileOutcome(rel, skipped=Skipped(rel, f"timeout: analysis took longer than {timeout_s:g} s")))
+            except ProcessExpired as exc:
+                outcomes.append(FileOutcome(rel, skipped=Skipped(rel, f"worker crashed (exit code {exc.exitcode})")))
+            except MemoryError:
+                outcomes.append(FileOutcome(rel, skipped=Skipped(rel, "worker ran out of memory")))
+            done += 1
+            if progress is not None:
+                progress(done, len(futures))
+    return outcomes
+
+
+def analyze_files(root: Path, discovery: Discovery, config: Config, catalog: Catalog, *, jobs: int | None = None,
+                  cache: FactsCache | None = None, progress: Progress | None = None) -> tuple[list[FileOutcome], int]:
+    """Per-file stage for every discovered file: cache lookups, then the pool for misses.
+    Returns (outcomes sorted by path, cache hits)."""
+    root_is_pkg = (root / "__init__.py").is_file()
+    pending: list[tuple[bytes, str, str]] = []
+    keys: dict[str, str] = {}
+    outcomes: list[FileOutcome] = []
+    for rel in discovery.files:
+        data, reason = read_bytes(root / rel, config.max_file_bytes)
+        if data is None:
+            outcomes.append(FileOutcome(rel, skipped=Skipped(rel, reason)))
+            continue
+        mod = module_name(rel, root_is_pkg, root.name)
+        keys[rel] = content_key(file_digest(data), rel, mod, catalog.digest + "|" + ",".join(config.markers))
+        pending.append((data, rel, mod))
+    hits = 0
+    if cache is not None:
+        cached = cache.get_many(list(keys.values()))
+        still: list[tuple[bytes, str, str]] = []
+        for item in pending:
+            hit = cached.get(keys[item[1]])
+            if hit is not None:
+                outcomes.append(hit)
+                hits += 1
+            else:
+                still.append(item)
+        pending = still
+    workers = jobs or os.cpu_count() or 1
+    fresh = _run_pool(pending, workers, config.rule_dirs, config.markers, config.timeout_s, progress)
+    if cache is not None:
+        cache.put_many([(keys[o.path], o) for o in fresh if o.facts is not None or (o.skipped and not o.skipped.reason.startswith(("timeout", "worker")))])
+    outcomes.extend(fresh)
+    outcomes.sort(key=lambda o: o.path)
+    return outcomes, hits
+
+
+def scan(root: Path, config: Config, *, jobs: int | None = None, cache_dir: Path | None = None,
+         use_cache: bool = True, progress: Progress | None = None) -> ScanResult:
+    """Scan ``root`` (directory or file). Raises ``FileNotFoundError`` for a missing root and
+    :class:`migrate_lens.catalog.CatalogError` for a malformed rule catalog."""
+    from migrate_lens.cache import default_cache_dir
+    from migrate_lens.estimate import estimate
+    from migrate_lens.graph import build_project
+    from migrate_lens.plan import make_plan
+
+    started = time.perf_counter()
+    root = root.resolve()
+    catalog = load_catalog(tuple(Path(d) for d in config.rule_dirs))
+    discovery = discover(root, config)
+    scan_root = root if root.is_dir() else root.parent
+    cache = FactsCache(cache_dir or default_cache_dir()) if use_cache else None
+    try:
+        outcomes, hits = analyze_files(scan_root, discovery, config, catalog, jobs=jobs, cache=cache, progress=progress)
+    finally:
+        if cache is not None:
+            cache.close()
+    warnings = list(cache.warnings) if cache is not None else []
+    files: list[FileFacts] = []
+    skipped = list(discovery.skipped)
+    ignored_total = 0
+    for o in outcomes:
+        if o.skipped is not None:
+            skipped.append(o.skipped)
+        elif o.facts is not None:
+            kept, ignored = apply_config(o.facts.findings, config)
+            ignored_total += ignored
+            files.append(replace(o.facts, findings=tuple(kept)))
+            for err in o.facts.rule_errors:
+                warnings.append(f"rule {err.code} failed on {o.path}: {err.message}")
+    for nf in _native_facts(scan_root, discovery.native_sources, catalog):
+        kept, _ = apply_config(nf.findings, config)
+        files.append(replace(nf, findings=tuple(kept)))
+    files.sort(key=lambda f: f.path)
+    skipped.sort(key=lambda s: s.path)
+    project = build_project(files, catalog, config)
+    est = estimate(project, catalog, config, skipped=len(skipped))
+    plan = make_plan(project, est)
+    return ScanResult(
+        root=root, config=config, catalog=catalog, discovery=discovery, files=tuple(files),
+        skipped=tuple(skipped), ignored=ignored_total, project=project, estimate=est, plan=plan,
+        duration_s=time.perf_counter() - started, warnings=tuple(warnings), cache_hits=hits,
+    )

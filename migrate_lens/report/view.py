@@ -1,0 +1,83 @@
+"""The view: one dictionary, built once per scan, that every renderer reads.
+
+It is exactly the ``report.json`` contract (docs/report-json.md, schema in
+docs/report.schema.json). Everything is sorted so that two scans of the same tree give
+byte-identical JSON apart from ``summary.duration_s`` and ``root``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from migrate_lens import DOCS_URL, __version__
+from migrate_lens.catalog import Catalog, Rule
+from migrate_lens.fingerprint import fingerprint
+from migrate_lens.models import CATEGORIES, SEVERITIES, Finding
+
+SCHEMA_VERSION = "1.0"
+
+
+def _effort(rule: Rule) -> dict[str, float]:
+    return {"optimistic": rule.effort.optimistic, "likely": rule.effort.likely, "pessimistic": rule.effort.pessimistic}
+
+
+def rule_view(rule: Rule) -> dict[str, Any]:
+    """A rule as the report shows it (``help_uri`` points at its section of docs/rules.md)."""
+    return {
+        "code": rule.code, "name": rule.name, "category": rule.category, "severity": rule.severity,
+        "confidence": rule.confidence, "porting": rule.porting, "effort_hours": _effort(rule),
+        "message": rule.message, "why": rule.why, "remedy": rule.remedy,
+        "help_uri": f"{DOCS_URL}#{rule.code.lower()}",
+    }
+
+
+def finding_view(f: Finding, rule: Rule) -> dict[str, Any]:
+    """One finding per the contract (0-based columns, 1-based lines)."""
+    return {
+        "code": f.code, "name": rule.name, "category": rule.category, "severity": f.severity,
+        "confidence": rule.confidence, "porting": rule.porting, "path": f.path,
+        "line": f.span.line, "column": f.span.column, "end_line": f.span.end_line, "end_column": f.span.end_column,
+        "symbol": f.symbol, "context": f.context, "message": f.message, "remedy": rule.remedy,
+        "snippet": f.snippet, "effort_hours": _effort(rule), "suppressed": f.suppressed,
+        "fingerprint": fingerprint(f),
+    }
+
+
+def build_view(result: Any) -> dict[str, Any]:
+    """The report dictionary of a :class:`migrate_lens.pipeline.ScanResult`."""
+    from migrate_lens.estimate import estimate_view, modules_view
+    from migrate_lens.graph import graph_view
+    from migrate_lens.plan import plan_view
+
+    catalog: Catalog = result.catalog
+    rules = catalog.by_code()
+    findings: list[Finding] = sorted(result.project.findings, key=lambda f: (f.path, f.span.line, f.span.column, f.code))
+    by_cat = Counter(rules[f.code].category for f in findings)
+    by_sev = Counter(f.severity for f in findings)
+    analyzed = [f for f in result.files if not f.module.startswith("native:")]
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "tool": {"name": "migrate-lens", "version": __version__},
+        "root": str(result.root),
+        "summary": {
+            "files_scanned": sum(1 for f in analyzed if f.mentions_torch),
+            "files_prefiltered": sum(1 for f in analyzed if not f.mentions_torch),
+            "files_skipped": len(result.skipped),
+            "lines_of_code": sum(f.lines for f in analyzed),
+            "findings_total": len(findings),
+            "findings_ignored": result.ignored,
+            "findings_by_category": {c: by_cat.get(c, 0) for c in CATEGORIES},
+            "findings_by_severity": {s: by_sev.get(s, 0) for s in SEVERITIES},
+            "rule_errors": sum(len(f.rule_errors) for f in result.files),
+            "duration_s": round(result.duration_s, 3),
+        },
+        "skipped": [{"path": s.path, "reason": s.reason} for s in result.skipped],
+        "rules": [rule_view(r) for r in catalog.rules],
+        "findings": [finding_view(f, rules[f.code]) for f in findings],
+        "modules": modules_view(result.project, result.estimate, result.plan),
+        "graph": graph_view(result.project),
+        "plan": plan_view(result.plan),
+        "estimate": estimate_view(result.estimate),
+        "stubs": [],
+    }
