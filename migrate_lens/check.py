@@ -22,6 +22,7 @@ directory, so a baseline at the repository root serves every sub-project.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -193,6 +194,11 @@ def _posix_rel(path: Path, base: Path) -> str:
         return path.relative_to(base).as_posix()
     except ValueError:
         return path.as_posix()
+
+
+def _anchor_rel(path: Path, anchor: Path) -> str:
+    """``path`` relative to the baseline anchor, with ``..`` when outside it (POSIX)."""
+    return Path(os.path.relpath(path, anchor)).as_posix()
 
 
 def _display(path: Path) -> str:
@@ -424,7 +430,7 @@ def run_check(files: Sequence[Path], *, baseline: Baseline | None = None, baseli
             if key not in changed or not _on_changed_line(f, changed[key]):
                 outside += 1
                 continue
-        fp = fingerprint(replace(f, path=_posix_rel(absolute.resolve(), anchor)))
+        fp = fingerprint(replace(f, path=_anchor_rel(absolute.resolve(), anchor)))
         candidates.append(CheckedFinding(f, display, fp, remedy))
     baselined = 0
     if baseline is not None:
@@ -470,7 +476,7 @@ def _summary(result: CheckResult, fail_on: str) -> str:
         (result.outside_diff, "not on changed lines"),
         (result.accepted, "accepted (fixme)"),
         (result.ignored, "ignored"),
-        (len(result.skipped), "files skipped"),
+        (len(result.skipped), "file skipped" if len(result.skipped) == 1 else "files skipped"),
     ) if n]
     return "migrate-lens: " + head + (f"; {', '.join(extra)}" if extra else "") + "."
 
@@ -570,6 +576,6 @@ def make_baseline(paths: Sequence[Path], output: Path, *, cwd: Path | None = Non
     anchor = (output if output.is_absolute() else cwd / output).resolve().parent
     rows = []
     for f, _display_path, absolute, _remedy in collected.findings:
-        rel = _posix_rel(absolute.resolve(), anchor)
+        rel = _anchor_rel(absolute.resolve(), anchor)
         rows.append((fingerprint(replace(f, path=rel)), f.code, rel, f.symbol, f.snippet))
     return build_baseline(rows), collected
