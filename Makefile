@@ -1,0 +1,38 @@
+# Two entry points for a fresh machine with only Python 3.11:
+#   make demo   -> creates .venv, installs migrate-lens, fetches segment-anything 1.0 (pinned, from PyPI)
+#                  and scans it: .demo/report/report.html (+ json, sarif, md)
+#   make test   -> creates .venv, installs migrate-lens with the test and verify extras (torch 2.13.0 CPU,
+#                  jax, flax) and Chromium for the browser tests, then runs the whole test suite
+PY ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+DEMO_PACKAGE ?= segment-anything==1.0
+
+.PHONY: demo test install install-test browser clean
+
+$(BIN)/python:
+	$(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+
+install: $(BIN)/python
+	$(BIN)/pip install -q -e .
+
+install-test: $(BIN)/python
+	$(BIN)/pip install -q -e '.[test,verify]'
+
+browser:
+	@command -v chromium >/dev/null 2>&1 || (apt-get update -qq && apt-get install -y -qq chromium >/dev/null) \
+	  || echo "chromium not installed: browser tests will be skipped"
+
+demo: install
+	rm -rf .demo/wheels .demo/src
+	$(BIN)/pip download -q --no-deps --only-binary=:all: --dest .demo/wheels '$(DEMO_PACKAGE)'
+	$(BIN)/python -m zipfile -e .demo/wheels/*.whl .demo/src
+	$(BIN)/migrate-lens scan .demo/src --out .demo/report --format html,json,sarif,md
+	@echo "open .demo/report/report.html"
+
+test: install-test browser
+	$(BIN)/python -m pytest -q
+
+clean:
+	rm -rf $(VENV) .demo
