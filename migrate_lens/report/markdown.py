@@ -23,7 +23,7 @@ from migrate_lens.report import summary as _summary
 MAX_ROWS = 10
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]|~<>&])")
-_LINE_START = re.compile(r"^([#+=>-]|\d+[.)])")
+_LINE_START = re.compile(r"^(?:([#+=-])|(\d+)([.)]))")
 _HTML = {"<": "&lt;", ">": "&gt;", "&": "&amp;"}
 
 
@@ -38,7 +38,7 @@ def md_escape(value: Any) -> str:
     text = " ".join(str(value).split())
     text = _MD_SPECIAL.sub(lambda m: _HTML.get(m.group(1), "\\" + m.group(1)), text)
     # a value at the start of a line or list item must not open a heading, list or quote
-    return _LINE_START.sub(lambda m: "\\" + m.group(1), text)
+    return _LINE_START.sub(lambda m: "\\" + m.group(1) if m.group(1) else m.group(2) + "\\" + m.group(3), text)
 
 
 def md_code(value: Any) -> "_Raw":
@@ -71,7 +71,7 @@ def _env() -> jinja2.Environment:
         lstrip_blocks=True,
     )
     env.filters["num"] = lambda x, nd=1: _Raw(_summary.fmt_num(x, nd))
-    env.filters["days"] = lambda x: _Raw(_summary.fmt_days(x))
+    env.filters["days"] = lambda x: _Raw(_summary.fmt_days(x).replace("<", "&lt;"))
     env.filters["code"] = md_code
     env.filters["plural"] = lambda n, word: _Raw(_summary.plural(n, word))
     env.filters["money"] = lambda x: _Raw(_summary.fmt_money(x))
