@@ -319,7 +319,8 @@ def collect(files: Sequence[Path], *, cwd: Path | None = None, catalog: Catalog 
     """Analyze ``files`` (``.py`` paths, relative to ``cwd`` or absolute) one by one.
 
     Per file: find its project (config, rule folders), skip it if the config's include/exclude
-    leaves it out, read it (:func:`migrate_lens.discover.read_source`), ``analyze_source``,
+    leaves it out, read it (:func:`migrate_lens.discover.read_source`), skip the rules if it
+    never mentions a config ``markers`` word (as the scan does), ``analyze_source``,
     :func:`resolve_traced_only`, :func:`migrate_lens.filters.apply_config`. ``catalog``
     replaces the shipped catalog (tests). Raises ``ConfigError``/``CatalogError`` for a bad
     ``pyproject.toml`` or rule folder.
@@ -342,11 +343,18 @@ def collect(files: Sequence[Path], *, cwd: Path | None = None, catalog: Catalog 
         if text is None:
             skipped.append(Skipped(display, reason))
             continue
+        markers = project.config.markers
+        if markers and not any(m in text for m in markers):
+            checked += 1  # the scan's pre-filter: a file that never mentions torch gets no rules
+            continue
         module = module_name(rel, (root / "__init__.py").is_file(), root.name)
         try:
             facts = analyze_source(text, rel, module, project.catalog, project.index)
         except ParseFailure as exc:
             skipped.append(Skipped(display, str(exc)))
+            continue
+        except RecursionError:
+            skipped.append(Skipped(display, "nesting too deep to analyze (RecursionError)"))
             continue
         checked += 1
         errors.extend((display, e) for e in facts.rule_errors)

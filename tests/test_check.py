@@ -179,11 +179,11 @@ def test_missing_path_is_a_check_error(project: Path) -> None:
 
 
 def test_syntax_error_file_is_skipped_not_fatal(project: Path) -> None:
-    write(project, "legacy.py", "print 'python 2'\n")
+    write(project, "legacy.py", "import torch\nprint 'python 2'\n")
     write(project, "pkg/block.py", BLOCK)
     result = run_check([Path("legacy.py"), Path("pkg/block.py")], catalog=CATALOG)
     assert [s.path for s in result.skipped] == ["legacy.py"]
-    assert result.skipped[0].reason.startswith("syntax error at line 1")
+    assert result.skipped[0].reason.startswith("syntax error at line 2")
     assert codes_lines(result) == [("pkg/block.py", 7, INPLACE)]
 
 
@@ -504,11 +504,11 @@ def test_usage_errors_exit_2(project: Path, args: list[str], message: str) -> No
 
 
 def test_skipped_files_are_listed_and_do_not_fail(project: Path) -> None:
-    write(project, "legacy.py", "print 'python 2'\n")
+    write(project, "legacy.py", "import torch\nprint 'python 2'\n")
     result = CliRunner().invoke(check_cli, ["legacy.py"])
     assert result.exit_code == 0
     skipped, summary = result.output.splitlines()
-    assert skipped.startswith("legacy.py: skipped: syntax error at line 1")
+    assert skipped.startswith("legacy.py: skipped: syntax error at line 2")
     assert summary == "migrate-lens: no new findings in 0 files; 1 file skipped."
 
 
@@ -582,3 +582,12 @@ def test_check_through_the_main_cli_imports_no_heavy_modules(tmp_path: Path) -> 
     out = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, env=env,
                          check=True).stdout
     assert out.splitlines()[-2:] == ["exit 0", "[]"]
+
+
+def test_files_without_a_marker_get_no_rules_as_in_scan(project: Path) -> None:
+    write(project, "pyproject.toml", '[tool.migrate-lens]\nmarkers = ["MARKER"]\n')
+    write(project, "plain.py", BLOCK)
+    write(project, "marked.py", "# MARKER\n" + BLOCK)
+    result = run_check([Path("plain.py"), Path("marked.py")], catalog=CATALOG)
+    assert result.files_checked == 2
+    assert codes_lines(result) == [("marked.py", 8, INPLACE)]
