@@ -26,7 +26,7 @@ def apply_config(findings: Iterable[Finding], config: Config) -> tuple[list[Find
     counted, not returned; ``fixme`` ones are kept (accepted debt still counts as work).
     """
     overrides = config.severity_overrides()
-    path_rules = [(pathspec.PathSpec.from_lines("gitwildmatch", [pat]), codes) for pat, codes in config.per_path_ignores]
+    path_rules = [(pathspec.GitIgnoreSpec.from_lines([pat]), codes) for pat, codes in config.per_path_ignores]
     kept: list[Finding] = []
     ignored = 0
     for f in findings:
