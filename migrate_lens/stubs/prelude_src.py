@@ -1,0 +1,417 @@
+"""Helpers copied into generated Flax NNX stubs (only those a stub uses, with their dependencies).
+
+This file is read as TEXT by the stub generator (:mod:`migrate_lens.stubs.prelude`), never
+imported by the translator, so migrate-lens itself does not need JAX. Each top-level definition
+is one helper; the generator copies the source of the ones a stub references, so every stub is a
+standalone file that needs only jax, flax, numpy (and einops when the source used it).
+
+Conventions (documented in docs/stubs.md):
+- Every stub keeps PyTorch's tensor layout at module boundaries (NCHW for images), so parity
+  checks and mixed PyTorch/JAX pipelines compare like with like. Convolutions and GroupNorm run
+  channels-last inside :class:`ChannelsFirst`, which moves the channel axis around the layer;
+  XLA fuses the transposes.
+- ``torch_*`` helpers reproduce PyTorch semantics that have no one-call JAX equivalent; each
+  docstring names the difference it covers.
+"""
+
+# ruff: noqa: E731  (helpers are copied verbatim into generated code)
+from __future__ import annotations
+
+import functools
+import math
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from flax import nnx
+
+
+class Buffer(nnx.Variable):  # type: ignore[type-arg]
+    """A PyTorch buffer (``register_buffer``): state that is not trained. ``persistent=False``
+    buffers are not in the PyTorch state_dict, so the converter does not require them."""
+
+
+class ChannelsFirst(nnx.Module):
+    """Runs a channels-last NNX layer (``nnx.Conv``, ``nnx.ConvTranspose``, ``nnx.GroupNorm``)
+    on PyTorch channels-first input ``(N, C, *spatial)`` and returns channels-first output."""
+
+    def __init__(self, layer: nnx.Module) -> None:
+        self.layer = layer
+
+    def __call__(self, x: jax.Array) -> jax.Array:
+        y = self.layer(jnp.moveaxis(x, 1, -1))
+        return jnp.moveaxis(y, -1, 1)
+
+
+class Conv1D(nnx.Module):
+    """transformers' ``Conv1D``: a linear layer whose weight is stored ``(in, out)`` (GPT-2).
+    Parameters keep the PyTorch names ``weight``/``bias``, so the converter copies them as is."""
+
+    def __init__(self, nf: int, nx: int, *, rngs: nnx.Rngs) -> None:
+        self.nf = nf
+        self.weight = nnx.Param(jax.random.normal(rngs.params(), (nx, nf)) * 0.02)
+        self.bias = nnx.Param(jnp.zeros((nf,)))
+
+    def __call__(self, x: jax.Array) -> jax.Array:
+        return x @ self.weight + self.bias
+
+
+def identity(x: Any, *args: Any, **kwargs: Any) -> Any:
+    """``nn.Identity``: returns its first argument, ignores the rest (as PyTorch does)."""
+    return x
+
+
+def gelu_exact(x: jax.Array) -> jax.Array:
+    """PyTorch's default GELU (erf form). ``jax.nn.gelu`` defaults to the tanh approximation
+    (max diff 4.7e-4 on [-6, 6]; shared/FIELD.md)."""
+    return jax.nn.gelu(x, approximate=False)
+
+
+def gelu_tanh(x: jax.Array) -> jax.Array:
+    """GELU, tanh approximation (PyTorch ``approximate='tanh'``, transformers ``gelu_new``)."""
+    return jax.nn.gelu(x, approximate=True)
+
+
+def quick_gelu(x: jax.Array) -> jax.Array:
+    """transformers ``quick_gelu``: ``x * sigmoid(1.702 x)``."""
+    return x * jax.nn.sigmoid(1.702 * x)
+
+
+#: transformers' ``ACT2FN`` names -> JAX functions with the same numerics.
+ACT2FN = {
+    "gelu": gelu_exact,
+    "gelu_new": gelu_tanh,
+    "gelu_pytorch_tanh": gelu_tanh,
+    "gelu_fast": gelu_tanh,
+    "quick_gelu": quick_gelu,
+    "relu": jax.nn.relu,
+    "relu6": jax.nn.relu6,
+    "silu": jax.nn.silu,
+    "swish": jax.nn.silu,
+    "tanh": jnp.tanh,
+    "sigmoid": jax.nn.sigmoid,
+    "leaky_relu": jax.nn.leaky_relu,
+    "linear": identity,
+}
+
+
+def as_shape(*size: Any) -> tuple[int, ...]:
+    """PyTorch size arguments (``f(2, 3)`` or ``f((2, 3))``) as one tuple."""
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        return tuple(size[0])
+    return tuple(size)
+
+
+def torch_permute(x: jax.Array, *dims: Any) -> jax.Array:
+    """``Tensor.permute(*dims)`` (varargs or one sequence)."""
+    return jnp.transpose(x, as_shape(*dims))
+
+
+def torch_expand(x: jax.Array, *size: Any) -> jax.Array:
+    """``Tensor.expand``: ``-1`` keeps a dimension; new leading dimensions may be added."""
+    shape = as_shape(*size)
+    lead = len(shape) - x.ndim
+    full = tuple(x.shape[i - lead] if s == -1 else s for i, s in enumerate(shape))
+    return jnp.broadcast_to(x, full)
+
+
+def torch_squeeze(x: jax.Array, dim: Any = None) -> jax.Array:
+    """``Tensor.squeeze``: unlike ``jnp.squeeze`` a dimension whose size is not 1 is kept."""
+    if dim is None:
+        return jnp.squeeze(x)
+    dims = dim if isinstance(dim, (tuple, list)) else (dim,)
+    keep = tuple(d % x.ndim for d in dims if x.shape[d] == 1)
+    return jnp.squeeze(x, keep) if keep else x
+
+
+def torch_flatten(x: jax.Array, start_dim: int = 0, end_dim: int = -1) -> jax.Array:
+    """``torch.flatten``: merges dimensions ``start_dim..end_dim`` (inclusive)."""
+    if x.ndim == 0:
+        return x.reshape(1)
+    start, end = start_dim % x.ndim, end_dim % x.ndim
+    return x.reshape(x.shape[:start] + (-1,) + x.shape[end + 1 :])
+
+
+def torch_unflatten(x: jax.Array, dim: int, sizes: Any) -> jax.Array:
+    """``Tensor.unflatten``: splits dimension ``dim`` into ``sizes``."""
+    d = dim % x.ndim
+    return x.reshape(x.shape[:d] + tuple(sizes) + x.shape[d + 1 :])
+
+
+def torch_chunk(x: jax.Array, chunks: int, dim: int = 0) -> tuple[jax.Array, ...]:
+    """``torch.chunk``: pieces of size ``ceil(n / chunks)``, the last one smaller (``jnp.split``
+    with a count needs equal pieces)."""
+    n = x.shape[dim]
+    size = -(-n // chunks)
+    return tuple(jnp.split(x, list(range(size, n, size)), axis=dim))
+
+
+def torch_split(x: jax.Array, split_size_or_sections: Any, dim: int = 0) -> tuple[jax.Array, ...]:
+    """``torch.split``: an int is the size of each piece (``jnp.split`` takes a count), a list
+    gives the sizes."""
+    n = x.shape[dim]
+    if isinstance(split_size_or_sections, int):
+        cuts = list(range(split_size_or_sections, n, split_size_or_sections))
+    else:
+        cuts = list(np.cumsum(split_size_or_sections)[:-1])
+    return tuple(jnp.split(x, cuts, axis=dim))
+
+
+def torch_unbind(x: jax.Array, dim: int = 0) -> tuple[jax.Array, ...]:
+    """``Tensor.unbind``: the slices along ``dim``."""
+    return tuple(jnp.moveaxis(x, dim, 0))
+
+
+def torch_max(x: jax.Array, dim: Any = None, keepdim: bool = False) -> Any:
+    """``torch.max``: no dim -> the maximum; an int dim -> ``(values, indices)``; a tensor ->
+    the elementwise maximum."""
+    if dim is None:
+        return jnp.max(x)
+    if not isinstance(dim, int):
+        return jnp.maximum(x, dim)
+    return jnp.max(x, axis=dim, keepdims=keepdim), jnp.argmax(x, axis=dim, keepdims=keepdim)
+
+
+def torch_min(x: jax.Array, dim: Any = None, keepdim: bool = False) -> Any:
+    """``torch.min``: as :func:`torch_max`."""
+    if dim is None:
+        return jnp.min(x)
+    if not isinstance(dim, int):
+        return jnp.minimum(x, dim)
+    return jnp.min(x, axis=dim, keepdims=keepdim), jnp.argmin(x, axis=dim, keepdims=keepdim)
+
+
+def torch_pad(x: jax.Array, pad: Any, mode: str = "constant", value: float = 0.0) -> jax.Array:
+    """``F.pad``: ``pad`` lists (before, after) pairs starting from the LAST axis."""
+    pairs = [(0, 0)] * x.ndim
+    for i in range(len(pad) // 2):
+        pairs[x.ndim - 1 - i] = (pad[2 * i], pad[2 * i + 1])
+    if any(a < 0 or b < 0 for a, b in pairs):
+        x = x[tuple(slice(-a if a < 0 else None, b if b < 0 else None) for a, b in pairs)]
+        pairs = [(max(a, 0), max(b, 0)) for a, b in pairs]
+    jmode = {"constant": "constant", "reflect": "reflect", "replicate": "edge", "circular": "wrap"}[mode]
+    if jmode == "constant":
+        return jnp.pad(x, pairs, mode="constant", constant_values=value)
+    return jnp.pad(x, pairs, mode=jmode)
+
+
+def torch_linear(x: jax.Array, weight: jax.Array, bias: Any = None) -> jax.Array:
+    """``F.linear``: ``x @ weight.T + bias`` with PyTorch's ``(out, in)`` weight."""
+    y = x @ jnp.swapaxes(weight, -1, -2)
+    return y if bias is None else y + bias
+
+
+def torch_layer_norm(x: jax.Array, normalized_shape: Any, weight: Any = None, bias: Any = None,
+                     eps: float = 1e-5) -> jax.Array:
+    """``F.layer_norm`` over the last ``len(normalized_shape)`` axes (biased variance)."""
+    n = len(normalized_shape) if isinstance(normalized_shape, (tuple, list)) else 1
+    axes = tuple(range(x.ndim - n, x.ndim))
+    mean = x.mean(axis=axes, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=axes, keepdims=True)
+    y = (x - mean) / jnp.sqrt(var + eps)
+    if weight is not None:
+        y = y * weight
+    if bias is not None:
+        y = y + bias
+    return y
+
+
+def torch_normalize(x: jax.Array, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> jax.Array:
+    """``F.normalize``: ``x / max(||x||_p, eps)`` along ``dim``."""
+    norm = jnp.sum(jnp.abs(x) ** p, axis=dim, keepdims=True) ** (1.0 / p)
+    return x / jnp.maximum(norm, eps)
+
+
+def torch_sdpa(query: jax.Array, key: jax.Array, value: jax.Array, attn_mask: Any = None,
+               dropout_p: float = 0.0, is_causal: bool = False, scale: Any = None,
+               enable_gqa: bool = False) -> jax.Array:
+    """``F.scaled_dot_product_attention`` in inference form (``(..., L, E)`` layout, boolean mask
+    True = attend, float mask added). ``dropout_p`` is ignored: valid for eval only."""
+    scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
+    scores = (query @ jnp.swapaxes(key, -1, -2)) * scale
+    if is_causal:
+        lq, lk = query.shape[-2], key.shape[-2]
+        scores = jnp.where(jnp.tril(jnp.ones((lq, lk), dtype=bool)), scores, -jnp.inf)
+    if attn_mask is not None:
+        if attn_mask.dtype == jnp.bool_:
+            scores = jnp.where(attn_mask, scores, -jnp.inf)
+        else:
+            scores = scores + attn_mask
+    return jax.nn.softmax(scores, axis=-1) @ value
+
+
+def _ntuple(v: Any, n: int) -> tuple[Any, ...]:
+    return tuple(v) if isinstance(v, (tuple, list)) else (v,) * n
+
+
+def torch_max_pool(x: jax.Array, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                   dilation: Any = 1, ceil_mode: bool = False, ndim: int = 2) -> jax.Array:
+    """``nn.MaxPoolNd`` on channels-first input (``-inf`` padding, as PyTorch).
+    ``ceil_mode=True`` is not supported (raises ``NotImplementedError``)."""
+    if ceil_mode:
+        raise NotImplementedError("max pool with ceil_mode=True")
+    k = _ntuple(kernel_size, ndim)
+    s = _ntuple(kernel_size if stride is None else stride, ndim)
+    p = _ntuple(padding, ndim)
+    d = _ntuple(dilation, ndim)
+    lead = x.ndim - ndim
+    return jax.lax.reduce_window(
+        x, -jnp.inf, jax.lax.max, (1,) * lead + k, (1,) * lead + s,
+        [(0, 0)] * lead + [(q, q) for q in p], window_dilation=(1,) * lead + d)
+
+
+def torch_avg_pool(x: jax.Array, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                   ceil_mode: bool = False, count_include_pad: bool = True, divisor_override: Any = None,
+                   ndim: int = 2) -> jax.Array:
+    """``nn.AvgPoolNd`` on channels-first input; ``count_include_pad`` as PyTorch (default True)."""
+    if ceil_mode or divisor_override is not None:
+        raise NotImplementedError("avg pool with ceil_mode or divisor_override")
+    k = _ntuple(kernel_size, ndim)
+    s = _ntuple(kernel_size if stride is None else stride, ndim)
+    p = _ntuple(padding, ndim)
+    lead = x.ndim - ndim
+    window, strides = (1,) * lead + k, (1,) * lead + s
+    pads = [(0, 0)] * lead + [(q, q) for q in p]
+    total = jax.lax.reduce_window(x, 0.0, jax.lax.add, window, strides, pads)
+    if count_include_pad:
+        return total / math.prod(k)
+    count = jax.lax.reduce_window(jnp.ones_like(x), 0.0, jax.lax.add, window, strides, pads)
+    return total / count
+
+
+def torch_adaptive_pool(x: jax.Array, output_size: Any, ndim: int = 2, op: str = "avg") -> jax.Array:
+    """``nn.AdaptiveAvgPoolNd`` / ``AdaptiveMaxPoolNd`` on channels-first input, for output sizes
+    that divide the input (the common 1 and 7); other sizes raise ``NotImplementedError``."""
+    out = _ntuple(output_size, ndim)
+    spatial = x.shape[x.ndim - ndim :]
+    out = tuple(s if o is None else o for o, s in zip(out, spatial))
+    if any(s % o for s, o in zip(spatial, out)):
+        raise NotImplementedError(f"adaptive pool from {spatial} to {out}: sizes do not divide")
+    shape = x.shape[: x.ndim - ndim]
+    for s, o in zip(spatial, out):
+        shape = shape + (o, s // o)
+    y = x.reshape(shape)
+    axes = tuple(x.ndim - ndim + 2 * i + 1 for i in range(ndim))
+    return y.mean(axis=axes) if op == "avg" else y.max(axis=axes)
+
+
+def _torch_key(path: tuple[Any, ...]) -> str:
+    return ".".join(str(p) for p in path)
+
+
+def _walk_torch_layout(module: Any, prefix: tuple[Any, ...], out: dict[str, tuple[Any, str]]) -> None:
+    """Map PyTorch state_dict keys to (NNX variable, transform) for ``module`` and below."""
+    if isinstance(module, nnx.Sequential):
+        for i, layer in enumerate(module.layers):
+            _walk_torch_layout(layer, prefix + (i,), out)
+        return
+    if isinstance(module, ChannelsFirst):
+        _walk_torch_layout(module.layer, prefix, out)
+        return
+    if isinstance(module, (nnx.List, list, tuple)):
+        for i, item in enumerate(module):
+            _walk_torch_layout(item, prefix + (i,), out)
+        return
+    if isinstance(module, (nnx.Dict, dict)):
+        for k in module:
+            _walk_torch_layout(module[k], prefix + (k,), out)
+        return
+    if not isinstance(module, nnx.Module):
+        return
+    renames: dict[str, tuple[str, str]] = {}
+    if isinstance(module, nnx.Linear):
+        renames = {"kernel": ("weight", "linear"), "bias": ("bias", "copy")}
+    elif isinstance(module, (nnx.Conv, nnx.ConvTranspose)):
+        renames = {"kernel": ("weight", "conv"), "bias": ("bias", "copy")}
+    elif isinstance(module, nnx.Embed):
+        renames = {"embedding": ("weight", "copy")}
+    elif isinstance(module, (nnx.LayerNorm, nnx.RMSNorm, nnx.GroupNorm)):
+        renames = {"scale": ("weight", "copy"), "bias": ("bias", "copy")}
+    elif isinstance(module, nnx.BatchNorm):
+        renames = {"scale": ("weight", "copy"), "bias": ("bias", "copy"),
+                   "mean": ("running_mean", "copy"), "var": ("running_var", "copy")}
+    for name, value in sorted(vars(module).items(), key=lambda kv: str(kv[0])):
+        if name.startswith("_"):
+            continue
+        if isinstance(value, nnx.Variable):
+            torch_name, how = renames.get(name, (name, "copy"))
+            persistent = bool(getattr(value, "get_metadata", lambda: {})().get("persistent", True))
+            out[_torch_key(prefix + (torch_name,))] = (value, how if persistent else how + "?")
+        elif isinstance(value, (nnx.Module, nnx.List, nnx.Dict, list, tuple, dict)):
+            _walk_torch_layout(value, prefix + (name,), out)
+
+
+def convert_state_dict(module: nnx.Module, state_dict: dict[str, Any], *, strict: bool = True) -> list[str]:
+    """Load a PyTorch ``state_dict`` (key -> numpy array, so torch is not needed) into ``module``
+    in place. Linear weights ``(out, in)`` are transposed to NNX kernels ``(in, out)``; conv
+    weights OIHW (and ConvTranspose IOHW) become HWIO (``transpose(2, ..., 1, 0)``); norm
+    ``weight`` -> ``scale``; BatchNorm ``running_mean/var`` -> ``mean/var``; ``num_batches_tracked``
+    is dropped. Returns the state_dict keys that were not used (an error when ``strict``).
+
+    Raises ``ValueError`` naming the key for a shape mismatch, a missing persistent key, or (when
+    ``strict``) an unexpected key.
+    """
+    layout: dict[str, tuple[Any, str]] = {}
+    _walk_torch_layout(module, (), layout)
+    unused = sorted(k for k in state_dict if k not in layout and not k.endswith("num_batches_tracked"))
+    missing = sorted(k for k, (_, how) in layout.items() if k not in state_dict and not how.endswith("?"))
+    if missing:
+        raise ValueError(f"state_dict is missing {len(missing)} key(s), first: {missing[0]!r}")
+    if unused and strict:
+        raise ValueError(f"state_dict has {len(unused)} unexpected key(s), first: {unused[0]!r}")
+    for key, (var, how) in sorted(layout.items()):
+        if key not in state_dict:
+            continue
+        arr = np.asarray(state_dict[key])
+        how = how.rstrip("?")
+        if how == "linear":
+            arr = arr.T
+        elif how == "conv":
+            arr = arr.transpose(tuple(range(2, arr.ndim)) + (1, 0))
+        expected = tuple(var.get_value().shape)
+        if tuple(arr.shape) != expected:
+            raise ValueError(f"{key}: PyTorch shape {tuple(np.asarray(state_dict[key]).shape)} "
+                             f"({how}) does not fit the NNX variable of shape {expected}")
+        var.set_value(jnp.asarray(arr, dtype=var.get_value().dtype))
+    return unused
+
+
+class MissingName:
+    """Stands in for a name the stub could not translate (a PyTorch-only helper, a class that is
+    not a target). Attribute access and calls return another ``MissingName`` so module-level
+    code still imports; using the result as an array fails loudly."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __getattr__(self, attr: str) -> MissingName:
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        return MissingName(f"{self._name}.{attr}")
+
+    def __call__(self, *args: Any, **kwargs: Any) -> MissingName:
+        return MissingName(f"{self._name}(...)")
+
+    def __getitem__(self, key: Any) -> MissingName:
+        return MissingName(f"{self._name}[...]")
+
+    def __repr__(self) -> str:
+        return f"MissingName({self._name!r})"
+
+
+def torch_interpolate(x: jax.Array, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
+                      align_corners: Any = None) -> jax.Array:
+    """``F.interpolate`` on channels-first input via ``jax.image.resize`` (no antialiasing).
+    PyTorch's nearest mode picks ``floor(i * in / out)``; JAX rounds to the nearest centre, so
+    results can differ. ``align_corners=True`` raises ``NotImplementedError``."""
+    if align_corners:
+        raise NotImplementedError("interpolate with align_corners=True")
+    spatial = x.shape[2:]
+    if size is not None:
+        out = _ntuple(size, len(spatial))
+    else:
+        out = tuple(int(math.floor(s * f)) for s, f in zip(spatial, _ntuple(scale_factor, len(spatial))))
+    method = {"nearest": "nearest", "linear": "linear", "bilinear": "linear", "trilinear": "linear",
+              "bicubic": "cubic"}[mode]
+    return jax.image.resize(x, x.shape[:2] + tuple(out), method=method, antialias=False)

@@ -1,0 +1,114 @@
+"""Which nn.Module classes get a Flax NNX stub.
+
+Two sources, same output (:class:`StubTarget` rows sorted by path then qualname):
+
+- :func:`select_targets` reads a report.json dict (``docs/report-json.md``): ``modules`` entries
+  with ``kind == "nn.Module"`` and ``status`` ``pure`` or ``mechanical``; this is the product path,
+  where the project graph decided what is safe to translate.
+- :func:`discover_targets` is a self-contained fallback that finds ``nn.Module`` subclasses with
+  libcst (status ``"unknown"``): every class whose base resolves to ``torch.nn.Module``, to a
+  known third-party ``nn.Module`` base, or (transitively) to another such class under the root.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import libcst as cst
+
+from migrate_lens.stubs.names import Aliases, module_name
+
+#: Statuses of the project graph that mean "safe to translate" (docs/report-json.md).
+TRANSLATABLE_STATUSES: frozenset[str] = frozenset({"pure", "mechanical"})
+
+_TORCH_MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
+#: Third-party classes known to subclass nn.Module, matched by their last name when the import
+#: reaches above the scanned root (transformers' ``from ...modeling_utils import PreTrainedModel``).
+KNOWN_MODULE_BASES: frozenset[str] = frozenset({"GradientCheckpointingLayer", "PreTrainedModel"})
+_SKIP_DIRS = frozenset({".git", ".hg", ".venv", "venv", "__pycache__", "node_modules", ".tox", "build", "dist"})
+
+
+@dataclass(frozen=True, slots=True)
+class StubTarget:
+    """One nn.Module class to translate. ``path`` is POSIX, relative to the scanned root;
+    ``qualname`` is dotted (``segment_anything.modeling.image_encoder.Block``); ``status`` is the
+    project graph's verdict (pure | mechanical | redesign | blocked) or ``unknown``."""
+
+    path: str
+    qualname: str
+    status: str
+
+    @property
+    def class_name(self) -> str:
+        """The class's own name (last part of ``qualname``)."""
+        return self.qualname.rsplit(".", 1)[-1]
+
+
+def select_targets(report: dict[str, Any]) -> list[StubTarget]:
+    """Targets from a report.json dict: ``modules`` with kind ``nn.Module`` and status pure or
+    mechanical, sorted by (path, qualname). Raises ``KeyError`` if ``modules`` is missing and
+    ``ValueError`` if an entry lacks ``path``/``qualname``/``status``."""
+    out: list[StubTarget] = []
+    for i, entry in enumerate(report["modules"]):
+        if entry.get("kind") != "nn.Module" or entry.get("status") not in TRANSLATABLE_STATUSES:
+            continue
+        try:
+            out.append(StubTarget(str(entry["path"]), str(entry["qualname"]), str(entry["status"])))
+        except KeyError as exc:
+            raise ValueError(f"report modules[{i}]: missing key {exc.args[0]!r}") from None
+    return sorted(out, key=lambda t: (t.path, t.qualname))
+
+
+def iter_python_files(root: Path) -> list[Path]:
+    """Python files under ``root`` (or ``root`` itself if it is a file), sorted, skipping VCS,
+    virtualenv and build folders."""
+    if root.is_file():
+        return [root]
+    found: list[Path] = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS and not d.startswith("."))
+        found.extend(Path(dirpath) / f for f in filenames if f.endswith(".py"))
+    return sorted(found)
+
+
+def discover_targets(root: Path | str) -> list[StubTarget]:
+    """Every top-level nn.Module subclass under ``root`` (status ``unknown``), sorted by (path,
+    qualname). Files that do not parse are skipped (the scan pipeline reports them)."""
+    root = Path(root)
+    base_dir = root.parent if root.is_file() else root
+    classes: dict[str, tuple[str, list[str]]] = {}  # qualname -> (path, resolved bases)
+    for file in iter_python_files(root):
+        rel = file.relative_to(base_dir).as_posix()
+        try:
+            module = cst.parse_module(file.read_text(encoding="utf-8"))
+        except (cst.ParserSyntaxError, UnicodeDecodeError):
+            continue
+        current = module_name(rel)
+        aliases = Aliases(module, current, rel.endswith("__init__.py"))
+        local = {s.name.value for s in module.body if isinstance(s, cst.ClassDef)}
+        for stmt in module.body:
+            if not isinstance(stmt, cst.ClassDef):
+                continue
+            bases: list[str] = []
+            for arg in stmt.bases:
+                name = aliases.resolve(arg.value)
+                if not name and isinstance(arg.value, cst.Name) and arg.value.value in local:
+                    name = f"{current}.{arg.value.value}"
+                if name:
+                    bases.append(name)
+            classes[f"{current}.{stmt.name.value}"] = (rel, bases)
+    modules: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for qual, (_, bases) in classes.items():
+            if qual in modules:
+                continue
+            if any(b in _TORCH_MODULE_BASES or b in modules or b.rsplit(".", 1)[-1] in KNOWN_MODULE_BASES
+                   for b in bases):
+                modules.add(qual)
+                changed = True
+    return sorted((StubTarget(classes[q][0], q, "unknown") for q in modules), key=lambda t: (t.path, t.qualname))

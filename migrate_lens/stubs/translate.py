@@ -1,0 +1,693 @@
+"""Translate one PyTorch source file's nn.Module classes into a Flax NNX stub (source text).
+
+One libcst transform over the file (never imported or run). Target classes, and the module-level
+functions and constants they reach, are rewritten; everything else is dropped. ``__init__`` keeps
+its Python logic and maps layers to NNX constructors with PyTorch's defaults made explicit
+(:data:`~migrate_lens.stubs.tables.LAYERS`); ``forward`` becomes ``__call__`` with its body
+translated (:data:`~migrate_lens.stubs.tables.FUNCTIONS`, :data:`~migrate_lens.stubs.tables.METHODS`,
+and ``rules/api_map.toml`` renames). Whatever is not translated stays visible as a
+``# TODO(migrate-lens MLxxx): why`` comment above its statement, and is counted.
+
+Layout: stubs keep PyTorch's tensor layout at module boundaries (NCHW); convolutions run
+channels-last inside ``ChannelsFirst`` (see ``prelude_src.py``). So no channel-index arithmetic
+in forward needs rewriting, and parity is checked like for like.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from migrate_lens.stubs import tables as T
+from migrate_lens.stubs.apimap import ApiRenames
+from migrate_lens.stubs.names import Aliases, dotted
+
+#: Packages whose imports are dropped from stubs (they import torch).
+TORCH_ECOSYSTEM: frozenset[str] = frozenset({
+    "torch", "torchvision", "torchaudio", "transformers", "timm", "pytorch_lightning", "lightning", "fairscale",
+    "apex", "xformers", "triton", "flash_attn", "accelerate", "safetensors",
+})
+#: Names from third-party PyTorch code that have a prelude replacement (matched on the imported name).
+SHIMS: dict[str, str] = {"ACT2FN": "ACT2FN", "Conv1D": "Conv1D"}
+#: Third-party nn.Module base classes: the stub derives from nnx.Module instead.
+MODULE_BASES: frozenset[str] = frozenset({
+    "torch.nn.Module", "torch.nn.modules.module.Module", "GradientCheckpointingLayer", "PreTrainedModel",
+})
+_TORCH_CONSTANTS = {"torch.pi": "jnp.pi", "torch.inf": "jnp.inf", "torch.nan": "jnp.nan", "torch.e": "jnp.e"}
+_SAFE_DECORATORS = frozenset({"staticmethod", "classmethod", "property", "functools.wraps", "functools.lru_cache",
+                              "functools.cached_property", "dataclasses.dataclass", "typing.overload"})
+_EMPTY = cst.Module(body=[])
+
+
+def code(node: cst.CSTNode) -> str:
+    """Source text of a node."""
+    return _EMPTY.code_for_node(node)
+
+
+def _expr(src: str) -> cst.BaseExpression:
+    """Parse generated source; a handler bug raises :class:`ValueError` naming the text."""
+    try:
+        return cst.parse_expression(src)
+    except cst.ParserSyntaxError as exc:
+        raise ValueError(f"migrate-lens generated invalid code {src!r}: {exc.message}") from None
+
+
+@dataclass(frozen=True, slots=True)
+class Todo:
+    """One untranslated spot: rule ``code`` (``ML0xx`` generic codes: docs/stubs.md), 1-based
+    source ``line``, enclosing ``symbol`` (class or function name), and why."""
+
+    code: str
+    line: int
+    symbol: str
+    message: str
+
+
+@dataclass
+class FileContext:
+    """What the translator of one file knows about the project.
+
+    ``module`` is the file's dotted name; ``targets`` the class names to translate here;
+    ``project_modules`` every dotted module under the root; ``exports`` maps a module to the names
+    its stub defines; ``stub_classes`` holds qualified names of all translated classes.
+    """
+
+    rel_path: str
+    module: str
+    is_package: bool
+    targets: set[str]
+    project_modules: set[str]
+    exports: dict[str, set[str]]
+    stub_classes: set[str]
+    api: ApiRenames = field(default_factory=ApiRenames)
+
+
+class _Translator(cst.CSTTransformer):
+    METADATA_DEPENDENCIES = (PositionProvider,)
+
+    def __init__(self, ctx: FileContext, aliases: Aliases, local_defs: set[str]) -> None:
+        super().__init__()
+        self.ctx = ctx
+        self.aliases = aliases
+        self.local_defs = local_defs
+        self.todos: list[Todo] = []
+        self.helpers: set[str] = set()
+        self.factories: set[str] = set()
+        self.uses_einops = False
+        self._pending: list[list[tuple[str, str]]] = []
+        self._skip_names: set[int] = set()
+        self._call_funcs: set[int] = set()
+        self._class: str = ""
+        self._class_uses_training = False
+        self._layer_attrs: dict[str, str] = {}
+        self._func_stack: list[str] = []
+        self._rngs: str | None = None
+        self._module_params: set[str] = set()
+        self._local_names: list[set[str]] = []
+        self._top: str = ""
+
+    # ----------------------------------------------------------------- bookkeeping
+    def _line(self, node: cst.CSTNode) -> int:
+        try:
+            return self.get_metadata(PositionProvider, node).start.line
+        except KeyError:
+            return 0
+
+    def todo(self, code_: str, message: str) -> None:
+        if self._pending:
+            self._pending[-1].append((code_, message))
+
+    def _push(self) -> None:
+        self._pending.append([])
+
+    def _pop_attach(self, original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
+        items = self._pending.pop()
+        if not items or not hasattr(updated, "leading_lines"):
+            if items and self._pending:
+                self._pending[-1].extend(items)
+            return updated
+        symbol = self._top
+        line = self._line(original)
+        comments = []
+        seen: set[tuple[str, str]] = set()
+        for code_, message in items:
+            if (code_, message) in seen:
+                continue
+            seen.add((code_, message))
+            self.todos.append(Todo(code_, line, symbol, message))
+            text = f"# TODO(migrate-lens {code_}): {message}"
+            comments.append(cst.EmptyLine(indent=True, comment=cst.Comment(_one_line(text))))
+        return updated.with_changes(leading_lines=[*updated.leading_lines, *comments])  # type: ignore[attr-defined]
+
+    def qualify(self, node: cst.BaseExpression) -> str:
+        """Qualified name of an expression (imports, local classes), "" for locals/unknown."""
+        if isinstance(node, cst.Name) and self._local_names and any(node.value in s for s in self._local_names):
+            return ""
+        qual = self.aliases.resolve(node)
+        if qual:
+            return qual
+        text = dotted(node)
+        if text and text.split(".")[0] in self.local_defs:
+            return f"{self.ctx.module}.{text}"
+        return ""
+
+    # ----------------------------------------------------------------- statements
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+        self._push()
+        if not self._class and not self._func_stack:
+            self._top = top_level_name(node)
+
+    def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine,
+                                  updated: cst.SimpleStatementLine) -> cst.CSTNode:
+        body: list[cst.BaseSmallStatement] = []
+        for orig_small, small in zip(original.body, updated.body):
+            new = self._statement(orig_small, small)
+            if new is not None:
+                body.append(new)
+        result: cst.CSTNode
+        if not body:
+            items = self._pending[-1] if self._pending else []
+            if items:
+                result = self._pop_attach(original, cst.SimpleStatementLine(body=[cst.Pass()]))
+                return result
+            self._pending.pop()
+            return cst.RemovalSentinel.REMOVE  # type: ignore[return-value]
+        return self._pop_attach(original, updated.with_changes(body=body))
+
+    def _statement(self, orig: cst.BaseSmallStatement, new: cst.BaseSmallStatement) -> cst.BaseSmallStatement | None:
+        in_init = bool(self._func_stack) and self._func_stack[-1] == "__init__" and bool(self._class)
+        if isinstance(orig, cst.Expr) and isinstance(orig.value, cst.Call):
+            call = orig.value
+            func = call.func
+            if (isinstance(func, cst.Attribute) and func.attr.value == "__init__" and isinstance(func.value, cst.Call)
+                    and dotted(func.value.func) == "super" and in_init):
+                return None
+            qual = self.qualify(func)
+            if qual.startswith("torch.nn.init."):
+                self.todo(T.TODO_CONSTRUCT, f"{qual} dropped: NNX initializers differ; load PyTorch weights with "
+                          "convert_state_dict")
+                return None
+            if isinstance(func, cst.Attribute) and dotted(func.value) == "self" and func.attr.value in (
+                    "register_buffer", "register_parameter"):
+                return self._register(func.attr.value, new)
+            if isinstance(func, cst.Attribute) and func.attr.value in T.INPLACE and not qual:
+                return self._inplace(orig, new)
+        if (in_init and isinstance(new, (cst.Assign, cst.AnnAssign)) and isinstance(new.value, cst.Name)
+                and new.value.value == "None" and len(getattr(new, "targets", [None])) == 1):
+            target_node = new.targets[0].target if isinstance(new, cst.Assign) else new.target
+            if isinstance(target_node, cst.Attribute) and dotted(target_node.value) == "self":
+                # NNX 0.12 makes an attribute first set to None static; a later Param/Module would be refused.
+                return new.with_changes(value=_expr("nnx.data(None)"))
+        if isinstance(orig, cst.Assign) and len(orig.targets) == 1:
+            target = orig.targets[0].target
+            if isinstance(target, cst.Subscript) and isinstance(new, cst.Assign):
+                return self._index_update(target, new.targets[0].target, "set", code(new.value))
+            if (isinstance(target, cst.Attribute) and dotted(target.value) == "self" and not in_init
+                    and self._class and self._func_stack):
+                self.todo(T.TODO_STATE, f"assigns self.{target.attr.value} outside __init__: NNX modules keep "
+                          "state in nnx.Variable objects; a traced function must not rebind attributes")
+        if isinstance(orig, cst.AugAssign) and isinstance(new, cst.AugAssign):
+            if isinstance(orig.target, cst.Subscript):
+                ops = {cst.AddAssign: ("add", ""), cst.SubtractAssign: ("add", "-"), cst.MultiplyAssign: ("multiply", ""),
+                       cst.DivideAssign: ("divide", "")}
+                op = ops.get(type(orig.operator))
+                if op is not None:
+                    return self._index_update(orig.target, new.target, op[0], f"{op[1]}({code(new.value)})")
+            if isinstance(orig.target, cst.Attribute) and dotted(orig.target.value) == "self" and not in_init:
+                self.todo(T.TODO_STATE, f"updates self.{orig.target.attr.value} in place outside __init__")
+        return new
+
+    def _register(self, kind: str, new: cst.BaseSmallStatement) -> cst.BaseSmallStatement:
+        assert isinstance(new, cst.Expr) and isinstance(new.value, cst.Call)
+        args = new.value.args
+        name_lit = _literal(args[0].value) if args else None
+        if not isinstance(name_lit, str) or len(args) < 2:
+            self.todo(T.TODO_CONSTRUCT, f"{kind} with a computed name")
+            return new
+        value = code(args[1].value)
+        if kind == "register_buffer":
+            persistent = next((code(a.value) for a in args[2:] if a.keyword and a.keyword.value == "persistent"),
+                              code(args[2].value) if len(args) > 2 and args[2].keyword is None else "True")
+            self.helpers.add("Buffer")
+            value = "None" if value == "None" else f"Buffer({value}, persistent={persistent})"
+        return cst.parse_statement(f"self.{name_lit} = {value}\n").body[0]  # type: ignore[attr-defined, no-any-return]
+
+    def _inplace(self, orig: cst.Expr, new: cst.BaseSmallStatement) -> cst.BaseSmallStatement:
+        assert isinstance(new, cst.Expr)
+        call = new.value
+        assert isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
+        receiver = call.func.value
+        method = T.INPLACE[call.func.attr.value]
+        rec_src = code(receiver)
+        if not isinstance(receiver, cst.Name):
+            self.todo(T.TODO_STATE, f"in-place {call.func.attr.value} on {rec_src}: rebind the result explicitly")
+            return new
+        translated = self._method(method, rec_src, call.args)
+        if translated is None:
+            return new
+        return cst.parse_statement(f"{rec_src} = {translated}\n").body[0]  # type: ignore[attr-defined, no-any-return]
+
+    def _index_update(self, orig_target: cst.Subscript, new_target: cst.BaseAssignTargetExpression, op: str,
+                      value: str) -> cst.BaseSmallStatement:
+        assert isinstance(new_target, cst.Subscript)
+        base = code(new_target.value)
+        index = code(new_target)[len(base):].strip()
+        if not isinstance(orig_target.value, cst.Name):
+            self.todo(T.TODO_STATE, f"index assignment into {base}: JAX arrays are immutable; rebind with "
+                      f"{base}.at[...].{op}(...)")
+            src = f"{base}{index} = {value}\n" if op == "set" else f"{base}{index} += {value}\n"
+            return cst.parse_statement(src).body[0]  # type: ignore[attr-defined, no-any-return]
+        src = f"{base} = {base}.at{index}.{op}({value})\n"
+        return cst.parse_statement(src).body[0]  # type: ignore[attr-defined, no-any-return]
+
+    def visit_If(self, node: cst.If) -> None:
+        self._push()
+
+    def leave_If(self, original: cst.If, updated: cst.If) -> cst.CSTNode:
+        return self._pop_attach(original, _ensure_body(updated))
+
+    def visit_For(self, node: cst.For) -> None:
+        self._push()
+
+    def leave_For(self, original: cst.For, updated: cst.For) -> cst.CSTNode:
+        return self._pop_attach(original, _ensure_body(updated))
+
+    def visit_While(self, node: cst.While) -> None:
+        self._push()
+
+    def leave_While(self, original: cst.While, updated: cst.While) -> cst.CSTNode:
+        return self._pop_attach(original, _ensure_body(updated))
+
+    def visit_Try(self, node: cst.Try) -> None:
+        self._push()
+
+    def leave_Try(self, original: cst.Try, updated: cst.Try) -> cst.CSTNode:
+        return self._pop_attach(original, updated)
+
+    def visit_With(self, node: cst.With) -> None:
+        self._push()
+
+    def leave_With(self, original: cst.With, updated: cst.With) -> cst.CSTNode:
+        items = []
+        for orig_item, item in zip(original.items, updated.items):
+            qual = self.qualify(orig_item.item.func) if isinstance(orig_item.item, cst.Call) else ""
+            if qual.startswith("torch."):
+                self.todo(T.TODO_CONSTRUCT, f"context manager {qual} removed (no JAX equivalent in a traced function"
+                          "; use jax.lax.stop_gradient for no_grad)")
+                continue
+            items.append(item)
+        if not items:
+            items = [cst.WithItem(item=_expr("contextlib.nullcontext()"))]
+            self.helpers.add("__contextlib__")
+        return self._pop_attach(original, updated.with_changes(items=items))
+
+    # ----------------------------------------------------------------- scopes
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._push()
+        if not self._func_stack and not self._class:
+            self._top = node.name.value
+            self._class = node.name.value
+            self._class_uses_training = "self.training" in code(node)
+            self._layer_attrs = {}
+        self._skip_names.add(id(node.name))
+
+    def leave_ClassDef(self, original: cst.ClassDef, updated: cst.ClassDef) -> cst.CSTNode:
+        if self._func_stack or self._class != original.name.value:
+            return self._pop_attach(original, updated)
+        bases: list[cst.Arg] = []
+        for orig_arg, arg in zip(original.bases, updated.bases):
+            qual = self.qualify(orig_arg.value)
+            last = qual.rsplit(".", 1)[-1]
+            if qual in MODULE_BASES or last in MODULE_BASES:
+                bases.append(cst.Arg(value=_expr("nnx.Module")))
+            elif qual and qual.rsplit(".", 1)[0] == self.ctx.module and last in self.ctx.targets:
+                bases.append(arg)
+            elif qual in self.ctx.stub_classes:
+                bases.append(arg)
+            else:
+                self.todo(T.TODO_EXTERNAL, f"base class {code(orig_arg.value)} is not translated; dropped")
+        if not any(code(b.value) == "nnx.Module" for b in bases) and not bases:
+            bases = [cst.Arg(value=_expr("nnx.Module"))]
+        seen: set[str] = set()
+        unique = []
+        for b in bases:
+            if code(b.value) not in seen:
+                seen.add(code(b.value))
+                unique.append(b.with_changes(comma=cst.MaybeSentinel.DEFAULT))
+        result = updated.with_changes(bases=unique, decorators=self._decorators(updated.decorators, original))
+        self._class = ""
+        return self._pop_attach(original, result)
+
+    def _decorators(self, decorators: tuple[cst.Decorator, ...] | list[cst.Decorator],
+                    original: cst.ClassDef | cst.FunctionDef) -> list[cst.Decorator]:
+        kept = []
+        for dec, orig in zip(decorators, original.decorators):
+            target = orig.decorator.func if isinstance(orig.decorator, cst.Call) else orig.decorator
+            qual = self.qualify(target) or dotted(target)
+            if qual in _SAFE_DECORATORS or dotted(target) in _SAFE_DECORATORS or (
+                    not self.qualify(target) and dotted(target) in self.local_defs):
+                kept.append(dec)
+            else:
+                self.todo(T.TODO_EXTERNAL if not qual.startswith("torch") else T.TODO_CONSTRUCT,
+                          f"decorator @{code(orig.decorator)} dropped")
+        return kept
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._push()
+        if not self._func_stack and not self._class:
+            self._top = node.name.value
+        self._func_stack.append(node.name.value)
+        self._skip_names.add(id(node.name))
+        params = {p.name.value for p in [*node.params.params, *node.params.kwonly_params, *node.params.posonly_params]}
+        for extra in (node.params.star_arg, node.params.star_kwarg):
+            if isinstance(extra, cst.Param):
+                params.add(extra.name.value)
+        self._local_names.append(params)
+        if node.name.value == "__init__" and self._class and len(self._func_stack) == 1:
+            self._rngs = "rngs"
+            self._module_params = set()
+            for p in [*node.params.params, *node.params.kwonly_params]:
+                ann = code(p.annotation.annotation) if p.annotation else ""
+                default_q = self.aliases.resolve(p.default) if p.default is not None else ""
+                if "Module" in ann or (default_q.startswith("torch.nn.") and default_q.split(".")[-1] in T.LAYERS):
+                    self._module_params.add(p.name.value)
+
+    def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.CSTNode:
+        name = self._func_stack.pop()
+        self._local_names.pop()
+        result = _ensure_body(updated)
+        in_class_method = bool(self._class) and not self._func_stack
+        if in_class_method and name == "forward":
+            result = result.with_changes(name=cst.Name("__call__"))
+        if in_class_method and name == "__init__":
+            result = self._init_signature(result)
+            self._rngs = None
+        result = result.with_changes(decorators=self._decorators(result.decorators, original))
+        return self._pop_attach(original, result)
+
+    def _init_signature(self, fn: cst.FunctionDef) -> cst.FunctionDef:
+        params = fn.params
+        names = {p.name.value for p in [*params.params, *params.kwonly_params]}
+        if "rngs" not in names:
+            rngs = cst.Param(name=cst.Name("rngs"), annotation=cst.Annotation(_expr("nnx.Rngs")))
+            star = params.star_arg
+            if not isinstance(star, (cst.Param, cst.ParamStar)):
+                star = cst.ParamStar()
+            params = params.with_changes(star_arg=star, kwonly_params=[*params.kwonly_params, rngs])
+        body = list(fn.body.body)  # type: ignore[attr-defined]
+        if self._class_uses_training:
+            insert_at = 1 if body and _is_docstring(body[0]) else 0
+            body.insert(insert_at, cst.parse_statement(
+                "self.deterministic = False  # PyTorch self.training; nnx Module.eval() sets it to True\n"))
+        return fn.with_changes(params=params, body=fn.body.with_changes(body=body))
+
+    def visit_Lambda(self, node: cst.Lambda) -> None:
+        self._local_names.append({p.name.value for p in node.params.params})
+
+    def leave_Lambda(self, original: cst.Lambda, updated: cst.Lambda) -> cst.BaseExpression:
+        self._local_names.pop()
+        return updated
+
+    def visit_Param(self, node: cst.Param) -> None:
+        self._skip_names.add(id(node.name))
+
+    def visit_Arg(self, node: cst.Arg) -> None:
+        if node.keyword is not None:
+            self._skip_names.add(id(node.keyword))
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self._skip_names.add(id(node.attr))
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self._call_funcs.add(id(node.func))
+
+    # ----------------------------------------------------------------- expressions
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
+        if id(original) in self._skip_names or id(original) in self._call_funcs:
+            return updated
+        return self._value_ref(original, updated)
+
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
+        if dotted(original) == "self.training":
+            return _expr("(not self.deterministic)")
+        if (isinstance(original.value, cst.Attribute) and dotted(original.value.value) == "self"
+                and original.value.attr.value in self._layer_attrs and original.attr.value == "weight"):
+            kind = self._layer_attrs[original.value.attr.value]
+            owner = code(updated.value)
+            if kind == "Embedding":
+                return _expr(f"{owner}.embedding")
+            if kind in ("LayerNorm", "GroupNorm", "RMSNorm") or kind.startswith("BatchNorm"):
+                return _expr(f"{owner}.scale")
+            if kind == "Linear":
+                return _expr(f"{owner}.kernel.T")
+            self.todo(T.TODO_LAYOUT, f"{dotted(original)}: NNX {kind} stores 'kernel' in HWIO layout (PyTorch OIHW)")
+        if id(original) in self._call_funcs:
+            return updated
+        return self._value_ref(original, updated)
+
+    def _value_ref(self, original: cst.BaseExpression, updated: cst.BaseExpression) -> cst.BaseExpression:
+        qual = self.qualify(original)
+        if not qual:
+            return updated
+        if qual in T.DTYPES:
+            return _expr(T.DTYPES[qual])
+        if qual in T.ANNOTATION_TYPES:
+            return _expr(T.ANNOTATION_TYPES[qual])
+        if qual in _TORCH_CONSTANTS:
+            return _expr(_TORCH_CONSTANTS[qual])
+        last = qual.rsplit(".", 1)[-1]
+        if qual.startswith("torch.nn.") and last in T.LAYERS and T.LAYERS[last].kind != "container":
+            self.factories.add(last)
+            return cst.Name(f"nn_{last}")
+        if qual.startswith("torch.") and isinstance(original, cst.Attribute):
+            self.todo(T.TODO_UNMAPPED, f"{qual} has no translation")
+        return updated
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        func = original.func
+        qual = self.qualify(func)
+        try:
+            args = _args(updated)
+        except T.Unbindable as exc:
+            if qual.startswith("torch."):
+                self.todo(T.TODO_UNMAPPED, f"{qual}: {exc}")
+            return updated
+        last = qual.rsplit(".", 1)[-1]
+        if qual.startswith("torch.nn.") and last in T.LAYERS and not qual.startswith("torch.nn.functional."):
+            return self._layer(qual, T.LAYERS[last], args, updated)
+        for suffix, spec in T.EXTERNAL_LAYERS.items():
+            if qual == suffix or qual.endswith("." + suffix):
+                return self._external_layer(suffix, spec, args, updated)
+        if qual in T.CONTEXT_FUNCTIONS:
+            return updated
+        if qual in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
+            return self._parameter(args, updated)
+        if qual.startswith("torch."):
+            return self._function(qual, args, updated)
+        if not qual and isinstance(func, cst.Attribute):
+            receiver = func.value
+            method = func.attr.value
+            if isinstance(receiver, cst.Call) and dotted(receiver.func) == "super" and method == "forward":
+                return updated.with_changes(func=updated.func.with_changes(attr=cst.Name("__call__")))  # type: ignore[attr-defined]
+            if dotted(receiver) == "self" or isinstance(receiver, (cst.SimpleString, cst.FormattedString)):
+                if method == "forward":
+                    return updated.with_changes(func=updated.func.with_changes(attr=cst.Name("__call__")))  # type: ignore[attr-defined]
+                return updated
+            if (isinstance(receiver, cst.Attribute) and dotted(receiver.value) == "self"
+                    and receiver.attr.value in self._layer_attrs):
+                return updated
+            if method in T.INPLACE:
+                self.todo(T.TODO_STATE, f"in-place .{method}() used as a value: translated out of place")
+                method = T.INPLACE[method]
+            if method in T.METHODS:
+                assert isinstance(updated.func, cst.Attribute)
+                src = self._method(method, code(updated.func.value), updated.args)
+                return _expr(src) if src is not None else updated
+            return updated
+        if self._rngs and (qual in self.ctx.stub_classes or (isinstance(func, cst.Name) and (
+                func.value in self._module_params or func.value in self.ctx.targets))):
+            if not any(a.keyword is not None and a.keyword.value == "rngs" for a in updated.args):
+                return updated.with_changes(args=[*_commas(updated.args), cst.Arg(
+                    keyword=cst.Name("rngs"), value=cst.Name(self._rngs),
+                    equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                          whitespace_after=cst.SimpleWhitespace("")))])
+        return updated
+
+    def _method(self, method: str, receiver: str, call_args: tuple[cst.Arg, ...] | list[cst.Arg]) -> str | None:
+        spec = T.METHODS[method]
+        try:
+            bound = T.bind(spec.params, _args_of(call_args), spec.varargs)
+        except T.Unbindable as exc:
+            self.todo(T.TODO_UNMAPPED, f"Tensor.{method}: {exc}")
+            return None
+        bound.values["self"] = receiver
+        return self._run(spec.handler, bound, f"Tensor.{method}")
+
+    def _run(self, handler: T.Handler, bound: T.Bound, name: str) -> str | None:
+        try:
+            src = handler(bound)
+        except KeyError as exc:
+            self.todo(T.TODO_UNMAPPED, f"{name}: missing argument {exc.args[0]}")
+            return None
+        for code_, message in bound.todos:
+            self.todo(code_, f"{name}: {message}")
+        self.helpers |= bound.helpers
+        return src
+
+    def _function(self, qual: str, args: list[tuple[str | None, str]], updated: cst.Call) -> cst.BaseExpression:
+        spec = T.FUNCTIONS.get(qual)
+        if spec is None:
+            renamed = self.ctx.api.rename(qual, args)
+            if renamed is not None:
+                return _expr(renamed)
+            note = self.ctx.api.note(qual)
+            self.todo(T.TODO_UNMAPPED, f"{qual} has no translation" + (f" ({note})" if note else ""))
+            return updated
+        try:
+            bound = T.bind(spec.params, args, spec.varargs)
+        except T.Unbindable as exc:
+            self.todo(T.TODO_UNMAPPED, f"{qual}: {exc}")
+            return updated
+        if self._rngs and self._func_stack and self._func_stack[-1] == "__init__":
+            bound.values["__rngs__"] = self._rngs
+        src = self._run(spec.handler, bound, qual)
+        return _expr(src) if src is not None else updated
+
+    def _layer(self, qual: str, spec: T.LayerSpec, args: list[tuple[str | None, str]],
+               updated: cst.Call) -> cst.BaseExpression:
+        name = qual.rsplit(".", 1)[-1]
+        params = tuple(p for p, _ in spec.params)
+        try:
+            bound = T.bind(params, args, varargs=spec.kind == "container" and name == "Sequential")
+        except T.Unbindable as exc:
+            self.todo(T.TODO_UNMAPPED, f"nn.{name}: {exc}")
+            return updated
+        rngs = self._rngs
+        if spec.kind == "module" and rngs is None:
+            self.todo(T.TODO_CONSTRUCT, f"nn.{name} built outside __init__: pass an nnx.Rngs")
+            rngs = "nnx.Rngs(0)"
+        try:
+            src = spec.handler(bound, rngs or "rngs")
+        except KeyError as exc:
+            self.todo(T.TODO_UNMAPPED, f"nn.{name}: missing argument {exc.args[0]}")
+            return updated
+        for code_, message in bound.todos:
+            self.todo(code_, f"nn.{name}: {message}")
+        self.helpers |= bound.helpers
+        return _expr(src)
+
+    def _external_layer(self, key: str, spec: T.LayerSpec, args: list[tuple[str | None, str]],
+                        updated: cst.Call) -> cst.BaseExpression:
+        if spec.kind == "einops":
+            self.uses_einops = True
+            fn = "einops.rearrange" if key.endswith("Rearrange") else "einops.reduce"
+            pos = [src for kw, src in args if kw is None]
+            kws = [f"{kw}={src}" for kw, src in args if kw is not None]
+            names = ["pattern", "reduction"][: len(pos)]
+            parts = [f"{n}={s}" for n, s in zip(names, pos)] + kws
+            return _expr(f"functools.partial({fn}, {', '.join(parts)})")
+        try:
+            bound = T.bind(tuple(p for p, _ in spec.params), args, False)
+        except T.Unbindable as exc:
+            self.todo(T.TODO_UNMAPPED, f"{key}: {exc}")
+            return updated
+        src = spec.handler(bound, self._rngs or "rngs")
+        self.helpers |= bound.helpers
+        return _expr(src)
+
+    def _parameter(self, args: list[tuple[str | None, str]], updated: cst.Call) -> cst.BaseExpression:
+        try:
+            bound = T.bind(("data", "requires_grad"), args, False)
+        except T.Unbindable as exc:
+            self.todo(T.TODO_UNMAPPED, f"nn.Parameter: {exc}")
+            return updated
+        if bound.lit("requires_grad", True) is not True:
+            self.todo(T.TODO_SEMANTICS, "nn.Parameter(requires_grad=False): nnx.Param is trainable; filter it "
+                      "out of the optimizer or make it a Buffer")
+        return _expr(f"nnx.Param({bound.get('data', 'jnp.zeros(())')})")
+
+    # ----------------------------------------------------------------- assignments in __init__
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if not (self._class and self._func_stack and self._func_stack[-1] == "__init__"):
+            return
+        value = node.value
+        if isinstance(value, cst.Call):
+            qual = self.qualify(value.func)
+            last = qual.rsplit(".", 1)[-1]
+            if qual.startswith("torch.nn.") and last in T.LAYERS and T.LAYERS[last].kind == "module":
+                for t in node.targets:
+                    if isinstance(t.target, cst.Attribute) and dotted(t.target.value) == "self":
+                        self._layer_attrs[t.target.attr.value] = last
+
+
+def top_level_name(stmt: cst.CSTNode) -> str:
+    """The name a top-level statement defines (class, function, first assignment target), or ""."""
+    if isinstance(stmt, (cst.ClassDef, cst.FunctionDef)):
+        return stmt.name.value
+    if isinstance(stmt, cst.SimpleStatementLine):
+        for small in stmt.body:
+            if isinstance(small, cst.Assign):
+                for t in small.targets:
+                    if isinstance(t.target, cst.Name):
+                        return t.target.value
+            if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+                return small.target.value
+    return ""
+
+
+def _one_line(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def _literal(node: cst.BaseExpression) -> object:
+    try:
+        return ast.literal_eval(code(node))
+    except (ValueError, SyntaxError):
+        return _NOT_LITERAL
+
+
+_NOT_LITERAL = object()
+
+
+def _is_docstring(stmt: cst.BaseStatement) -> bool:
+    return (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr)
+            and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString)))
+
+
+def _ensure_body(node: cst.CSTNodeT) -> cst.CSTNodeT:
+    body = getattr(node, "body", None)
+    if isinstance(body, cst.IndentedBlock) and not body.body:
+        return node.with_changes(body=body.with_changes(body=[cst.SimpleStatementLine(body=[cst.Pass()])]))  # type: ignore[attr-defined, no-any-return]
+    return node
+
+
+def _args_of(call_args: tuple[cst.Arg, ...] | list[cst.Arg]) -> list[tuple[str | None, str]]:
+    out: list[tuple[str | None, str]] = []
+    for a in call_args:
+        if a.star:
+            raise T.Unbindable(f"star argument {a.star}{code(a.value)}")
+        out.append((a.keyword.value if a.keyword is not None else None, code(a.value)))
+    return out
+
+
+def _args(call: cst.Call) -> list[tuple[str | None, str]]:
+    return _args_of(call.args)
+
+
+def _commas(args: tuple[cst.Arg, ...] | list[cst.Arg]) -> list[cst.Arg]:
+    out = list(args)
+    if out and out[-1].comma is cst.MaybeSentinel.DEFAULT:
+        out[-1] = out[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+    return out
+
+
+def run_translator(module: cst.Module, ctx: FileContext, aliases: Aliases,
+                   local_defs: set[str]) -> tuple[cst.Module, _Translator]:
+    """Apply the translator to a whole parsed file; the caller picks the statements to emit."""
+    translator = _Translator(ctx, aliases, local_defs)
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    return wrapper.visit(translator), translator
