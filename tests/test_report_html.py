@@ -1,0 +1,152 @@
+"""HTML report without a browser: self-contained, escaped, safe JSON embedding, safe charts."""
+
+from __future__ import annotations
+
+import html as htmllib
+import importlib.util
+import json
+import pathlib
+import re
+from html.parser import HTMLParser
+
+import pytest
+
+from migrate_lens.report import charts, html
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+_spec = importlib.util.spec_from_file_location("report_synthetic", ROOT / "fixtures" / "report" / "synthetic.py")
+assert _spec and _spec.loader
+synthetic = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(synthetic)
+
+
+class _Tags(HTMLParser):
+    """Collects start tags with their attributes and the text of <script> elements."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+        self.scripts: list[str] = []
+        self._in_script = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+        self._in_script = tag == "script"
+        if self._in_script:
+            self.scripts.append("")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "script":
+            self._in_script = False
+
+    def handle_data(self, data: str) -> None:
+        if self._in_script:
+            self.scripts[-1] += data
+
+
+def _parse(text: str) -> _Tags:
+    p = _Tags()
+    p.feed(text)
+    return p
+
+
+@pytest.fixture(scope="module")
+def sample_html() -> str:
+    return html.build(synthetic.sample_view())
+
+
+@pytest.fixture(scope="module")
+def hostile_html() -> str:
+    return html.build(synthetic.hostile_view())
+
+
+def test_render_writes_report_html(tmp_path: pathlib.Path) -> None:
+    path = html.render(synthetic.sample_view(), tmp_path)
+    assert path == tmp_path / "report.html"
+    assert path.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+
+
+def test_self_contained_no_external_resources(sample_html: str) -> None:
+    tags = _parse(sample_html).tags
+    for tag, attrs in tags:
+        assert not (tag == "script" and attrs.get("src")), "external script"
+        assert not (tag == "link"), "external stylesheet or font"
+        assert not (tag in ("img", "iframe", "source", "video", "audio") and attrs.get("src")), tag
+    assert "@import" not in sample_html and "url(http" not in sample_html
+    assert "default-src 'none'" in sample_html  # CSP forbids network even if something slipped in
+
+
+def test_first_screen_figures_match_view(sample_html: str) -> None:
+    view = synthetic.sample_view()
+    est = view["estimate"]
+    assert 'data-verdict="pilot-first"' in sample_html
+    assert f'<span data-testid="effort-p50">{est["effort_person_days"]["p50"]}</span>' in sample_html
+    assert f'<span data-testid="weeks-p90">{est["calendar_weeks"]["p90"]}</span>' in sample_html
+    assert f'data-score="{est["risk_score"]}"' in sample_html
+    assert htmllib.escape(est["decision"]["headline"]) in sample_html
+    assert "Custom operators (CUDA/C++ kernels, autograd functions)" in sample_html
+
+
+def test_embedded_json_round_trips_to_the_payload(sample_html: str) -> None:
+    parsed = _parse(sample_html)
+    data = json.loads(parsed.scripts[0])
+    assert data == json.loads(json.dumps(html.payload(synthetic.sample_view())))
+    assert len(data["findings"]) == len(synthetic.sample_view()["findings"])
+
+
+def test_json_for_script_escapes_script_breakers() -> None:
+    text = str(html.json_for_script({"k": "</script><!-- & \u2028\u2029 >"}))
+    for bad in ("<", ">", "&", "\u2028", "\u2029"):
+        assert bad not in text
+    assert json.loads(text) == {"k": "</script><!-- & \u2028\u2029 >"}
+
+
+def test_hostile_strings_are_escaped(hostile_html: str) -> None:
+    parsed = _parse(hostile_html)
+    assert [t for t, a in parsed.tags if t == "script"] == ["script", "script", "script"]
+    assert [a.get("id") for t, a in parsed.tags if t == "img"] == ["graph-print"]  # our print snapshot only
+    svg_onload = [a for t, a in parsed.tags if any(k.startswith("on") for k in a)]
+    assert svg_onload == []
+    assert "</script><script>" not in hostile_html
+    assert "&lt;/script&gt;&lt;script&gt;window.__xss=1&lt;/script&gt;" in hostile_html
+    # the JSON block still carries the exact hostile strings
+    data = json.loads(parsed.scripts[0])
+    assert data["findings"][0]["message"].endswith(synthetic.PAYLOAD)
+    # javascript: help links are dropped
+    assert all(r["help_uri"] == "" for r in data["rules"].values())
+    assert "javascript:" not in hostile_html.split('id="ml-data"')[0]
+
+
+def test_stubs_table_rendered_when_present(hostile_html: str, sample_html: str) -> None:
+    assert 'id="stubs"' in hostile_html and 'data-testid="stubs"' in hostile_html
+    assert 'id="stubs"' not in sample_html
+
+
+def test_charts_are_inline_svg_without_scripts(sample_html: str) -> None:
+    svgs = re.findall(r"<svg role=\"img\" class=\"chart\"", sample_html)
+    assert len(svgs) == 5
+    ids = re.findall(r'<clipPath id="([^"]+)"', sample_html)
+    assert len(ids) == len(set(ids)), "clip-path ids collide between charts"
+
+
+def test_chart_labels_with_tex_and_markup_stay_text() -> None:
+    svg = str(charts.risk_heatmap(["a$x^2$b</text><script>x</script>"], ["c"], [[3]]))
+    assert "<script" not in svg
+    assert "a$x^2$b&lt;/text&gt;&lt;script&gt;x&lt;/script&gt;" in svg
+
+
+def test_unsafe_svg_is_refused() -> None:
+    with pytest.raises(charts.UnsafeSvgError):
+        charts._checked('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>')
+    with pytest.raises(charts.UnsafeSvgError):
+        charts._checked('<svg xmlns="http://www.w3.org/2000/svg"><g onload="x()"/></svg>')
+
+
+def test_output_is_deterministic() -> None:
+    assert html.build(synthetic.sample_view()) == html.build(synthetic.sample_view())
+
+
+def test_safe_url() -> None:
+    assert html.safe_url("https://x/rules.md#ml101") == "https://x/rules.md#ml101"
+    assert html.safe_url("javascript:alert(1)") == ""
+    assert html.safe_url("JaVaScRiPt:alert(1)") == ""
