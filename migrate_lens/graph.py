@@ -740,21 +740,27 @@ class _Builder:
         own_set = set(own)
         local = [(fd, n) for n in own for fd in findings_at.get(n, ()) if self.level(fd) == lvl]
         out: list[str] = []
+        shown: set[tuple[str, int, int, str]] = set()
         for fd, n in sorted(local, key=lambda p: _by_location(p[0])):
-            line = text([unit, n], fd)
-            if line not in out:
-                out.append(line)
-        firsts = sorted({v for n in own for v in dep.get(n, ()) if v not in own_set and v in hop})
-        for first in firsts:
+            if _by_location(fd) not in shown:
+                shown.add(_by_location(fd))
+                out.append(text([unit, n], fd))
+        # One shortest path per finding reached through a first step out of the unit's own code.
+        best: dict[tuple[str, int, int, str], tuple[int, str]] = {}
+        for first in sorted({v for n in own for v in dep.get(n, ()) if v not in own_set and v in hop}):
             path = [unit, first]
             cur = first
             while hop[cur] != cur:
                 cur = hop[cur]
                 path.append(cur)
             fd = min((x for x in findings_at.get(cur, ()) if self.level(x) == lvl), key=_by_location)
-            line = text(path, fd)
-            if line not in out:
-                out.append(line)
+            key = _by_location(fd)
+            if key in shown:
+                continue
+            cand = (len(path), text(path, fd))
+            if key not in best or cand < best[key]:
+                best[key] = cand
+        out.extend(t for _, t in sorted(best.values()))
         if len(out) > MAX_EXPLANATIONS:
             out = [*out[:MAX_EXPLANATIONS], f"+{len(out) - MAX_EXPLANATIONS} more"]
         return tuple(out)
