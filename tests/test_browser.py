@@ -112,7 +112,7 @@ def test_first_screen_matches_view(browser: Any, sample_report: pathlib.Path) ->
     assert [b.split(" · ")[0] for b in blockers] == [
         "Custom operators (CUDA/C++ kernels, autograd functions)",
         "Array shapes that depend on the data",
-        "Custom operators (CUDA/C++ kernels, autograd functions)",
+        "Python branches and loops that depend on tensor values",
     ]
     # the decision, effort, risk and pilot are all within the first 1000 px
     for testid in ("decision", "kpi-effort", "kpi-risk", "kpi-payback", "blockers", "pilot"):

@@ -20,8 +20,9 @@ def test_summary_shows_decision_effort_risk_blockers_and_hard_modules(tmp_path: 
     text = markdown.render(view, tmp_path).read_text(encoding="utf-8")
     assert "**Decision: Pilot first.**" in text
     assert "| 14.2 – 21.5 (P50–P90) | 1.6 – 2.4 | 57/100 | 2.4 – 7.2 months |" in text
-    blockers = re.findall(r"^(\d)\. \*\*(.+?)\*\* \((ML\d+)", text, re.M)
-    assert [b[2] for b in blockers] == ["ML401", "ML201", "ML402"]
+    blockers = re.findall(r"^(\d)\. \*\*(.+?)\*\* \(([a-z/-]+): ([A-Z0-9, ]+)\)", text, re.M)
+    assert [(b[2], b[3]) for b in blockers] == [
+        ("custom-op", "ML401, ML402"), ("data-dependent-shape", "ML201"), ("dynamic-control-flow", "ML101")]
     assert "| `tinyseg.ops.nms.NMSFunction` | blocked | 92 | 7.4 |" in text
     assert "| custom-op | 2 | 6 |" in text
     # pure and mechanical modules are not listed as hard

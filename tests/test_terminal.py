@@ -31,7 +31,7 @@ def test_summary_table_has_files_findings_effort_risk_time() -> None:
     assert "57/100" in out
     assert "0.84 s" in out
     assert "2 pure, 4 mechanical, 2 redesign, 1 blocked" in out
-    assert "custom-op" in out and "ML401" in out
+    assert "custom-op" in out and "(ML401, ML402)" in out
 
 
 def test_scanned_strings_are_not_console_markup() -> None:

@@ -84,58 +84,53 @@ def fmt_money(x: float | int | None) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Blocker:
-    """One rule's findings that block or force a redesign, ranked for the first screen.
+    """One category of findings that block the port or force a redesign, for the first screen.
 
-    ``effort_person_days`` is the sum of the findings' likely effort (hours / hours_per_day).
+    ``rules`` are the codes involved (most findings first); ``effort_person_days`` is the sum of
+    the findings' likely effort (hours / hours_per_day); ``example`` is ``path:line`` of the
+    first finding of the main rule.
     """
 
-    code: str
-    name: str
     category: str
     plain: str
     porting: str
     severity: str
     count: int
     files: int
-    modules: tuple[str, ...]
+    rules: tuple[str, ...]
     example: str
     effort_person_days: float
-    remedy: str
 
 
 def blockers(view: dict[str, Any], top: int = 3) -> list[Blocker]:
     """The ``top`` biggest blockers: findings whose porting is ``blocked`` or ``redesign`` or whose
-    severity is high/critical, grouped by rule, ranked by porting kind, then total likely
-    effort, then count, then code."""
+    severity is high/critical, grouped by category (what a PM can act on), ranked by worst
+    porting kind, then total likely effort, then count, then category."""
     hpd = float(view["estimate"]["assumptions"]["hours_per_day"])
-    index = OwnerIndex(view)
     groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for f in view["findings"]:
         if f["porting"] in ("blocked", "redesign") or f["severity"] in ("high", "critical"):
-            groups[f["code"]].append(f)
+            groups[f["category"]].append(f)
     out: list[Blocker] = []
-    for code, fs in groups.items():
-        first = fs[0]
+    for category, fs in groups.items():
         worst = max(fs, key=lambda f: (PORTING_RANK[f["porting"]], SEVERITIES.index(f["severity"])))
-        effort = sum(f["effort_hours"]["likely"] for f in fs) / hpd
-        mods = sorted({index.owner(f) for f in fs})
+        by_rule = Counter(f["code"] for f in fs)
+        rules = tuple(sorted(by_rule, key=lambda c: (-by_rule[c], c)))
+        first = next(f for f in fs if f["code"] == rules[0])
         out.append(
             Blocker(
-                code=code,
-                name=first["name"],
-                category=first["category"],
-                plain=CATEGORY_PLAIN.get(first["category"], first["category"]),
+                category=category,
+                plain=CATEGORY_PLAIN.get(category, category),
                 porting=worst["porting"],
                 severity=worst["severity"],
                 count=len(fs),
                 files=len({f["path"] for f in fs}),
-                modules=tuple(mods),
+                rules=rules,
                 example=f"{first['path']}:{first['line']}",
-                effort_person_days=round(effort, 2),
-                remedy=first["remedy"].strip(),
+                effort_person_days=round(sum(f["effort_hours"]["likely"] for f in fs) / hpd, 2),
             )
         )
-    out.sort(key=lambda b: (-PORTING_RANK[b.porting], -b.effort_person_days, -b.count, b.code))
+    out.sort(key=lambda b: (-PORTING_RANK[b.porting], -b.effort_person_days, -b.count, b.category))
     return out[:top]
 
 

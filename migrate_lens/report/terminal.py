@@ -72,7 +72,7 @@ def build(view: dict[str, Any]) -> list[Table | Text]:
         blk.add_column("where")
         blk.add_column("person-days", justify="right")
         for i, b in enumerate(d["blockers"], 1):
-            blk.add_row(str(i), Text(f"{b.plain} ({b.code} {b.name})"), Text(f"{_summary.plural(b.count, 'place')}, e.g. {b.example}"), days(b.effort_person_days))
+            blk.add_row(str(i), Text(f"{b.plain} ({', '.join(b.rules)})"), Text(f"{_summary.plural(b.count, 'place')}, e.g. {b.example}"), days(b.effort_person_days))
         out.append(blk)
     return out
 

@@ -135,8 +135,8 @@
     });
     byId("f-prev").addEventListener("click", function () { fState.page -= 1; renderFindings(); });
     byId("f-next").addEventListener("click", function () { fState.page += 1; renderFindings(); });
-    document.querySelectorAll("a[data-filter-rule]").forEach(function (a) {
-      a.addEventListener("click", function () { setFindingFilter({ rule: a.getAttribute("data-filter-rule") }); });
+    document.querySelectorAll("a[data-filter-cat]").forEach(function (a) {
+      a.addEventListener("click", function () { setFindingFilter({ cat: a.getAttribute("data-filter-cat") }); });
     });
     renderFindings();
   }
