@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import libcst as cst
 from libcst.metadata import PositionProvider
@@ -204,3 +204,95 @@ def _meta(index: RuleIndex, problem: str, detail: str, line: int, lines: list[st
     span = Span(line, max(col, 0), line, len(text))
     for rule in index.by_site.get("suppression", ()):
         apply(rule, site, span)
+
+
+def local_traced_closure(facts: FileFacts) -> frozenset[str]:
+    """Qualnames of the functions in this file that run under the trace, judged from this file
+    alone: the traced entries (``forward``/``__call__`` of nn.Modules, hook callbacks in
+    ``facts.traced_entries``), everything they call here (``self.method`` resolved in the
+    caller's class and its bases defined in this file, module-level functions), and functions
+    nested inside any of those. The project graph extends this across files."""
+    functions = {f.qualname: f for f in facts.functions}
+    classes = {c.qualname: c for c in facts.classes}
+    seeds = {f.qualname for f in facts.functions if f.context == "traced"}
+    seeds.update(q for q in facts.traced_entries if q in functions)
+    by_caller: dict[str, list[str]] = defaultdict(list)
+    for call in facts.calls:
+        by_caller[call.caller].append(call.callee)
+
+    def owner_classes(qualname: str) -> list[str]:
+        """The class a method belongs to and its in-file bases (nearest first)."""
+        parts = qualname.split(".")
+        for i in range(len(parts) - 1, 0, -1):
+            prefix = ".".join(parts[:i])
+            if prefix in classes:
+                out, todo = [], [prefix]
+                while todo:
+                    c = todo.pop(0)
+                    if c in out or c not in classes:
+                        continue
+                    out.append(c)
+                    todo.extend(classes[c].bases)
+                return out
+        return []
+
+    def resolve(caller: str, callee: str) -> str | None:
+        if callee.startswith("self."):
+            name = callee[5:]
+            if "." in name:
+                return None
+            for cls in owner_classes(caller):
+                if f"{cls}.{name}" in functions:
+                    return f"{cls}.{name}"
+            return None
+        return callee if callee in functions else None
+
+    seen: set[str] = set()
+    todo = sorted(seeds)
+    while todo:
+        q = todo.pop()
+        if q in seen:
+            continue
+        seen.add(q)
+        for callee in by_caller.get(q, ()):
+            target = resolve(q, callee)
+            if target is not None and target not in seen:
+                todo.append(target)
+        prefix = q + "."
+        todo.extend(f for f in functions if f.startswith(prefix) and f not in seen)
+    return frozenset(seen)
+
+
+def resolve_traced_only(facts: FileFacts) -> FileFacts:
+    """Decide this file's ``traced_only`` findings from the file alone: keep those whose
+    enclosing function is in :func:`local_traced_closure` (marked context ``traced``, no
+    longer traced_only) and drop the rest. Used by the pre-commit ``check`` and by tests;
+    the project graph makes the same decision with cross-file calls."""
+    closure = local_traced_closure(facts)
+    kept: list[Finding] = []
+    for f in facts.findings:
+        if not f.traced_only:
+            kept.append(f)
+        elif f.symbol in closure:
+            kept.append(replace(f, context="traced", traced_only=False))
+    return replace(facts, findings=tuple(kept))
+
+
+def analyze_native_file(path: str, module_name: str, catalog: Catalog,
+                        index: RuleIndex | None = None) -> tuple[Finding, ...]:
+    """Findings of the ``source-file`` rules (matcher kind ``source-file``) for one native
+    source file (``.cu``, ``.cpp``, ...) found in the scanned tree. ``path`` is relative to
+    the scan root (POSIX); the finding points at line 1. Never reads the file."""
+    index = index or build_index(catalog.rules)
+    site = Site(kind="source-file", node=None, context="host", symbol=module_name, name=path)  # type: ignore[arg-type]
+    out: list[Finding] = []
+    for rule in index.by_site.get("source-file", ()):
+        detail = MATCHERS[rule.matcher.kind].fn(site, rule.matcher)
+        if detail is None:
+            continue
+        out.append(Finding(
+            code=rule.code, severity=rule.severity, path=path, span=Span(1, 0, 1, 0),
+            symbol=module_name, context="host", message=rule.message.replace("{detail}", detail),
+            snippet=path,
+        ))
+    return tuple(out)

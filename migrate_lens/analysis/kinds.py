@@ -47,6 +47,21 @@ MASK_PRESERVING = frozenset({
     "logical_not", "logical_and", "logical_or", "logical_xor", "repeat", "t", "flip", "roll",
     "to", "cuda", "cpu", "bool", "__invert__",
 })
+#: Tensor methods that numpy arrays, lists and dicts do not have: a receiver of unknown kind
+#: that takes one of these is a tensor (source: the ``torch.Tensor`` reference above).
+TORCH_ONLY_METHODS = frozenset({
+    "abs", "exp", "log", "log1p", "expm1", "sigmoid", "softmax", "log_softmax", "float", "long",
+    "int", "bool", "half", "double", "bfloat16", "unsqueeze", "view", "view_as", "permute",
+    "contiguous", "detach", "clone", "expand", "expand_as", "masked_fill", "new_zeros",
+    "new_ones", "new_full", "new_empty", "new_tensor", "type_as", "cuda", "gather", "scatter",
+    "scatter_add", "index_select", "masked_select", "matmul", "bmm", "norm", "pow", "sqrt",
+    "rsqrt", "tanh", "relu", "clamp", "clamp_min", "clamp_max", "reshape_as", "narrow", "chunk",
+    "unbind", "flip", "roll", "topk", "eq", "ne", "gt", "ge", "lt", "le", "isnan", "isinf",
+    "logical_not", "logical_and", "logical_or", "sin", "cos", "neg", "reciprocal", "sign",
+    "floor", "ceil", "trunc", "frac", "lerp", "addmm", "baddbmm", "einsum", "erf", "numel",
+    "isfinite", "nan_to_num", "triu", "tril", "masked_scatter", "index_add", "index_fill",
+    "unfold", "softplus", "square", "amax", "amin", "logsumexp", "cumprod",
+})
 #: torch functions returning boolean tensors.
 BOOL_FUNCS = frozenset({
     "torch.isnan", "torch.isinf", "torch.isfinite", "torch.isneginf", "torch.isposinf",
@@ -96,7 +111,11 @@ HOST_BUILTINS = frozenset({"int", "float", "bool", "complex"})
 STATIC_PARAM_NAME = re.compile(
     r"^(output_|return_|use_|is_|has_|do_|num_|n_|max_|min_|training$|train$|deterministic$|"
     r"inference|debug|verbose|inplace$|mode$|dim$|axis$|kwargs$|args$|config$|layer_idx$|"
-    r"interpolate_pos_encoding$|causal$|is_causal$|head_mask$)|(_dim|_size|_len|_idx|_mode|_flag|_type|_name)$"
+    r"interpolate_pos_encoding$|causal$|is_causal$|head_mask$|bsz$|batch_size$|seq_len|seqlen|"
+    r"kernel_size$|stride$|padding$|dilation$|groups$|eps$|p$|scale_factor$|size$|shape$|dtype$|"
+    r"device$|name$|prefix$|key$|module$|layer$|fn$|func$|callback$|return_dict$|past_key_values_length$|"
+    r"height$|width$|channels$|in_channels$|out_channels$|stage$|index$|idx$|level$|step$|i$|j$|k$)|"
+    r"(_dim|_size|_len|_length|_idx|_mode|_flag|_type|_name|_rate|_prob|_ratio|_factor|_fn|_config|_cfg|_heads|_layers|_channels|_features|_steps)$"
 )
 
 #: Type names that mark a parameter as a tensor / as static.

@@ -44,21 +44,62 @@ def _kinds(m: "Matcher", key: str, default: tuple[str, ...]) -> tuple[str, ...]:
     return (value,) if isinstance(value, str) else tuple(value)
 
 
+def _table(value: Any) -> dict[str, Any]:
+    """A frozen TOML table (sorted tuple of pairs, see ``catalog._freeze``) as a dict."""
+    if not value:
+        return {}
+    if isinstance(value, dict):
+        return value
+    return {k: v for k, v in value}
+
+
+def _call_target(site: Site) -> str:
+    """The name a call is looked up by in per-name tables: the resolved callee, or
+    ``Tensor.<method>`` for a method call on a tensor-like receiver."""
+    return site.name or (f"Tensor.{site.method}" if site.method else "")
+
+
+def _arg(site: Site, m: "Matcher", key: str) -> tuple[str, Any] | None:
+    """``(kind, literal)`` of the argument ``key`` (a keyword name, or a positional index as a
+    string), or None when absent. A keyword's positional index comes from the rule's
+    ``arg_positions`` table (``{eps = {"torch.nn.LayerNorm" = 1}}``: callee glob -> index)."""
+    kwargs: dict[str, tuple[str, Any]] = site.data.get("kwargs", {})
+    args: tuple[tuple[str, Any], ...] = site.data.get("args", ())
+    if key.isdigit():
+        i = int(key)
+        return args[i] if i < len(args) else None
+    if key in kwargs:
+        return kwargs[key]
+    positions = _table(_table(m.param("arg_positions")).get(key))
+    target = _call_target(site)
+    for glob, idx in sorted(positions.items(), key=lambda kv: (-len(kv[0]), kv[0])):  # most specific first
+        if fnmatchcase(target, glob):
+            return args[int(idx)] if int(idx) < len(args) else None
+    return None
+
+
 def _kwargs_ok(site: Site, m: "Matcher") -> bool:
-    """Shared keyword/positional conditions of call-like matchers."""
+    """Shared argument conditions of call-like matchers (see :func:`match_call`)."""
     kwargs: dict[str, tuple[str, Any]] = site.data.get("kwargs", {})
     args: tuple[tuple[str, Any], ...] = site.data.get("args", ())
     kw_true = m.param("kwarg_true")
-    if kw_true and kwargs.get(kw_true, ("", None))[1] is not True:
-        return False
+    if kw_true:
+        got = _arg(site, m, kw_true)
+        if got is None or got[1] is not True:
+            return False
+    kw_not_true = m.param("kwarg_not_true")
+    if kw_not_true:
+        got = _arg(site, m, kw_not_true)
+        if got is not None and (got[1] is True or got[1] is NOT_LITERAL):
+            return False
     has_kw = m.param("has_kwarg")
-    if has_kw and has_kw not in kwargs:
+    if has_kw and _arg(site, m, has_kw) is None:
         return False
     missing = m.param("missing_kwarg")
     if missing:
         if site.data.get("star"):
             return False
-        if missing in kwargs:
+        if _arg(site, m, missing) is not None:
             return False
         idx = m.param("missing_positional_index")
         if idx is not None and len(args) > int(idx):
@@ -69,28 +110,66 @@ def _kwargs_ok(site: Site, m: "Matcher") -> bool:
             return False
     kw_literal = m.param("kwarg_literal")
     if kw_literal:
-        for key, wanted in kw_literal:
-            got = kwargs.get(key, ("", NOT_LITERAL))[1]
-            if not (isinstance(got, str) and _any_glob(got, wanted)):
+        for key, wanted in _table(kw_literal).items():
+            got = _arg(site, m, key)
+            value = got[1] if got else NOT_LITERAL
+            if not (isinstance(value, str) and _any_glob(value, wanted)):
                 return False
-    arg_kinds = m.param("arg_kind")
-    if arg_kinds:
-        for key, wanted in arg_kinds:
-            entry = kwargs.get(key) if not key.isdigit() else (args[int(key)] if int(key) < len(args) else None)
-            if entry is None or entry[0] not in wanted:
-                return False
-    if m.param("no_grad") is True and not site.data.get("no_grad"):
+    for key, values in _table(m.param("skip_if_literal")).items():
+        got = _arg(site, m, key)
+        if got is not None and got[1] is not NOT_LITERAL and _literal_in(got[1], values):
+            return False
+    for key in m.param("skip_if_nonliteral") or ():
+        got = _arg(site, m, key)
+        if got is not None and got[1] is NOT_LITERAL:
+            return False
+    for key, wanted in _table(m.param("arg_kind")).items():
+        got = _arg(site, m, key)
+        if got is None or got[0] not in wanted:
+            return False
+    no_grad = m.param("no_grad")
+    if no_grad is not None and bool(site.data.get("no_grad")) != no_grad:
+        return False
+    if m.param("class_has_conv") is True and not site.data.get("class_has_conv"):
+        return False
+    names: tuple[str, ...] = site.data.get("arg_names", ())
+    for key, wanted in _table(m.param("arg_name")).items():
+        i = int(key)
+        if i >= len(names) or not _any_glob(names[i], wanted):
+            return False
+    excluded = m.param("exclude_receiver")
+    if excluded and _any_glob(site.data.get("receiver_text", ""), excluded):
         return False
     return True
+
+
+def _literal_in(value: Any, values: Any) -> bool:
+    for v in values:
+        if isinstance(v, (list, tuple)) and isinstance(value, (list, tuple)):
+            if tuple(v) == tuple(value):
+                return True
+        elif type(v) is not bool and type(value) is not bool and v == value:
+            return True
+        elif isinstance(v, bool) and value is v:
+            return True
+    return False
 
 
 def match_call(site: Site, m: "Matcher") -> str | None:
     """A call to a function by resolved name (``names``: globs such as ``torch.rand*``), or a
     method by name (``methods``) on a receiver of the given value kinds (``receiver``, default
     tensors; ``unknown_receiver_methods`` also accepts receivers of unknown kind for method
-    names that only tensors have). ``exclude`` globs veto. Keyword conditions:
-    ``kwarg_true``, ``has_kwarg``, ``missing_kwarg`` (+``missing_positional_index``),
-    ``exact_positional``, ``kwarg_literal``, ``arg_kind``, ``no_grad``."""
+    names that only tensors have). ``exclude`` globs veto (callee or method).
+
+    Argument conditions (all must hold): ``kwarg_true`` (literal True), ``kwarg_not_true``
+    (absent or literal non-True), ``has_kwarg``, ``missing_kwarg`` (with
+    ``missing_positional_index``), ``exact_positional`` (number of positional arguments),
+    ``kwarg_literal`` ({arg = [string globs]}), ``skip_if_literal`` ({arg = [values]}),
+    ``skip_if_nonliteral`` ([args]), ``arg_kind`` ({arg = [value kinds]}), ``arg_name``
+    ({position = [globs of the argument's resolved name]}), ``no_grad`` (inside
+    ``torch.no_grad()`` or not), ``class_has_conv`` (in a module holding a conv),
+    ``exclude_receiver`` (globs on the receiver's source text).
+    A keyword's position per callee comes from ``arg_positions``."""
     exclude = m.param("exclude")
     if site.name and _any_glob(site.name, m.param("names")):
         if exclude and _any_glob(site.name, exclude):
@@ -105,7 +184,7 @@ def match_call(site: Site, m: "Matcher") -> str | None:
             return None  # torch.nn.init.normal_ is a function, matched by names
         receivers = _kinds(m, "receiver", (K.T, K.B))
         ok = site.receiver in receivers or (
-            site.receiver == K.U and site.method in (m.param("unknown_receiver_methods") or ())
+            site.receiver == K.U and _any_glob(site.method, m.param("unknown_receiver_methods") or ())
         )
         if not ok:
             return None
@@ -123,6 +202,9 @@ def match_condition(site: Site, m: "Matcher") -> str | None:
         return None
     if m.param("exits") is True and not site.data.get("exits"):
         return None
+    exit_kinds = m.param("exit")
+    if exit_kinds is not None and site.data.get("exit", "") not in exit_kinds:
+        return None
     if m.param("host_value") is True and site.receiver != K.H:
         return None
     if m.param("host_value") is False and site.receiver == K.H:
@@ -135,7 +217,7 @@ def match_subscript_assign(site: Site, m: "Matcher") -> str | None:
     (false) a boolean-mask index; ``aug`` likewise for augmented assignment."""
     if site.receiver not in _kinds(m, "receiver", (K.T, K.B)):
         return None
-    for key in ("mask", "aug"):
+    for key in ("mask", "aug", "no_grad"):
         want = m.param(key)
         if want is not None and bool(site.data.get(key)) != want:
             return None
@@ -143,7 +225,11 @@ def match_subscript_assign(site: Site, m: "Matcher") -> str | None:
 
 
 def match_aug_assign(site: Site, m: "Matcher") -> str | None:
-    """``x += y`` where ``x`` is a tensor (PyTorch mutates ``x`` in place; aliases see it)."""
+    """``x += y`` where ``x`` is a tensor (PyTorch mutates ``x`` in place; aliases see it);
+    ``no_grad`` requires (true) or forbids (false) an enclosing ``torch.no_grad()``."""
+    no_grad = m.param("no_grad")
+    if no_grad is not None and bool(site.data.get("no_grad")) != no_grad:
+        return None
     return "augmented assignment" if site.receiver in (K.T, K.B) else None
 
 
@@ -158,11 +244,63 @@ def match_subscript_read(site: Site, m: "Matcher") -> str | None:
 
 
 def match_self_write(site: Site, m: "Matcher") -> str | None:
-    """``self.attr = v`` outside init code; ``value`` filters by the value's kind."""
+    """A mutation of ``self.attr`` outside init code: assignment, augmented assignment,
+    subscript write, in-place method, container method (``how``). ``buffer`` requires (true)
+    or forbids (false) a registered buffer; ``value`` filters by the written value's kind and
+    ``tensor_state`` keeps writes that hold tensor state (a tensor value, an augmented
+    counter, a subscript/in-place/container write)."""
+    hows = m.param("how")
+    if hows and site.data.get("how") not in hows:
+        return None
+    buffer = m.param("buffer")
+    if buffer is not None and bool(site.data.get("is_buffer")) != buffer:
+        return None
     kinds = m.param("value")
     if kinds and site.data.get("value") not in kinds:
         return None
+    if m.param("tensor_state") is True:
+        how = site.data.get("how")
+        tensorish = site.data.get("value") in (K.T, K.B) or site.data.get("attr_kind") in (K.T, K.B)
+        if not (tensorish or how in ("aug", "container")):
+            return None
     return f"self.{site.name}"
+
+
+def match_view_write(site: Site, m: "Matcher") -> str | None:
+    """An in-place write through a view of another tensor (``y = x.view(-1); y[0] = 1``)."""
+    return site.name or None
+
+
+def match_device_argument(site: Site, m: "Matcher") -> str | None:
+    """A ``device=`` argument that hard-codes placement (a string, ``torch.device(...)``, a
+    variable), not one that follows an input (``device=x.device``), which a port drops."""
+    kwargs = site.data.get("kwargs", {})
+    if "device" not in kwargs or site.method == "to":
+        return None
+    if site.data.get("device_follows_input"):
+        return None
+    kind, value = kwargs["device"]
+    if value is None:
+        return None
+    return f"device={value!r}" if isinstance(value, str) else "device=..."
+
+
+def match_pad_order(site: Site, m: "Matcher") -> str | None:
+    """``F.pad`` / padding layers (``names``) whose pad tuple is not the same on every side:
+    PyTorch lists the last axis first, ``jnp.pad`` takes pairs from the first axis."""
+    if not _any_glob(site.name, m.param("names")):
+        return None
+    got = _arg(site, m, "pad") or _arg(site, m, "padding")
+    if got is None:
+        return None
+    value = got[1]
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return None  # one number pads every side alike
+    if isinstance(value, tuple) and len(set(value)) <= 1:
+        return None
+    if isinstance(value, tuple):
+        return f"asymmetric padding {value}"
+    return "padding given as an expression"
 
 
 def match_global_write(site: Site, m: "Matcher") -> str | None:
@@ -233,28 +371,22 @@ def match_autograd_apply(site: Site, m: "Matcher") -> str | None:
 def match_strided_padding(site: Site, m: "Matcher") -> str | None:
     """Conv/pool layers (``names``) with stride > 1 and explicit non-zero padding: Flax
     ``'SAME'`` pads asymmetrically at stride 2, PyTorch symmetrically (FIELD.md). Positions
-    of stride/padding/kernel come from ``stride_index``/``padding_index``/``kernel_index``;
+    of ``stride``/``padding``/``kernel_size`` per callee come from ``arg_positions``;
     ``stride_defaults_to_kernel`` for pools (stride=None means stride=kernel_size)."""
     if not _any_glob(site.name, m.param("names")):
         return None
-    args = site.data.get("args", ())
-    kwargs = site.data.get("kwargs", {})
 
-    def get(key: str, idx_key: str) -> Any:
-        if key in kwargs:
-            return kwargs[key][1]
-        idx = m.param(idx_key)
-        if idx is not None and int(idx) < len(args):
-            return args[int(idx)][1]
-        return None
+    def get(key: str) -> Any:
+        got = _arg(site, m, key)
+        return None if got is None else got[1]
 
-    stride = get("stride", "stride_index")
-    padding = get("padding", "padding_index")
-    if stride is None and m.param("stride_defaults_to_kernel"):
-        stride = get("kernel_size", "kernel_index")
+    stride = get("stride")
+    padding = get("padding")
+    if stride is None and m.param("stride_defaults_to_kernel") and "pool" in site.name.lower():
+        stride = get("kernel_size")
     if stride is None or padding is None:
         return None
-    if padding in (0, (0, 0), (0, 0, 0), "valid"):
+    if padding in (0, (0,), (0, 0), (0, 0, 0), "valid"):
         return None
     if isinstance(padding, str):
         return None  # 'same' is only legal at stride 1 in PyTorch
@@ -290,6 +422,7 @@ def match_host_shape_arg(site: Site, m: "Matcher") -> str | None:
         return None
     kinds = [k for k, _ in site.data.get("args", ())]
     kinds += [k for key, (k, _) in site.data.get("kwargs", {}).items() if key in ("size", "shape", "repeats", "sections", "split_size_or_sections", "end", "steps")]
+    kinds += list(site.data.get("arg_item_kinds", ()))
     if K.H in kinds:
         return site.name or f".{site.method}()"
     return None
@@ -326,6 +459,9 @@ MATCHERS: dict[str, MatcherSpec] = {
     "strided-explicit-padding": MatcherSpec("call", match_strided_padding, match_strided_padding.__doc__ or ""),
     "device-transfer": MatcherSpec("call", match_device_transfer, match_device_transfer.__doc__ or ""),
     "host-value-shape": MatcherSpec("call", match_host_shape_arg, match_host_shape_arg.__doc__ or ""),
+    "view-write": MatcherSpec("view-write", match_view_write, match_view_write.__doc__ or ""),
+    "device-argument": MatcherSpec("call", match_device_argument, match_device_argument.__doc__ or ""),
+    "pad-order": MatcherSpec("call", match_pad_order, match_pad_order.__doc__ or ""),
     "suppression": MatcherSpec("suppression", match_suppression, match_suppression.__doc__ or ""),
     "source-file": MatcherSpec("source-file", match_source_file, match_source_file.__doc__ or ""),
 }

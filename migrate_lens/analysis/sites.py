@@ -17,7 +17,7 @@ import libcst as cst
 SITE_KINDS = (
     "call", "condition", "subscript-assign", "aug-assign", "subscript-read", "self-write",
     "global-write", "attribute-read", "attribute-write", "class", "import", "decorator",
-    "loop", "try", "name-ref", "suppression", "source-file",
+    "loop", "try", "name-ref", "suppression", "source-file", "view-write",
 )
 
 

@@ -33,6 +33,8 @@ _CONTAINER_CTORS = frozenset({
     "torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict",
     "torch.nn.ParameterList", "torch.nn.ParameterDict",
 })
+#: Builtins whose iteration yields (tuples of) the elements of their arguments.
+_ITER_BUILTINS = frozenset({"zip", "enumerate", "reversed", "sorted", "list", "tuple", "iter", "map", "filter"})
 _MUTATING_CONTAINER_METHODS = frozenset({
     "append", "extend", "insert", "update", "setdefault", "add", "__setitem__", "pop", "clear",
 })
@@ -92,6 +94,8 @@ class _ClassInfo:
     is_module: bool
     is_autograd_function: bool
     attr_kinds: dict[str, str] = field(default_factory=dict)
+    buffers: set[str] = field(default_factory=set)
+    has_conv: bool = False
 
 
 @dataclass
@@ -105,6 +109,8 @@ class _FuncScope:
     is_method: bool = False
     no_grad: int = 0
     tensor_ops: int = 0
+    pending: list[tuple[str, str]] = field(default_factory=list)
+    views: dict[str, str] = field(default_factory=dict)
 
 
 class FileVisitor(cst.CSTVisitor):
@@ -144,6 +150,7 @@ class FileVisitor(cst.CSTVisitor):
         self.ctor_attr: dict[int, str] = {}
         self.try_stack: list[int] = []
         self.targets: set[int] = set()
+        self.cond_tests: set[int] = set()
         self.imports: list[ImportFact] = []
         self.calls: list[CallFact] = []
         self.classes: list[ClassFact] = []
@@ -163,6 +170,10 @@ class FileVisitor(cst.CSTVisitor):
         if self.class_stack:
             return self.class_stack[-1].qualname
         return self.module
+
+    def _no_grad(self) -> bool:
+        """Inside ``torch.no_grad()`` outside init code (where it only guards weight init)."""
+        return bool(self.func_stack and self.func_stack[-1].no_grad and self.func_stack[-1].context != "init")
 
     def _site(self, kind: str, node: cst.CSTNode, **kw: Any) -> None:
         self.emit(Site(kind=kind, node=node, context=self.context, symbol=self.symbol, **kw))
@@ -240,7 +251,7 @@ class FileVisitor(cst.CSTVisitor):
             if isinstance(node.operator, cst.BitInvert) and inner in K.TENSORISH:
                 return K.B
             if isinstance(node.operator, cst.Not) and inner in K.TENSORISH:
-                return K.H
+                return K.B
             return inner
         if isinstance(node, cst.Comparison):
             if any(isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for c in node.comparisons):
@@ -333,6 +344,8 @@ class FileVisitor(cst.CSTVisitor):
                 return K.H
             if method in K.HOST_METHODS and method != "numpy":
                 return K.H
+            if recv == K.U and method in K.TORCH_ONLY_METHODS:
+                return K.B if method in K.BOOL_METHODS else K.T
             if recv == K.S:
                 return K.S
             if recv == K.M:
@@ -449,8 +462,10 @@ class FileVisitor(cst.CSTVisitor):
             self.local_classes[node.name.value] = info
         self.class_stack.append(info)
         self.scope_kinds.append("class")
-        for b in bases:
-            self._site("class", node, name=b, data={"class": qualname})
+        for a in node.bases:
+            b = self.qual(a.value) if a.keyword is None else ""
+            if b:
+                self._site("class", a.value, name=b, data={"class": qualname})
 
     def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
         info = self.class_stack.pop()
@@ -503,6 +518,13 @@ class FileVisitor(cst.CSTVisitor):
             dname = self.qual(dec)
             if dname:
                 self._site("decorator", d, name=dname)
+                if not isinstance(d.decorator, cst.Call):
+                    # `@torch.jit.script` calls the decorator on the function: a call site,
+                    # so call rules match bare and called decorators alike.
+                    self._site("call", d.decorator, name=dname, data={
+                        "args": (), "kwargs": {}, "star": False, "no_grad": False, "result": K.U,
+                        "decorator": True,
+                    })
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         scope = self.func_stack.pop()
@@ -515,7 +537,9 @@ class FileVisitor(cst.CSTVisitor):
 
     def _bind_params(self, scope: _FuncScope, params: cst.Parameters, is_method: bool) -> None:
         all_params = [*params.posonly_params, *params.params, *params.kwonly_params]
-        traced = scope.context == "traced"
+        traced = scope.context == "traced" or (
+            scope.context == "function" and scope.cls is not None and scope.cls.is_module and is_method
+        )
         for i, p in enumerate(all_params):
             pname = p.name.value
             if is_method and i == 0 and pname in ("self", "cls", "ctx"):
@@ -545,12 +569,33 @@ class FileVisitor(cst.CSTVisitor):
 
     def visit_Assign(self, node: cst.Assign) -> None:
         vkind = self.kind(node.value)
+        if not self.func_stack and isinstance(node.value, cst.Call):
+            ctor = self.qual(node.value.func)
+            if ctor.endswith((".getLogger", ".get_logger")):
+                for t in node.targets:
+                    if isinstance(t.target, cst.Name):
+                        self.aliases[t.target.value] = "logging.Logger"
         for t in node.targets:
             self._assign_target(t.target, vkind, node, node.value)
+
+    def leave_Assign(self, original_node: cst.Assign) -> None:
+        self._flush_bindings()
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         if node.value is not None:
             self._assign_target(node.target, self.kind(node.value), node, node.value)
+
+    def leave_AnnAssign(self, original_node: cst.AnnAssign) -> None:
+        self._flush_bindings()
+
+    def _flush_bindings(self) -> None:
+        """Names bound by an assignment take their new kind after its right-hand side has
+        been visited (``x = x.item()`` reads the tensor ``x``)."""
+        if self.func_stack:
+            scope = self.func_stack[-1]
+            for name, kind in scope.pending:
+                scope.env[name] = kind
+            scope.pending.clear()
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         target = node.target
@@ -558,10 +603,7 @@ class FileVisitor(cst.CSTVisitor):
         if isinstance(target, cst.Subscript):
             self.targets.add(id(target))
             base = self.kind(target.value)
-            self._site("subscript-assign", node, receiver=base, data={
-                "aug": True, "mask": self._index_has_mask(target), "value": vkind,
-                "base_is_self": _is_self_attr(target.value),
-            })
+            self._subscript_write(node, target, base, vkind, aug=True)
         elif isinstance(target, cst.Attribute):
             if _is_self_attr(target):
                 self._self_write(node, target.attr.value, K.join(self.kind(target), vkind), aug=True)
@@ -572,7 +614,11 @@ class FileVisitor(cst.CSTVisitor):
             tkind = self.kind(target)
             if self.func_stack and target.value in self.func_stack[-1].globals_declared:
                 self._site("global-write", node, name=target.value, data={"how": "global"})
-            self._site("aug-assign", node, receiver=tkind, data={"value": vkind})
+            self._site("aug-assign", node, receiver=tkind, data={
+                "value": vkind, "no_grad": self._no_grad(),
+            })
+            if tkind in K.TENSORISH:
+                self._view_write(node, target)
             if self.func_stack:
                 self.func_stack[-1].env[target.value] = K.join(tkind, vkind)
 
@@ -583,7 +629,12 @@ class FileVisitor(cst.CSTVisitor):
                 scope = self.func_stack[-1]
                 if target.value in scope.globals_declared:
                     self._site("global-write", stmt, name=target.value, data={"how": "global"})
-                scope.env[target.value] = vkind
+                scope.pending.append((target.value, vkind))
+                src = _view_source(value) if vkind in K.TENSORISH else ""
+                if src and src != target.value:
+                    scope.views[target.value] = src
+                else:
+                    scope.views.pop(target.value, None)
         elif isinstance(target, (cst.Tuple, cst.List)):
             for el in target.elements:
                 self._assign_target(el.value, vkind if vkind != K.B else K.T, stmt, value)
@@ -595,16 +646,52 @@ class FileVisitor(cst.CSTVisitor):
             root = _root_name(target.value)
             if root and self._is_outer_container(root):
                 self._site("global-write", stmt, name=root, data={"how": "subscript"})
-            self._site("subscript-assign", stmt, receiver=base, data={
-                "aug": False, "mask": self._index_has_mask(target), "value": vkind,
-                "base_is_self": _is_self_attr(target.value),
-            })
+            self._subscript_write(stmt, target, base, vkind, aug=False)
         elif isinstance(target, cst.Attribute):
             if _is_self_attr(target):
                 self._self_write(stmt, target.attr.value, vkind, aug=False, value=value)
             else:
                 self._site("attribute-write", stmt, name=target.attr.value,
                            receiver=self.kind(target.value), data={"aug": False})
+
+    def _subscript_write(self, stmt: cst.CSTNode, target: cst.Subscript, base: str, vkind: str,
+                         aug: bool) -> None:
+        mask = self._index_has_mask(target)
+        if base == K.U and mask:
+            base = K.T  # only arrays take a boolean-mask index
+        self._site("subscript-assign", stmt, receiver=base, data={
+            "aug": aug, "mask": mask, "value": vkind, "base_is_self": _is_self_attr(target.value),
+            "no_grad": self._no_grad(),
+        })
+        self._state_write(stmt, target.value, "subscript", vkind)
+        self._view_write(stmt, target.value)
+
+    def _state_write(self, stmt: cst.CSTNode, target: cst.BaseExpression, how: str, vkind: str) -> None:
+        """A mutation of ``self.<attr>`` (or of what it holds) outside init code."""
+        if not _is_self_attr(target) or self.context == "init":
+            return
+        assert isinstance(target, cst.Attribute)
+        cls = self.func_stack[-1].cls if self.func_stack else None
+        attr = target.attr.value
+        self._site("self-write", stmt, name=attr, data={
+            "how": how, "value": vkind, "aug": how == "aug",
+            "is_buffer": bool(cls and attr in cls.buffers),
+            "attr_kind": cls.attr_kinds.get(attr, K.S) if cls else K.U,
+        })
+
+    def _view_write(self, stmt: cst.CSTNode, target: cst.BaseExpression) -> None:
+        """An in-place write through a name bound to a view of another tensor (PyTorch
+        mutates the base tensor too; a JAX port silently does not)."""
+        if not self.func_stack:
+            return
+        src = ""
+        if isinstance(target, cst.Name):
+            src = self.func_stack[-1].views.get(target.value, "")
+        elif isinstance(target, cst.Call) and isinstance(target.func, cst.Attribute) and \
+                target.func.attr.value in _VIEW_METHODS and self.kind(target.func.value) in K.TENSORISH:
+            src = _root_name(target.func.value) or "a tensor"
+        if src:
+            self._site("view-write", stmt, name=src)
 
     def _is_outer_container(self, name: str) -> bool:
         """A module-level global (not shadowed by a local) written from inside a function."""
@@ -624,6 +711,9 @@ class FileVisitor(cst.CSTVisitor):
                     ctor = self.qual(value.func)
                     if ctor in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
                         new_kind = K.T
+                    elif ctor.startswith("torch.nn.Conv") or ctor.startswith("torch.nn.LazyConv"):
+                        new_kind = K.M
+                        cls.has_conv = True
                     elif ctor.startswith("torch.nn.") and ctor.rsplit(".", 1)[-1][:1].isupper():
                         new_kind = K.M
                     elif ctor and ctor.rsplit(".", 1)[-1][:1].isupper() and not ctor.startswith("torch."):
@@ -631,29 +721,67 @@ class FileVisitor(cst.CSTVisitor):
                     self.ctor_attr[id(value)] = attr
                 cls.attr_kinds[attr] = new_kind if new_kind != K.U or attr not in cls.attr_kinds else cls.attr_kinds[attr]
         if ctx != "init":
-            self._site("self-write", stmt, name=attr, data={"value": vkind, "aug": aug})
+            self._site("self-write", stmt, name=attr, data={
+                "how": "aug" if aug else "assign", "value": vkind, "aug": aug,
+                "is_buffer": bool(cls and attr in cls.buffers),
+                "attr_kind": cls.attr_kinds.get(attr, K.S) if cls else K.U,
+            })
 
     def visit_If(self, node: cst.If) -> None:
         if _is_main_guard(node):
             return
-        self._condition(node, node.test, "if", exits=_has_exit(node.body))
+        self._condition(node.test, "if", exit_kind=_exit_kind(node.body))
 
     def visit_While(self, node: cst.While) -> None:
-        self._condition(node, node.test, "while", exits=False)
+        self._condition(node.test, "while", exit_kind="")
 
     def visit_Assert(self, node: cst.Assert) -> None:
-        self._condition(node, node.test, "assert", exits=True)
+        self._condition(node.test, "assert", exit_kind="raise")
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
-        self._condition(node, node.test, "ternary", exits=False)
+        self._condition(node.test, "ternary", exit_kind="")
 
     def visit_CompIf(self, node: cst.CompIf) -> None:
-        self._condition(node, node.test, "comprehension filter", exits=False)
+        self._condition(node.test, "comprehension filter", exit_kind="")
 
-    def _condition(self, node: cst.CSTNode, test: cst.BaseExpression, construct: str, exits: bool) -> None:
+    def _condition(self, test: cst.BaseExpression, construct: str, exit_kind: str) -> None:
+        """A Python construct that calls ``bool()`` on ``test``. The site is the test itself;
+        ``exit``: "return" (return/break/continue in the branch), "raise", or ""."""
+        self.cond_tests.add(id(test))
         k = self.kind(test)
         if k in K.VALUE_KINDS:
-            self._site("condition", node, receiver=k, data={"construct": construct, "exits": exits})
+            self._site("condition", test, receiver=k, data={
+                "construct": construct, "exits": bool(exit_kind), "exit": exit_kind,
+            })
+
+    def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
+        if isinstance(node.operator, cst.Not) and id(node) not in self.cond_tests:
+            self.cond_tests.add(id(node.expression))
+            k = self.kind(node.expression)
+            if k in K.VALUE_KINDS:
+                self._site("condition", node, receiver=k, data={"construct": "not", "exits": False, "exit": ""})
+
+    def _bind_comprehension(self, for_in: cst.CompFor) -> None:
+        """Bind comprehension targets before the element is visited (the walk meets the
+        element first, but Python evaluates the ``for`` first)."""
+        node: cst.CompFor | None = for_in
+        while node is not None and self.func_stack:
+            ikind = self.kind(node.iter)
+            for n in _names_in_target(node.target):
+                self.func_stack[-1].env[n] = K.T if ikind in K.TENSORISH else (K.S if ikind == K.S else K.U)
+            node = node.inner_for_in
+
+    def visit_ListComp(self, node: cst.ListComp) -> None:
+        self._bind_comprehension(node.for_in)
+
+    def visit_SetComp(self, node: cst.SetComp) -> None:
+        self._bind_comprehension(node.for_in)
+
+    def visit_GeneratorExp(self, node: cst.GeneratorExp) -> None:
+        self._bind_comprehension(node.for_in)
+
+    def visit_DictComp(self, node: cst.DictComp) -> None:
+        self._bind_comprehension(node.for_in)
 
     def visit_For(self, node: cst.For) -> None:
         it = node.iter
@@ -666,6 +794,9 @@ class FileVisitor(cst.CSTVisitor):
             literal_args = [literal(a.value) for a in it.args]
             if all(isinstance(v, int) for v in literal_args) and literal_args:
                 self._site("loop", node, data={"range_kinds": tuple(arg_kinds), "static_len": len(range(*literal_args[:3]))})
+        elif isinstance(it, cst.Call) and self.qual(it.func) in _ITER_BUILTINS:
+            arg_kinds = [self.kind(a.value) for a in it.args]
+            ikind = K.S if all(k == K.S for k in arg_kinds) else K.U
         else:
             ikind = self.kind(it)
             if ikind == K.M:
@@ -735,10 +866,20 @@ class FileVisitor(cst.CSTVisitor):
             scope.tensor_ops += 1
         data: dict[str, Any] = {
             "args": tuple(args), "kwargs": kwargs, "star": star,
-            "no_grad": bool(scope and scope.no_grad), "result": result_kind,
+            "no_grad": self._no_grad(), "result": result_kind,
             "receiver_name": self.qual(func.value) if isinstance(func, cst.Attribute) else "",
             "local_autograd_function": False,
             "device_like_arg": method == "to" and any(_mentions_device(self, a.value) for a in node.args if a.keyword is None),
+            "arg_item_kinds": tuple(
+                self.kind(el.value) for a in node.args if a.keyword is None and isinstance(a.value, (cst.Tuple, cst.List))
+                for el in a.value.elements if not isinstance(el, cst.StarredElement)
+            ),
+            "arg_names": tuple(self.qual(a.value) for a in node.args if a.keyword is None and not a.star),
+            "receiver_text": _dotted(func.value) if isinstance(func, cst.Attribute) else "",
+            "device_follows_input": any(
+                a.keyword is not None and a.keyword.value == "device" and isinstance(a.value, cst.Attribute)
+                and a.value.attr.value == "device" for a in node.args
+            ),
         }
         if method == "apply" and isinstance(func, cst.Attribute):
             recv_name = self.qual(func.value)
@@ -767,12 +908,26 @@ class FileVisitor(cst.CSTVisitor):
                         self.traced_entries.append(cb)
                     elif cb.startswith("self.") and scope.cls is not None:
                         self.traced_entries.append(f"{scope.cls.qualname}.{cb[5:]}")
-            if method in _MUTATING_CONTAINER_METHODS and isinstance(func, cst.Attribute):
+            if method == "register_buffer" and scope.cls is not None and isinstance(func, cst.Attribute) \
+                    and isinstance(func.value, cst.Name) and func.value.value == "self" and args:
+                buf = args[0][1]
+                if isinstance(buf, str):
+                    scope.cls.buffers.add(buf)
+                    scope.cls.attr_kinds[buf] = K.T
+            if scope.context == "init" and scope.cls is not None and (
+                    name.startswith(("torch.nn.Conv", "torch.nn.LazyConv"))):
+                scope.cls.has_conv = True
+            data["class_has_conv"] = bool(scope.cls and scope.cls.has_conv)
+            if isinstance(func, cst.Attribute):
                 root = func.value
-                if _is_self_attr(root) and scope.context != "init":
-                    self._site("global-write", node, name=self.qual(root), data={"how": "self-container", "method": method})
-                elif isinstance(root, cst.Name) and self._is_outer_container(root.value):
-                    self._site("global-write", node, name=root.value, data={"how": "container", "method": method})
+                if method in _MUTATING_CONTAINER_METHODS:
+                    if _is_self_attr(root):
+                        self._state_write(node, root, "container", result_kind)
+                    elif isinstance(root, cst.Name) and self._is_outer_container(root.value):
+                        self._site("global-write", node, name=root.value, data={"how": "container", "method": method})
+                elif _is_inplace_method(method) and receiver in (K.T, K.B, K.U):
+                    self._state_write(node, root, "inplace", receiver)
+                    self._view_write(node, root)
         self._site("call", node, name=name, method=method, receiver=receiver, data=data)
 
     def _is_class_name(self, name: str) -> bool:
@@ -787,9 +942,11 @@ class FileVisitor(cst.CSTVisitor):
         if id(node) in self.targets:
             return
         base = self.kind(node.value)
+        mask = self._index_has_mask(node)
+        if base == K.U and mask:
+            base = K.T  # only arrays take a boolean-mask index
         if base not in K.TENSORISH:
             return
-        mask = self._index_has_mask(node)
         host_bound = self._index_has_host_value(node)
         if mask or host_bound:
             self._site("subscript-read", node, receiver=base, data={"mask": mask, "host_bound": host_bound})
@@ -822,10 +979,16 @@ class FileVisitor(cst.CSTVisitor):
                 self._site("name-ref", node, name=resolved)
 
     def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
-        # `a or b` / `a and b` force bool(a): value-dependent when a is a tensor value.
+        # `a or b` / `a and b` force bool(a): value-dependent when a is a tensor value. A
+        # boolean operation that is itself an if/while/assert test is reported as that test.
+        for side in (node.left, node.right):
+            if isinstance(side, cst.BooleanOperation):
+                self.cond_tests.add(id(side))
+        if id(node) in self.cond_tests:
+            return
         k = self.kind(node.left)
         if k in K.VALUE_KINDS:
-            self._site("condition", node, receiver=k, data={"construct": "and/or", "exits": False})
+            self._site("condition", node, receiver=k, data={"construct": "and/or", "exits": False, "exit": ""})
 
     # ------------------------------------------------------------------ positions
     def _line(self, node: cst.CSTNode) -> int:
@@ -881,17 +1044,45 @@ def _is_main_guard(node: cst.If) -> bool:
     return False
 
 
-def _has_exit(body: cst.BaseSuite) -> bool:
+def _exit_kind(body: cst.BaseSuite) -> str:
+    """"raise" if the branch raises, "return" if it returns/breaks/continues, else ""."""
     if isinstance(body, cst.IndentedBlock):
-        stmts = body.body
+        smalls = [s for stmt in body.body if isinstance(stmt, cst.SimpleStatementLine) for s in stmt.body]
     else:
-        return any(isinstance(s, (cst.Return, cst.Break, cst.Continue, cst.Raise)) for s in body.body)
-    for stmt in stmts:
-        if isinstance(stmt, cst.SimpleStatementLine) and any(
-            isinstance(s, (cst.Return, cst.Break, cst.Continue, cst.Raise)) for s in stmt.body
-        ):
-            return True
-    return False
+        smalls = list(body.body)
+    if any(isinstance(s, cst.Raise) for s in smalls):
+        return "raise"
+    if any(isinstance(s, (cst.Return, cst.Break, cst.Continue)) for s in smalls):
+        return "return"
+    return ""
+
+
+#: Tensor methods whose result shares storage with the receiver.
+_VIEW_METHODS = frozenset({
+    "view", "view_as", "narrow", "select", "diagonal", "transpose", "permute", "expand",
+    "expand_as", "unfold", "as_strided", "t", "squeeze", "unsqueeze", "unflatten", "movedim",
+    "swapaxes", "mT", "real", "imag", "detach",
+})
+#: In-place methods that are not data mutations (metadata flags).
+_NOT_DATA_INPLACE = frozenset({"requires_grad_", "share_memory_", "retain_grad_", "train_"})
+
+
+def _is_inplace_method(method: str) -> bool:
+    return (len(method) > 1 and method.endswith("_") and not method.startswith("_")
+            and method not in _NOT_DATA_INPLACE)
+
+
+def _view_source(value: cst.BaseExpression) -> str:
+    """The root name of the tensor ``value`` is a view of (``y = x.view(...)``, ``y = x[0]``),
+    or ""."""
+    if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in _VIEW_METHODS:
+        return _root_name(value.func.value)
+    if isinstance(value, cst.Subscript) and all(
+        isinstance(el.slice, cst.Slice) or (isinstance(el.slice, cst.Index) and isinstance(el.slice.value, cst.Integer))
+        for el in value.slice
+    ) and isinstance(value.value, cst.Name):
+        return value.value.value
+    return ""
 
 
 def _mentions_device(visitor: FileVisitor, node: cst.BaseExpression) -> bool:
