@@ -6,8 +6,9 @@ The model (``docs/estimation.md`` gives formulas, defaults and sources):
   base porting effort from its size and complexity, each finding (its rule's
   ``effort_hours``), and one-off project costs detected from imports and calls (training loop
   to optax, data pipeline, distributed training, checkpoint conversion, mixed precision);
-- PERT per task (mean = (o + 4m + p) / 6, sd = (p - o) / 6); sums of independent tasks add
-  means and variances; P50/P90 from the normal approximation (P90 = mean + 1.2816 sd);
+- PERT per task (mean = (o + 4m + p) / 6, sd = (p - o) / 6); sums add means, and variances
+  with a common correlation (:data:`CORRELATION`, 0 = independent tasks); P50/P90 from the
+  normal approximation (P90 = mean + 1.2816 sd);
 - a team-experience multiplier on every task (COCOMO II platform and tool experience);
 - risk 0-100 as the sum of weighted, capped components; a go / pilot-first / not-now
   decision with its reasons; a readiness checklist; return on investment as ranges.
@@ -102,13 +103,21 @@ TORCH_ONLY_PACKAGES = frozenset({
 
 #: Risk components: name -> (weight in points, cap of the value at which all points are given).
 RISK_WEIGHTS: Mapping[str, tuple[float, float]] = {
-    "blocker density": (20.0, 10.0),        # high/critical findings per 1000 lines
-    "share of code blocked": (20.0, 0.5),   # lines in blocked modules / all module lines
+    "blocker density": (20.0, 10.0),        # high/critical findings per 1000 analyzed lines
+    "share of code blocked": (20.0, 0.5),   # lines in blocked modules / analyzed lines
     "custom ops": (20.0, 5.0),              # custom-op findings
     "dynamic features": (15.0, 10.0),       # dynamic-control-flow/data-dependent-shape per 1000 lines
     "ecosystem gaps": (10.0, 5.0),          # ecosystem findings + PyTorch-only packages
-    "unknowns": (15.0, 0.5),                # max(skipped file share, unresolved reference share)
+    "unknowns": (15.0, 1.0),                # see UNKNOWN_* below: a 0-1 blend
 }
+#: The unknowns value: half from skipped files (all of it at UNKNOWN_SKIPPED_CAP of the files),
+#: half from unresolved project references (all of it at UNKNOWN_UNRESOLVED_CAP per 1000 lines).
+#: Per line, not per reference, so that removing a resolved reference never raises risk.
+UNKNOWN_SKIPPED_CAP = 0.2
+UNKNOWN_UNRESOLVED_CAP = 30.0
+
+#: Largest migration (P90 person-days) that may get a plain "go": beyond it, pilot first.
+GO_MAX_DAYS = 60.0
 
 #: Per-module risk: base points by status, plus up to MODULE_DENSITY_POINTS for high/critical
 #: findings per 100 lines (all points at MODULE_DENSITY_CAP).
@@ -128,32 +137,50 @@ RECOMPILE_CODES = frozenset({"ML102", "ML103"})
 
 
 # ---------------------------------------------------------------------------- PERT
+#: Correlation assumed between any two tasks' effort. Independent sums (rho = 0) shrink the
+#: relative spread of a total with the square root of the task count, so a 6000-module total
+#: would get a P90 a fraction of a percent above its P50; estimation errors share causes (the
+#: team, the tooling, the codebase's style), and cost-risk practice uses a positive default
+#: correlation (around 0.2-0.3) when it is not measured (Book, "Estimating Probable System
+#: Cost", Aerospace Crosslink 2001). Set 0.0 for the textbook independent PERT sum.
+CORRELATION = 0.3
+
+
 @dataclass(frozen=True, slots=True)
 class Pert:
-    """A sum of independent three-point tasks: ``low``/``likely``/``high`` add the
-    optimistic/likely/pessimistic values; ``mean`` and ``var`` are the PERT moments
-    (mean = (o + 4m + p) / 6, sd = (p - o) / 6). Units are the caller's (hours or days)."""
+    """A sum of three-point tasks: ``low``/``likely``/``high`` add the optimistic/likely/
+    pessimistic values; ``mean`` adds the PERT means ((o + 4m + p) / 6); ``var`` adds the PERT
+    variances (sd = (p - o) / 6) and ``sd_sum`` the standard deviations, so that the spread
+    of the sum is sqrt((1 - rho) var + rho sd_sum^2) with rho = :data:`CORRELATION`. Units are
+    the caller's (hours or days)."""
 
     low: float = 0.0
     likely: float = 0.0
     high: float = 0.0
     mean: float = 0.0
     var: float = 0.0
+    sd_sum: float = 0.0
 
     @staticmethod
     def task(o: float, m: float, p: float) -> "Pert":
         """One task. Raises ValueError unless 0 <= o <= m <= p."""
         if not 0 <= o <= m <= p:
             raise ValueError(f"three-point estimate needs 0 <= o <= m <= p, got {o}, {m}, {p}")
-        return Pert(o, m, p, (o + 4 * m + p) / 6, ((p - o) / 6) ** 2)
+        sd = (p - o) / 6
+        return Pert(o, m, p, (o + 4 * m + p) / 6, sd * sd, sd)
 
     def __add__(self, other: "Pert") -> "Pert":
         return Pert(self.low + other.low, self.likely + other.likely, self.high + other.high,
-                    self.mean + other.mean, self.var + other.var)
+                    self.mean + other.mean, self.var + other.var, self.sd_sum + other.sd_sum)
 
     def scale(self, k: float) -> "Pert":
-        """Every value times ``k`` (variance times k squared)."""
-        return Pert(self.low * k, self.likely * k, self.high * k, self.mean * k, self.var * k * k)
+        """Every value times ``k`` >= 0 (variance times k squared)."""
+        return Pert(self.low * k, self.likely * k, self.high * k, self.mean * k, self.var * k * k, self.sd_sum * k)
+
+    @property
+    def sd(self) -> float:
+        """Standard deviation of the sum under :data:`CORRELATION`."""
+        return math.sqrt(max(0.0, (1 - CORRELATION) * self.var + CORRELATION * self.sd_sum ** 2))
 
     @property
     def p50(self) -> float:
@@ -163,7 +190,7 @@ class Pert:
     @property
     def p90(self) -> float:
         """90th percentile under the normal approximation: mean + 1.2816 sd."""
-        return self.mean + Z90 * math.sqrt(self.var)
+        return self.mean + Z90 * self.sd
 
 
 def pert_sum(items: Iterable[Pert]) -> Pert:
@@ -278,7 +305,7 @@ def findings_effort_hours(findings: Iterable[Finding], catalog: Catalog) -> tupl
     """Effort of fixing ``findings`` (hours): each rule's three-point effort, repeats of a
     rule within the same set at :data:`REPEAT_FACTOR`. Returns (total, per-code totals).
     Findings whose code is not in the catalog count as (1, 2, 4) hours."""
-    rules = catalog.by_code()
+    rules = _rules(catalog)
     seen: Counter[str] = Counter()
     per_code: dict[str, Pert] = defaultdict(Pert)
     for fd in findings:
@@ -314,15 +341,33 @@ def _references(project: Project) -> list[tuple[str, str, int]]:
 def detect_one_offs(project: Project, multiplier: float = 1.0) -> tuple[OneOffCost, ...]:
     """One-off tasks whose evidence (an import or call under one of its prefixes) is in the
     project, in :data:`ONE_OFFS` order. Effort in person-days times ``multiplier``."""
-    refs = _references(project)
+    owner: dict[str, int] = {}
+    for i, item in enumerate(ONE_OFFS):
+        for p in item.prefixes:
+            owner.setdefault(p, i)
+    depth = max(p.count(".") + 1 for p in owner)
+    memo: dict[str, int | None] = {}
+    hits: dict[int, set[tuple[str, int, str]]] = defaultdict(set)
+    for name, path, line in _references(project):
+        if name in memo:
+            i = memo[name]
+        else:
+            i = None
+            parts = name.split(".", depth)
+            for k in range(1, min(len(parts), depth) + 1):
+                i = owner.get(".".join(parts[:k]))
+                if i is not None:
+                    break
+            memo[name] = i
+        if i is not None:
+            hits[i].add((path, line, name))
     out: list[OneOffCost] = []
-    for item in ONE_OFFS:
-        hits = sorted({(path, line, name) for name, path, line in refs
-                       if any(name == p or name.startswith(p + ".") for p in item.prefixes)})
-        if not hits:
+    for i, item in enumerate(ONE_OFFS):
+        if not hits[i]:
             continue
-        path, line, name = hits[0]
-        more = f" and {len(hits) - 1} more" if len(hits) > 1 else ""
+        ordered = sorted(hits[i])
+        path, line, name = ordered[0]
+        more = f" and {len(ordered) - 1} more" if len(ordered) > 1 else ""
         out.append(OneOffCost(item.name, Pert.task(*item.days).scale(multiplier), f"{name} at {path}:{line}{more}"))
     return tuple(out)
 
@@ -338,8 +383,21 @@ def _where(findings: list[Finding], limit: int = 3) -> str:
 
 
 def _category(catalog: Catalog, code: str) -> str:
-    rule = catalog.by_code().get(code)
+    rule = _rules(catalog).get(code)
     return rule.category if rule else "other"
+
+
+_RULES_CACHE: dict[int, tuple[Catalog, dict[str, Any]]] = {}
+
+
+def _rules(catalog: Catalog) -> dict[str, Any]:
+    """``catalog.by_code()``, built once per catalog."""
+    hit = _RULES_CACHE.get(id(catalog))
+    if hit is None or hit[0] is not catalog:
+        hit = (catalog, catalog.by_code())
+        _RULES_CACHE.clear()
+        _RULES_CACHE[id(catalog)] = hit
+    return hit[1]
 
 
 # ---------------------------------------------------------------------------- the estimate
@@ -364,7 +422,7 @@ def estimate(project: Project, catalog: Catalog, config: Config, *, skipped: int
             code_effort[code] = code_effort[code] + p.scale(to_days)
         fe = fe.scale(to_days)
         modules[m.qualname] = ModuleEstimate(m.qualname, base + fe, base, fe, module_risk(m))
-        top = m.path.split("/", 1)[0] if "/" in m.path else "."
+        top = "/".join(m.path.split("/")[:-1][:2]) or "."
         base_by_top[top] = base_by_top[top] + base
         base_lines[top] += m.lines_of_code
     one_offs = detect_one_offs(project, mult)
@@ -406,9 +464,15 @@ def _critical_path_days(project: Project, modules: Mapping[str, ModuleEstimate])
     return max(longest, default=0.0)
 
 
+def analyzed_lines(project: Project) -> int:
+    """Physical lines of the analyzed files (the denominator of densities and shares)."""
+    return sum(f.lines for f in project.files)
+
+
 def _risk_components(project: Project, catalog: Catalog, skipped: int) -> tuple[RiskComponent, ...]:
     findings = project.findings
-    kloc = max(sum(m.lines_of_code for m in project.modules), 1) / 1000.0
+    lines = analyzed_lines(project)
+    kloc = max(lines, 1) / 1000.0
     blocking = [f for f in findings if f.severity in BLOCKING_SEVERITIES]
     cats = {f.code: _category(catalog, f.code) for f in findings}
     rules = catalog.by_code()
@@ -416,20 +480,19 @@ def _risk_components(project: Project, catalog: Catalog, skipped: int) -> tuple[
     dynamic = [f for f in findings if cats[f.code] in _DYNAMIC and f.severity != "info"]
     eco = [f for f in findings if cats[f.code] == "ecosystem-dependency" and f.severity != "info"]
     gaps = sorted(p for p in project.external_imports if p in TORCH_ONLY_PACKAGES)
-    lines_total = sum(m.lines_of_code for m in project.modules)
     lines_blocked = sum(m.lines_of_code for m in project.modules if m.status == "blocked")
-    share_blocked = lines_blocked / lines_total if lines_total else 0.0
+    share_blocked = min(1.0, lines_blocked / lines) if lines else 0.0
     n_files = len(project.files) + skipped
     skipped_share = skipped / n_files if n_files else 0.0
-    refs = project.resolved + project.unresolved
-    unresolved_share = project.unresolved / refs if refs else 0.0
+    unresolved_density = project.unresolved / kloc
+    unknown = 0.5 * min(1.0, skipped_share / UNKNOWN_SKIPPED_CAP) + 0.5 * min(1.0, unresolved_density / UNKNOWN_UNRESOLVED_CAP)
     no_route = sum(1 for f in custom if (rules.get(f.code) and rules[f.code].porting == "blocked"))
     values = {
         "blocker density": (len(blocking) / kloc,
-                            f"{len(blocking)} high/critical findings in {kloc * 1000:.0f} module lines "
+                            f"{len(blocking)} high/critical findings in {lines} lines "
                             f"({len(blocking) / kloc:.2f} per 1000 lines)"),
         "share of code blocked": (share_blocked,
-                                  f"{lines_blocked} of {lines_total} module lines are in blocked modules"),
+                                  f"{lines_blocked} of {lines} lines are in blocked modules"),
         "custom ops": (float(len(custom)),
                        f"{len(custom)} custom-op findings, {no_route} without a JAX route"),
         "dynamic features": (len(dynamic) / kloc,
@@ -437,9 +500,9 @@ def _risk_components(project: Project, catalog: Catalog, skipped: int) -> tuple[
                              f"({len(dynamic) / kloc:.2f} per 1000 lines)"),
         "ecosystem gaps": (float(len(eco) + len(gaps)),
                            f"{len(eco)} ecosystem findings; PyTorch-only packages: {', '.join(gaps) or 'none'}"),
-        "unknowns": (max(skipped_share, unresolved_share),
-                     f"{skipped} of {n_files} files skipped; {project.unresolved} of {refs} project references "
-                     f"unresolved ({unresolved_share:.0%})"),
+        "unknowns": (unknown,
+                     f"{skipped} of {n_files} files skipped; {project.unresolved} project references unresolved "
+                     f"({unresolved_density:.1f} per 1000 lines, of {project.resolved + project.unresolved})"),
     }
     out = []
     for name, (weight, cap) in RISK_WEIGHTS.items():
@@ -537,11 +600,14 @@ def _decide(project: Project, risk: int, components: tuple[RiskComponent, ...], 
     if risk >= NOT_NOW_FROM or share > 0.5:
         verdict = "not-now"
         headline = f"Not now: risk {risk}/100" + (f", {share:.0%} of the code blocked" if share > 0.5 else "")
-    elif risk < GO_BELOW and not blocked:
+    elif risk < GO_BELOW and not blocked and total.p90 <= GO_MAX_DAYS:
         verdict = "go"
         headline = f"Go: risk {risk}/100, {total.p50:.0f}-{total.p90:.0f} person-days"
     else:
         verdict = "pilot-first"
+        if risk < GO_BELOW and not blocked:
+            reasons.insert(0, f"low risk, but {total.p90:.0f} person-days (P90) is more than {GO_MAX_DAYS:g}: "
+                              "prove the conversion path on a pilot before committing")
         headline = f"Pilot first: risk {risk}/100, {total.p50:.0f}-{total.p90:.0f} person-days"
     if roi.payback_months[0] is None:
         reasons.append(roi.note)

@@ -63,12 +63,9 @@ class Plan:
 
 
 def _short(project: Project, qualname: str) -> str:
+    """A class's name, or a file unit's dotted module."""
     m = project.module(qualname)
-    mod = m.path[:-3].replace("/", ".") if m.path.endswith(".py") else ""
-    if mod.endswith(".__init__"):
-        mod = mod[: -len(".__init__")]
-    tail = qualname.rsplit(".", 1)[-1]
-    return tail if m.kind != "file" else qualname
+    return qualname if m.kind == "file" else qualname.rsplit(".", 1)[-1]
 
 
 def make_plan(project: Project, estimate: Estimate) -> Plan:
@@ -117,7 +114,7 @@ def _pilot(project: Project, estimate: Estimate, comps: list[list[str]], comp_of
     best: tuple[float, int, str] | None = None
     for n in sorted(info):
         m = info[n]
-        if m.is_test or m.kind == "autograd.Function":
+        if m.is_test or m.kind != "nn.Module":
             continue
         members = closure[comp_of[n]]
         if any(info[x].is_test for x in members):
