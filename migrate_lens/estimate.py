@@ -372,6 +372,11 @@ def detect_one_offs(project: Project, multiplier: float = 1.0) -> tuple[OneOffCo
     return tuple(out)
 
 
+def _n(count: int, noun: str) -> str:
+    """``"1 file"``, ``"2 files"``."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
 def _cap(weight: float, cap: float, value: float) -> float:
     return round(weight * min(1.0, max(0.0, value) / cap), 2) if cap > 0 else 0.0
 
@@ -494,7 +499,7 @@ def _risk_components(project: Project, catalog: Catalog, skipped: int) -> tuple[
         "share of code blocked": (share_blocked,
                                   f"{lines_blocked} of {lines} lines are in blocked modules"),
         "custom ops": (float(len(custom)),
-                       f"{len(custom)} custom-op findings, {no_route} without a JAX route"),
+                       f"{_n(len(custom), 'custom-op finding')}, {no_route} without a JAX route"),
         "dynamic features": (len(dynamic) / kloc,
                              f"{len(dynamic)} data-dependent control-flow/shape findings "
                              f"({len(dynamic) / kloc:.2f} per 1000 lines)"),
@@ -558,7 +563,7 @@ def _checklist(project: Project, catalog: Catalog, skipped: int) -> tuple[Checkl
     items.append(ChecklistItem(
         "custom ops", "ok" if not custom else ("fail" if no_route else "warn"),
         "no custom ops" if not custom else
-        f"{len(custom)} custom-op findings ({len(no_route)} with no JAX equivalent: a Pallas/XLA kernel or a "
+        f"{_n(len(custom), 'custom-op finding')} ({len(no_route)} with no JAX equivalent: a Pallas/XLA kernel or a "
         f"rewrite), in {_where(custom)}"))
     recompile = [f for f in active if _category(catalog, f.code) == "data-dependent-shape" or f.code in RECOMPILE_CODES]
     items.append(ChecklistItem("recompilation risk", "ok" if not recompile else "warn",
@@ -576,12 +581,12 @@ def _checklist(project: Project, catalog: Catalog, skipped: int) -> tuple[Checkl
                                + (f", most in {_where(state)}" if state else "")))
     tests = [f.path for f in project.files if is_test_path(f.path)]
     items.append(ChecklistItem("test coverage", "ok" if tests else "warn",
-                               f"{len(tests)} test files found (numerical parity tests can start from them)" if tests
+                               f"{_n(len(tests), 'test file')} found (numerical parity tests can start from them)" if tests
                                else "no test files found (tests/, test_*.py): parity tests must be written first"))
     refs = project.resolved + project.unresolved
     items.append(ChecklistItem(
         "unknowns", "ok" if skipped == 0 and project.unresolved <= 0.1 * max(refs, 1) else "warn",
-        f"{skipped} files skipped; {project.unresolved} of {refs} project references unresolved"))
+        f"{_n(skipped, 'file')} skipped; {project.unresolved} of {refs} project references unresolved"))
     return tuple(items)
 
 
@@ -596,7 +601,7 @@ def _decide(project: Project, risk: int, components: tuple[RiskComponent, ...], 
             reasons.append(f"{c.name}: {c.points:g} of {c.weight:g} risk points ({c.detail})")
     if blocked:
         reasons.append(f"{len(blocked)} modules are blocked (custom ops with no JAX equivalent), "
-                       f"{share:.0%} of module lines")
+                       f"{share:.0%} of the analyzed lines")
     if risk >= NOT_NOW_FROM or share > 0.5:
         verdict = "not-now"
         headline = f"Not now: risk {risk}/100" + (f", {share:.0%} of the code blocked" if share > 0.5 else "")

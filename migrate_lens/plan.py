@@ -107,7 +107,7 @@ def _pilot(project: Project, estimate: Estimate, comps: list[list[str]], comp_of
     dependents: dict[str, int] = defaultdict(int)
     for n in info:
         for x in closure[comp_of[n]]:
-            if x != n:
+            if comp_of[x] != comp_of[n]:  # members of one cycle do not count as each other's dependents
                 dependents[x] += 1
     total = sum(e.effort.p50 for e in estimate.modules.values())
     cap = min(PILOT_MAX_DAYS, max(PILOT_MIN_DAYS, PILOT_SHARE * total))
@@ -142,9 +142,13 @@ def _pilot(project: Project, estimate: Estimate, comps: list[list[str]], comp_of
         f"{_short(project, root)}{needs} ({lines} lines, {worst_status}) can be ported and tested on its own, "
         f"and {n_dep} other module{'s' if n_dep != 1 else ''} depend on it: porting it first proves the "
         f"conversion path (weights, numerical parity tests) on code the rest reuses, "
-        f"for {effort.p50:.1f}-{effort.p90:.1f} person-days."
+        f"for {_days(effort.p50)}-{_days(effort.p90)} person-days (P50-P90)."
     )
     return Pilot(root, tuple(sorted(members)), n_dep, worst_status, lines, effort, reason)
+
+
+def _days(x: float) -> str:
+    return f"{x:.1f}" if x >= 1 else f"{x:.2f}"
 
 
 def _p(p: Pert) -> dict[str, float]:

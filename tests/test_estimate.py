@@ -1,0 +1,306 @@
+"""Effort, risk, ROI, decision and checklist: the PERT arithmetic, the documented weights, the
+fixture project ``fixtures/projects/layered``, and the laws of the model (hypothesis): adding a
+blocking finding never lowers effort or risk; removing a dependency never raises them."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import replace
+
+import jsonschema
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_graph import LAYERED, REPO, analyze_tree, fixture_catalog
+
+from migrate_lens.catalog import Catalog
+from migrate_lens.config import Config
+from migrate_lens.estimate import (
+    BASE_FIXED_HOURS,
+    BASE_HOURS_PER_FUNCTION,
+    BASE_HOURS_PER_LINE,
+    CORRELATION,
+    EXPERIENCE_MULTIPLIER,
+    REPEAT_FACTOR,
+    RISK_WEIGHTS,
+    Z90,
+    Estimate,
+    Pert,
+    base_effort_hours,
+    detect_one_offs,
+    estimate,
+    estimate_view,
+    findings_effort_hours,
+    modules_view,
+)
+from migrate_lens.graph import Project, build_project
+from migrate_lens.models import CallFact, ClassFact, FileFacts, Finding, FunctionFact, ImportFact, Span, SubmoduleFact
+from migrate_lens.plan import make_plan
+
+CATALOG = fixture_catalog()
+SCHEMA = json.loads((REPO / "docs" / "report.schema.json").read_text(encoding="utf-8"))
+
+
+def _validate(value: object, key: str) -> None:
+    jsonschema.validate(value, {"$defs": SCHEMA["$defs"], **SCHEMA["properties"][key]})
+
+
+@pytest.fixture(scope="module")
+def layered_files() -> list[FileFacts]:
+    return analyze_tree(LAYERED, CATALOG)
+
+
+@pytest.fixture(scope="module")
+def layered(layered_files: list[FileFacts]) -> tuple[Project, Estimate]:
+    project = build_project(layered_files, CATALOG, Config())
+    return project, estimate(project, CATALOG, Config(), skipped=1)
+
+
+# ---------------------------------------------------------------------------- arithmetic
+def test_pert_task_moments_and_percentiles() -> None:
+    t = Pert.task(1, 3, 8)
+    assert t.mean == pytest.approx((1 + 4 * 3 + 8) / 6)
+    assert t.var == pytest.approx((7 / 6) ** 2)
+    assert t.p50 == t.mean
+    assert t.p90 == pytest.approx(t.mean + Z90 * 7 / 6)
+    with pytest.raises(ValueError, match="0 <= o <= m <= p"):
+        Pert.task(3, 1, 8)
+
+
+def test_pert_sum_adds_means_and_correlated_variances() -> None:
+    a, b = Pert.task(1, 2, 7), Pert.task(0, 4, 12)
+    s = a + b
+    assert (s.low, s.likely, s.high) == (1, 6, 19)
+    assert s.mean == pytest.approx(a.mean + b.mean)
+    sd_a, sd_b = 1.0, 2.0
+    expected_sd = math.sqrt((1 - CORRELATION) * (sd_a**2 + sd_b**2) + CORRELATION * (sd_a + sd_b) ** 2)
+    assert s.p90 == pytest.approx(s.mean + Z90 * expected_sd)
+    assert s.scale(2).p90 == pytest.approx(2 * s.p90)
+
+
+def test_base_effort_from_size_and_functions() -> None:
+    b = base_effort_hours(200, 4)
+    likely = BASE_FIXED_HOURS + 200 * BASE_HOURS_PER_LINE + 4 * BASE_HOURS_PER_FUNCTION
+    assert b.likely == pytest.approx(likely)
+    assert b.low < b.likely < b.high
+    assert base_effort_hours(400, 4).likely > b.likely
+
+
+def _finding(code: str, line: int, symbol: str = "p.m.f", severity: str = "high", path: str = "p/m.py",
+             traced_only: bool = False, context: str = "traced") -> Finding:
+    return Finding(code=code, severity=severity, path=path, span=Span(line, 0, line, 1), symbol=symbol,
+                   context=context, message="m", snippet="s", traced_only=traced_only)
+
+
+def test_repeated_findings_of_a_rule_cost_less_each() -> None:
+    rule = CATALOG.by_code()["ML102"]
+    one, per_code = findings_effort_hours([_finding("ML102", 1)], CATALOG)
+    three, _ = findings_effort_hours([_finding("ML102", i) for i in (1, 2, 3)], CATALOG)
+    assert one.likely == rule.effort.likely and set(per_code) == {"ML102"}
+    assert three.likely == pytest.approx(rule.effort.likely * (1 + 2 * REPEAT_FACTOR))
+
+
+def test_experience_multipliers_follow_cocomo_ii(layered_files: list[FileFacts]) -> None:
+    assert EXPERIENCE_MULTIPLIER == {"none": pytest.approx(1.19 * 1.20), "some": 1.0, "expert": pytest.approx(0.85 * 0.84)}
+    project = build_project(layered_files, CATALOG, Config())
+    by_level = {lvl: estimate(project, CATALOG, Config(team_experience=lvl)) for lvl in EXPERIENCE_MULTIPLIER}
+    for lvl, est in by_level.items():
+        assert est.total.p50 == pytest.approx(by_level["some"].total.p50 * EXPERIENCE_MULTIPLIER[lvl])
+    assert by_level["none"].total.p90 > by_level["some"].total.p90 > by_level["expert"].total.p90
+
+
+def test_risk_weights_sum_to_100() -> None:
+    assert sum(w for w, _ in RISK_WEIGHTS.values()) == 100
+
+
+# ---------------------------------------------------------------------------- the fixture
+def test_layered_totals_are_module_sums(layered: tuple[Project, Estimate]) -> None:
+    project, est = layered
+    assert set(est.modules) == {m.qualname for m in project.modules}
+    assert est.one_offs == ()
+    assert est.total.mean == pytest.approx(sum(e.effort.mean for e in est.modules.values()))
+    ops = est.modules["proj.ops"]
+    rules = CATALOG.by_code()
+    # one ML401 (fused_attention) and one kept ML102 (host_check); hours -> person-days
+    assert [f.code for f in project.module("proj.ops").findings] == ["ML401", "ML102"]
+    assert ops.findings.likely == pytest.approx((rules["ML401"].effort.likely + rules["ML102"].effort.likely) / 8)
+    assert ops.effort.p50 > est.modules["proj.layers.mlp.Mlp"].effort.p50
+
+
+def test_layered_risk_components_name_their_evidence(layered: tuple[Project, Estimate]) -> None:
+    project, est = layered
+    comp = {c.name: c for c in est.risk_components}
+    assert list(comp) == list(RISK_WEIGHTS)
+    lines = sum(f.lines for f in project.files)
+    blocked_lines = sum(m.lines_of_code for m in project.modules if m.status == "blocked")
+    assert comp["share of code blocked"].value == pytest.approx(blocked_lines / lines, abs=1e-4)
+    assert comp["custom ops"].value == 1 and "1 custom-op finding, 1 without a JAX route" in comp["custom ops"].detail
+    assert comp["blocker density"].detail.startswith("3 high/critical findings")  # ML401 + two kept ML102
+    assert "1 of 15 files skipped" in comp["unknowns"].detail
+    assert est.risk_score == round(sum(c.points for c in est.risk_components))
+    assert project.module("proj.ops").status == "blocked" and est.modules["proj.ops"].risk == 100
+
+
+def test_layered_decision_and_checklist(layered: tuple[Project, Estimate]) -> None:
+    _, est = layered
+    assert est.verdict == "pilot-first"
+    assert any("modules are blocked" in r for r in est.reasons)
+    assert "no monthly accelerator spend configured" in " ".join(est.reasons)
+    check = {c.item: (c.status, c.detail) for c in est.checklist}
+    assert check["custom ops"][0] == "fail" and "proj/ops.py (1)" in check["custom ops"][1]
+    assert check["dynamic features"] == ("warn", "2 data-dependent control-flow/shape findings, most in proj/hooks.py (1), proj/ops.py (1)")
+    assert check["test coverage"] == ("ok", "1 test file found (numerical parity tests can start from them)")
+    assert check["mutable state"][0] == "ok"
+
+
+def test_views_match_the_schema(layered: tuple[Project, Estimate]) -> None:
+    project, est = layered
+    plan = make_plan(project, est)
+    _validate(estimate_view(est), "estimate")
+    rows = modules_view(project, est, plan)
+    _validate(rows, "modules")
+    assert [r["qualname"] for r in rows] == sorted(r["qualname"] for r in rows)
+    stack = next(r for r in rows if r["qualname"] == "proj.blocks.Stack")
+    assert (stack["status"], stack["pure"], stack["wave"], stack["kind"]) == ("blocked", False, 4, "nn.Module")
+    assert stack["explanation"] == ["Stack -> Block -> Attention -> fused_attention: custom-op ML401 at proj/ops.py:5"]
+    assert modules_view(project, est, None)[0]["wave"] is None
+
+
+def test_calendar_weeks_shrink_with_team_size_but_not_below_the_critical_path(layered: tuple[Project, Estimate]) -> None:
+    project, _ = layered
+    one = estimate(project, CATALOG, Config(team_size=1))
+    many = estimate(project, CATALOG, Config(team_size=20))
+    assert one.calendar_weeks[0] == pytest.approx(one.total.p50 / 5)
+    assert many.calendar_weeks[0] == pytest.approx(many.critical_path_days / 5)
+    assert many.calendar_weeks[0] < one.calendar_weeks[0]
+
+
+# ---------------------------------------------------------------------------- ROI and one-offs
+def test_roi_ranges_and_zero_spend(layered: tuple[Project, Estimate]) -> None:
+    project, est = layered
+    assert est.roi.payback_months == (None, None) and "no ROI figure" in est.roi.note
+    cfg = Config(monthly_spend=10_000.0, saving_low=0.2, saving_high=0.4, day_rate=1000.0)
+    rich = estimate(project, CATALOG, cfg)
+    cost50, cost90 = rich.total.p50 * 1000.0, rich.total.p90 * 1000.0
+    assert rich.roi.payback_months == (pytest.approx(cost50 / 4000), pytest.approx(cost90 / 2000))
+    assert rich.roi.net_12_months == (pytest.approx(12 * 2000 - cost90), pytest.approx(12 * 4000 - cost50))
+    view = estimate_view(rich)["roi"]
+    assert view["cost"] == {"p50": round(cost50, 2), "p90": round(cost90, 2)}
+
+
+def test_one_off_costs_from_imports_and_calls() -> None:
+    facts = FileFacts(
+        path="train.py", module="train", sha256="", lines=40,
+        imports=(ImportFact("torch.optim", "AdamW", "AdamW", 3), ImportFact("torch.utils.data", "DataLoader", "DataLoader", 4),
+                 ImportFact("torch.distributed", "", "dist", 5)),
+        calls=(CallFact("train.main", "torch.load", 20), CallFact("train.main", "torch.save", 30),
+               CallFact("train.main", "torch.cuda.amp.autocast", 25)),
+        functions=(FunctionFact("train.main", 10, 40, "function", False),),
+    )
+    project = build_project([facts], CATALOG, Config())
+    got = {o.name: o.evidence for o in detect_one_offs(project)}
+    assert got == {
+        "training loop and optimizers to optax": "torch.optim.AdamW at train.py:3",
+        "data pipeline (DataLoader to numpy/grain batches)": "torch.utils.data.DataLoader at train.py:4",
+        "distributed training (DDP/FSDP to jax.sharding)": "torch.distributed at train.py:5",
+        "checkpoint conversion (state_dict to Flax params)": "torch.load at train.py:20 and 1 more",
+        "mixed precision (autocast/GradScaler to dtype policy)": "torch.cuda.amp.autocast at train.py:25",
+    }
+    est = estimate(project, CATALOG, Config(team_experience="none"))
+    optax = next(o for o in est.one_offs if o.name.startswith("training loop"))
+    assert optax.effort.likely == pytest.approx(4.0 * EXPERIENCE_MULTIPLIER["none"])
+    assert est.total.mean == pytest.approx(sum(e.effort.mean for e in est.modules.values()) + sum(o.effort.mean for o in est.one_offs))
+    assert {d.label for d in est.drivers} >= {"one-off: distributed training (DDP/FSDP to jax.sharding)"}
+
+
+# ---------------------------------------------------------------------------- laws (hypothesis)
+@st.composite
+def projects(draw: st.DrawFn) -> list[FileFacts]:
+    """2-4 files of 0-3 nn.Modules (forward + __init__) and one free function each, with random
+    composition, calls (some to free functions whose findings are traced-only) and findings."""
+    n_files = draw(st.integers(2, 4))
+    classes: list[tuple[int, str, int]] = []
+    for i in range(n_files):
+        for j in range(draw(st.integers(0, 3))):
+            classes.append((i, f"p.m{i}.C{j}", draw(st.integers(5, 300))))
+    funcs = [f"p.m{i}.f" for i in range(n_files)]
+    methods = [f"{q}.{m}" for _, q, _ in classes for m in ("forward", "__init__")]
+    names = [q for _, q, _ in classes]
+    submods = draw(st.lists(st.tuples(st.sampled_from(names), st.sampled_from(names)), max_size=6)) if names else []
+    callers = methods + funcs
+    calls = draw(st.lists(st.tuples(st.sampled_from(callers), st.sampled_from(funcs + names)), max_size=8))
+    symbols = names + methods + funcs + [f"p.m{i}" for i in range(n_files)]
+    codes = sorted(CATALOG.by_code())
+    raw = draw(st.lists(st.tuples(st.sampled_from(symbols), st.sampled_from(codes), st.booleans()), max_size=8))
+    files = []
+    rules = CATALOG.by_code()
+    for i in range(n_files):
+        mine = [(q, loc) for fi, q, loc in classes if fi == i]
+        module = f"p.m{i}"
+        path = f"p/m{i}.py"
+        findings = []
+        for k, (sym, code, traced_only) in enumerate(raw):
+            if sym.split(".")[1] != f"m{i}":
+                continue
+            only = traced_only and sym == funcs[i]
+            findings.append(_finding(code, 100 + k, sym, rules[code].severity, path, traced_only=only,
+                                     context="function" if only else "traced"))
+        files.append(FileFacts(
+            path=path, module=module, sha256="", lines=10 + sum(loc for _, loc in mine),
+            findings=tuple(findings),
+            classes=tuple(ClassFact(q, 1, loc, ("torch.nn.Module",), True, loc) for q, loc in mine),
+            functions=tuple([FunctionFact(f"{q}.{m}", 2, 3, "traced" if m == "forward" else "init", True)
+                             for q, _ in mine for m in ("forward", "__init__")] + [FunctionFact(funcs[i], 5, 9, "function", False)]),
+            submodules=tuple(SubmoduleFact(o, f"a{k}", t, 2) for k, (o, t) in enumerate(submods) if o.startswith(module + ".")),
+            calls=tuple(CallFact(c, t, 3) for c, t in calls if c.startswith(module + ".")),
+        ))
+    return files
+
+
+def _estimate(files: list[FileFacts], catalog: Catalog = CATALOG) -> Estimate:
+    project = build_project(files, catalog, Config())
+    return estimate(project, catalog, Config())
+
+
+def _never_lower(before: Estimate, after: Estimate) -> None:
+    eps = 1e-9
+    for q, b in before.modules.items():
+        a = after.modules[q]
+        for attr in ("low", "likely", "high", "p50", "p90"):
+            assert getattr(a.effort, attr) >= getattr(b.effort, attr) - eps, (q, attr)
+        assert a.risk >= b.risk, q
+    for attr in ("low", "likely", "high", "p50", "p90"):
+        assert getattr(after.total, attr) >= getattr(before.total, attr) - eps, attr
+    assert after.risk_score >= before.risk_score
+
+
+_LAW = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@_LAW
+@given(files=projects(), data=st.data())
+def test_adding_a_blocking_finding_never_lowers_effort_or_risk(files: list[FileFacts], data: st.DataObject) -> None:
+    target = data.draw(st.sampled_from(range(len(files))))
+    f = files[target]
+    symbols = [f.module] + [c.qualname for c in f.classes] + [fn.qualname for fn in f.functions]
+    sym = data.draw(st.sampled_from(symbols))
+    extra = _finding("ML401", 999, sym, "critical", f.path)
+    changed = list(files)
+    changed[target] = replace(f, findings=(*f.findings, extra))
+    _never_lower(_estimate(files), _estimate(changed))
+
+
+@_LAW
+@given(files=projects(), data=st.data())
+def test_removing_a_dependency_never_raises_effort_or_risk(files: list[FileFacts], data: st.DataObject) -> None:
+    deps = [(i, "submodules", k) for i, f in enumerate(files) for k in range(len(f.submodules))]
+    deps += [(i, "calls", k) for i, f in enumerate(files) for k in range(len(f.calls))]
+    if not deps:
+        return
+    i, field, k = data.draw(st.sampled_from(deps))
+    f = files[i]
+    kept = tuple(x for n, x in enumerate(getattr(f, field)) if n != k)
+    changed = list(files)
+    changed[i] = replace(f, **{field: kept})
+    _never_lower(_estimate(changed), _estimate(files))
