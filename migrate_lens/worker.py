@@ -31,13 +31,21 @@ def file_digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+class CheapParseError(ValueError):
+    """A pre-filtered file that the stdlib parser rejects; ``str()`` is the skip reason."""
+
+
 def cheap_imports(source: str, module: str, is_package: bool) -> tuple[ImportFact, ...]:
     """Imports of a pre-filtered file, from the stdlib ``ast`` (about 10x faster than libcst).
-    Returns () when the file does not parse (it has no rules to run anyway)."""
+
+    Raises :class:`CheapParseError` when the file does not parse, so that it is reported as
+    skipped rather than silently counted as clean."""
     try:
         tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return ()
+    except SyntaxError as exc:
+        raise CheapParseError(f"syntax error at line {exc.lineno}, column {exc.offset}: {exc.msg}") from None
+    except (ValueError, RecursionError, MemoryError) as exc:
+        raise CheapParseError(f"unparsable ({type(exc).__name__})") from None
     out: list[ImportFact] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -73,8 +81,12 @@ def analyze_bytes(data: bytes, rel_path: str, module: str, rule_dirs: tuple[str,
         return FileOutcome(rel_path, skipped=Skipped(rel_path, reason))
     is_package = rel_path.endswith("__init__.py")
     if markers and not any(m in text for m in markers):
+        try:
+            imports = cheap_imports(text, module, is_package)
+        except CheapParseError as exc:
+            return FileOutcome(rel_path, skipped=Skipped(rel_path, str(exc)))
         facts = FileFacts(path=rel_path, module=module, sha256=digest, lines=text.count("\n") + (0 if text.endswith("\n") or not text else 1),
-                          imports=cheap_imports(text, module, is_package), mentions_torch=False)
+                          imports=imports, mentions_torch=False)
         return FileOutcome(rel_path, facts=facts)
     catalog, index = _catalog(rule_dirs)
     try:

@@ -1,0 +1,133 @@
+"""The `migrate-lens` command line end to end: outputs, exit codes, one-line errors, determinism,
+and that scanned code is never imported or run."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from migrate_lens import __version__
+from migrate_lens.cli import main
+
+MODEL = '''\
+import torch
+import torch.nn as nn
+
+
+class Gate(nn.Module):
+    def __init__(self, width: int = 8):
+        super().__init__()
+        self.fc = nn.Linear(width, width)
+
+    def forward(self, x: torch.Tensor, keep: torch.Tensor) -> torch.Tensor:
+        if torch.all(keep == 1):
+            return self.fc(x)
+        return self.fc(x) * keep
+'''
+
+EVIL = '''\
+import pathlib
+pathlib.Path(__file__).with_name("PWNED").write_text("imported!")
+import socket
+socket.create_connection(("127.0.0.1", 9))
+import torch
+x = torch.zeros(3)
+'''
+
+
+@pytest.fixture()
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "__init__.py").write_text("", encoding="utf-8")
+    (root / "pkg" / "gate.py").write_text(MODEL, encoding="utf-8")
+    (root / "pkg" / "evil.py").write_text(EVIL, encoding="utf-8")
+    (root / "pkg" / "py2.py").write_text('print "hello"\n', encoding="utf-8")
+    return root
+
+
+def _scan(args: list[str]) -> tuple[int, str]:
+    result = CliRunner().invoke(main, args, catch_exceptions=False)
+    return result.exit_code, result.output
+
+
+def test_version() -> None:
+    code, out = _scan(["--version"])
+    assert code == 0 and __version__ in out
+
+
+def test_scan_writes_every_format_under_out_only(project: Path, tmp_path: Path) -> None:
+    out = tmp_path / "report"
+    code, output = _scan(["scan", str(project), "--out", str(out), "--format", "json,html,sarif,md",
+                          "--no-cache", "--quiet", "--jobs", "1"])
+    assert code == 0, output
+    assert sorted(p.name for p in out.iterdir()) == ["report.html", "report.json", "report.md", "report.sarif"]
+    view = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    flagged = {(f["path"], f["line"], f["category"]) for f in view["findings"]}
+    assert ("pkg/gate.py", 11, "dynamic-control-flow") in flagged
+    assert view["skipped"] == [{"path": "pkg/py2.py", "reason": view["skipped"][0]["reason"]}]
+    assert view["skipped"][0]["reason"].startswith("syntax error at line 1")
+    assert view["summary"]["files_skipped"] == 1
+    gate = next(m for m in view["modules"] if m["qualname"] == "pkg.gate.Gate")
+    assert gate["status"] == "redesign" and not gate["pure"]
+    # The scanner parsed evil.py but never ran it.
+    assert not (project / "pkg" / "PWNED").exists()
+
+
+def test_fail_on_sets_exit_status(project: Path, tmp_path: Path) -> None:
+    args = ["scan", str(project), "--out", str(tmp_path / "o"), "--format", "json", "--no-cache", "--quiet", "-j", "1"]
+    assert _scan([*args, "--fail-on", "high"])[0] == 1
+    assert _scan([*args, "--fail-on", "critical"])[0] == 0
+
+
+def test_usage_and_io_errors_exit_2_with_one_line(tmp_path: Path) -> None:
+    code, out = _scan(["scan", str(tmp_path / "missing"), "--out", str(tmp_path / "o")])
+    assert code == 2
+    assert out.strip().startswith("migrate-lens: error:") and len(out.strip().splitlines()) == 1
+    code, out = _scan(["scan", str(tmp_path), "--format", "pdf"])
+    assert code == 2 and "unknown format pdf" in out
+
+
+def test_bad_config_is_a_one_line_error(project: Path, tmp_path: Path) -> None:
+    (project / "pyproject.toml").write_text("[tool.migrate-lens]\nteam-size = 0\n", encoding="utf-8")
+    code, out = _scan(["scan", str(project), "--out", str(tmp_path / "o"), "--no-cache"])
+    assert code == 2
+    assert "tool.migrate-lens.team-size" in out and len(out.strip().splitlines()) == 1
+
+
+def test_same_tree_gives_identical_json(project: Path, tmp_path: Path) -> None:
+    texts = []
+    for i, jobs in enumerate(("1", "2")):
+        out = tmp_path / f"o{i}"
+        code, output = _scan(["scan", str(project), "--out", str(out), "--format", "json", "--quiet", "-j", jobs,
+                              "--cache-dir", str(tmp_path / f"cache{i}")])
+        assert code == 0, output
+        view = json.loads((out / "report.json").read_text(encoding="utf-8"))
+        view["summary"]["duration_s"] = 0
+        texts.append(json.dumps(view, indent=2))
+    assert texts[0] == texts[1]
+
+
+def test_warm_cache_gives_the_same_report(project: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    views = []
+    for i in range(2):
+        out = tmp_path / f"w{i}"
+        _scan(["scan", str(project), "--out", str(out), "--format", "json", "--quiet", "-j", "1", "--cache-dir", str(cache)])
+        view = json.loads((out / "report.json").read_text(encoding="utf-8"))
+        view["summary"]["duration_s"] = 0
+        views.append(view)
+    assert views[0] == views[1]
+    assert any(cache.iterdir())
+
+
+def test_rules_and_explain() -> None:
+    code, out = _scan(["rules"])
+    assert code == 0 and "ML101" in out
+    code, out = _scan(["explain", "ml101"])
+    assert code == 0 and "jnp.where" in out
+    code, out = _scan(["explain", "ML999"])
+    assert code == 2 and "unknown rule" in out
