@@ -275,7 +275,7 @@ def _never_lower(before: Estimate, after: Estimate) -> None:
     assert after.risk_score >= before.risk_score
 
 
-_LAW = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+_LAW = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @_LAW
