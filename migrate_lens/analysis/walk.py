@@ -1,53 +1,96 @@
-"""A fast driver for the single traversal, and cheap positions.
+"""A fast driver for the single traversal, and cheap exact positions.
 
 libcst's own visitor machinery and its ``PositionProvider`` each cost more than the parse
 itself (``../shared/FIELD.md``, Speed: on the smoke tier the parse took 2.4 s, an empty
 ``CSTVisitor`` pass 2.7 s, ``PositionProvider`` about 3 s, a plain walk over the nodes' dataclass
 fields 0.6 s). This module gives the same ``visit_<Node>``/``leave_<Node>`` protocol as
 ``libcst.CSTVisitor`` (a ``visit_*`` returning False skips the children) with a plain
-iterative walk over dataclass fields in source order, skipping whitespace-only fields.
+iterative walk over each node's child fields **in source order** (the order of libcst's own
+``_visit_and_replace_children``, table :data:`_CHILD_FIELDS`; a test checks it against libcst),
+skipping whitespace and punctuation.
 
-Positions: statement positions come from the stdlib ``ast`` parse of the same text (about 10%
-of the libcst parse), matched to libcst statements in document order and checked by type;
-an expression's position is found inside its enclosing statement's source text. If the two
-trees ever disagree, the file falls back to libcst's ``PositionProvider`` (exact, slower).
-Positions follow libcst conventions: 1-based lines, 0-based columns.
+Positions (libcst conventions: 1-based lines, 0-based columns in characters):
+
+* statements: from the stdlib ``ast`` parse of the same text (about 10% of the libcst parse),
+  matched to libcst statements in document order and checked by type; ``ast`` byte columns are
+  converted to character columns on non-ASCII lines;
+* everything else: on the first request inside a *unit* (a simple-statement line, a one-line
+  suite, or a compound statement's header without its body), that unit alone is generated with
+  libcst's own ``PositionProvidingCodegenState``, started at the unit's real line and with the
+  block's real indentation, so every node in it gets the exact ``PositionProvider`` range. The
+  generated text is compared with the source at that place; any disagreement (or a tree
+  mismatch with ``ast``) switches the file to libcst's ``PositionProvider`` (exact, slower).
+
+Only units holding a requested node are generated, once each, so the cost is at most one
+codegen of the file, against ``PositionProvider``'s metadata copy + full codegen.
 """
 
 from __future__ import annotations
 
 import ast
-from typing import Any, Iterator
+import re
+from typing import Any
 
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
+from libcst.metadata.position_provider import PositionProvidingCodegenState
 
-#: Fields that only hold whitespace, punctuation or comments: never visited.
+#: Child fields in source order (libcst's ``_visit_and_replace_children`` order), without
+#: whitespace, punctuation, operators and scalar fields. Classes absent here are leaves or use
+#: :func:`_dataclass_children` (unknown classes of a newer libcst).
+_CHILD_FIELDS: dict[str, tuple[str, ...]] = {
+    "AnnAssign": ("target", "annotation", "value"), "Annotation": ("annotation",),
+    "Arg": ("keyword", "value"), "AsName": ("name",), "Assert": ("test", "msg"),
+    "Assign": ("targets", "value"), "AssignTarget": ("target",), "Attribute": ("value", "attr"),
+    "AugAssign": ("target", "value"), "Await": ("expression",), "BinaryOperation": ("left", "right"),
+    "BooleanOperation": ("left", "right"), "Call": ("func", "args"),
+    "ClassDef": ("decorators", "name", "type_parameters", "bases", "keywords", "body"),
+    "CompFor": ("target", "iter", "ifs", "inner_for_in"), "CompIf": ("test",),
+    "Comparison": ("left", "comparisons"), "ComparisonTarget": ("comparator",),
+    "ConcatenatedString": ("left", "right"), "Decorator": ("decorator",), "Del": ("target",),
+    "Dict": ("elements",), "DictComp": ("key", "value", "for_in"), "DictElement": ("key", "value"),
+    "Element": ("value",), "Else": ("body",), "ExceptHandler": ("type", "name", "body"),
+    "ExceptStarHandler": ("type", "name", "body"), "Expr": ("value",), "Finally": ("body",),
+    "For": ("target", "iter", "body", "orelse"), "FormattedString": ("parts",),
+    "FormattedStringExpression": ("expression", "format_spec"), "From": ("item",),
+    "FunctionDef": ("decorators", "name", "type_parameters", "params", "returns", "body"),
+    "GeneratorExp": ("elt", "for_in"), "Global": ("names",), "If": ("test", "body", "orelse"),
+    "IfExp": ("body", "test", "orelse"), "Import": ("names",), "ImportAlias": ("name", "asname"),
+    "ImportFrom": ("module", "names"), "IndentedBlock": ("body",), "Index": ("value",),
+    "Lambda": ("params", "body"), "List": ("elements",), "ListComp": ("elt", "for_in"),
+    "Match": ("subject", "cases"), "MatchAs": ("pattern", "name"), "MatchCase": ("pattern", "guard", "body"),
+    "MatchClass": ("cls", "patterns", "kwds"), "MatchKeywordElement": ("key", "pattern"),
+    "MatchList": ("patterns",), "MatchMapping": ("elements", "rest"), "MatchMappingElement": ("key", "pattern"),
+    "MatchOr": ("patterns",), "MatchOrElement": ("pattern",), "MatchSequenceElement": ("value",),
+    "MatchSingleton": ("value",), "MatchStar": ("name",), "MatchTuple": ("patterns",), "MatchValue": ("value",),
+    "Module": ("body",), "NameItem": ("name",), "NamedExpr": ("target", "value"), "Nonlocal": ("names",),
+    "Param": ("name", "annotation", "default"), "ParamSpec": ("name",),
+    "Parameters": ("posonly_params", "params", "star_arg", "kwonly_params", "star_kwarg"),
+    "Raise": ("exc", "cause"), "Return": ("value",), "Set": ("elements",), "SetComp": ("elt", "for_in"),
+    "SimpleStatementLine": ("body",), "SimpleStatementSuite": ("body",), "Slice": ("lower", "upper", "step"),
+    "StarredDictElement": ("value",), "StarredElement": ("value",), "Subscript": ("value", "slice"),
+    "SubscriptElement": ("slice",), "TemplatedString": ("parts",),
+    "TemplatedStringExpression": ("expression", "format_spec"),
+    "Try": ("body", "handlers", "orelse", "finalbody"), "TryStar": ("body", "handlers", "orelse", "finalbody"),
+    "Tuple": ("elements",), "TypeAlias": ("name", "type_parameters", "value"), "TypeParam": ("param", "default"),
+    "TypeParameters": ("params",), "TypeVar": ("name", "bound"), "TypeVarTuple": ("name",),
+    "UnaryOperation": ("expression",), "While": ("test", "body", "orelse"), "With": ("items", "body"),
+    "WithItem": ("item", "asname"), "Yield": ("value",),
+}
+
+#: Fields that only hold whitespace, punctuation, comments or scalars (for unknown classes).
 _SKIP_FIELDS = frozenset({
-    "lpar", "rpar", "whitespace_before", "whitespace_after", "whitespace_after_func",
-    "whitespace_before_args", "whitespace_after_star", "whitespace_after_arg", "whitespace_before_colon",
-    "whitespace_after_colon", "whitespace_before_indicator", "whitespace_after_indicator",
-    "whitespace_before_equal", "whitespace_after_equal", "whitespace_before_in", "whitespace_after_in",
-    "whitespace_before_from", "whitespace_after_from", "whitespace_before_import", "whitespace_after_import",
-    "whitespace_after_def", "whitespace_after_class", "whitespace_before_params", "whitespace_after_name",
-    "whitespace_after_if", "whitespace_before_else", "whitespace_after_else", "whitespace_before_if",
-    "whitespace_after_for", "whitespace_before_for", "whitespace_after_await", "whitespace_after_lambda",
-    "whitespace_after_return", "whitespace_after_assert", "whitespace_after_del", "whitespace_after_global",
-    "whitespace_after_nonlocal", "whitespace_after_raise", "whitespace_after_with", "whitespace_after_while",
-    "whitespace_after_except", "whitespace_after_as", "whitespace_before_as", "whitespace_after_elif",
-    "whitespace_after_match", "whitespace_after_case", "whitespace_after_yield", "whitespace_before_value",
-    "whitespace_after_cls", "whitespace_after_type", "whitespace_after_exclamation",
-    "whitespace_before_expression", "whitespace_after_expression", "whitespace_before_walrus",
-    "whitespace_after_walrus", "leading_lines", "lines_after_decorators", "trailing_whitespace",
+    "__slots__", "lpar", "rpar", "leading_lines", "lines_after_decorators", "trailing_whitespace",
     "header", "footer", "comma", "semicolon", "equal", "colon", "dot", "operator", "newline", "indent",
     "asynchronous", "left_bracket", "right_bracket", "lbracket", "rbracket", "lbrace", "rbrace",
     "first_line", "empty_lines", "last_line", "whitespace", "default_indent", "default_newline",
-    "encoding", "star_tok", "arrow", "start", "end", "prefix", "quote", "whitespace_before_patterns",
+    "encoding", "star_tok", "arrow", "start", "end", "prefix", "quote", "comment", "star",
+    "relative", "conversion", "posonly_ind", "first_colon", "second_colon", "separator",
+    "trailing_comma", "has_trailing_newline",
 })
 
-_FIELDS: dict[type, tuple[str, ...]] = {}
-
-#: libcst statement class -> names of the ``ast`` classes it corresponds to.
+#: libcst statement class -> names of the ``ast`` classes it corresponds to. ``except``
+#: clauses are anchors too (their header holds expressions).
 _STATEMENT_TYPES: dict[type, tuple[str, ...]] = {
     cst.Assign: ("Assign",), cst.AnnAssign: ("AnnAssign",), cst.AugAssign: ("AugAssign",),
     cst.Expr: ("Expr",), cst.Return: ("Return",), cst.Raise: ("Raise",), cst.Assert: ("Assert",),
@@ -55,25 +98,77 @@ _STATEMENT_TYPES: dict[type, tuple[str, ...]] = {
     cst.Continue: ("Continue",), cst.Del: ("Delete",), cst.Global: ("Global",), cst.Nonlocal: ("Nonlocal",),
     cst.If: ("If",), cst.For: ("For", "AsyncFor"), cst.While: ("While",), cst.Try: ("Try",),
     cst.With: ("With", "AsyncWith"), cst.FunctionDef: ("FunctionDef", "AsyncFunctionDef"),
-    cst.ClassDef: ("ClassDef",), cst.Match: ("Match",),
+    cst.ClassDef: ("ClassDef",), cst.Match: ("Match",), cst.ExceptHandler: ("ExceptHandler",),
 }
 if hasattr(cst, "TryStar"):
     _STATEMENT_TYPES[cst.TryStar] = ("TryStar",)
+if hasattr(cst, "ExceptStarHandler"):
+    _STATEMENT_TYPES[cst.ExceptStarHandler] = ("ExceptHandler",)
 if hasattr(cst, "TypeAlias"):
     _STATEMENT_TYPES[cst.TypeAlias] = ("TypeAlias",)
+
+#: Nodes whose code is generated as one unit for positions (see the module docstring).
+_LINE_UNITS = (cst.SimpleStatementLine, cst.SimpleStatementSuite)
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+_EMPTY_SUITE = cst.SimpleStatementSuite(
+    body=(), leading_whitespace=cst.SimpleWhitespace(""),
+    trailing_whitespace=cst.TrailingWhitespace(newline=cst.Newline("\n")),
+)
+_EMPTY_SUITE_CODE = "pass\n"
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+_IS_NODE: dict[type, bool] = {}
 
 
 def _fields(cls: type) -> tuple[str, ...]:
     names = _FIELDS.get(cls)
     if names is None:
-        names = tuple(f for f in cls.__dataclass_fields__ if f not in _SKIP_FIELDS)  # type: ignore[attr-defined]
+        names = _CHILD_FIELDS.get(cls.__name__) if cls.__module__.startswith("libcst") else None
+        if names is None:
+            names = _dataclass_children(cls)
         _FIELDS[cls] = names
     return names
 
 
-def _ast_statements(tree: ast.Module) -> list[ast.stmt]:
-    """Statements in the order the walk below meets their libcst twins."""
-    out: list[ast.stmt] = []
+def _dataclass_children(cls: type) -> tuple[str, ...]:
+    """Child fields of a class missing from :data:`_CHILD_FIELDS` (leaves give ()): dataclass
+    order minus whitespace, punctuation and scalar fields."""
+    return tuple(f for f in getattr(cls, "__dataclass_fields__", ())
+                 if f not in _SKIP_FIELDS and not f.startswith("whitespace")
+                 and not (f == "value" and cls.__name__ in _SCALAR_VALUE))
+
+
+_SCALAR_VALUE = frozenset({"Name", "Integer", "Float", "Imaginary", "SimpleString", "FormattedStringText",
+                           "TemplatedStringText", "NotEqual", "Comment", "Newline", "SimpleWhitespace"})
+
+
+def _is_node(cls: type) -> bool:
+    known = _IS_NODE.get(cls)
+    if known is None:
+        known = _IS_NODE[cls] = issubclass(cls, cst.CSTNode)
+    return known
+
+
+def children(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """The child nodes the walk visits, in source order (whitespace/punctuation excluded)."""
+    out: list[cst.CSTNode] = []
+    for name in _fields(type(node)):
+        value = getattr(node, name, None)
+        if value is None:
+            continue
+        t = type(value)
+        if t is tuple or t is list:
+            for item in value:
+                if _is_node(type(item)):
+                    out.append(item)
+        elif _is_node(t):
+            out.append(value)
+    return out
+
+
+def _ast_statements(tree: ast.Module) -> list[ast.AST]:
+    """Statements (and ``except`` clauses) in the order the walk meets their libcst twins."""
+    out: list[ast.AST] = []
 
     def block(stmts: list[ast.stmt]) -> None:
         for s in stmts:
@@ -86,6 +181,7 @@ def _ast_statements(tree: ast.Module) -> list[ast.stmt]:
             elif isinstance(s, ast.Try) or type(s).__name__ == "TryStar":
                 block(s.body)  # type: ignore[attr-defined]
                 for h in s.handlers:  # type: ignore[attr-defined]
+                    out.append(h)
                     block(h.body)
                 block(s.orelse)  # type: ignore[attr-defined]
                 block(s.finalbody)  # type: ignore[attr-defined]
@@ -97,205 +193,342 @@ def _ast_statements(tree: ast.Module) -> list[ast.stmt]:
     return out
 
 
+class _Recorder:
+    """Stands in for the metadata provider while one unit is generated."""
+
+    __slots__ = ("_computed",)
+
+    def __init__(self, computed: dict[cst.CSTNode, CodeRange]) -> None:
+        self._computed = computed
+
+
+class _Syntactic:
+    """``record_syntactic_position`` as a plain context manager (libcst's is a generator-based
+    ``contextmanager``, a large share of codegen time); same semantics."""
+
+    __slots__ = ("state", "node", "start_node", "end_node", "start")
+
+    def __init__(self, state: "_UnitState", node: cst.CSTNode, start_node: cst.CSTNode | None,
+                 end_node: cst.CSTNode | None) -> None:
+        self.state, self.node, self.start_node, self.end_node = state, node, start_node, end_node
+
+    def __enter__(self) -> None:
+        self.start = CodePosition(self.state.line, self.state.column)
+
+    def __exit__(self, *exc: object) -> None:
+        state = self.state
+        computed = state.provider._computed  # type: ignore[attr-defined]
+        start = computed[self.start_node].start if self.start_node is not None else self.start
+        end = computed[self.end_node].end if self.end_node is not None else CodePosition(state.line, state.column)
+        computed[self.node] = CodeRange(start, end)
+
+
+class _UnitState(PositionProvidingCodegenState):
+    """libcst's position-recording codegen state (same positions), made cheaper: a column
+    update without libcst's regex split for tokens without a newline, and a class-based
+    ``record_syntactic_position``."""
+
+    def _update_position(self, value: str) -> None:
+        if "\n" in value or "\r" in value:
+            super()._update_position(value)
+        else:
+            self.column += len(value)
+
+    def record_syntactic_position(self, node: cst.CSTNode, *, start_node: cst.CSTNode | None = None,
+                                  end_node: cst.CSTNode | None = None) -> Any:
+        return _Syntactic(self, node, start_node, end_node)
+
+
 class Positions:
-    """Lazy ``node -> CodeRange`` for the node being visited (a Mapping-like object that the
-    visitor reads through ``get_metadata(PositionProvider, node)``)."""
+    """Lazy ``node -> CodeRange`` (a Mapping-like object that the visitor reads through
+    ``get_metadata(PositionProvider, node)``). Exact: equal to libcst's ``PositionProvider``.
+
+    ``units_generated`` and ``fallbacks`` count the work done (for tests and profiling).
+    """
 
     def __init__(self, module: cst.Module, source: str) -> None:
         self.module = module
         self.source = source
-        self.stmt_stack: list[cst.CSTNode] = []
-        self.stmt_pos: dict[int, CodeRange] = {}
-        self._text: dict[int, str] = {}
-        self._fallback: Any = None
-        self._origin: dict[int, tuple[int, int]] = {}
+        self.stmt_pos: dict[cst.CSTNode, CodeRange] = {}
+        self.unit_stack: list[cst.CSTNode] = []
+        self.units_generated = 0
+        self.fallback_reason = ""
+        self._twin: dict[int, Any] = {}
+        self._index: dict[int, int] = {}
+        self._one_line: dict[int, int] = {}
+        self._calls: dict[int, dict[cst.CSTNode, tuple[int, int]]] = {}
+        self._computed: dict[cst.CSTNode, CodeRange] = {}
+        self._done: set[int] = set()
         self._elif: set[int] = set()
-        self._stmt_text: dict[int, str] = {}
-        self._cursor: dict[int, tuple[int, str]] = {}
+        self._fallback: Any = None
+        self._line_starts: list[int] | None = None
         try:
             self._ast = _ast_statements(ast.parse(source))
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             self._ast = []
-            self.fallback()
+            self.fallback("ast could not parse the source")
         self._next = 0
 
-    def fallback(self) -> None:
-        """Switch to libcst's exact ``PositionProvider`` (trees disagreed)."""
+    # -------------------------------------------------------------- fallback
+    def fallback(self, reason: str) -> None:
+        """Switch to libcst's exact ``PositionProvider`` for the rest of the file."""
         if self._fallback is None:
+            self.fallback_reason = reason
             self._fallback = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
 
+    # -------------------------------------------------------------- source geometry
+    def _starts(self) -> list[int]:
+        if self._line_starts is None:
+            self._line_starts = [0, *(m.end() for m in _NEWLINE.finditer(self.source))]
+        return self._line_starts
+
+    def _line_text(self, line: int) -> str:
+        starts = self._starts()
+        if not 0 < line <= len(starts):
+            return ""
+        a = starts[line - 1]
+        b = starts[line] if line < len(starts) else len(self.source)
+        return self.source[a:b]
+
+    def _col(self, line: int, byte_col: int) -> int:
+        """``ast`` columns are UTF-8 byte offsets; libcst's are characters."""
+        text = self._line_text(line)
+        if text.isascii():
+            return byte_col
+        return len(text.encode("utf-8")[:byte_col].decode("utf-8", "replace"))
+
+    # -------------------------------------------------------------- walk hooks
     def enter_statement(self, node: cst.CSTNode) -> None:
         """Called by the walk when a statement starts; pairs it with its ``ast`` twin."""
-        self.stmt_stack.append(node)
         if self._fallback is not None:
             return
         if self._next >= len(self._ast):
-            self.fallback()
+            self.fallback("more libcst statements than ast statements")
             return
         twin = self._ast[self._next]
         self._next += 1
         if type(twin).__name__ not in _STATEMENT_TYPES[type(node)]:
-            self.fallback()
+            self.fallback(f"statement mismatch: libcst {type(node).__name__} vs ast {type(twin).__name__}")
             return
-        self.stmt_pos[id(node)] = CodeRange(
-            CodePosition(twin.lineno, twin.col_offset),
-            CodePosition(twin.end_lineno or twin.lineno, twin.end_col_offset or 0),
+        self._twin[id(node)] = twin
+        self._index[id(node)] = self._next - 1
+        end_line = twin.end_lineno or twin.lineno  # type: ignore[attr-defined]
+        self.stmt_pos[node] = CodeRange(
+            CodePosition(twin.lineno, self._col(twin.lineno, twin.col_offset)),  # type: ignore[attr-defined]
+            CodePosition(end_line, self._col(end_line, twin.end_col_offset or 0)),
         )
-        decorators = getattr(twin, "decorator_list", None)
         if isinstance(node, cst.If) and isinstance(node.orelse, cst.If):
             self._elif.add(id(node.orelse))
-        if id(node) in self._elif:
-            # libcst prints an `elif` branch alone as `if ...`; ast points at `elif`.
-            self._origin[id(node)] = (twin.lineno, twin.col_offset + 2)
-        elif decorators:
-            first = decorators[0]
-            self._origin[id(node)] = (first.lineno, max(first.col_offset - 1, 0))
-        else:
-            self._origin[id(node)] = (twin.lineno, twin.col_offset)
 
     def leave_statement(self) -> None:
-        self.stmt_stack.pop()
+        """Kept for the walk protocol (nothing to undo)."""
 
-    def _code(self, node: cst.CSTNode) -> str:
-        key = id(node)
-        text = self._text.get(key)
-        if text is None:
-            text = self.module.code_for_node(node)
-            self._text[key] = text
-        return text
-
+    # -------------------------------------------------------------- lookups
     def __getitem__(self, node: cst.CSTNode) -> CodeRange:
         if self._fallback is not None:
             return self._fallback[node]  # type: ignore[no-any-return]
-        own = self.stmt_pos.get(id(node))
+        own = self.stmt_pos.get(node)
         if own is not None:
             return own
-        for stmt in reversed(self.stmt_stack):
-            if id(stmt) in self.stmt_pos:
-                return self._within(stmt, node)
-        self.fallback()
+        got = self._computed.get(node)
+        if got is not None:
+            return got
+        for unit in reversed(self.unit_stack):
+            if id(unit) in self._done:
+                continue
+            if not self._generate(unit):
+                break
+            got = self._computed.get(node)
+            if got is not None:
+                return got
+        if self._fallback is None:
+            self.fallback(f"no unit holds a {type(node).__name__}")
         return self._fallback[node]  # type: ignore[no-any-return]
 
-    def _statement_text(self, stmt: cst.CSTNode) -> str:
-        """The statement's code from its first decorator or keyword (leading comment and blank
-        lines, which libcst attaches to compound statements, removed)."""
-        key = id(stmt)
-        text = self._stmt_text.get(key)
-        if text is None:
-            text = self._code(stmt)
-            skip = len(getattr(stmt, "leading_lines", ())) if _is_compound(stmt) else 0
-            pos = 0
-            for _ in range(skip):
-                pos = text.index("\n", pos) + 1
-            text = text[pos:]
-            self._stmt_text[key] = text
-        return text
+    def lines(self, node: cst.CSTNode) -> tuple[int, int]:
+        """(first line, last line) of ``node``, 1-based; the same as ``self[node]``'s lines
+        but without generating code when ``node`` lies in a statement line that ``ast`` shows
+        is one physical line (most lines). Contract (as for ``self[node]``): ``node`` is a
+        statement, the node being visited, or a descendant of it."""
+        if self._fallback is None and self.unit_stack and node not in self.stmt_pos:
+            unit = self.unit_stack[-1]
+            line = self._single_line(unit)
+            if line:
+                return line, line
+            if type(node) is cst.Call and type(unit) is cst.SimpleStatementLine:
+                span = self._call_lines(unit).get(node)
+                if span is not None:
+                    return span
+        rng = self[node]
+        return rng.start.line, rng.end.line
 
-    def _within(self, stmt: cst.CSTNode, node: cst.CSTNode) -> CodeRange:
-        """Position of ``node`` found in the text of its innermost statement ``stmt``.
+    def _call_lines(self, unit: cst.SimpleStatementLine) -> dict[cst.CSTNode, tuple[int, int]]:
+        """Lines of every call in a multi-line statement line, from ``ast``: libcst calls in
+        walk (pre-)order paired with ``ast.Call`` nodes sorted by position (outer first); {}
+        when the counts differ."""
+        key = id(unit)
+        known = self._calls.get(key)
+        if known is not None:
+            return known
+        out: dict[cst.CSTNode, tuple[int, int]] = {}
+        first = self._index.get(id(unit.body[0])) if unit.body else None
+        if first is not None:
+            twins = self._ast[first:first + len(unit.body)]
+            a_calls = sorted(
+                ((c.lineno, c.col_offset, -(c.end_lineno or 0), -(c.end_col_offset or 0), c.end_lineno or c.lineno)
+                 for t in twins for c in ast.walk(t) if isinstance(c, ast.Call)),
+            )
+            c_calls: list[cst.CSTNode] = []
+            todo: list[cst.CSTNode] = [unit]
+            while todo:
+                n = todo.pop()
+                if type(n) is cst.Call:
+                    c_calls.append(n)
+                todo.extend(reversed(children(n)))
+            if len(c_calls) == len(a_calls):
+                out = {c: (a[0], a[4]) for c, a in zip(c_calls, a_calls)}
+        self._calls[key] = out
+        return out
 
-        ``code_for_node`` omits the enclosing block's indentation on continuation lines, so
-        every line after the first is shifted by the statement's own column."""
-        outer = self._statement_text(stmt)
-        inner = self._code(node)
-        lead, trail = _paren_margins(node, inner)
-        line0, col0 = self._origin[id(stmt)]
-        cursor, last_text = self._cursor.get(id(stmt), (0, ""))
-        start = cursor + 1 if inner == last_text else cursor
-        idx = outer.find(inner, start) if inner else -1
-        if idx < 0:
-            idx = outer.find(inner) if inner else -1
-        if idx < 0:
-            return self.stmt_pos[id(stmt)]
-        self._cursor[id(stmt)] = (idx, inner)
-        # libcst positions exclude a node's own parentheses and a decorator's newline.
-        inner = inner[lead:len(inner) - trail] if lead or trail else inner
-        idx += lead
-        line = line0 + outer.count("\n", 0, idx)
-        nl = outer.rfind("\n", 0, idx)
-        col = col0 + (idx if nl < 0 else idx - nl - 1)
-        n_inner = inner.count("\n")
-        if n_inner:
-            end_col = col0 + len(inner) - inner.rfind("\n") - 1
+    def _single_line(self, unit: cst.CSTNode) -> int:
+        """The line of a simple-statement line that fits on one physical line, else 0."""
+        key = id(unit)
+        known = self._one_line.get(key)
+        if known is not None:
+            return known
+        line = 0
+        if type(unit) is cst.SimpleStatementLine and unit.body:
+            first = self._index.get(id(unit.body[0]))
+            if first is not None and first + len(unit.body) <= len(self._ast):
+                a, b = self._ast[first], self._ast[first + len(unit.body) - 1]
+                if a.lineno == (b.end_lineno or b.lineno):  # type: ignore[attr-defined]
+                    line = a.lineno  # type: ignore[attr-defined]
+        self._one_line[key] = line
+        return line
+
+    def _generate(self, unit: cst.CSTNode) -> bool:
+        """Generate ``unit``'s code with position recording at its real place; False (after
+        switching to the fallback) if the text differs from the source there."""
+        self._done.add(id(unit))
+        if isinstance(unit, _LINE_UNITS):
+            first = unit.body[0] if unit.body else None
+            twin = self._twin.get(id(first)) if first is not None else None
+            if twin is None:
+                return True  # nothing inside was paired: no expression positions needed
+            line = twin.lineno
+            indent = self._indent(line)
+            if isinstance(unit, cst.SimpleStatementLine):
+                line -= len(unit.leading_lines)
+                col = 0
+            else:
+                col = self._col(line, twin.col_offset) - len(unit.leading_whitespace.value)
+            target, kwargs, suffix = unit, {}, ""
         else:
-            end_col = col + len(inner)
-        return CodeRange(CodePosition(line, col), CodePosition(line + n_inner, end_col))
+            twin = self._twin.get(id(unit))
+            if twin is None:
+                return True
+            target, kwargs, suffix, line, indent = self._header(unit, twin)
+            col = 0
+            if target is None:
+                return True
+        computed: dict[cst.CSTNode, CodeRange] = {}
+        state = _UnitState(default_indent=self.module.default_indent, default_newline=self.module.default_newline,
+                           provider=_Recorder(computed), indent_tokens=[indent] if indent else [],
+                           line=line, column=col)
+        target._codegen(state, **kwargs)
+        text = "".join(state.tokens)
+        if suffix:
+            text = text[: len(text) - len(suffix)] if text.endswith(suffix) else "\0"
+        if not self._matches(line, col, text):
+            self.fallback(f"generated {type(unit).__name__} differs from the source at line {line}")
+            return False
+        self.units_generated += 1
+        computed.pop(target, None)
+        self._computed.update(computed)
+        return True
+
+    def _header(self, unit: cst.CSTNode, twin: Any) -> tuple[cst.CSTNode | None, dict[str, Any], str, int, str]:
+        """(node to generate, codegen kwargs, generated suffix to drop, first line, block
+        indentation) for a compound statement: its header only (body replaced by an empty
+        one-line suite); a ``match`` statement whole (its ``case`` patterns are not anchors)."""
+        if isinstance(unit, cst.Match):
+            return unit.with_changes(leading_lines=()), {}, "", twin.lineno, self._indent(twin.lineno)
+        if isinstance(unit, (cst.Try, getattr(cst, "TryStar", cst.Try))):
+            return None, {}, "", 0, ""  # `try:` holds no expression
+        changes: dict[str, Any] = {"body": _EMPTY_SUITE, "leading_lines": ()}
+        if hasattr(unit, "orelse"):
+            changes["orelse"] = None
+        line = twin.lineno
+        indent = self._indent(line)
+        decorators = getattr(unit, "decorators", ())
+        if decorators:
+            line = twin.decorator_list[0].lineno
+            indent = self._indent(line)
+            line -= len(decorators[0].leading_lines)
+        kwargs = {"is_elif": True} if id(unit) in self._elif else {}
+        return unit.with_changes(**changes), kwargs, _EMPTY_SUITE_CODE, line, indent
+
+    def _indent(self, line: int) -> str:
+        text = self._line_text(line)
+        return text[: len(text) - len(text.lstrip(" \t\f"))]
+
+    def _matches(self, line: int, col: int, text: str) -> bool:
+        starts = self._starts()
+        if not 0 < line <= len(starts):
+            return False
+        offset = starts[line - 1] + col
+        seg = self.source[offset: offset + len(text)]
+        if seg == text:
+            return True
+        # libcst always ends a statement with a newline, even at an unterminated end of file.
+        return offset + len(text) > len(self.source) and text.startswith(seg) and text[len(seg):] in ("\n", "\r\n", "\r")
 
 
-def _paren_margins(node: cst.CSTNode, text: str) -> tuple[int, int]:
-    """Characters to drop at each end of ``text`` (the node's code) so that it matches libcst's
-    position convention: without the node's own parentheses, without a trailing newline."""
-    lead = trail = 0
-    for _ in getattr(node, "lpar", ()):
-        i = text.find("(", lead)
-        if i < 0:
-            break
-        lead = i + 1
-        while lead < len(text) and text[lead] in " \t\r\n\\":
-            lead += 1
-    end = len(text)
-    while end > lead and text[end - 1] in "\r\n":
-        end -= 1
-    for _ in getattr(node, "rpar", ()):
-        j = text.rfind(")", lead, end)
-        if j < 0:
-            break
-        end = j
-        while end > lead and text[end - 1] in " \t\r\n\\":
-            end -= 1
-    trail = len(text) - end
-    return lead, trail
-
-
-def _is_compound(node: cst.CSTNode) -> bool:
-    return isinstance(node, cst.BaseCompoundStatement)
-
-
-def _children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    for name in _fields(type(node)):
-        value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
-            yield value
-        elif isinstance(value, (tuple, list)):
-            for item in value:
-                if isinstance(item, cst.CSTNode):
-                    yield item
+def _is_header_unit(cls: type) -> bool:
+    return issubclass(cls, (cst.BaseCompoundStatement, cst.ExceptHandler)) or cls.__name__ == "ExceptStarHandler"
 
 
 def fast_visit(module: cst.Module, visitor: cst.CSTVisitor, source: str) -> Positions:
     """Run ``visitor``'s ``visit_*``/``leave_*`` methods over ``module`` in source order.
 
     Provides ``PositionProvider`` metadata to the visitor lazily (see :class:`Positions`).
-    Returns the positions object (usable after the walk for statements already seen).
+    Returns the positions object (usable after the walk).
     """
     positions = Positions(module, source)
     visitor.metadata = {PositionProvider: positions}  # type: ignore[assignment]
-    visit_cache: dict[type, Any] = {}
-    leave_cache: dict[type, Any] = {}
-    statement_types = tuple(_STATEMENT_TYPES)
+    # per class: (visit method, leave method, is statement anchor, is position unit)
+    info: dict[type, tuple[Any, Any, bool, bool]] = {}
+    units = positions.unit_stack
+    enter = positions.enter_statement
     stack: list[tuple[cst.CSTNode, bool]] = [(module, False)]
+    pop, push = stack.pop, stack.append
     while stack:
-        node, leaving = stack.pop()
+        node, leaving = pop()
         cls = type(node)
         if leaving:
-            leave = leave_cache[cls]
+            leave, is_unit = info[cls][1], info[cls][3]
             if leave is not None:
                 leave(node)
-            if isinstance(node, statement_types):
-                positions.leave_statement()
+            if is_unit:
+                units.pop()
             continue
-        if cls not in visit_cache:
-            visit_cache[cls] = getattr(visitor, f"visit_{cls.__name__}", None)
-            leave_cache[cls] = getattr(visitor, f"leave_{cls.__name__}", None)
-        if isinstance(node, statement_types):
-            positions.enter_statement(node)
-        visit = visit_cache[cls]
+        meta = info.get(cls)
+        if meta is None:
+            is_stmt = cls in _STATEMENT_TYPES
+            meta = info[cls] = (getattr(visitor, f"visit_{cls.__name__}", None),
+                                getattr(visitor, f"leave_{cls.__name__}", None),
+                                is_stmt, cls in _LINE_UNITS or (is_stmt and _is_header_unit(cls)))
+        visit, leave, is_stmt, is_unit = meta
+        if is_stmt:
+            enter(node)
+        if is_unit:
+            units.append(node)
         if visit is not None and visit(node) is False:
-            if leave_cache[cls] is not None or isinstance(node, statement_types):
-                stack.append((node, True))
+            if leave is not None or is_unit:
+                push((node, True))
             continue
-        stack.append((node, True))
-        children = list(_children(node))
-        for child in reversed(children):
-            stack.append((child, False))
+        push((node, True))
+        kids = children(node)
+        for i in range(len(kids) - 1, -1, -1):
+            push((kids[i], False))
     return positions
