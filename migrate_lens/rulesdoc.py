@@ -1,0 +1,196 @@
+"""Rule documentation generated from the catalog: ``docs/rules.md``, ``migrate-lens explain
+CODE`` and ``migrate-lens rules``.
+
+Everything here is derived from :class:`~migrate_lens.catalog.Catalog` data: rule texts come
+from ``rules/*.toml``; the API part of a remedy comes from ``rules/api_map.toml`` through
+:func:`api_rows_for_rule` (so a mapping is written once, in the map). Regenerate the docs with
+``python -m migrate_lens.rulesdoc > docs/rules.md``.
+"""
+
+from __future__ import annotations
+
+import sys
+from fnmatch import fnmatchcase
+
+from migrate_lens.catalog import ApiEntry, Catalog, Rule, load_catalog
+from migrate_lens.models import CATEGORIES
+
+#: At most this many API-map rows are attached to one rule (globs like ``torch.*`` match
+#: hundreds; those rules talk about a family, not about mapped functions).
+MAX_API_ROWS = 12
+
+#: Column titles of :func:`list_rules` rows, in order.
+LIST_COLUMNS: tuple[str, ...] = ("code", "name", "category", "severity", "porting", "effort_h")
+
+
+def _globs(value: object) -> tuple[str, ...]:
+    if not value:
+        return ()
+    if isinstance(value, str):
+        return (value,)
+    return tuple(str(v) for v in value)  # type: ignore[union-attr]
+
+
+def api_rows_for_rule(rule: Rule, catalog: Catalog) -> tuple[ApiEntry, ...]:
+    """API-map rows for the torch names a rule matches: its ``names`` globs (not excluded)
+    and its ``methods`` globs as ``Tensor.<method>``. Empty when the rule's globs are broad
+    (more than :data:`MAX_API_ROWS` matches) or it matches no mapped name. Sorted by name."""
+    names = _globs(rule.matcher.param("names"))
+    methods = _globs(rule.matcher.param("methods"))
+    exclude = _globs(rule.matcher.param("exclude"))
+    rows = []
+    for entry in catalog.api:
+        key = entry.torch
+        if key.startswith("Tensor."):
+            leaf = key[len("Tensor."):]
+            hit = any(fnmatchcase(leaf, m) for m in methods) and not any(fnmatchcase(leaf, e) for e in exclude)
+        else:
+            hit = any(fnmatchcase(key, n) for n in names) and not any(fnmatchcase(key, e) for e in exclude)
+        if hit:
+            rows.append(entry)
+    if len(rows) > MAX_API_ROWS:
+        return ()
+    return tuple(sorted(rows, key=lambda a: a.torch))
+
+
+def api_line(entry: ApiEntry) -> str:
+    """One line describing a mapping: ``torch.cat -> jnp.concatenate (ARG_CHANGE: dim->axis)``."""
+    target = entry.jax or "no single JAX function"
+    extra = "; ".join(x for x in (entry.args, entry.note) if x)
+    return f"{entry.torch} -> {target} ({entry.kind}{': ' + extra if extra else ''})"
+
+
+def rule_remedy(rule: Rule, catalog: Catalog) -> str:
+    """The rule's remedy text followed by the API-map lines for the APIs it matches (what the
+    report shows as a finding's remedy)."""
+    rows = api_rows_for_rule(rule, catalog)
+    if not rows:
+        return rule.remedy
+    return rule.remedy + "\nAPI map: " + "; ".join(api_line(r) for r in rows)
+
+
+def list_rules(catalog: Catalog) -> list[tuple[str, ...]]:
+    """Rows for ``migrate-lens rules``: (code, name, category, severity, porting, likely
+    effort in hours), sorted by code; column titles in :data:`LIST_COLUMNS`."""
+    return [
+        (r.code, r.name, r.category, r.severity, r.porting, f"{r.effort.likely:g}")
+        for r in catalog.rules
+    ]
+
+
+def _contexts(rule: Rule) -> str:
+    ctx = list(rule.matcher.contexts)
+    text = ", ".join(ctx)
+    if "traced" in ctx and "function" not in ctx:
+        text += " (functions reached from forward count as traced)"
+    return text
+
+
+def explain_rule(rule: Rule, catalog: Catalog | None = None) -> str:
+    """Plain-text explanation of one rule for ``migrate-lens explain CODE``: header, why,
+    pattern, remedy (with API-map lines when ``catalog`` is given), effort, references and the
+    rule's first flagged and clean examples."""
+    remedy = rule_remedy(rule, catalog) if catalog is not None else rule.remedy
+    effort = rule.effort
+    parts = [
+        f"{rule.code} {rule.name}",
+        f"category: {rule.category}   severity: {rule.severity}"
+        + (f" (init code: {rule.init_severity})" if rule.init_severity != rule.severity else "")
+        + f"   confidence: {rule.confidence}   porting: {rule.porting}",
+        f"effort per finding (hours): optimistic {effort.optimistic:g}, likely {effort.likely:g}, pessimistic {effort.pessimistic:g}",
+        f"applies in: {_contexts(rule)}",
+        "",
+        "Why it blocks JAX:",
+        _indent(rule.why),
+        "",
+        "PyTorch pattern:",
+        _indent(rule.pattern),
+        "",
+        "JAX/Flax remedy:",
+        _indent(remedy),
+    ]
+    if rule.references:
+        parts += ["", "References:", *(f"  {u}" for u in rule.references)]
+    parts += ["", "Flagged example:", _indent(rule.flagged_examples[0].strip("\n")),
+              "", "Clean example:", _indent(rule.clean_examples[0].strip("\n"))]
+    return "\n".join(parts) + "\n"
+
+
+def _indent(text: str, prefix: str = "  ") -> str:
+    return "\n".join(prefix + line if line else line for line in text.strip("\n").splitlines())
+
+
+def _md_cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def render_rules_markdown(catalog: Catalog) -> str:
+    """The content of ``docs/rules.md``: an index by category, one section per rule (anchor
+    ``#ml101``) with category, severity, porting, effort, why, pattern, remedy, references and
+    examples, then the API map as a table. Deterministic (sorted by code / torch name)."""
+    out: list[str] = [
+        "# migrate-lens rules",
+        "",
+        "<!-- Generated from rules/*.toml and rules/api_map.toml. Do not edit: run",
+        "     `python -m migrate_lens.rulesdoc > docs/rules.md`. -->",
+        "",
+        f"{len(catalog.rules)} rules in {len({r.category for r in catalog.rules})} categories, "
+        f"and an API map of {len(catalog.api)} torch names. Contexts: `traced` is forward/`__call__` "
+        "of nn.Modules and what they call, `init` is constructors and weight init, `function` is "
+        "code whose callers are not known yet, `host` is module level and `__main__`.",
+        "",
+        "## Index",
+        "",
+    ]
+    for category in CATEGORIES:
+        rules = [r for r in catalog.rules if r.category == category]
+        if not rules:
+            continue
+        out.append(f"**{category}**: " + ", ".join(f"[{r.code}](#{r.code.lower()}) {r.name}" for r in rules))
+        out.append("")
+    for rule in catalog.rules:
+        e = rule.effort
+        out += [
+            f'<a id="{rule.code.lower()}"></a>',
+            f"## {rule.code} {rule.name}",
+            "",
+            "| category | severity | confidence | porting | effort (h: optimistic / likely / pessimistic) | applies in |",
+            "| --- | --- | --- | --- | --- | --- |",
+            f"| {rule.category} | {rule.severity}"
+            + (f" (init: {rule.init_severity})" if rule.init_severity != rule.severity else "")
+            + f" | {rule.confidence} | {rule.porting} | {e.optimistic:g} / {e.likely:g} / {e.pessimistic:g} | {_contexts(rule)} |",
+            "",
+            f"**Message:** {rule.message}",
+            "",
+            f"**Why it blocks JAX.** {' '.join(rule.why.split())}",
+            "",
+            f"**PyTorch pattern.** {' '.join(rule.pattern.split())}",
+            "",
+            f"**Remedy.** {' '.join(rule.remedy.split())}",
+            "",
+        ]
+        rows = api_rows_for_rule(rule, catalog)
+        if rows:
+            out.append("**API map.**")
+            out.append("")
+            out += [f"- `{r.torch}` -> `{r.jax or '-'}` ({r.kind}){': ' + _md_cell('; '.join(x for x in (r.args, r.note) if x)) if (r.args or r.note) else ''}" for r in rows]
+            out.append("")
+        if rule.references:
+            out.append("**References.** " + ", ".join(f"<{u}>" for u in rule.references))
+            out.append("")
+        out += ["Flagged:", "", "```python", rule.flagged_examples[0].strip("\n"), "```", "",
+                "Clean:", "", "```python", rule.clean_examples[0].strip("\n"), "```", ""]
+    out += ["## API map", "", "| torch | JAX | kind | arguments | note |", "| --- | --- | --- | --- | --- |"]
+    for a in catalog.api:
+        out.append(f"| `{a.torch}` | {'`' + a.jax + '`' if a.jax else '-'} | {a.kind} | {_md_cell(a.args)} | {_md_cell(a.note)} |")
+    return "\n".join(out) + "\n"
+
+
+def main() -> int:
+    """``python -m migrate_lens.rulesdoc``: print docs/rules.md for the shipped catalog."""
+    sys.stdout.write(render_rules_markdown(load_catalog()))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,57 @@
+"""Real-world cases (``fixtures/cases``, copied from the shared case set with their
+``# source:`` lines): P files must get at least one finding of each listed category on each
+listed line; N files must get no finding at all. Findings that are ``traced_only`` count only
+when reachable from a forward in the same file (:func:`resolve_traced_only`)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from helpers_analysis import findings
+
+CASES = Path(__file__).resolve().parents[1] / "fixtures" / "cases"
+EXPECT = re.compile(r"^# expect: (\S+) at line\(s\) ([\d, ]+)$")
+CLEAN = re.compile(r"^# expect: clean$")
+
+
+def _expectations(text: str) -> tuple[bool, dict[int, set[str]]]:
+    clean = False
+    wanted: dict[int, set[str]] = {}
+    for line in text.splitlines():
+        if CLEAN.match(line):
+            clean = True
+        m = EXPECT.match(line)
+        if m:
+            for n in m.group(2).split(","):
+                if n.strip():
+                    wanted.setdefault(int(n), set()).add(m.group(1))
+    return clean, wanted
+
+
+def _case_files() -> list[Path]:
+    return sorted(CASES.glob("*.py"))
+
+
+def test_case_set_is_present() -> None:
+    names = {p.name[:3] for p in _case_files()}
+    assert {"P01", "P26", "N01"} <= names
+
+
+@pytest.mark.parametrize("path", _case_files(), ids=lambda p: p.stem)
+def test_case(catalog, path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    clean, wanted = _expectations(text)
+    assert clean or wanted, f"{path.name}: no expectation header"
+    rules = catalog.by_code()
+    found = findings(text, catalog, path=path.name, module=path.stem)
+    if clean:
+        assert found == (), [(f.span.line, f.code, f.snippet) for f in found]
+        return
+    got: dict[int, set[str]] = {}
+    for f in found:
+        got.setdefault(f.span.line, set()).add(rules[f.code].category)
+    missing = {line: cats - got.get(line, set()) for line, cats in wanted.items() if cats - got.get(line, set())}
+    assert not missing, f"{path.name}: missing categories by line {missing}; got {got}"
