@@ -1,18 +1,28 @@
 """Jupyter notebooks: the code cells of an ``.ipynb`` as one Python source.
 
 Cells are joined in order, each preceded by a ``# %% [cell N]`` marker line; IPython magics
-(``%time``, ``%%bash``) and shell escapes (``!pip``) become ``pass`` lines so they are
-skipped, not parse errors, and line numbers stay aligned. :func:`cell_of_line` maps a line of
+(``%time``, ``%%bash``, ``x = %timeit -o f()``), shell escapes (``!pip``, ``files = !ls``) and
+help lines (``obj?``) become ``pass`` lines so they are skipped, not parse errors, and line
+numbers stay aligned; ``%%time``-style cell magics keep their Python body. A cell that still
+does not parse is blanked (all ``pass``), so one broken cell never hides the rest. :func:`cell_of_line` maps a line of
 the joined source back to (cell index, line in cell). Reading uses nbformat.
 """
 
 from __future__ import annotations
 
+import ast
 import json
+import re
 
 import nbformat
 
 MARKER = "# %% [cell {index}]"
+#: Cell magics whose body is Python (kept); any other ``%%magic`` cell is skipped whole.
+PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug"})
+#: ``obj?`` / ``obj??`` / ``?obj`` help lines.
+_HELP = re.compile(r"^\s*(\?{1,2}[\w.]+|[\w.]+\?{1,2})\s*$")
+#: ``files = !ls`` / ``t = %timeit -o f()``.
+_ASSIGN_MAGIC = re.compile(r"^\s*[\w.]+(\s*,\s*[\w.]+)*\s*=\s*[%!]")
 
 
 class NotebookError(ValueError):
@@ -20,34 +30,63 @@ class NotebookError(ValueError):
 
 
 def notebook_to_source(data: bytes) -> str:
-    """Joined code cells of a notebook given as bytes. Raises :class:`NotebookError`."""
+    """Joined code cells of a notebook given as bytes. Raises :class:`NotebookError`.
+
+    Read as JSON without schema validation (formats before v4 are converted with nbformat):
+    only the code cells' sources matter here, and a notebook that is slightly off-schema (a
+    missing cell id or metadata, say) still has code worth scanning."""
     try:
-        nb = nbformat.reads(data.decode("utf-8"), as_version=4)
+        nb = json.loads(data.decode("utf-8"))
+        if not isinstance(nb, dict):
+            raise TypeError("top level is not an object")
+        if int(nb.get("nbformat", 4)) < 4:
+            nb = nbformat.converter.convert(nbformat.from_dict(nb), 4)
+        if not isinstance(nb.get("cells", []), list):
+            raise TypeError("cells is not a list")
     except UnicodeDecodeError as exc:
         raise NotebookError(f"notebook is not UTF-8 (offset {exc.start})") from None
     except (json.JSONDecodeError, nbformat.reader.NotJSONError) as exc:
         raise NotebookError(f"notebook is not valid JSON ({str(exc).splitlines()[0][:80]})") from None
-    except (KeyError, ValueError, AttributeError, TypeError) as exc:
+    except (KeyError, ValueError, AttributeError, TypeError, nbformat.reader.NotJSONError,
+            nbformat.ValidationError) as exc:
         raise NotebookError(f"unreadable notebook ({type(exc).__name__})") from None
     lines: list[str] = []
     for index, cell in enumerate(nb.get("cells", [])):
-        if cell.get("cell_type") != "code":
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
         lines.append(MARKER.format(index=index))
         source = cell.get("source", "")
         if isinstance(source, list):
             source = "".join(source)
-        in_cell_magic = False
-        for raw in str(source).splitlines():
-            stripped = raw.lstrip()
-            if stripped.startswith("%%"):
-                in_cell_magic = True
-            if in_cell_magic or stripped.startswith(("%", "!")) or stripped.endswith("?"):
-                indent = "" if in_cell_magic else raw[: len(raw) - len(stripped)]
-                lines.append(f"{indent}pass  # IPython magic or shell escape, skipped")
-            else:
-                lines.append(raw)
+        lines.extend(_cell_lines(str(source)))
     return "\n".join(lines) + "\n"
+
+
+def _cell_lines(source: str) -> list[str]:
+    """One cell as Python lines (same count as the cell): magics, shell escapes and help
+    lines become ``pass``; a cell that still does not parse becomes all ``pass`` lines, so one
+    broken cell never hides the others."""
+    raw_lines = source.splitlines()
+    out: list[str] = []
+    skip_rest = False
+    for n, raw in enumerate(raw_lines):
+        stripped = raw.lstrip()
+        indent = raw[: len(raw) - len(stripped)]
+        if n == 0 and stripped.startswith("%%"):
+            name = stripped[2:].split(None, 1)[0] if len(stripped) > 2 else ""
+            skip_rest = name not in PYTHON_CELL_MAGICS
+            out.append("pass  # IPython cell magic, skipped")
+        elif skip_rest:
+            out.append("pass  # body of a non-Python cell magic, skipped")
+        elif stripped.startswith(("%", "!")) or _HELP.match(raw) or _ASSIGN_MAGIC.match(raw):
+            out.append(f"{indent}pass  # IPython magic or shell escape, skipped")
+        else:
+            out.append(raw)
+    try:
+        ast.parse("\n".join(out))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return ["pass  # cell does not parse, skipped"] * len(out)
+    return out
 
 
 def cell_of_line(source: str, line: int) -> tuple[int, int]:

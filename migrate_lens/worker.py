@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import multiprocessing
+import os
+import time
 from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
@@ -18,6 +21,67 @@ from migrate_lens.catalog import Catalog, load_catalog
 from migrate_lens.discover import decode_source
 from migrate_lens.models import FileFacts, FileOutcome, ImportFact, Skipped
 from migrate_lens.notebooks import NotebookError, cell_of_line, notebook_to_source
+
+
+#: Address-space cap of a worker process, in MiB (``MIGRATE_LENS_WORKER_MEMORY_MB``; 0 = no
+#: cap). One pathological file then fails with ``MemoryError`` (reported as skipped) or kills
+#: only its worker, instead of taking the machine down.
+DEFAULT_WORKER_MEMORY_MB = 3072
+
+#: TEST-ONLY fault injection: ``MIGRATE_LENS_TEST_FAULTS="a.py:sleep=5,b.py:exit=3,c.py:memory"``
+#: makes the worker sleep, ``os._exit`` or raise ``MemoryError`` on those relative paths. It
+#: exists so tests can prove a slow or crashing file never loses the other files' results; it
+#: is never set in normal use.
+TEST_FAULTS_ENV = "MIGRATE_LENS_TEST_FAULTS"
+
+_memory_capped = False
+
+
+def limit_worker_memory() -> None:
+    """Cap this process's address space once (RLIMIT_AS), only inside a worker process (never
+    the main process). Silently does nothing where ``resource`` is unavailable (Windows) or the
+    limit cannot be lowered."""
+    global _memory_capped
+    if _memory_capped or multiprocessing.parent_process() is None:
+        return
+    _memory_capped = True
+    try:
+        mb = int(os.environ.get("MIGRATE_LENS_WORKER_MEMORY_MB", DEFAULT_WORKER_MEMORY_MB))
+    except ValueError:
+        mb = DEFAULT_WORKER_MEMORY_MB
+    if mb <= 0:
+        return
+    try:
+        import resource
+    except ImportError:
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    cap = mb * 1024 * 1024
+    if hard != resource.RLIM_INFINITY:
+        cap = min(cap, hard)
+    if soft == resource.RLIM_INFINITY or soft > cap:
+        try:
+            resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+        except (ValueError, OSError):
+            pass
+
+
+def _inject_fault(rel_path: str) -> None:
+    """TEST-ONLY: see :data:`TEST_FAULTS_ENV`."""
+    spec = os.environ.get(TEST_FAULTS_ENV)
+    if not spec:
+        return
+    for item in spec.split(","):
+        path, _, action = item.partition(":")
+        if path != rel_path:
+            continue
+        kind, _, arg = action.partition("=")
+        if kind == "sleep":
+            time.sleep(float(arg or 60))
+        elif kind == "exit":
+            os._exit(int(arg or 1))
+        elif kind == "memory":
+            raise MemoryError("injected")
 
 
 @lru_cache(maxsize=4)
@@ -66,7 +130,19 @@ def cheap_imports(source: str, module: str, is_package: bool) -> tuple[ImportFac
 def analyze_bytes(data: bytes, rel_path: str, module: str, rule_dirs: tuple[str, ...] = (),
                   markers: tuple[str, ...] = ("torch",)) -> FileOutcome:
     """Analyze one file's bytes. Never raises for bad input: returns a skipped outcome with a
-    specific reason instead (binary, undecodable, syntax error, too deep, bad notebook)."""
+    specific reason instead (binary, undecodable, syntax error, too deep, out of memory, bad
+    notebook). In a worker process the address space is capped first
+    (:func:`limit_worker_memory`)."""
+    limit_worker_memory()
+    try:
+        _inject_fault(rel_path)
+        return _analyze(data, rel_path, module, rule_dirs, markers)
+    except MemoryError:
+        return FileOutcome(rel_path, skipped=Skipped(rel_path, "out of memory while analyzing (worker memory cap)"))
+
+
+def _analyze(data: bytes, rel_path: str, module: str, rule_dirs: tuple[str, ...],
+             markers: tuple[str, ...]) -> FileOutcome:
     digest = file_digest(data)
     notebook = rel_path.endswith(".ipynb")
     if notebook:
