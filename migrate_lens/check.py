@@ -24,19 +24,19 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any
 
-from migrate_lens.analysis.engine import ParseFailure, RuleIndex, analyze_source, build_index
+from migrate_lens.analysis.engine import ParseFailure, RuleIndex, analyze_source, build_index, resolve_traced_only
 from migrate_lens.baseline import DEFAULT_BASELINE_NAME, Baseline, build_baseline, split_new
 from migrate_lens.catalog import Catalog, load_catalog
 from migrate_lens.config import Config, load_config
 from migrate_lens.discover import ALWAYS_EXCLUDED_DIRS, discover, module_name, read_source
 from migrate_lens.filters import apply_config
 from migrate_lens.fingerprint import fingerprint
-from migrate_lens.models import BLOCKING_SEVERITIES, FileFacts, Finding, RuleError, Skipped, severity_rank
+from migrate_lens.models import BLOCKING_SEVERITIES, Finding, RuleError, Skipped, severity_rank
 
 #: The suffixes ``check`` analyzes; anything else pre-commit passes (``.md``, ``.ipynb``...) is ignored.
 CHECKED_SUFFIXES: tuple[str, ...] = (".py",)
@@ -209,63 +209,6 @@ def _display(path: Path) -> str:
     return text
 
 
-# --------------------------------------------------------------------------- traced-only
-
-
-def resolve_traced_only(facts: FileFacts, extra_entries: Iterable[str] = ()) -> tuple[Finding, ...]:
-    """Keep a ``traced_only`` finding only if its enclosing function is reachable, within this
-    file, from code that runs under the trace.
-
-    Entries: functions whose context is ``traced`` (forward and friends), ``facts.traced_entries``
-    (hook callbacks) and ``extra_entries`` (config ``traced-entries``). Edges: ``facts.calls``,
-    with ``self.m`` resolved to ``m`` on the caller's class or, failing that, on its in-file
-    bases; a function nested in a reachable one is reachable. Cross-file callers are not seen
-    (that is the scan's project graph), so a helper only called from another file is dropped
-    here. Returns the findings in their original order.
-    """
-    if not any(f.traced_only for f in facts.findings):
-        return facts.findings
-    functions = {fn.qualname for fn in facts.functions}
-    classes = {c.qualname: c for c in facts.classes}
-    edges: dict[str, set[str]] = {}
-    for call in facts.calls:
-        target = _resolve_callee(call.caller, call.callee, functions, classes)
-        if target is not None:
-            edges.setdefault(call.caller, set()).add(target)
-    stack = [fn.qualname for fn in facts.functions if fn.context == "traced"]
-    stack += [e for e in (*facts.traced_entries, *extra_entries) if e in functions]
-    reachable: set[str] = set()
-    while stack:
-        current = stack.pop()
-        if current in reachable:
-            continue
-        reachable.add(current)
-        stack.extend(edges.get(current, ()))
-        prefix = current + "."
-        stack.extend(fn for fn in functions if fn.startswith(prefix))  # nested functions
-    return tuple(f for f in facts.findings if not f.traced_only or f.symbol in reachable)
-
-
-def _resolve_callee(caller: str, callee: str, functions: set[str], classes: dict[str, Any]) -> str | None:
-    if callee in functions:
-        return callee
-    if not callee.startswith("self."):
-        return None
-    method = callee[5:]
-    owner = next((c for c in sorted(classes, key=len, reverse=True) if caller.startswith(c + ".")), None)
-    seen: set[str] = set()
-    todo = [owner] if owner else []
-    while todo:
-        cls = todo.pop(0)
-        if cls in seen:
-            continue
-        seen.add(cls)
-        if f"{cls}.{method}" in functions:
-            return f"{cls}.{method}"
-        todo.extend(b for b in classes[cls].bases if b in classes)
-    return None
-
-
 # --------------------------------------------------------------------------- collecting
 
 
@@ -321,7 +264,9 @@ def collect(files: Sequence[Path], *, cwd: Path | None = None, catalog: Catalog 
     Per file: find its project (config, rule folders), skip it if the config's include/exclude
     leaves it out, read it (:func:`migrate_lens.discover.read_source`), skip the rules if it
     never mentions a config ``markers`` word (as the scan does), ``analyze_source``,
-    :func:`resolve_traced_only`, :func:`migrate_lens.filters.apply_config`. ``catalog``
+    :func:`migrate_lens.analysis.engine.resolve_traced_only` (traced-only findings kept when
+    their function is reachable in this file from ``forward``, a hook or a config
+    ``traced-entries`` name), :func:`migrate_lens.filters.apply_config`. ``catalog``
     replaces the shipped catalog (tests). Raises ``ConfigError``/``CatalogError`` for a bad
     ``pyproject.toml`` or rule folder.
     """
@@ -358,7 +303,9 @@ def collect(files: Sequence[Path], *, cwd: Path | None = None, catalog: Catalog 
             continue
         checked += 1
         errors.extend((display, e) for e in facts.rule_errors)
-        kept, n_ignored = apply_config(resolve_traced_only(facts, project.config.traced_entries), project.config)
+        if project.config.traced_entries:  # config entries seed the in-file closure like forward does
+            facts = replace(facts, traced_entries=tuple(sorted({*facts.traced_entries, *project.config.traced_entries})))
+        kept, n_ignored = apply_config(resolve_traced_only(facts).findings, project.config)
         ignored += n_ignored
         for f in kept:
             if f.suppressed == "fixme":

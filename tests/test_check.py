@@ -32,7 +32,6 @@ from migrate_lens.check import (
     make_baseline,
     render_github,
     render_text,
-    resolve_traced_only,
     run_check,
 )
 from migrate_lens.check_cli import baseline as baseline_cli
@@ -283,17 +282,17 @@ class Block(Base):
 '''
 
 
-def test_traced_only_findings_kept_only_when_reachable_from_forward_in_file() -> None:
+def test_traced_only_findings_kept_only_when_reachable_from_forward_in_file(project: Path) -> None:
     facts = analyze_source(TRACED, "pkg/m.py", "pkg.m", CATALOG)
     by_symbol = {f.symbol: f.traced_only for f in facts.findings}
     assert by_symbol == {"pkg.m.helper": True, "pkg.m.unused": True, "pkg.m.entry": True,
                          "pkg.m.Base._scale": True, "pkg.m.Base._scale.inner": True, "pkg.m.Block._unused": True}
-    kept = resolve_traced_only(facts)
+    write(project, "pkg/m.py", TRACED)
+    result = run_check([Path("pkg/m.py")], catalog=CATALOG)
     # helper: called from forward; Base._scale: self._scale resolved through the in-file base;
-    # inner: nested in a reachable function.
-    assert [f.symbol for f in kept] == ["pkg.m.helper", "pkg.m.Base._scale", "pkg.m.Base._scale.inner"]
-    with_entry = resolve_traced_only(facts, ["pkg.m.entry"])
-    assert "pkg.m.entry" in [f.symbol for f in with_entry]
+    # inner: nested in a reachable function. unused, entry, Block._unused: not reachable here.
+    assert [(c.finding.symbol, c.finding.context) for c in result.new] == [
+        ("pkg.m.helper", "traced"), ("pkg.m.Base._scale", "traced"), ("pkg.m.Base._scale.inner", "traced")]
 
 
 def test_config_traced_entries_reach_the_check(project: Path) -> None:
@@ -354,7 +353,7 @@ def test_baseline_write_cli_is_deterministic_and_check_uses_it_by_default(projec
         class Gate(nn.Module):
             def forward(self, x, keep):
                 if torch.all(keep == 1):
-                    return x
+                    x = x * 2
                 return x * keep
         ''')
     runner = CliRunner()

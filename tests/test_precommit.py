@@ -11,8 +11,10 @@ installed (``pre-commit install``) real ``git commit``s: clean code passes, an i
 blocked, a baseline written by the installed ``migrate-lens baseline write`` lets existing
 findings pass, code moving down the file stays baselined, a suppression comment works.
 
-The in-place rule comes from the shipped catalog when it has one that flags ``x.add_(y)`` in
-``forward``; otherwise the user project adds a test rule through ``rule-dirs``.
+The in-place rule is the shipped one that flags ``x.add_(y)`` in ``forward`` (ML301, severity
+medium: a mechanical fix, below the default ``--fail-on high``). The installed hook gets
+``args: [--fail-on, medium]`` in the user's config; for try-repo, which takes no hook
+arguments, the user's ``pyproject.toml`` raises the rule's severity to ``high``.
 """
 
 from __future__ import annotations
@@ -29,7 +31,6 @@ import pytest
 import migrate_lens
 from migrate_lens.analysis.engine import analyze_source
 from migrate_lens.catalog import load_catalog
-from migrate_lens.models import severity_rank
 
 pytestmark = pytest.mark.slow
 
@@ -47,41 +48,6 @@ class Block(nn.Module):
 '''
 BLOCKED = CLEAN.replace("        return x + y\n", "        x.add_(y)\n        return x\n")
 
-TEST_RULE = '''\
-code = "{code}"
-name = "test-only-in-place-method"
-category = "in-place-mutation"
-severity = "high"
-confidence = "high"
-porting = "mechanical"
-effort_hours = {{ optimistic = 0.1, likely = 0.25, pessimistic = 1 }}
-message = "in-place tensor method {{detail}}: JAX arrays are immutable"
-why = "JAX arrays cannot be written in place."
-pattern = "`x.add_(y)`"
-remedy = """
-Use the out-of-place form: `x = x + y`.
-"""
-[matcher]
-kind = "call"
-contexts = ["traced"]
-params = {{ methods = ["*_"], exclude = ["__*"] }}
-[examples]
-flagged = ["""
-import torch.nn as nn
-class M(nn.Module):
-    def forward(self, x, y):
-        x.add_(y)
-        return x
-"""]
-clean = ["""
-import torch.nn as nn
-class M(nn.Module):
-    def forward(self, x, y):
-        return x + y
-"""]
-'''
-
-
 def _env(home: Path) -> dict[str, str]:
     return {**os.environ, "PRE_COMMIT_HOME": str(home), "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
             "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
@@ -95,21 +61,21 @@ def run(cwd: Path, env: dict[str, str], *args: str, check: bool = True) -> subpr
     return proc
 
 
-def inplace_rule() -> tuple[str, str, str | None]:
-    """``(code, remedy first words, rule TOML to add or None)`` for the in-place rule."""
+def inplace_rule() -> tuple[str, str, str]:
+    """``(code, first words of the remedy, severity)`` of the shipped rule that flags
+    ``x.add_(y)`` in ``forward`` (ML301 today)."""
     catalog = load_catalog()
     facts = analyze_source(BLOCKED, "pkg/block.py", "pkg.block", catalog)
-    hits = [f for f in facts.findings if f.span.line == 7 and severity_rank(f.severity) >= severity_rank("high")]
-    if hits:
-        code = hits[0].code
-        return code, catalog.by_code()[code].remedy.split()[0], None
-    used = {r.code for r in catalog.rules}
-    code = next(f"ML3{n:02d}" for n in range(99, 0, -1) if f"ML3{n:02d}" not in used)
-    return code, "Use the out-of-place form", TEST_RULE.format(code=code)
+    hits = [f for f in facts.findings if f.span.line == 7]
+    if not hits:
+        pytest.skip("the shipped catalog has no rule flagging x.add_(y) in forward")
+    rule = catalog.by_code()[hits[0].code]
+    return rule.code, " ".join(rule.remedy.split()[:4]), hits[0].severity
 
 
 @pytest.fixture(scope="module")
 def setup(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dict[str, str], str, str]:
+    """(hook clone, user repo, environment, in-place rule code, remedy start)."""
     if shutil.which("git") is None or not (BIN / "pre-commit").exists():
         pytest.skip("needs git and pre-commit (pip install pre-commit)")
     base = tmp_path_factory.mktemp("precommit")
@@ -120,19 +86,15 @@ def setup(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dict[st
     user = base / "user"
     user.mkdir()
     run(user, env, "git", "init", "-q", "-b", "main")
-    code, remedy, rule_toml = inplace_rule()
-    pyproject = '[project]\nname = "user"\nversion = "0"\n'
-    if rule_toml is not None:
-        (user / "lint_rules").mkdir()
-        (user / "lint_rules" / f"{code}-test-only-in-place-method.toml").write_text(rule_toml, encoding="utf-8")
-        pyproject += '\n[tool.migrate-lens]\nrule-dirs = ["lint_rules"]\n'
-    (user / "pyproject.toml").write_text(pyproject, encoding="utf-8")
+    code, remedy, severity = inplace_rule()
+    (user / "pyproject.toml").write_text('[project]\nname = "user"\nversion = "0"\n', encoding="utf-8")
     (user / ".pre-commit-config.yaml").write_text(textwrap.dedent(f"""\
         repos:
         -   repo: {hook}
             rev: {rev}
             hooks:
             -   id: migrate-lens
+                args: [--fail-on, {severity}]
         """), encoding="utf-8")
     (user / "pkg").mkdir()
     (user / "pkg" / "block.py").write_text(CLEAN, encoding="utf-8")
@@ -151,7 +113,12 @@ def test_try_repo_blocks_an_in_place_op_in_forward_with_message_and_remedy(setup
     hook, user, env, code, remedy = setup
     (user / "pkg" / "block.py").write_text(BLOCKED, encoding="utf-8")
     (user / "notes.md").write_text("not python\n", encoding="utf-8")
-    run(user, env, "git", "add", "pkg/block.py", "notes.md")
+    # try-repo runs the hook with its default arguments (--fail-on high), so the user project
+    # raises the in-place rule to that threshold in its config instead.
+    pyproject = user / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text(encoding="utf-8") + f'\n[tool.migrate-lens.severity]\n{code} = "high"\n',
+                         encoding="utf-8")
+    run(user, env, "git", "add", "pkg/block.py", "notes.md", "pyproject.toml")
     proc = run(user, env, str(BIN / "pre-commit"), "try-repo", str(hook), "migrate-lens",
                "--files", "pkg/block.py", "notes.md", check=False)
     out = proc.stdout + proc.stderr
@@ -159,7 +126,7 @@ def test_try_repo_blocks_an_in_place_op_in_forward_with_message_and_remedy(setup
     assert "migrate-lens (new JAX-hostile PyTorch code)" in out and "Failed" in out
     assert f"pkg/block.py:7:9: {code} " in out
     assert f"    remedy: {remedy}" in out
-    run(user, env, "git", "reset", "-q", "--hard", "HEAD")
+    run(user, env, "git", "reset", "-q", "--hard", "HEAD")  # also restores pyproject.toml
 
 
 def test_commits_through_the_installed_hook(setup) -> None:  # type: ignore[no-untyped-def]

@@ -1,0 +1,105 @@
+"""Wall time of ``migrate-lens check`` (the pre-commit path) next to ``ruff check`` and ``torchfix``.
+
+Each tool runs as a fresh process, as pre-commit runs it, on one typical model file and on 20
+files of ``/work/corpus/core`` (spread evenly over the sorted file list), several times; the
+table shows the median in seconds and the ratio of migrate-lens's median to each tool's.
+Nothing is asserted: speed is reported, not tested.
+
+    python benchmarks/check_bench.py [--corpus DIR] [--runs 7] [--torchfix PATH]
+
+``torchfix`` pins ``libcst<1.6`` while migrate-lens needs a newer libcst, so it is usually
+installed in its own virtualenv: pass its executable with ``--torchfix`` (default: ``torchfix``
+on PATH, then ``/tmp/torchfix-venv/bin/torchfix``). A missing tool is shown as ``n/a``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ONE_FILE = "torchvision/models/resnet.py"
+
+
+def pick_files(corpus: Path, n: int) -> list[str]:
+    """``n`` ``.py`` files spread evenly over the sorted list under ``corpus`` (relative paths)."""
+    files = sorted(p.relative_to(corpus).as_posix() for p in corpus.rglob("*.py") if p.stat().st_size > 2000)
+    if len(files) < n:
+        raise SystemExit(f"{corpus}: only {len(files)} Python files, need {n}")
+    step = len(files) / n
+    return [files[int(i * step)] for i in range(n)]
+
+
+def time_runs(cmd: list[str], cwd: Path, runs: int) -> float:
+    """Median wall time in seconds of ``runs`` executions of ``cmd`` (after one warm-up run to
+    fill the OS file cache). Exit codes 0 and 1 (findings) are fine; others abort."""
+    def once() -> float:
+        start = time.perf_counter()
+        proc = subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        elapsed = time.perf_counter() - start
+        if proc.returncode not in (0, 1):
+            raise SystemExit(f"{' '.join(cmd[:3])}... exited {proc.returncode}: {proc.stderr.strip()[:300]}")
+        return elapsed
+
+    once()
+    return statistics.median(once() for _ in range(runs))
+
+
+def find_torchfix(given: str | None) -> str | None:
+    for candidate in (given, shutil.which("torchfix"), "/tmp/torchfix-venv/bin/torchfix"):
+        if candidate and Path(candidate).exists():
+            return candidate
+    return None
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", type=Path, default=Path("/work/corpus/core"))
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--torchfix", default=None, help="torchfix executable")
+    args = parser.parse_args()
+    corpus: Path = args.corpus.resolve()
+    bindir = Path(sys.executable).parent
+    ml = shutil.which("migrate-lens", path=str(bindir)) or shutil.which("migrate-lens")
+    ml_cmd = [ml] if ml else [sys.executable, "-c", "from migrate_lens.cli import main; main()"]
+    ruff = shutil.which("ruff", path=str(bindir)) or shutil.which("ruff")
+    torchfix = find_torchfix(args.torchfix)
+
+    tools: list[tuple[str, list[str] | None]] = [
+        ("migrate-lens check", [*ml_cmd, "check", "--no-baseline"]),
+        ("ruff check", [ruff, "check", "--no-cache", "--isolated", "--quiet"] if ruff else None),
+        ("torchfix", [torchfix] if torchfix else None),
+    ]
+    sets = {"1 file": [ONE_FILE], "20 files": pick_files(corpus, 20)}
+    lines = sum(len((corpus / f).read_text(encoding="utf-8", errors="replace").splitlines()) for f in sets["20 files"])
+    one_lines = len((corpus / ONE_FILE).read_text(encoding="utf-8").splitlines())
+    print(f"corpus {corpus}; 1 file = {ONE_FILE} ({one_lines} lines); 20 files = {lines} lines; "
+          f"median of {args.runs} runs, fresh process each; python {sys.version.split()[0]}\n")
+
+    results: dict[str, dict[str, float | None]] = {}
+    for name, cmd in tools:
+        results[name] = {}
+        for label, files in sets.items():
+            results[name][label] = time_runs([*cmd, *files], corpus, args.runs) if cmd else None
+
+    base = results["migrate-lens check"]
+    header = "| tool | 1 file (s) | 20 files (s) | migrate-lens / tool, 1 file | migrate-lens / tool, 20 files |"
+    print(header)
+    print("|" + "---|" * 5)
+    for name, row in results.items():
+        cells = [name]
+        for label in sets:
+            v = row[label]
+            cells.append("n/a" if v is None else f"{v:.3f}")
+        for label in sets:
+            v, b = row[label], base[label]
+            cells.append("n/a" if v is None or b is None else f"{b / v:.2f}x")
+        print("| " + " | ".join(cells) + " |")
+
+
+if __name__ == "__main__":
+    main()
