@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from migrate_lens.catalog import Catalog
 from migrate_lens.config import Config
@@ -162,18 +163,18 @@ class Pert:
     sd_sum: float = 0.0
 
     @staticmethod
-    def task(o: float, m: float, p: float) -> "Pert":
+    def task(o: float, m: float, p: float) -> Pert:
         """One task. Raises ValueError unless 0 <= o <= m <= p."""
         if not 0 <= o <= m <= p:
             raise ValueError(f"three-point estimate needs 0 <= o <= m <= p, got {o}, {m}, {p}")
         sd = (p - o) / 6
         return Pert(o, m, p, (o + 4 * m + p) / 6, sd * sd, sd)
 
-    def __add__(self, other: "Pert") -> "Pert":
+    def __add__(self, other: Pert) -> Pert:
         return Pert(self.low + other.low, self.likely + other.likely, self.high + other.high,
                     self.mean + other.mean, self.var + other.var, self.sd_sum + other.sd_sum)
 
-    def scale(self, k: float) -> "Pert":
+    def scale(self, k: float) -> Pert:
         """Every value times ``k`` >= 0 (variance times k squared)."""
         return Pert(self.low * k, self.likely * k, self.high * k, self.mean * k, self.var * k * k, self.sd_sum * k)
 
@@ -342,13 +343,14 @@ def detect_one_offs(project: Project, multiplier: float = 1.0) -> tuple[OneOffCo
     """One-off tasks whose evidence (an import or call under one of its prefixes) is in the
     project, in :data:`ONE_OFFS` order. Effort in person-days times ``multiplier``."""
     owner: dict[str, int] = {}
-    for i, item in enumerate(ONE_OFFS):
+    for index, item in enumerate(ONE_OFFS):
         for p in item.prefixes:
-            owner.setdefault(p, i)
+            owner.setdefault(p, index)
     depth = max(p.count(".") + 1 for p in owner)
     memo: dict[str, int | None] = {}
     hits: dict[int, set[tuple[str, int, str]]] = defaultdict(set)
     for name, path, line in _references(project):
+        i: int | None
         if name in memo:
             i = memo[name]
         else:
@@ -494,20 +496,20 @@ def _risk_components(project: Project, catalog: Catalog, skipped: int) -> tuple[
     no_route = sum(1 for f in custom if (rules.get(f.code) and rules[f.code].porting == "blocked"))
     values = {
         "blocker density": (len(blocking) / kloc,
-                            f"{len(blocking)} high/critical findings in {lines} lines "
-                            f"({len(blocking) / kloc:.2f} per 1000 lines)"),
+                            f"{len(blocking)} high/critical findings in {lines} lines"
+                            + f" ({len(blocking) / kloc:.2f} per 1000 lines)"),
         "share of code blocked": (share_blocked,
                                   f"{lines_blocked} of {lines} lines are in blocked modules"),
         "custom ops": (float(len(custom)),
                        f"{_n(len(custom), 'custom-op finding')}, {no_route} without a JAX route"),
         "dynamic features": (len(dynamic) / kloc,
-                             f"{len(dynamic)} data-dependent control-flow/shape findings "
-                             f"({len(dynamic) / kloc:.2f} per 1000 lines)"),
+                             f"{len(dynamic)} data-dependent control-flow/shape findings"
+                             + f" ({len(dynamic) / kloc:.2f} per 1000 lines)"),
         "ecosystem gaps": (float(len(eco) + len(gaps)),
                            f"{len(eco)} ecosystem findings; PyTorch-only packages: {', '.join(gaps) or 'none'}"),
         "unknowns": (unknown,
-                     f"{skipped} of {n_files} files skipped; {project.unresolved} project references unresolved "
-                     f"({unresolved_density:.1f} per 1000 lines, of {project.resolved + project.unresolved})"),
+                     f"{skipped} of {n_files} files skipped; {project.unresolved} project references unresolved"
+                     + f" ({unresolved_density:.1f} per 1000 lines, of {project.resolved + project.unresolved})"),
     }
     out = []
     for name, (weight, cap) in RISK_WEIGHTS.items():

@@ -23,9 +23,10 @@ from __future__ import annotations
 import gc
 import re
 from collections import defaultdict, deque
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
+from typing import Any
 
 import networkx as nx
 
@@ -292,8 +293,7 @@ def strongly_connected(nodes: Iterable[str], adj: Mapping[str, Iterable[str]]) -
             work.pop()
             if work:
                 u = work[-1][0]
-                if low[v] < low[u]:
-                    low[u] = low[v]
+                low[u] = min(low[u], low[v])
             if low[v] == index[v]:
                 comp: list[str] = []
                 while True:
@@ -826,7 +826,7 @@ def build_project(files: Sequence[FileFacts], catalog: Catalog, config: Config) 
 
 
 # ---------------------------------------------------------------------------- views
-def graph_view(project: Project) -> dict:
+def graph_view(project: Project) -> dict[str, Any]:
     """report.json ``graph``: node-link JSON (nodes by id with kind, status, path; edges by
     (source, target, kind) with ``key`` the index among parallel edges). Deterministic."""
     g = project.graph

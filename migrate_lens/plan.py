@@ -14,8 +14,9 @@ depend on it, its size (big enough to exercise weights and parity tests), and it
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 from migrate_lens.estimate import Estimate, Pert, pert_sum
 from migrate_lens.graph import STATUSES, Project, strongly_connected
@@ -119,8 +120,8 @@ def _pilot(project: Project, estimate: Estimate, comps: list[list[str]], comp_of
         members = closure[comp_of[n]]
         if any(info[x].is_test for x in members):
             continue
-        effort = sum(estimate.modules[x].effort.p50 for x in members)
-        if effort > cap:
+        days = sum(estimate.modules[x].effort.p50 for x in members)
+        if days > cap:
             continue
         worst = max(STATUSES.index(info[x].status) for x in members)
         lines = sum(info[x].lines_of_code for x in members)
