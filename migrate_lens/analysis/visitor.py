@@ -25,7 +25,11 @@ _INIT_NAMES = re.compile(
     r"^(__init__|__post_init__|reset_parameters|_reset_parameters|_init_weights|init_weights|"
     r"_initialize_weights|initialize_weights|_init_\w*|init_\w*|reset_\w*_parameters|"
     r"_build\w*|build_\w*|_make_\w*|make_\w*|__setstate__|_load_from_state_dict|"
-    r"load_state_dict|extra_repr|_post_init|post_init|tie_weights|_tie_weights)$"
+    r"load_state_dict|extra_repr|_post_init|post_init|tie_weights|_tie_weights|"
+    # weight loading and surgery: runs once, eagerly, before any traced call
+    r"_?load_\w*weights\w*|_?load_pretrained\w*|_?convert_\w*|_?fuse\w*|reparameteri[sz]e\w*|"
+    r"switch_to_deploy|set_input_size|_?reset_\w*|prune_\w*|_?resize_\w*|set_grad_checkpointing|"
+    r"init_\w*|_?initialize\w*|_?init_\w*)$"
 )
 _TRACED_METHODS = frozenset({"forward", "__call__", "_forward", "forward_features", "forward_head"})
 _MODULE_BASES = ("torch.nn.",)
@@ -96,6 +100,7 @@ class _ClassInfo:
     attr_kinds: dict[str, str] = field(default_factory=dict)
     buffers: set[str] = field(default_factory=set)
     has_conv: bool = False
+    returns: dict[str, cst.Annotation] = field(default_factory=dict)
 
 
 @dataclass
@@ -151,6 +156,7 @@ class FileVisitor(cst.CSTVisitor):
         self.try_stack: list[int] = []
         self.targets: set[int] = set()
         self.cond_tests: set[int] = set()
+        self.func_returns: dict[str, cst.Annotation] = {}
         self.imports: list[ImportFact] = []
         self.calls: list[CallFact] = []
         self.classes: list[ClassFact] = []
@@ -309,6 +315,8 @@ class FileVisitor(cst.CSTVisitor):
                     return K.T
                 if attr_kind in K.TENSORISH:
                     return K.T
+                if cls is not None and attr_kind is None and name[5:] in cls.returns:
+                    return self._return_kind(cls.returns[name[5:]])
                 return K.U
             if name in K.STATIC_BUILTINS:
                 return K.S
@@ -326,6 +334,8 @@ class FileVisitor(cst.CSTVisitor):
             local = self.local_classes.get(leaf)
             if local is not None and local.qualname == name:
                 return K.M if local.is_module else K.U
+            if name == f"{self.module}.{leaf}" and leaf in self.func_returns:
+                return self._return_kind(self.func_returns[leaf])
             return K.U
         if isinstance(func, cst.Attribute):
             method = func.attr.value
@@ -351,6 +361,11 @@ class FileVisitor(cst.CSTVisitor):
             if recv == K.M:
                 return K.T if method in ("forward", "__call__") else K.U
         return K.U
+
+    def _return_kind(self, annotation: cst.Annotation) -> str:
+        """Kind of a call to a local function from its return annotation (``-> torch.Tensor``
+        is a tensor; other annotations say nothing about values)."""
+        return K.T if self._annotation_kind(annotation) == K.T else K.U
 
     def _annotation_kind(self, annotation: cst.Annotation | None) -> str:
         if annotation is None:
@@ -424,6 +439,8 @@ class FileVisitor(cst.CSTVisitor):
                 pass  # registered on visit, in source order
             elif isinstance(stmt, cst.FunctionDef):
                 self.local_functions.add(stmt.name.value)
+                if stmt.returns is not None:
+                    self.func_returns[stmt.name.value] = stmt.returns
             elif isinstance(stmt, cst.SimpleStatementLine):
                 for small in stmt.body:
                     targets: list[cst.BaseExpression] = []
@@ -453,6 +470,10 @@ class FileVisitor(cst.CSTVisitor):
             or (defines_forward and any(not b.startswith(("torch.", "typing.", "abc.")) and b != "object" for b in bases))
         )
         info = _ClassInfo(qualname=qualname, bases=bases, is_module=is_module, is_autograd_function=is_fn)
+        if isinstance(node.body, cst.IndentedBlock):
+            for st in node.body.body:
+                if isinstance(st, cst.FunctionDef) and st.returns is not None:
+                    info.returns[st.name.value] = st.returns
         # Inherit attribute kinds from a local base class.
         for b in bases:
             base_info = self.local_classes.get(b.rsplit(".", 1)[-1])
@@ -502,7 +523,9 @@ class FileVisitor(cst.CSTVisitor):
             is_method = False
         else:
             qualname = f"{self.module}.{name}"
-            context = "function"
+            # module-level weight init / loading helpers (timm's `_init_weights(module)`,
+            # `_load_weights(model, path)`) run once, eagerly, like methods of the same name
+            context = "init" if _INIT_NAMES.match(name) and not name.startswith(("_build", "build_", "_make", "make_")) else "function"
             cls = None
             is_method = False
         scope = _FuncScope(qualname=qualname, name=name, context=context, cls=cls, is_method=is_method)
@@ -878,7 +901,7 @@ class FileVisitor(cst.CSTVisitor):
             "receiver_text": _dotted(func.value) if isinstance(func, cst.Attribute) else "",
             "device_follows_input": any(
                 a.keyword is not None and a.keyword.value == "device" and isinstance(a.value, cst.Attribute)
-                and a.value.attr.value == "device" for a in node.args
+                and a.value.attr.value == "device" and not _is_self_attr(a.value) for a in node.args
             ),
         }
         if method == "apply" and isinstance(func, cst.Attribute):
