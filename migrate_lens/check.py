@@ -258,60 +258,109 @@ def _excluded(project: _Project, rel: str) -> bool:
     return project.include is not None and not project.include.match_file(rel)
 
 
-def collect(files: Sequence[Path], *, cwd: Path | None = None, catalog: Catalog | None = None) -> Collected:
-    """Analyze ``files`` (``.py`` paths, relative to ``cwd`` or absolute) one by one.
+@dataclass(frozen=True, slots=True)
+class _FileResult:
+    """What one file gave: findings kept by the config, counts, or a skip reason."""
+
+    kept: tuple[Finding, ...] = ()
+    ignored: int = 0
+    rule_errors: tuple[RuleError, ...] = ()
+    skip_reason: str = ""
+    checked: bool = True
+
+
+#: Projects of the files being checked, set before forking workers (inherited, never pickled).
+_WORKER_PROJECTS: dict[Path, _Project] = {}
+#: Below this many files a process pool costs more than it saves (fork + result pickling).
+POOL_MIN_FILES = 6
+
+
+def _check_one(absolute: Path, rel: str, project: _Project) -> _FileResult:
+    text, reason = read_source(absolute, project.config.max_file_bytes)
+    if text is None:
+        return _FileResult(skip_reason=reason, checked=False)
+    markers = project.config.markers
+    if markers and not any(m in text for m in markers):
+        return _FileResult()  # the scan's pre-filter: a file that never mentions torch gets no rules
+    module = module_name(rel, (project.root / "__init__.py").is_file(), project.root.name)
+    try:
+        facts = analyze_source(text, rel, module, project.catalog, project.index)
+    except ParseFailure as exc:
+        return _FileResult(skip_reason=str(exc), checked=False)
+    except RecursionError:
+        return _FileResult(skip_reason="nesting too deep to analyze (RecursionError)", checked=False)
+    if project.config.traced_entries:  # config entries seed the in-file closure like forward does
+        facts = replace(facts, traced_entries=tuple(sorted({*facts.traced_entries, *project.config.traced_entries})))
+    kept, ignored = apply_config(resolve_traced_only(facts).findings, project.config)
+    return _FileResult(tuple(kept), ignored, facts.rule_errors)
+
+
+def _check_one_in_worker(task: tuple[Path, str, Path]) -> _FileResult:
+    absolute, rel, root = task
+    return _check_one(absolute, rel, _WORKER_PROJECTS[root])
+
+
+def _run_tasks(tasks: list[tuple[Path, str, Path]], projects: dict[Path, _Project], jobs: int | None) -> list[_FileResult]:
+    """Per-file results in task order: in this process, or in a fork-based pool when there are
+    many files and more than one CPU (workers inherit the loaded catalogs instead of reloading)."""
+    import multiprocessing
+
+    workers = min(jobs or os.cpu_count() or 1, len(tasks))
+    if workers < 2 or len(tasks) < POOL_MIN_FILES or "fork" not in multiprocessing.get_all_start_methods():
+        return [_check_one(a, r, projects[root]) for a, r, root in tasks]
+    _WORKER_PROJECTS.clear()
+    _WORKER_PROJECTS.update(projects)
+    try:
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            return pool.map(_check_one_in_worker, tasks, chunksize=max(1, len(tasks) // (workers * 4)))
+    finally:
+        _WORKER_PROJECTS.clear()
+
+
+def collect(files: Sequence[Path], *, cwd: Path | None = None, catalog: Catalog | None = None,
+            jobs: int | None = None) -> Collected:
+    """Analyze ``files`` (``.py`` paths, relative to ``cwd`` or absolute).
 
     Per file: find its project (config, rule folders), skip it if the config's include/exclude
     leaves it out, read it (:func:`migrate_lens.discover.read_source`), skip the rules if it
     never mentions a config ``markers`` word (as the scan does), ``analyze_source``,
     :func:`migrate_lens.analysis.engine.resolve_traced_only` (traced-only findings kept when
     their function is reachable in this file from ``forward``, a hook or a config
-    ``traced-entries`` name), :func:`migrate_lens.filters.apply_config`. ``catalog``
-    replaces the shipped catalog (tests). Raises ``ConfigError``/``CatalogError`` for a bad
-    ``pyproject.toml`` or rule folder.
+    ``traced-entries`` name), :func:`migrate_lens.filters.apply_config`. With
+    :data:`POOL_MIN_FILES` files or more, files are analyzed by ``jobs`` worker processes
+    (default: all CPUs; 1 = in this process). ``catalog`` replaces the shipped catalog (tests).
+    Raises ``ConfigError``/``CatalogError`` for a bad ``pyproject.toml`` or rule folder.
     """
     cwd = cwd or Path.cwd()
     projects = _Projects(catalog=catalog)
-    found: list[tuple[Finding, str, Path, str]] = []
-    skipped: list[Skipped] = []
-    errors: list[tuple[str, RuleError]] = []
-    checked = accepted = ignored = 0
+    tasks: list[tuple[Path, str, Path]] = []
+    displays: list[str] = []
     for given in files:
         absolute = (given if given.is_absolute() else cwd / given).absolute()
-        display = _display(given)
         root = projects.root_of(absolute.parent.resolve())
         project = projects.project(root)
         rel = _posix_rel(absolute.parent.resolve() / absolute.name, root)
         if _excluded(project, rel):
             continue
-        text, reason = read_source(absolute, project.config.max_file_bytes)
-        if text is None:
-            skipped.append(Skipped(display, reason))
-            continue
-        markers = project.config.markers
-        if markers and not any(m in text for m in markers):
-            checked += 1  # the scan's pre-filter: a file that never mentions torch gets no rules
-            continue
-        module = module_name(rel, (root / "__init__.py").is_file(), root.name)
-        try:
-            facts = analyze_source(text, rel, module, project.catalog, project.index)
-        except ParseFailure as exc:
-            skipped.append(Skipped(display, str(exc)))
-            continue
-        except RecursionError:
-            skipped.append(Skipped(display, "nesting too deep to analyze (RecursionError)"))
+        tasks.append((absolute, rel, root))
+        displays.append(_display(given))
+    found: list[tuple[Finding, str, Path, str]] = []
+    skipped: list[Skipped] = []
+    errors: list[tuple[str, RuleError]] = []
+    checked = accepted = ignored = 0
+    for (absolute, _rel, root), display, res in zip(tasks, displays, _run_tasks(tasks, projects.projects, jobs)):
+        if res.skip_reason:
+            skipped.append(Skipped(display, res.skip_reason))
             continue
         checked += 1
-        errors.extend((display, e) for e in facts.rule_errors)
-        if project.config.traced_entries:  # config entries seed the in-file closure like forward does
-            facts = replace(facts, traced_entries=tuple(sorted({*facts.traced_entries, *project.config.traced_entries})))
-        kept, n_ignored = apply_config(resolve_traced_only(facts).findings, project.config)
-        ignored += n_ignored
-        for f in kept:
+        ignored += res.ignored
+        errors.extend((display, e) for e in res.rule_errors)
+        remedies = projects.projects[root].remedies
+        for f in res.kept:
             if f.suppressed == "fixme":
                 accepted += 1
             else:
-                found.append((f, display, absolute, project.remedies.get(f.code, "")))
+                found.append((f, display, absolute, remedies.get(f.code, "")))
     return Collected(tuple(found), checked, accepted, ignored, tuple(skipped), tuple(errors))
 
 
@@ -365,7 +414,8 @@ def _on_changed_line(finding: Finding, lines: frozenset[int] | None) -> bool:
 
 
 def run_check(files: Sequence[Path], *, baseline: Baseline | None = None, baseline_dir: Path | None = None,
-              diff_ref: str | None = None, cwd: Path | None = None, catalog: Catalog | None = None) -> CheckResult:
+              diff_ref: str | None = None, cwd: Path | None = None, catalog: Catalog | None = None,
+              jobs: int | None = None) -> CheckResult:
     """Check ``files`` and keep the new findings.
 
     ``baseline``: findings to forgive (fingerprints computed with paths relative to
@@ -375,7 +425,7 @@ def run_check(files: Sequence[Path], *, baseline: Baseline | None = None, baseli
     """
     cwd = cwd or Path.cwd()
     anchor = (baseline_dir or cwd).resolve()
-    collected = collect(files, cwd=cwd, catalog=catalog)
+    collected = collect(files, cwd=cwd, catalog=catalog, jobs=jobs)
     changed = changed_lines(diff_ref, cwd) if diff_ref else None
     outside = 0
     candidates: list[CheckedFinding] = []
@@ -521,13 +571,13 @@ FORMATS: dict[str, Renderer] = {"text": render_text, "github": render_github, "j
 
 
 def make_baseline(paths: Sequence[Path], output: Path, *, cwd: Path | None = None,
-                  catalog: Catalog | None = None) -> tuple[Baseline, Collected]:
+                  catalog: Catalog | None = None, jobs: int | None = None) -> tuple[Baseline, Collected]:
     """Today's findings under ``paths`` (files or directories, as for ``check``) as a baseline
     whose paths are relative to ``output``'s directory. Raises :class:`CheckError`,
     ``ConfigError``, ``CatalogError``."""
     cwd = cwd or Path.cwd()
     files, _ = expand_paths(paths, cwd)
-    collected = collect(files, cwd=cwd, catalog=catalog)
+    collected = collect(files, cwd=cwd, catalog=catalog, jobs=jobs)
     anchor = (output if output.is_absolute() else cwd / output).resolve().parent
     rows = []
     for f, _display_path, absolute, _remedy in collected.findings:

@@ -54,8 +54,10 @@ def _run_guarded(fn):  # type: ignore[no-untyped-def]
                    "current directory or above (up to the project root), if present.")
 @click.option("--no-baseline", is_flag=True, help="Ignore any baseline file.")
 @click.option("--diff", "diff_ref", metavar="REF", help="Report only findings on lines added or changed since git REF.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
+              help="Worker processes when checking many files (default: all CPUs; 1 = no pool).")
 def check(files: tuple[Path, ...], fmt: str, fail_on: str, baseline_file: Path | None, no_baseline: bool,
-                  diff_ref: str | None) -> None:
+                  diff_ref: str | None, jobs: int | None) -> None:
     """Check FILES (default: the current directory) for new JAX-hostile code.
 
     Per-file rules only (fast enough for a pre-commit hook); non-Python files are ignored.
@@ -74,7 +76,7 @@ def check(files: tuple[Path, ...], fmt: str, fail_on: str, baseline_file: Path |
         baseline = read_baseline(bl_path) if bl_path is not None else None
         result = run_check(targets, baseline=baseline,
                            baseline_dir=bl_path.resolve().parent if bl_path is not None else cwd,
-                           diff_ref=diff_ref, cwd=cwd)
+                           diff_ref=diff_ref, cwd=cwd, jobs=jobs)
         if discovered_skips:
             from dataclasses import replace
 
@@ -96,7 +98,9 @@ def baseline() -> None:
 @click.argument("path", default=".", type=click.Path(exists=True, path_type=Path))
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=Path(DEFAULT_BASELINE_NAME),
               show_default=True, help="Baseline file to write (paths inside are relative to its directory).")
-def baseline_write(path: Path, output: Path) -> None:
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
+              help="Worker processes when checking many files (default: all CPUs; 1 = no pool).")
+def baseline_write(path: Path, output: Path, jobs: int | None) -> None:
     """Write the findings under PATH (default: the current directory) to a baseline file.
 
     Fingerprints ignore line numbers (code, path, enclosing symbol, normalized source), so code
@@ -106,7 +110,7 @@ def baseline_write(path: Path, output: Path) -> None:
     from migrate_lens.check import make_baseline
 
     def run() -> None:
-        baseline, collected = make_baseline([path], output, cwd=Path.cwd())
+        baseline, collected = make_baseline([path], output, cwd=Path.cwd(), jobs=jobs)
         try:
             write_baseline(baseline, output)
         except OSError as exc:

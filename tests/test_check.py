@@ -590,3 +590,17 @@ def test_files_without_a_marker_get_no_rules_as_in_scan(project: Path) -> None:
     result = run_check([Path("plain.py"), Path("marked.py")], catalog=CATALOG)
     assert result.files_checked == 2
     assert codes_lines(result) == [("marked.py", 8, INPLACE)]
+
+
+def test_worker_pool_gives_the_same_result_as_one_process(project: Path) -> None:
+    files = []
+    for i in range(check_mod.POOL_MIN_FILES + 2):
+        text = BLOCK if i % 2 else CLEAN
+        files.append(write(project, f"pkg/m{i}.py", text).relative_to(project))
+    write(project, "pkg/broken.py", "import torch\nprint 'x'\n")
+    files.append(Path("pkg/broken.py"))
+    one = run_check(files, catalog=CATALOG, jobs=1)
+    pooled = run_check(files, catalog=CATALOG, jobs=2)
+    assert pooled == one
+    assert [c.display_path for c in one.new] == [f"pkg/m{i}.py" for i in range(1, check_mod.POOL_MIN_FILES + 2, 2)]
+    assert [s.path for s in one.skipped] == ["pkg/broken.py"]
