@@ -15,6 +15,8 @@ on PATH, then ``/tmp/torchfix-venv/bin/torchfix``). A missing tool is shown as `
 from __future__ import annotations
 
 import argparse
+import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -34,19 +36,24 @@ def pick_files(corpus: Path, n: int) -> list[str]:
     return [files[int(i * step)] for i in range(n)]
 
 
-def time_runs(cmd: list[str], cwd: Path, runs: int) -> float:
-    """Median wall time in seconds of ``runs`` executions of ``cmd`` (after one warm-up run to
-    fill the OS file cache). Exit codes 0 and 1 (findings) are fine; others abort."""
-    def once() -> float:
+def time_runs(cmd: list[str], cwd: Path, runs: int) -> tuple[float, float]:
+    """Median wall time and median CPU time (user + system of the child and its children), in
+    seconds, of ``runs`` executions of ``cmd``, after one warm-up run that fills the OS file
+    cache. CPU time is the fairer figure on a busy machine. Exit codes 0 and 1 (findings) are
+    fine; others abort."""
+    def once() -> tuple[float, float]:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         proc = subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         elapsed = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
         if proc.returncode not in (0, 1):
             raise SystemExit(f"{' '.join(cmd[:3])}... exited {proc.returncode}: {proc.stderr.strip()[:300]}")
-        return elapsed
+        return elapsed, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
     once()
-    return statistics.median(once() for _ in range(runs))
+    samples = [once() for _ in range(runs)]
+    return statistics.median(w for w, _ in samples), statistics.median(c for _, c in samples)
 
 
 def find_torchfix(given: str | None) -> str | None:
@@ -80,25 +87,26 @@ def main() -> None:
     print(f"corpus {corpus}; 1 file = {ONE_FILE} ({one_lines} lines); 20 files = {lines} lines; "
           f"median of {args.runs} runs, fresh process each; python {sys.version.split()[0]}\n")
 
-    results: dict[str, dict[str, float | None]] = {}
+    results: dict[str, dict[str, tuple[float, float] | None]] = {}
     for name, cmd in tools:
         results[name] = {}
         for label, files in sets.items():
             results[name][label] = time_runs([*cmd, *files], corpus, args.runs) if cmd else None
 
     base = results["migrate-lens check"]
-    header = "| tool | 1 file (s) | 20 files (s) | migrate-lens / tool, 1 file | migrate-lens / tool, 20 files |"
-    print(header)
-    print("|" + "---|" * 5)
+    print("| tool | 1 file: wall s | 1 file: CPU s | 20 files: wall s | 20 files: CPU s "
+          "| migrate-lens / tool (wall, 1 file) | migrate-lens / tool (wall, 20 files) |")
+    print("|" + "---|" * 7)
     for name, row in results.items():
         cells = [name]
         for label in sets:
             v = row[label]
-            cells.append("n/a" if v is None else f"{v:.3f}")
+            cells += ["n/a", "n/a"] if v is None else [f"{v[0]:.3f}", f"{v[1]:.3f}"]
         for label in sets:
             v, b = row[label], base[label]
-            cells.append("n/a" if v is None or b is None else f"{b / v:.2f}x")
+            cells.append("n/a" if v is None or b is None else f"{b[0] / v[0]:.2f}x")
         print("| " + " | ".join(cells) + " |")
+    print(f"\nload average at the end: {' '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs")
 
 
 if __name__ == "__main__":
