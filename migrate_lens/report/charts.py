@@ -186,10 +186,12 @@ def effort_per_wave(indexes: Sequence[int], p50: Sequence[float], p90: Sequence[
     with matplotlib.rc_context(_RC):
         fig = _figure(6.0, 2.4)
         ax = fig.add_subplot()
-        labels = [f"wave {i}" for i in indexes]
+        labels = [str(i) for i in indexes]
         ax.bar(labels, p90, color="#90caf9", label="P90")
         bars = ax.bar(labels, p50, color="#1565c0", label="P50")
-        ax.bar_label(bars, labels=[f"{v:.1f}" for v in p50], padding=2, fontsize=8)
+        ax.bar_label(bars, labels=[f"{v:,.0f}" if v >= 100 else f"{v:.1f}" for v in p50], padding=2,
+                     fontsize=8 if len(indexes) <= 8 else 6)
+        ax.set_xlabel("migration wave")
         ax.set_ylabel("person-days")
         ax.legend(frameon=False, fontsize=8)
         ax.grid(axis="y", color="#e0e0e0")
