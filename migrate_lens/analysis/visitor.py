@@ -115,6 +115,7 @@ class _FuncScope:
     no_grad: int = 0
     tensor_ops: int = 0
     pending: list[tuple[str, str]] = field(default_factory=list)
+    params: set[str] = field(default_factory=set)
     views: dict[str, str] = field(default_factory=dict)
 
 
@@ -262,7 +263,10 @@ class FileVisitor(cst.CSTVisitor):
         if isinstance(node, cst.Comparison):
             if any(isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for c in node.comparisons):
                 return K.S
-            ks = [self.kind(node.left), *(self.kind(c.comparator) for c in node.comparisons)]
+            operands = [node.left, *(c.comparator for c in node.comparisons)]
+            if any(isinstance(o, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)) for o in operands):
+                return K.S  # tensors are never compared with strings: config/mode checks
+            ks = [self.kind(o) for o in operands]
             if K.T in ks or K.B in ks:
                 return K.B
             if K.H in ks:
@@ -354,6 +358,8 @@ class FileVisitor(cst.CSTVisitor):
                 return K.H
             if method in K.HOST_METHODS and method != "numpy":
                 return K.H
+            if recv == K.U and method in K.STATIC_METHODS:
+                return K.S
             if recv == K.U and method in K.TORCH_ONLY_METHODS:
                 return K.B if method in K.BOOL_METHODS else K.T
             if recv == K.S:
@@ -533,7 +539,8 @@ class FileVisitor(cst.CSTVisitor):
             dec = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
             if self.qual(dec) in ("torch.no_grad", "torch.inference_mode"):
                 scope.no_grad += 1
-        self._bind_params(scope, node.params, is_method)
+        static = bool(decorators & {"staticmethod", "classmethod"})
+        self._bind_params(scope, node.params, is_method and not static)
         self.func_stack.append(scope)
         self.scope_kinds.append("func")
         for d in node.decorators:
@@ -571,6 +578,8 @@ class FileVisitor(cst.CSTVisitor):
             ann = self._annotation_kind(p.annotation)
             if ann != K.U:
                 kind = ann
+            elif p.annotation is not None:
+                kind = K.U  # annotated with a non-tensor type (a cache object, a config class)
             elif p.default is not None and literal(p.default) not in (NOT_LITERAL, None):
                 kind = K.S
             elif K.STATIC_PARAM_NAME.search(pname):
@@ -580,6 +589,7 @@ class FileVisitor(cst.CSTVisitor):
             else:
                 kind = K.U
             scope.env[pname] = kind
+            scope.params.add(pname)
         for star in (params.star_arg, params.star_kwarg):
             if isinstance(star, cst.Param):
                 scope.env[star.name.value] = K.S
@@ -653,12 +663,19 @@ class FileVisitor(cst.CSTVisitor):
                 if target.value in scope.globals_declared:
                     self._site("global-write", stmt, name=target.value, data={"how": "global"})
                 scope.pending.append((target.value, vkind))
+                scope.params.discard(target.value)
                 src = _view_source(value) if vkind in K.TENSORISH else ""
                 if src and src != target.value:
                     scope.views[target.value] = src
                 else:
                     scope.views.pop(target.value, None)
         elif isinstance(target, (cst.Tuple, cst.List)):
+            if isinstance(value, (cst.Tuple, cst.List)) and len(value.elements) == len(target.elements) and not any(
+                isinstance(e, cst.StarredElement) for e in (*value.elements, *target.elements)
+            ):
+                for el, v in zip(target.elements, value.elements):  # a, b = x, y: pairwise
+                    self._assign_target(el.value, self.kind(v.value), stmt, v.value)
+                return
             for el in target.elements:
                 self._assign_target(el.value, vkind if vkind != K.B else K.T, stmt, value)
         elif isinstance(target, cst.StarredElement):
@@ -771,6 +788,8 @@ class FileVisitor(cst.CSTVisitor):
         """A Python construct that calls ``bool()`` on ``test``. The site is the test itself;
         ``exit``: "return" (return/break/continue in the branch), "raise", or ""."""
         self.cond_tests.add(id(test))
+        if self._is_bare_param(test):
+            return
         k = self.kind(test)
         if k in K.VALUE_KINDS:
             self._site("condition", test, receiver=k, data={
@@ -780,9 +799,18 @@ class FileVisitor(cst.CSTVisitor):
     def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
         if isinstance(node.operator, cst.Not) and id(node) not in self.cond_tests:
             self.cond_tests.add(id(node.expression))
+            if self._is_bare_param(node.expression):
+                return
             k = self.kind(node.expression)
             if k in K.VALUE_KINDS:
                 self._site("condition", node, receiver=k, data={"construct": "not", "exits": False, "exit": ""})
+
+    def _is_bare_param(self, expr: cst.BaseExpression) -> bool:
+        """``if mask:`` / ``past and ...`` on a parameter as passed: the truth value of an
+        optional argument is a None/emptiness check (a multi-element tensor would raise in
+        PyTorch too), not a test of tensor data."""
+        return (isinstance(expr, cst.Name) and bool(self.func_stack)
+                and expr.value in self.func_stack[-1].params)
 
     def _bind_comprehension(self, for_in: cst.CompFor) -> None:
         """Bind comprehension targets before the element is visited (the walk meets the
@@ -944,7 +972,8 @@ class FileVisitor(cst.CSTVisitor):
             if isinstance(func, cst.Attribute):
                 root = func.value
                 if method in _MUTATING_CONTAINER_METHODS:
-                    if _is_self_attr(root):
+                    if _is_self_attr(root) and scope.cls is not None and \
+                            scope.cls.attr_kinds.get(root.attr.value) != K.M:  # type: ignore[union-attr]
                         self._state_write(node, root, "container", result_kind)
                     elif isinstance(root, cst.Name) and self._is_outer_container(root.value):
                         self._site("global-write", node, name=root.value, data={"how": "container", "method": method})
@@ -1007,7 +1036,7 @@ class FileVisitor(cst.CSTVisitor):
         for side in (node.left, node.right):
             if isinstance(side, cst.BooleanOperation):
                 self.cond_tests.add(id(side))
-        if id(node) in self.cond_tests:
+        if id(node) in self.cond_tests or self._is_bare_param(node.left):
             return
         k = self.kind(node.left)
         if k in K.VALUE_KINDS:
