@@ -41,10 +41,11 @@ def time_runs(cmd: list[str], cwd: Path, runs: int) -> tuple[float, float]:
     seconds, of ``runs`` executions of ``cmd``, after one warm-up run that fills the OS file
     cache. CPU time is the fairer figure on a busy machine. Exit codes 0 and 1 (findings) are
     fine; others abort."""
+
     def once() -> tuple[float, float]:
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
-        proc = subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        proc = subprocess.run(cmd, check=False, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         elapsed = time.perf_counter() - start
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         if proc.returncode not in (0, 1):
@@ -84,8 +85,10 @@ def main() -> None:
     sets = {"1 file": [ONE_FILE], "20 files": pick_files(corpus, 20)}
     lines = sum(len((corpus / f).read_text(encoding="utf-8", errors="replace").splitlines()) for f in sets["20 files"])
     one_lines = len((corpus / ONE_FILE).read_text(encoding="utf-8").splitlines())
-    print(f"corpus {corpus}; 1 file = {ONE_FILE} ({one_lines} lines); 20 files = {lines} lines; "
-          f"median of {args.runs} runs, fresh process each; python {sys.version.split()[0]}\n")
+    print(
+        f"corpus {corpus}; 1 file = {ONE_FILE} ({one_lines} lines); 20 files = {lines} lines; "
+        f"median of {args.runs} runs, fresh process each; python {sys.version.split()[0]}\n"
+    )
 
     results: dict[str, dict[str, tuple[float, float] | None]] = {}
     for name, cmd in tools:
@@ -94,8 +97,10 @@ def main() -> None:
             results[name][label] = time_runs([*cmd, *files], corpus, args.runs) if cmd else None
 
     base = results["migrate-lens check"]
-    print("| tool | 1 file: wall s | 1 file: CPU s | 20 files: wall s | 20 files: CPU s "
-          "| migrate-lens / tool (wall, 1 file) | migrate-lens / tool (wall, 20 files) |")
+    print(
+        "| tool | 1 file: wall s | 1 file: CPU s | 20 files: wall s | 20 files: CPU s "
+        "| migrate-lens / tool (wall, 1 file) | migrate-lens / tool (wall, 20 files) |"
+    )
     print("|" + "---|" * 7)
     for name, row in results.items():
         cells = [name]

@@ -84,10 +84,17 @@ def dumps(baseline: Baseline) -> str:
     doc = {
         "tool": "migrate-lens",
         "version": BASELINE_VERSION,
-        "findings": [{
-            "fingerprint": e.fingerprint, "count": e.count, "code": e.code, "path": e.path,
-            "symbol": e.symbol, "snippet": e.snippet,
-        } for e in baseline.entries],
+        "findings": [
+            {
+                "fingerprint": e.fingerprint,
+                "count": e.count,
+                "code": e.code,
+                "path": e.path,
+                "symbol": e.symbol,
+                "snippet": e.snippet,
+            }
+            for e in baseline.entries
+        ],
     }
     return json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
@@ -99,17 +106,21 @@ def loads(text: str, source: str = "<baseline>") -> Baseline:
     except json.JSONDecodeError as exc:
         raise BaselineError(f"{source}: not JSON ({exc.msg} at line {exc.lineno})") from None
     if not isinstance(doc, dict) or doc.get("tool") != "migrate-lens":
-        raise BaselineError(f"{source}: not a migrate-lens baseline (no \"tool\": \"migrate-lens\")")
+        raise BaselineError(f'{source}: not a migrate-lens baseline (no "tool": "migrate-lens")')
     if doc.get("version") != BASELINE_VERSION:
-        raise BaselineError(f"{source}: baseline version {doc.get('version')!r} is not supported "
-                            f"(this migrate-lens reads version {BASELINE_VERSION}); rewrite it with `migrate-lens baseline write`")
+        raise BaselineError(
+            f"{source}: baseline version {doc.get('version')!r} is not supported "
+            f"(this migrate-lens reads version {BASELINE_VERSION}); rewrite it with `migrate-lens baseline write`"
+        )
     rows = doc.get("findings")
     if not isinstance(rows, list):
-        raise BaselineError(f"{source}: \"findings\" must be a list")
+        raise BaselineError(f'{source}: "findings" must be a list')
     entries: dict[str, BaselineEntry] = {}
     for i, row in enumerate(rows):
         if not isinstance(row, dict) or not {"fingerprint", "count"} <= set(row) or set(row) - _ENTRY_KEYS:
-            raise BaselineError(f"{source}: findings[{i}]: needs fingerprint and count (and only {', '.join(sorted(_ENTRY_KEYS))})")
+            raise BaselineError(
+                f"{source}: findings[{i}]: needs fingerprint and count (and only {', '.join(sorted(_ENTRY_KEYS))})"
+            )
         fp, count = row["fingerprint"], row["count"]
         if not isinstance(fp, str) or not fp or not isinstance(count, int) or isinstance(count, bool) or count < 1:
             raise BaselineError(f"{source}: findings[{i}]: fingerprint must be a string and count a positive integer")

@@ -300,7 +300,9 @@ def _check_one_in_worker(task: tuple[Path, str, Path]) -> _FileResult:
     return _check_one(absolute, rel, _WORKER_PROJECTS[root])
 
 
-def _run_tasks(tasks: list[tuple[Path, str, Path]], projects: dict[Path, _Project], jobs: int | None) -> list[_FileResult]:
+def _run_tasks(
+    tasks: list[tuple[Path, str, Path]], projects: dict[Path, _Project], jobs: int | None
+) -> list[_FileResult]:
     """Per-file results in task order: in this process, or in a fork-based pool when there are
     many files and more than one CPU (workers inherit the loaded catalogs instead of reloading)."""
     import multiprocessing
@@ -317,8 +319,9 @@ def _run_tasks(tasks: list[tuple[Path, str, Path]], projects: dict[Path, _Projec
         _WORKER_PROJECTS.clear()
 
 
-def collect(files: Sequence[Path], *, cwd: Path | None = None, catalog: Catalog | None = None,
-            jobs: int | None = None) -> Collected:
+def collect(
+    files: Sequence[Path], *, cwd: Path | None = None, catalog: Catalog | None = None, jobs: int | None = None
+) -> Collected:
     """Analyze ``files`` (``.py`` paths, relative to ``cwd`` or absolute).
 
     Per file: find its project (config, rule folders), skip it if the config's include/exclude
@@ -375,12 +378,13 @@ def changed_lines(ref: str, cwd: Path | None = None) -> dict[Path, frozenset[int
     ``git diff -U0`` with ``unidiff``. Raises :class:`CheckError` if ``cwd`` is not in a git
     work tree or ``ref`` is unknown.
     """
-    from unidiff import PatchSet
+    from unidiff.patch import PatchSet
 
     cwd = cwd or Path.cwd()
     top = Path(_git(["rev-parse", "--show-toplevel"], cwd).strip())
-    diff = _git(["-c", "core.quotePath=false", "diff", "--no-color", "--no-ext-diff", "--no-renames",
-                 "-U0", ref, "--"], top)
+    diff = _git(
+        ["-c", "core.quotePath=false", "diff", "--no-color", "--no-ext-diff", "--no-renames", "-U0", ref, "--"], top
+    )
     out: dict[Path, frozenset[int] | None] = {}
     for patched in PatchSet(diff):
         if patched.is_removed_file:
@@ -413,9 +417,16 @@ def _on_changed_line(finding: Finding, lines: frozenset[int] | None) -> bool:
 # --------------------------------------------------------------------------- the command
 
 
-def run_check(files: Sequence[Path], *, baseline: Baseline | None = None, baseline_dir: Path | None = None,
-              diff_ref: str | None = None, cwd: Path | None = None, catalog: Catalog | None = None,
-              jobs: int | None = None) -> CheckResult:
+def run_check(
+    files: Sequence[Path],
+    *,
+    baseline: Baseline | None = None,
+    baseline_dir: Path | None = None,
+    diff_ref: str | None = None,
+    cwd: Path | None = None,
+    catalog: Catalog | None = None,
+    jobs: int | None = None,
+) -> CheckResult:
     """Check ``files`` and keep the new findings.
 
     ``baseline``: findings to forgive (fingerprints computed with paths relative to
@@ -441,8 +452,9 @@ def run_check(files: Sequence[Path], *, baseline: Baseline | None = None, baseli
     if baseline is not None:
         new_fps, baselined = split_new([c.fingerprint for c in candidates], baseline)
         candidates = [c for c, is_new in zip(candidates, new_fps) if is_new]
-    ordered = tuple(sorted(candidates, key=lambda c: (c.display_path, c.finding.span.line, c.finding.span.column,
-                                                      c.finding.code)))
+    ordered = tuple(
+        sorted(candidates, key=lambda c: (c.display_path, c.finding.span.line, c.finding.span.column, c.finding.code))
+    )
     return CheckResult(
         new=ordered,
         files_checked=collected.files_checked,
@@ -472,17 +484,23 @@ def _summary(result: CheckResult, fail_on: str) -> str:
     failing = len(result.failing(fail_on))
     files = f"{result.files_checked} file{'s' if result.files_checked != 1 else ''}"
     if result.new:
-        head = f"{len(result.new)} new finding{'s' if len(result.new) != 1 else ''} in {files}" \
-               f" ({failing} at or above {fail_on})"
+        head = (
+            f"{len(result.new)} new finding{'s' if len(result.new) != 1 else ''} in {files}"
+            f" ({failing} at or above {fail_on})"
+        )
     else:
         head = f"no new findings in {files}"
-    extra = [f"{n} {label}" for n, label in (
-        (result.baselined, "in the baseline"),
-        (result.outside_diff, "not on changed lines"),
-        (result.accepted, "accepted (fixme)"),
-        (result.ignored, "ignored"),
-        (len(result.skipped), "file skipped" if len(result.skipped) == 1 else "files skipped"),
-    ) if n]
+    extra = [
+        f"{n} {label}"
+        for n, label in (
+            (result.baselined, "in the baseline"),
+            (result.outside_diff, "not on changed lines"),
+            (result.accepted, "accepted (fixme)"),
+            (result.ignored, "ignored"),
+            (len(result.skipped), "file skipped" if len(result.skipped) == 1 else "files skipped"),
+        )
+        if n
+    ]
     return "migrate-lens: " + head + (f"; {', '.join(extra)}" if extra else "") + "."
 
 
@@ -519,10 +537,16 @@ def render_github(result: CheckResult, fail_on: str, out: IO[str]) -> None:
         f = c.finding
         rank = severity_rank(f.severity)
         level = "error" if rank >= threshold else ("notice" if f.severity == "info" else "warning")
-        props = ",".join((
-            f"file={_gh_prop(c.display_path)}", f"line={f.span.line}", f"col={f.span.column + 1}",
-            f"endLine={f.span.end_line}", f"endColumn={f.span.end_column + 1}", f"title={_gh_prop(f.code)}",
-        ))
+        props = ",".join(
+            (
+                f"file={_gh_prop(c.display_path)}",
+                f"line={f.span.line}",
+                f"col={f.span.column + 1}",
+                f"endLine={f.span.end_line}",
+                f"endColumn={f.span.end_column + 1}",
+                f"title={_gh_prop(f.code)}",
+            )
+        )
         message = f.message + (f"\nRemedy: {c.remedy}" if c.remedy else "")
         out.write(f"::{level} {props}::{_gh_data(message)}\n")
     for s in result.skipped:
@@ -537,20 +561,35 @@ def check_json(result: CheckResult, fail_on: str) -> dict[str, Any]:
         "version": 1,
         "fail_on": fail_on,
         "failed": bool(result.failing(fail_on)),
-        "findings": [{
-            "path": c.display_path, "line": c.finding.span.line, "column": c.finding.span.column + 1,
-            "end_line": c.finding.span.end_line, "end_column": c.finding.span.end_column + 1,
-            "code": c.finding.code, "severity": c.finding.severity, "message": c.finding.message,
-            "remedy": c.remedy, "symbol": c.finding.symbol,
-            "context": c.finding.context, "snippet": c.finding.snippet, "fingerprint": c.fingerprint,
-            "blocking": severity_rank(c.finding.severity) >= threshold,
-        } for c in result.new],
+        "findings": [
+            {
+                "path": c.display_path,
+                "line": c.finding.span.line,
+                "column": c.finding.span.column + 1,
+                "end_line": c.finding.span.end_line,
+                "end_column": c.finding.span.end_column + 1,
+                "code": c.finding.code,
+                "severity": c.finding.severity,
+                "message": c.finding.message,
+                "remedy": c.remedy,
+                "symbol": c.finding.symbol,
+                "context": c.finding.context,
+                "snippet": c.finding.snippet,
+                "fingerprint": c.fingerprint,
+                "blocking": severity_rank(c.finding.severity) >= threshold,
+            }
+            for c in result.new
+        ],
         "skipped": [{"path": s.path, "reason": s.reason} for s in result.skipped],
         "rule_errors": [{"path": p, "code": e.code, "message": e.message} for p, e in result.rule_errors],
         "summary": {
-            "files_checked": result.files_checked, "new": len(result.new),
-            "failing": len(result.failing(fail_on)), "baselined": result.baselined,
-            "outside_diff": result.outside_diff, "accepted": result.accepted, "ignored": result.ignored,
+            "files_checked": result.files_checked,
+            "new": len(result.new),
+            "failing": len(result.failing(fail_on)),
+            "baselined": result.baselined,
+            "outside_diff": result.outside_diff,
+            "accepted": result.accepted,
+            "ignored": result.ignored,
             "skipped": len(result.skipped),
         },
     }
@@ -570,8 +609,14 @@ FORMATS: dict[str, Renderer] = {"text": render_text, "github": render_github, "j
 # --------------------------------------------------------------------------- baseline write
 
 
-def make_baseline(paths: Sequence[Path], output: Path, *, cwd: Path | None = None,
-                  catalog: Catalog | None = None, jobs: int | None = None) -> tuple[Baseline, Collected]:
+def make_baseline(
+    paths: Sequence[Path],
+    output: Path,
+    *,
+    cwd: Path | None = None,
+    catalog: Catalog | None = None,
+    jobs: int | None = None,
+) -> tuple[Baseline, Collected]:
     """Today's findings under ``paths`` (files or directories, as for ``check``) as a baseline
     whose paths are relative to ``output``'s directory. Raises :class:`CheckError`,
     ``ConfigError``, ``CatalogError``."""

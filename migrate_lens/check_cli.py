@@ -11,13 +11,16 @@ error (bad option, missing file, bad config or baseline, unknown git ref).
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypeVar
 
 import click
 
 from migrate_lens.baseline import DEFAULT_BASELINE_NAME
 from migrate_lens.models import SEVERITIES
+
+T = TypeVar("T")
 
 
 class UsageProblem(click.ClickException):
@@ -30,7 +33,7 @@ class UsageProblem(click.ClickException):
         click.echo(f"migrate-lens: error: {self.format_message()}", err=True)
 
 
-def _run_guarded(fn):  # type: ignore[no-untyped-def]
+def _run_guarded(fn: Callable[[], T]) -> T:
     """Call ``fn()`` turning the check's own usage errors into exit code 2."""
     from migrate_lens.baseline import BaselineError
     from migrate_lens.catalog import CatalogError
@@ -45,19 +48,46 @@ def _run_guarded(fn):  # type: ignore[no-untyped-def]
 
 @click.command("check")
 @click.argument("files", nargs=-1, type=click.Path(path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(["text", "github", "json"]), default="text", show_default=True,
-              help="text: path:line:col: CODE message and the remedy; github: workflow annotations; json.")
-@click.option("--fail-on", type=click.Choice(SEVERITIES), default="high", show_default=True,
-              help="Exit 1 when a new finding has this severity or a higher one.")
-@click.option("--baseline", "baseline_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help=f"Report only findings not recorded in this baseline. Default: {DEFAULT_BASELINE_NAME} in the "
-                   "current directory or above (up to the project root), if present.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "github", "json"]),
+    default="text",
+    show_default=True,
+    help="text: path:line:col: CODE message and the remedy; github: workflow annotations; json.",
+)
+@click.option(
+    "--fail-on",
+    type=click.Choice(SEVERITIES),
+    default="high",
+    show_default=True,
+    help="Exit 1 when a new finding has this severity or a higher one.",
+)
+@click.option(
+    "--baseline",
+    "baseline_file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help=f"Report only findings not recorded in this baseline. Default: {DEFAULT_BASELINE_NAME} in the "
+    "current directory or above (up to the project root), if present.",
+)
 @click.option("--no-baseline", is_flag=True, help="Ignore any baseline file.")
 @click.option("--diff", "diff_ref", metavar="REF", help="Report only findings on lines added or changed since git REF.")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
-              help="Worker processes when checking many files (default: all CPUs; 1 = no pool).")
-def check(files: tuple[Path, ...], fmt: str, fail_on: str, baseline_file: Path | None, no_baseline: bool,
-                  diff_ref: str | None, jobs: int | None) -> None:
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Worker processes when checking many files (default: all CPUs; 1 = no pool).",
+)
+def check(
+    files: tuple[Path, ...],
+    fmt: str,
+    fail_on: str,
+    baseline_file: Path | None,
+    no_baseline: bool,
+    diff_ref: str | None,
+    jobs: int | None,
+) -> None:
     """Check FILES (default: the current directory) for new JAX-hostile code.
 
     Per-file rules only (fast enough for a pre-commit hook); non-Python files are ignored.
@@ -74,9 +104,14 @@ def check(files: tuple[Path, ...], fmt: str, fail_on: str, baseline_file: Path |
         targets, discovered_skips = expand_paths(list(files), cwd)
         bl_path = None if no_baseline else (baseline_file or default_baseline_path(cwd))
         baseline = read_baseline(bl_path) if bl_path is not None else None
-        result = run_check(targets, baseline=baseline,
-                           baseline_dir=bl_path.resolve().parent if bl_path is not None else cwd,
-                           diff_ref=diff_ref, cwd=cwd, jobs=jobs)
+        result = run_check(
+            targets,
+            baseline=baseline,
+            baseline_dir=bl_path.resolve().parent if bl_path is not None else cwd,
+            diff_ref=diff_ref,
+            cwd=cwd,
+            jobs=jobs,
+        )
         if discovered_skips:
             from dataclasses import replace
 
@@ -96,10 +131,21 @@ def baseline() -> None:
 
 @baseline.command("write")
 @click.argument("path", default=".", type=click.Path(exists=True, path_type=Path))
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=Path(DEFAULT_BASELINE_NAME),
-              show_default=True, help="Baseline file to write (paths inside are relative to its directory).")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
-              help="Worker processes when checking many files (default: all CPUs; 1 = no pool).")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=Path(DEFAULT_BASELINE_NAME),
+    show_default=True,
+    help="Baseline file to write (paths inside are relative to its directory).",
+)
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Worker processes when checking many files (default: all CPUs; 1 = no pool).",
+)
 def baseline_write(path: Path, output: Path, jobs: int | None) -> None:
     """Write the findings under PATH (default: the current directory) to a baseline file.
 
@@ -115,8 +161,10 @@ def baseline_write(path: Path, output: Path, jobs: int | None) -> None:
             write_baseline(baseline, output)
         except OSError as exc:
             raise UsageProblem(f"{output}: cannot write ({exc.strerror})") from None
-        click.echo(f"migrate-lens: wrote {baseline.total} finding{'s' if baseline.total != 1 else ''} "
-                   f"({len(baseline.entries)} fingerprints) from {collected.files_checked} files to {output}")
+        click.echo(
+            f"migrate-lens: wrote {baseline.total} finding{'s' if baseline.total != 1 else ''} "
+            f"({len(baseline.entries)} fingerprints) from {collected.files_checked} files to {output}"
+        )
         for s in collected.skipped:
             click.echo(f"{s.path}: skipped: {s.reason}", err=True)
 

@@ -57,23 +57,43 @@ def test_roundtrip_through_a_file(tmp_path: Path) -> None:
 
 
 def test_loads_merges_repeated_fingerprints() -> None:
-    doc = {"tool": "migrate-lens", "version": 1, "findings": [
-        {"fingerprint": "fp", "count": 1}, {"fingerprint": "fp", "count": 2, "code": "ML101"}]}
+    doc = {
+        "tool": "migrate-lens",
+        "version": 1,
+        "findings": [{"fingerprint": "fp", "count": 1}, {"fingerprint": "fp", "count": 2, "code": "ML101"}],
+    }
     assert loads(json.dumps(doc)).counts() == {"fp": 3}
 
 
-@pytest.mark.parametrize(("text", "problem"), [
-    ("{not json", "not JSON"),
-    ('{"tool": "bandit", "version": 1, "findings": []}', "not a migrate-lens baseline"),
-    ('{"tool": "migrate-lens", "version": 99, "findings": []}', "version 99 is not supported"),
-    ('{"tool": "migrate-lens", "version": 1, "findings": {}}', '"findings" must be a list'),
-    ('{"tool": "migrate-lens", "version": 1, "findings": [{"count": 1}]}', "findings[0]: needs fingerprint"),
-    ('{"tool": "migrate-lens", "version": 1, "findings": [{"fingerprint": "x", "count": 0}]}', "positive integer"),
-    ('{"tool": "migrate-lens", "version": 1, "findings": [{"fingerprint": "x", "count": true}]}', "positive integer"),
-    ('{"tool": "migrate-lens", "version": 1, "findings": [{"fingerprint": "x", "count": 1, "line": 3}]}',
-     "and only"),
-], ids=["not-json", "other-tool", "future-version", "findings-not-list", "no-fingerprint", "zero-count",
-        "bool-count", "unknown-key"])
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("{not json", "not JSON"),
+        ('{"tool": "bandit", "version": 1, "findings": []}', "not a migrate-lens baseline"),
+        ('{"tool": "migrate-lens", "version": 99, "findings": []}', "version 99 is not supported"),
+        ('{"tool": "migrate-lens", "version": 1, "findings": {}}', '"findings" must be a list'),
+        ('{"tool": "migrate-lens", "version": 1, "findings": [{"count": 1}]}', "findings[0]: needs fingerprint"),
+        ('{"tool": "migrate-lens", "version": 1, "findings": [{"fingerprint": "x", "count": 0}]}', "positive integer"),
+        (
+            '{"tool": "migrate-lens", "version": 1, "findings": [{"fingerprint": "x", "count": true}]}',
+            "positive integer",
+        ),
+        (
+            '{"tool": "migrate-lens", "version": 1, "findings": [{"fingerprint": "x", "count": 1, "line": 3}]}',
+            "and only",
+        ),
+    ],
+    ids=[
+        "not-json",
+        "other-tool",
+        "future-version",
+        "findings-not-list",
+        "no-fingerprint",
+        "zero-count",
+        "bool-count",
+        "unknown-key",
+    ],
+)
 def test_loads_rejects_malformed_files_with_the_file_name(text: str, problem: str) -> None:
     with pytest.raises(BaselineError) as err:
         loads(text, "ci/.migrate-lens-baseline.json")

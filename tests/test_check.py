@@ -21,12 +21,13 @@ from click.testing import CliRunner
 
 import migrate_lens
 import migrate_lens.check as check_mod
+from migrate_lens.analysis.engine import analyze_source
 from migrate_lens.baseline import DEFAULT_BASELINE_NAME, read_baseline
 from migrate_lens.catalog import Catalog, load_catalog, parse_rule
 from migrate_lens.check import (
     CheckError,
-    check_json,
     changed_lines,
+    check_json,
     collect,
     find_project_root,
     make_baseline,
@@ -36,7 +37,6 @@ from migrate_lens.check import (
 )
 from migrate_lens.check_cli import baseline as baseline_cli
 from migrate_lens.check_cli import check as check_cli
-from migrate_lens.analysis.engine import analyze_source
 
 REPO = Path(migrate_lens.__file__).resolve().parent.parent
 
@@ -86,12 +86,13 @@ def free_inplace_code(catalog: Catalog) -> str:
 
 SHIPPED = load_catalog()
 INPLACE = free_inplace_code(SHIPPED)
-INPLACE_RULE = parse_rule(Path(f"{INPLACE}-test-only-in-place-method.toml"),
-                          tomllib.loads(INPLACE_RULE_TOML.format(code=INPLACE)))
+INPLACE_RULE = parse_rule(
+    Path(f"{INPLACE}-test-only-in-place-method.toml"), tomllib.loads(INPLACE_RULE_TOML.format(code=INPLACE))
+)
 CATALOG = Catalog(rules=(SHIPPED.by_code()["ML101"], INPLACE_RULE), api=(), digest="test")
 INPLACE_REMEDY = "Use the out-of-place form: `x = x + y` (or `x.at[i].add(y)` for an indexed update)."
 
-BLOCK = '''\
+BLOCK = """\
 import torch
 import torch.nn as nn
 
@@ -100,9 +101,9 @@ class Block(nn.Module):
     def forward(self, x, y):
         x.add_(y)
         return x
-'''
+"""
 
-CLEAN = '''\
+CLEAN = """\
 import torch
 import torch.nn as nn
 
@@ -110,7 +111,7 @@ import torch.nn as nn
 class Block(nn.Module):
     def forward(self, x, y):
         return x + y
-'''
+"""
 
 
 def write(root: Path, rel: str, text: str) -> Path:
@@ -246,7 +247,7 @@ def test_bad_config_raises_config_error(project: Path) -> None:
 
 # --------------------------------------------------------------------------- traced-only closure
 
-TRACED = '''\
+TRACED = """\
 import torch
 import torch.nn as nn
 
@@ -279,20 +280,29 @@ class Block(Base):
 
     def _unused(self, x: torch.Tensor):
         x.abs_()
-'''
+"""
 
 
 def test_traced_only_findings_kept_only_when_reachable_from_forward_in_file(project: Path) -> None:
     facts = analyze_source(TRACED, "pkg/m.py", "pkg.m", CATALOG)
     by_symbol = {f.symbol: f.traced_only for f in facts.findings}
-    assert by_symbol == {"pkg.m.helper": True, "pkg.m.unused": True, "pkg.m.entry": True,
-                         "pkg.m.Base._scale": True, "pkg.m.Base._scale.inner": True, "pkg.m.Block._unused": True}
+    assert by_symbol == {
+        "pkg.m.helper": True,
+        "pkg.m.unused": True,
+        "pkg.m.entry": True,
+        "pkg.m.Base._scale": True,
+        "pkg.m.Base._scale.inner": True,
+        "pkg.m.Block._unused": True,
+    }
     write(project, "pkg/m.py", TRACED)
     result = run_check([Path("pkg/m.py")], catalog=CATALOG)
     # helper: called from forward; Base._scale: self._scale resolved through the in-file base;
     # inner: nested in a reachable function. unused, entry, Block._unused: not reachable here.
     assert [(c.finding.symbol, c.finding.context) for c in result.new] == [
-        ("pkg.m.helper", "traced"), ("pkg.m.Base._scale", "traced"), ("pkg.m.Base._scale.inner", "traced")]
+        ("pkg.m.helper", "traced"),
+        ("pkg.m.Base._scale", "traced"),
+        ("pkg.m.Base._scale.inner", "traced"),
+    ]
 
 
 def test_config_traced_entries_reach_the_check(project: Path) -> None:
@@ -300,7 +310,11 @@ def test_config_traced_entries_reach_the_check(project: Path) -> None:
     write(project, "pkg/m.py", TRACED)
     result = run_check([Path("pkg/m.py")], catalog=CATALOG)
     assert [c.finding.symbol for c in result.new] == [
-        "pkg.m.helper", "pkg.m.entry", "pkg.m.Base._scale", "pkg.m.Base._scale.inner"]
+        "pkg.m.helper",
+        "pkg.m.entry",
+        "pkg.m.Base._scale",
+        "pkg.m.Base._scale.inner",
+    ]
 
 
 # --------------------------------------------------------------------------- baseline
@@ -311,7 +325,8 @@ def test_baseline_forgives_existing_findings_and_survives_code_moving_down(proje
     out = project / DEFAULT_BASELINE_NAME
     baseline, _ = make_baseline([Path(".")], out, catalog=CATALOG)
     assert [(e.code, e.path, e.symbol, e.count) for e in baseline.entries] == [
-        (INPLACE, "pkg/block.py", "pkg.block.Block.forward", 1)]
+        (INPLACE, "pkg/block.py", "pkg.block.Block.forward", 1)
+    ]
     assert run_check([Path("pkg/block.py")], baseline=baseline, catalog=CATALOG).new == ()
     # 30 lines of new clean code above the class: the finding moves to line 37, still known
     moved = BLOCK.replace("class Block", "".join(f"CONST_{i} = {i}\n" for i in range(30)) + "\n\nclass Block")
@@ -326,16 +341,19 @@ def test_baseline_is_count_aware_and_symbol_aware(project: Path) -> None:
     twice = BLOCK.replace("        x.add_(y)\n", "        x.add_(y)\n        x.add_(y)\n")
     write(project, "pkg/block.py", twice)
     assert codes_lines(run_check([Path("pkg/block.py")], baseline=baseline, catalog=CATALOG)) == [
-        ("pkg/block.py", 8, INPLACE)]
+        ("pkg/block.py", 8, INPLACE)
+    ]
     # the same snippet in another module's forward is a different fingerprint: new
     write(project, "pkg/block.py", BLOCK)
     write(project, "pkg/other.py", BLOCK)
-    assert codes_lines(run_check([Path("pkg/block.py"), Path("pkg/other.py")], baseline=baseline,
-                                 catalog=CATALOG)) == [("pkg/other.py", 7, INPLACE)]
+    assert codes_lines(run_check([Path("pkg/block.py"), Path("pkg/other.py")], baseline=baseline, catalog=CATALOG)) == [
+        ("pkg/other.py", 7, INPLACE)
+    ]
 
 
-def test_baseline_paths_are_relative_to_the_baseline_file_whatever_the_cwd(project: Path,
-                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+def test_baseline_paths_are_relative_to_the_baseline_file_whatever_the_cwd(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     write(project, "pkg/block.py", BLOCK)
     baseline, _ = make_baseline([Path(".")], project / DEFAULT_BASELINE_NAME, catalog=CATALOG)
     monkeypatch.chdir(project / "pkg")
@@ -345,7 +363,10 @@ def test_baseline_paths_are_relative_to_the_baseline_file_whatever_the_cwd(proje
 
 def test_baseline_write_cli_is_deterministic_and_check_uses_it_by_default(project: Path) -> None:
     write(project, "pkg/block.py", BLOCK)
-    write(project, "pkg/gate.py", '''\
+    write(
+        project,
+        "pkg/gate.py",
+        """\
         import torch
         import torch.nn as nn
 
@@ -355,7 +376,8 @@ def test_baseline_write_cli_is_deterministic_and_check_uses_it_by_default(projec
                 if torch.all(keep == 1):
                     x = x * 2
                 return x * keep
-        ''')
+        """,
+    )
     runner = CliRunner()
     first = runner.invoke(baseline_cli, ["write"])
     assert first.exit_code == 0, first.output
@@ -387,8 +409,13 @@ def test_baseline_write_to_another_directory(project: Path) -> None:
 
 
 def git(root: Path, *args: str) -> str:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
-           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.com",
+    }
     return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True, env=env).stdout
 
 
@@ -445,15 +472,18 @@ def test_github_format_annotations(project: Path) -> None:
 
 def test_github_format_escapes_and_grades_by_fail_on(project: Path) -> None:
     import io
-
     from dataclasses import replace
 
     write(project, "we,ird:name.py", BLOCK)
     result = run_check([Path("we,ird:name.py")], catalog=CATALOG)
     out = io.StringIO()
-    render_github(replace(result, new=(replace(result.new[0], finding=replace(result.new[0].finding,
-                                                                             message="50% done\nnext")),)),
-                  "critical", out)
+    render_github(
+        replace(
+            result, new=(replace(result.new[0], finding=replace(result.new[0].finding, message="50% done\nnext")),)
+        ),
+        "critical",
+        out,
+    )
     line = out.getvalue().splitlines()[0]
     assert line.startswith("::warning file=we%2Cird%3Aname.py,line=7,")
     assert line.endswith("::50%25 done%0Anext%0ARemedy: " + INPLACE_REMEDY)
@@ -465,14 +495,47 @@ def test_json_format(project: Path) -> None:
     assert result.exit_code == 1
     doc = json.loads(result.output)
     assert doc["failed"] is True and doc["fail_on"] == "high"
-    assert doc["summary"] == {"files_checked": 1, "new": 1, "failing": 1, "baselined": 0, "outside_diff": 0,
-                              "accepted": 0, "ignored": 0, "skipped": 0}
+    assert doc["summary"] == {
+        "files_checked": 1,
+        "new": 1,
+        "failing": 1,
+        "baselined": 0,
+        "outside_diff": 0,
+        "accepted": 0,
+        "ignored": 0,
+        "skipped": 0,
+    }
     (f,) = doc["findings"]
-    assert {k: f[k] for k in ("path", "line", "column", "end_line", "end_column", "code", "severity", "remedy",
-                              "symbol", "context", "snippet", "blocking")} == {
-        "path": "pkg/block.py", "line": 7, "column": 9, "end_line": 7, "end_column": 18, "code": INPLACE,
-        "severity": "high", "remedy": INPLACE_REMEDY, "symbol": "pkg.block.Block.forward", "context": "traced",
-        "snippet": "x.add_(y)", "blocking": True}
+    assert {
+        k: f[k]
+        for k in (
+            "path",
+            "line",
+            "column",
+            "end_line",
+            "end_column",
+            "code",
+            "severity",
+            "remedy",
+            "symbol",
+            "context",
+            "snippet",
+            "blocking",
+        )
+    } == {
+        "path": "pkg/block.py",
+        "line": 7,
+        "column": 9,
+        "end_line": 7,
+        "end_column": 18,
+        "code": INPLACE,
+        "severity": "high",
+        "remedy": INPLACE_REMEDY,
+        "symbol": "pkg.block.Block.forward",
+        "context": "traced",
+        "snippet": "x.add_(y)",
+        "blocking": True,
+    }
     assert len(f["fingerprint"]) == 64
     assert check_json(run_check([Path("pkg/block.py")], catalog=CATALOG), "high") == doc
 
@@ -488,12 +551,16 @@ def test_fail_on_threshold(project: Path) -> None:
     assert runner.invoke(check_cli, ["--fail-on", "severe", "pkg/block.py"]).exit_code == 2
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["nope.py"], "nope.py: no such file or directory"),
-    (["--baseline", "absent.json", "m.py"], "does not exist"),
-    (["--baseline", "bad.json", "--no-baseline", "m.py"], "exclude each other"),
-    (["--baseline", "bad.json", "m.py"], "bad.json: not JSON"),
-], ids=["missing-file", "missing-baseline", "both-baseline-flags", "malformed-baseline"])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["nope.py"], "nope.py: no such file or directory"),
+        (["--baseline", "absent.json", "m.py"], "does not exist"),
+        (["--baseline", "bad.json", "--no-baseline", "m.py"], "exclude each other"),
+        (["--baseline", "bad.json", "m.py"], "bad.json: not JSON"),
+    ],
+    ids=["missing-file", "missing-baseline", "both-baseline-flags", "malformed-baseline"],
+)
 def test_usage_errors_exit_2(project: Path, args: list[str], message: str) -> None:
     write(project, "m.py", CLEAN)
     write(project, "bad.json", "{oops")
@@ -513,7 +580,6 @@ def test_skipped_files_are_listed_and_do_not_fail(project: Path) -> None:
 
 def test_text_render_lists_rule_errors(project: Path) -> None:
     import io
-
     from dataclasses import replace
 
     from migrate_lens.models import RuleError
@@ -521,8 +587,10 @@ def test_text_render_lists_rule_errors(project: Path) -> None:
     result = replace(run_check([], catalog=CATALOG), rule_errors=(("m.py", RuleError("ML101", "KeyError: 'x'")),))
     out = io.StringIO()
     render_text(result, "high", out)
-    assert out.getvalue().splitlines() == ["m.py: rule ML101 failed: KeyError: 'x'",
-                                           "migrate-lens: no new findings in 0 files."]
+    assert out.getvalue().splitlines() == [
+        "m.py: rule ML101 failed: KeyError: 'x'",
+        "migrate-lens: no new findings in 0 files.",
+    ]
 
 
 # --------------------------------------------------------------------------- project roots
@@ -545,7 +613,7 @@ def test_project_root_falls_back_to_the_package_parent(tmp_path: Path) -> None:
 def test_check_imports_no_graph_template_or_report_code(tmp_path: Path) -> None:
     write(tmp_path, "pyproject.toml", "")
     write(tmp_path, "m.py", BLOCK)
-    probe = textwrap.dedent('''
+    probe = textwrap.dedent("""
         import sys
         from migrate_lens.check_cli import check
         try:
@@ -555,10 +623,11 @@ def test_check_imports_no_graph_template_or_report_code(tmp_path: Path) -> None:
         heavy = {"networkx", "jinja2", "rich", "matplotlib", "torch", "jax", "migrate_lens.report",
                  "migrate_lens.pipeline", "migrate_lens.graph", "migrate_lens.estimate"}
         print(sorted(m for m in sys.modules if m in heavy or m.split(".")[0] in heavy))
-    ''')
+    """)
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    out = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, env=env,
-                         check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, env=env, check=True
+    ).stdout
     assert out.splitlines()[-1] == "[]"
 
 
@@ -568,7 +637,7 @@ def test_check_through_the_main_cli_imports_no_heavy_modules(tmp_path: Path) -> 
         pytest.skip("check is not registered in migrate_lens.cli yet")
     write(tmp_path, "pyproject.toml", "")
     write(tmp_path, "m.py", CLEAN)
-    probe = textwrap.dedent('''
+    probe = textwrap.dedent("""
         import sys
         from migrate_lens.cli import main
         try:
@@ -576,10 +645,11 @@ def test_check_through_the_main_cli_imports_no_heavy_modules(tmp_path: Path) -> 
         except SystemExit as exc:
             print("exit", exc.code)
         print(sorted(m for m in sys.modules if m.split(".")[0] in {"networkx", "jinja2", "rich", "matplotlib"}))
-    ''')
+    """)
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    out = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, env=env,
-                         check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, env=env, check=True
+    ).stdout
     assert out.splitlines()[-2:] == ["exit 0", "[]"]
 
 

@@ -37,7 +37,7 @@ pytestmark = pytest.mark.slow
 REPO = Path(os.environ.get("MIGRATE_LENS_HOOK_REPO", Path(migrate_lens.__file__).resolve().parent.parent))
 BIN = Path(sys.executable).parent
 
-CLEAN = '''\
+CLEAN = """\
 import torch
 import torch.nn as nn
 
@@ -45,17 +45,29 @@ import torch.nn as nn
 class Block(nn.Module):
     def forward(self, x, y):
         return x + y
-'''
+"""
 BLOCKED = CLEAN.replace("        return x + y\n", "        x.add_(y)\n        return x\n")
 
+#: (hook clone, user repository, environment, in-place rule code, start of its remedy)
+Setup = tuple[Path, Path, dict[str, str], str, str]
+
+
 def _env(home: Path) -> dict[str, str]:
-    return {**os.environ, "PRE_COMMIT_HOME": str(home), "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
-            "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
-            "GIT_COMMITTER_EMAIL": "t@example.com", "PRE_COMMIT_COLOR": "never", "NO_COLOR": "1"}
+    return {
+        **os.environ,
+        "PRE_COMMIT_HOME": str(home),
+        "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.com",
+        "PRE_COMMIT_COLOR": "never",
+        "NO_COLOR": "1",
+    }
 
 
 def run(cwd: Path, env: dict[str, str], *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run(list(args), cwd=cwd, env=env, capture_output=True, text=True, timeout=900)
+    proc = subprocess.run(list(args), check=False, cwd=cwd, env=env, capture_output=True, text=True, timeout=900)
     if check and proc.returncode != 0:
         raise AssertionError(f"{' '.join(args)} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
     return proc
@@ -74,7 +86,7 @@ def inplace_rule() -> tuple[str, str, str]:
 
 
 @pytest.fixture(scope="module")
-def setup(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dict[str, str], str, str]:
+def setup(tmp_path_factory: pytest.TempPathFactory) -> Setup:
     """(hook clone, user repo, environment, in-place rule code, remedy start)."""
     if shutil.which("git") is None or not (BIN / "pre-commit").exists():
         pytest.skip("needs git and pre-commit (pip install pre-commit)")
@@ -88,14 +100,17 @@ def setup(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dict[st
     run(user, env, "git", "init", "-q", "-b", "main")
     code, remedy, severity = inplace_rule()
     (user / "pyproject.toml").write_text('[project]\nname = "user"\nversion = "0"\n', encoding="utf-8")
-    (user / ".pre-commit-config.yaml").write_text(textwrap.dedent(f"""\
+    (user / ".pre-commit-config.yaml").write_text(
+        textwrap.dedent(f"""\
         repos:
         -   repo: {hook}
             rev: {rev}
             hooks:
             -   id: migrate-lens
                 args: [--fail-on, {severity}]
-        """), encoding="utf-8")
+        """),
+        encoding="utf-8",
+    )
     (user / "pkg").mkdir()
     (user / "pkg" / "block.py").write_text(CLEAN, encoding="utf-8")
     run(user, env, "git", "add", ".")
@@ -109,18 +124,29 @@ def commit(user: Path, env: dict[str, str], text: str, message: str) -> subproce
     return run(user, env, "git", "commit", "-m", message, check=False)
 
 
-def test_try_repo_blocks_an_in_place_op_in_forward_with_message_and_remedy(setup) -> None:  # type: ignore[no-untyped-def]
+def test_try_repo_blocks_an_in_place_op_in_forward_with_message_and_remedy(setup: Setup) -> None:
     hook, user, env, code, remedy = setup
     (user / "pkg" / "block.py").write_text(BLOCKED, encoding="utf-8")
     (user / "notes.md").write_text("not python\n", encoding="utf-8")
     # try-repo runs the hook with its default arguments (--fail-on high), so the user project
     # raises the in-place rule to that threshold in its config instead.
     pyproject = user / "pyproject.toml"
-    pyproject.write_text(pyproject.read_text(encoding="utf-8") + f'\n[tool.migrate-lens.severity]\n{code} = "high"\n',
-                         encoding="utf-8")
+    pyproject.write_text(
+        pyproject.read_text(encoding="utf-8") + f'\n[tool.migrate-lens.severity]\n{code} = "high"\n', encoding="utf-8"
+    )
     run(user, env, "git", "add", "pkg/block.py", "notes.md", "pyproject.toml")
-    proc = run(user, env, str(BIN / "pre-commit"), "try-repo", str(hook), "migrate-lens",
-               "--files", "pkg/block.py", "notes.md", check=False)
+    proc = run(
+        user,
+        env,
+        str(BIN / "pre-commit"),
+        "try-repo",
+        str(hook),
+        "migrate-lens",
+        "--files",
+        "pkg/block.py",
+        "notes.md",
+        check=False,
+    )
     out = proc.stdout + proc.stderr
     assert proc.returncode == 1, out
     assert "migrate-lens (new JAX-hostile PyTorch code)" in out and "Failed" in out
@@ -129,8 +155,8 @@ def test_try_repo_blocks_an_in_place_op_in_forward_with_message_and_remedy(setup
     run(user, env, "git", "reset", "-q", "--hard", "HEAD")  # also restores pyproject.toml
 
 
-def test_commits_through_the_installed_hook(setup) -> None:  # type: ignore[no-untyped-def]
-    hook, user, env, code, remedy = setup
+def test_commits_through_the_installed_hook(setup: Setup) -> None:
+    _hook, user, env, code, remedy = setup
     run(user, env, str(BIN / "pre-commit"), "install")
 
     ok = commit(user, env, CLEAN.replace("return x + y", "return x * y + 1"), "clean change")
