@@ -36,12 +36,10 @@ from migrate_lens.config import Config, load_config
 from migrate_lens.discover import ALWAYS_EXCLUDED_DIRS, discover, module_name, read_source
 from migrate_lens.filters import apply_config
 from migrate_lens.fingerprint import fingerprint
-from migrate_lens.models import BLOCKING_SEVERITIES, Finding, RuleError, Skipped, severity_rank
+from migrate_lens.models import Finding, RuleError, Skipped, severity_rank
 
 #: The suffixes ``check`` analyzes; anything else pre-commit passes (``.md``, ``.ipynb``...) is ignored.
 CHECKED_SUFFIXES: tuple[str, ...] = (".py",)
-#: Default ``--fail-on``: the lowest blocking severity.
-DEFAULT_FAIL_ON: str = min(BLOCKING_SEVERITIES, key=severity_rank)
 
 
 class CheckError(ValueError):
@@ -551,6 +549,8 @@ def render_github(result: CheckResult, fail_on: str, out: IO[str]) -> None:
         out.write(f"::{level} {props}::{_gh_data(message)}\n")
     for s in result.skipped:
         out.write(f"::notice file={_gh_prop(s.path)},title=skipped::{_gh_data(s.reason)}\n")
+    for path, err in result.rule_errors:
+        out.write(f"::warning file={_gh_prop(path)},title=rule {_gh_prop(err.code)} failed::{_gh_data(err.message)}\n")
     out.write(_summary(result, fail_on) + "\n")
 
 

@@ -18,9 +18,12 @@ from typing import IO, Any, TypeVar
 import click
 
 from migrate_lens.baseline import DEFAULT_BASELINE_NAME
-from migrate_lens.models import SEVERITIES
+from migrate_lens.models import BLOCKING_SEVERITIES, SEVERITIES, severity_rank
 
 T = TypeVar("T")
+
+#: Default ``--fail-on``: the lowest blocking severity (``high``).
+DEFAULT_FAIL_ON: str = min(BLOCKING_SEVERITIES, key=severity_rank)
 
 
 class UsageProblem(click.ClickException):
@@ -59,7 +62,7 @@ def _run_guarded(fn: Callable[[], T]) -> T:
 @click.option(
     "--fail-on",
     type=click.Choice(SEVERITIES),
-    default="high",
+    default=DEFAULT_FAIL_ON,
     show_default=True,
     help="Exit 1 when a new finding has this severity or a higher one.",
 )

@@ -674,3 +674,12 @@ def test_worker_pool_gives_the_same_result_as_one_process(project: Path) -> None
     assert pooled == one
     assert [c.display_path for c in one.new] == [f"pkg/m{i}.py" for i in range(1, check_mod.POOL_MIN_FILES + 2, 2)]
     assert [s.path for s in one.skipped] == ["pkg/broken.py"]
+
+
+def test_pre_commit_hook_definition_runs_check_on_python_files() -> None:
+    yaml = pytest.importorskip("yaml")
+    (hook,) = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    assert hook["id"] == "migrate-lens"
+    assert hook["entry"] == "migrate-lens check"
+    assert hook["language"] == "python" and hook["types"] == ["python"]
+    assert hook["require_serial"] is True  # one process; check runs its own worker pool
