@@ -80,7 +80,9 @@ STATIC_TORCH_PREFIXES = (
     "torch._dynamo.", "torch.onnx.", "torch.fx.", "torch.utils.", "torch.autograd.",
     "torch.nn.init.calculate_gain", "torch.nn.utils.", "torch.overrides.", "torch.version.",
     "torch.testing.", "torch._C.", "torch.library.", "torch.ops.", "torch.amp.", "torch.profiler.",
-    "torch.hub.", "torch.optim.", "torch.mps.", "torch.xpu.",
+    "torch.hub.", "torch.optim.", "torch.mps.", "torch.xpu.", "torch.nn.modules.utils.",
+    "torch._utils.", "torch.serialization.", "torch.types.", "torch.nn.common_types.",
+    "torch._jit_internal.", "torch.export.", "torch.func.", "torch.multiprocessing.",
 )
 STATIC_TORCH = frozenset({
     "torch.is_tensor", "torch.is_floating_point", "torch.is_complex", "torch.numel",

@@ -78,6 +78,16 @@ def _arg(site: Site, m: "Matcher", key: str) -> tuple[str, Any] | None:
     return None
 
 
+def _position_of(site: Site, m: "Matcher", key: str) -> int | None:
+    """Positional index of argument ``key`` for this callee, from ``arg_positions``."""
+    positions = _table(_table(m.param("arg_positions")).get(key))
+    target = _call_target(site)
+    for glob, idx in sorted(positions.items(), key=lambda kv: (-len(kv[0]), kv[0])):
+        if fnmatchcase(target, glob):
+            return int(idx)
+    return None
+
+
 def _kwargs_ok(site: Site, m: "Matcher") -> bool:
     """Shared argument conditions of call-like matchers (see :func:`match_call`)."""
     kwargs: dict[str, tuple[str, Any]] = site.data.get("kwargs", {})
@@ -290,10 +300,18 @@ def match_pad_order(site: Site, m: "Matcher") -> str | None:
     PyTorch lists the last axis first, ``jnp.pad`` takes pairs from the first axis."""
     if not _any_glob(site.name, m.param("names")):
         return None
-    got = _arg(site, m, "pad") or _arg(site, m, "padding")
+    key = "pad" if _arg(site, m, "pad") is not None else "padding"
+    got = _arg(site, m, key)
     if got is None:
         return None
     value = got[1]
+    index = _position_of(site, m, key)
+    uniform = site.data.get("uniform_seq_args", ())
+    if key in uniform or (index is not None and str(index) in uniform):
+        return None  # (p, p, p, p): the same on every side, order does not matter
+    named = site.data.get("name_args", ())
+    if value is NOT_LITERAL and "functional" not in site.name and (key in named or str(index) in named):
+        return None  # ZeroPad2d(padding): usually one int for every side
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return None  # one number pads every side alike
     if isinstance(value, tuple) and len(set(value)) <= 1:
@@ -328,7 +346,10 @@ def match_attribute(site: Site, m: "Matcher") -> str | None:
 
 def match_name(site: Site, m: "Matcher") -> str | None:
     """A resolved dotted name (class base, decorator, import, referenced attribute) matching
-    ``names`` globs and not ``exclude``."""
+    ``names`` globs and not ``exclude``. Relative imports (``from .ops import x``) name the
+    project's own modules and never match."""
+    if site.kind == "import" and site.data.get("level", 0) > 0:
+        return None
     if _any_glob(site.name, m.param("names")) and not _any_glob(site.name, m.param("exclude") or ()):
         return site.name
     return None
@@ -401,6 +422,8 @@ def match_device_transfer(site: Site, m: "Matcher") -> str | None:
     keyword, or a name that says device) rather than only a dtype."""
     if site.method != "to" or site.name.startswith("torch."):
         return None
+    if site.data.get("to_follows_input"):
+        return None  # .to(x.device) follows an input: dropped mechanically, no placement decision
     kwargs = site.data.get("kwargs", {})
     if "device" in kwargs:
         return ".to(device=...)"

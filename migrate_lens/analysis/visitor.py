@@ -29,7 +29,7 @@ _INIT_NAMES = re.compile(
     # weight loading and surgery: runs once, eagerly, before any traced call
     r"_?load_\w*weights\w*|_?load_pretrained\w*|_?convert_\w*|_?fuse\w*|reparameteri[sz]e\w*|"
     r"switch_to_deploy|set_input_size|_?reset_\w*|prune_\w*|_?resize_\w*|set_grad_checkpointing|"
-    r"init_\w*|_?initialize\w*|_?init_\w*)$"
+    r"init_\w*|_?initialize\w*|_?init_\w*|fix_init\w*|_?rescale\w*)$"
 )
 _TRACED_METHODS = frozenset({"forward", "__call__", "_forward", "forward_features", "forward_head"})
 _MODULE_BASES = ("torch.nn.",)
@@ -426,7 +426,7 @@ class FileVisitor(cst.CSTVisitor):
         absolute = self._absolute(module, level)
         if isinstance(node.names, cst.ImportStar):
             self.imports.append(ImportFact(module=absolute, name="*", alias="*", line=line, level=level))
-            self._site("import", node, name=absolute)
+            self._site("import", node, name=absolute, data={"level": level})
             return
         for alias in node.names:
             member = _dotted(alias.name)
@@ -436,7 +436,7 @@ class FileVisitor(cst.CSTVisitor):
             full = f"{absolute}.{member}" if absolute else member
             self.aliases[local] = full
             self.imports.append(ImportFact(module=absolute, name=member, alias=local, line=line, level=level))
-            self._site("import", node, name=full)
+            self._site("import", node, name=full, data={"level": level})
 
     # ------------------------------------------------------------------ module-level names
     def visit_Module(self, node: cst.Module) -> None:
@@ -531,7 +531,10 @@ class FileVisitor(cst.CSTVisitor):
             qualname = f"{self.module}.{name}"
             # module-level weight init / loading helpers (timm's `_init_weights(module)`,
             # `_load_weights(model, path)`) run once, eagerly, like methods of the same name
-            context = "init" if _INIT_NAMES.match(name) and not name.startswith(("_build", "build_", "_make", "make_")) else "function"
+            context = "init" if (
+                (_INIT_NAMES.match(name) and not name.startswith(("_build", "build_", "_make", "make_")))
+                or (name.endswith("_") and not name.endswith("__"))  # in-place initializers: trunc_normal_
+            ) else "function"
             cls = None
             is_method = False
         scope = _FuncScope(qualname=qualname, name=name, context=context, cls=cls, is_method=is_method)
@@ -921,6 +924,20 @@ class FileVisitor(cst.CSTVisitor):
             "receiver_name": self.qual(func.value) if isinstance(func, cst.Attribute) else "",
             "local_autograd_function": False,
             "device_like_arg": method == "to" and any(_mentions_device(self, a.value) for a in node.args if a.keyword is None),
+            "to_follows_input": method == "to" and any(
+                isinstance(a.value, cst.Attribute) and a.value.attr.value == "device" and not _is_self_attr(a.value)
+                for a in node.args if a.keyword is None or a.keyword.value == "device"
+            ),
+            "uniform_seq_args": tuple(
+                (a.keyword.value if a.keyword is not None else str(i))
+                for i, a in enumerate(node.args)
+                if isinstance(a.value, (cst.Tuple, cst.List)) and len(a.value.elements) > 1
+                and all(el.value.deep_equals(a.value.elements[0].value) for el in a.value.elements)
+            ),
+            "name_args": tuple(
+                (a.keyword.value if a.keyword is not None else str(i))
+                for i, a in enumerate(node.args) if isinstance(a.value, (cst.Name, cst.Attribute))
+            ),
             "arg_item_kinds": tuple(
                 self.kind(el.value) for a in node.args if a.keyword is None and isinstance(a.value, (cst.Tuple, cst.List))
                 for el in a.value.elements if not isinstance(el, cst.StarredElement)
