@@ -11,6 +11,7 @@ Nothing here imports or executes scanned code.
 
 from __future__ import annotations
 
+import errno
 import io
 import os
 import stat
@@ -57,11 +58,13 @@ def _link_reason(path: Path, root: Path) -> str:
         target = os.readlink(path)
     except OSError as exc:
         return f"symbolic link, unreadable ({exc.strerror})"
-    resolved = (path.parent / target)
     try:
-        real = resolved.resolve(strict=True)
-    except (OSError, RuntimeError):
-        return f"broken symbolic link (-> {target})" if not os.path.lexists(resolved) or not resolved.exists() else f"symbolic link loop (-> {target})"
+        os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return f"symbolic link loop (-> {target})"
+        return f"broken symbolic link (-> {target})"
+    real = Path(os.path.realpath(path))
     if not real.is_relative_to(root):
         return f"symbolic link pointing outside the scanned root (-> {target}), not followed"
     return f"symbolic link (-> {target}); its target is scanned at its own path"
@@ -182,7 +185,11 @@ def decode_source(data: bytes) -> tuple[str | None, str]:
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as exc:
-        return None, f"bad encoding declaration ({exc.msg})"
+        msg = str(exc.msg if hasattr(exc, "msg") else exc)
+        if msg.startswith("invalid or missing encoding declaration"):
+            # no (valid) PEP 263 line and the first lines are not UTF-8
+            return None, "undecodable bytes for encoding utf-8 in the first two lines (no PEP 263 coding line)"
+        return None, f"bad encoding declaration ({msg})"
     try:
         text = data.decode(encoding)
     except UnicodeDecodeError as exc:

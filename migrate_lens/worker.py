@@ -17,6 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from migrate_lens.analysis.engine import ParseFailure, RuleIndex, analyze_source, build_index
+from migrate_lens.analysis.walk import parse_ast
 from migrate_lens.catalog import Catalog, load_catalog
 from migrate_lens.discover import decode_source
 from migrate_lens.models import FileFacts, FileOutcome, ImportFact, Skipped
@@ -127,6 +128,38 @@ def cheap_imports(source: str, module: str, is_package: bool) -> tuple[ImportFac
     return tuple(sorted(out, key=lambda i: (i.line, i.module, i.name)))
 
 
+def _depth_guard(text: str) -> str:
+    """Skip reason when CPython's own parser refuses the nesting (more than 200 nested
+    brackets, too many indentation levels, recursion or memory exhausted), else "". Such files
+    are never handed to libcst, whose native parser can overflow its stack and kill the worker
+    on them (seen: 5000 nested parentheses or lambdas -> SIGSEGV). Other syntax errors are left
+    to libcst, which also reads syntax newer than the running CPython."""
+    try:
+        parse_ast(text)
+    except SyntaxError as exc:
+        if "too many nested" in (exc.msg or "") or "too many levels of indentation" in (exc.msg or ""):
+            return f"nesting too deep at line {exc.lineno}: {exc.msg} (CPython refuses it too)"
+    except (RecursionError, MemoryError) as exc:
+        return f"nesting too deep for the Python parser ({type(exc).__name__})"
+    except ValueError:
+        return ""
+    return ""
+
+
+def _syntax_reason(text: str, libcst_reason: str) -> str:
+    """Skip reason for a file libcst could not parse: CPython's own message and line when
+    ``ast`` fails too (libcst's native parser sometimes reports the line after the error),
+    else libcst's reason marked as a construct libcst does not support."""
+    try:
+        parse_ast(text)
+    except SyntaxError as exc:
+        where = f"line {exc.lineno}" + (f", column {exc.offset}" if exc.offset else "")
+        return f"syntax error at {where}: {exc.msg} (not valid Python 3)"
+    except (ValueError, RecursionError, MemoryError):
+        return libcst_reason
+    return f"{libcst_reason} (valid for CPython; not supported by libcst)"
+
+
 def analyze_bytes(data: bytes, rel_path: str, module: str, rule_dirs: tuple[str, ...] = (),
                   markers: tuple[str, ...] = ("torch",)) -> FileOutcome:
     """Analyze one file's bytes. Never raises for bad input: returns a skipped outcome with a
@@ -164,11 +197,14 @@ def _analyze(data: bytes, rel_path: str, module: str, rule_dirs: tuple[str, ...]
         facts = FileFacts(path=rel_path, module=module, sha256=digest, lines=text.count("\n") + (0 if text.endswith("\n") or not text else 1),
                           imports=imports, mentions_torch=False)
         return FileOutcome(rel_path, facts=facts)
+    too_deep = _depth_guard(text)
+    if too_deep:
+        return FileOutcome(rel_path, skipped=Skipped(rel_path, too_deep))
     catalog, index = _catalog(rule_dirs)
     try:
         facts = analyze_source(text, rel_path, module, catalog, index)
     except ParseFailure as exc:
-        return FileOutcome(rel_path, skipped=Skipped(rel_path, str(exc)))
+        return FileOutcome(rel_path, skipped=Skipped(rel_path, _syntax_reason(text, str(exc))))
     except RecursionError:
         return FileOutcome(rel_path, skipped=Skipped(rel_path, "nesting too deep to analyze (RecursionError)"))
     if notebook:

@@ -166,6 +166,22 @@ def children(node: cst.CSTNode) -> list[cst.CSTNode]:
     return out
 
 
+_last_ast: tuple[str, ast.Module] | None = None
+
+
+def parse_ast(source: str) -> ast.Module:
+    """``ast.parse(source)`` with a one-entry cache keyed by the string's identity, so the
+    worker's depth guard and :class:`Positions` share one parse. Raises what ``ast.parse``
+    raises (``SyntaxError``, ``ValueError``, ``RecursionError``, ``MemoryError``)."""
+    global _last_ast
+    if _last_ast is not None and _last_ast[0] is source:
+        return _last_ast[1]
+    _last_ast = None
+    tree = ast.parse(source)
+    _last_ast = (source, tree)
+    return tree
+
+
 def _ast_statements(tree: ast.Module) -> list[ast.AST]:
     """Statements (and ``except`` clauses) in the order the walk meets their libcst twins."""
     out: list[ast.AST] = []
@@ -263,7 +279,7 @@ class Positions:
         self._fallback: Any = None
         self._line_starts: list[int] | None = None
         try:
-            self._ast = _ast_statements(ast.parse(source))
+            self._ast = _ast_statements(parse_ast(source))
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             self._ast = []
             self.fallback("ast could not parse the source")
