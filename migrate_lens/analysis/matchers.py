@@ -129,6 +129,12 @@ def _kwargs_ok(site: Site, m: "Matcher") -> bool:
         got = _arg(site, m, key)
         if got is not None and got[1] is not NOT_LITERAL and _literal_in(got[1], values):
             return False
+    for key, values in _table(m.param("require_literal")).items():
+        got = _arg(site, m, key)
+        if got is None or got[1] is NOT_LITERAL or not _literal_in(got[1], values):
+            return False
+    if m.param("skip_after_global_pool") is True and site.data.get("input_global_pool"):
+        return False
     for key in m.param("skip_if_nonliteral") or ():
         got = _arg(site, m, key)
         if got is not None and got[1] is NOT_LITERAL:
@@ -175,7 +181,8 @@ def match_call(site: Site, m: "Matcher") -> str | None:
     (absent or literal non-True), ``has_kwarg``, ``missing_kwarg`` (with
     ``missing_positional_index``), ``exact_positional`` (number of positional arguments),
     ``kwarg_literal`` ({arg = [string globs]}), ``skip_if_literal`` ({arg = [values]}),
-    ``skip_if_nonliteral`` ([args]), ``arg_kind`` ({arg = [value kinds]}), ``arg_name``
+    ``skip_if_nonliteral`` ([args]), ``require_literal`` ({arg = [values]}),
+    ``skip_after_global_pool`` (the input is a global pooling result), ``arg_kind`` ({arg = [value kinds]}), ``arg_name``
     ({position = [globs of the argument's resolved name]}), ``no_grad`` (inside
     ``torch.no_grad()`` or not), ``class_has_conv`` (in a module holding a conv),
     ``exclude_receiver`` (globs on the receiver's source text).

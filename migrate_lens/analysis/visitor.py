@@ -101,6 +101,7 @@ class _ClassInfo:
     buffers: set[str] = field(default_factory=set)
     has_conv: bool = False
     returns: dict[str, cst.Annotation] = field(default_factory=dict)
+    global_pools: set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -757,6 +758,9 @@ class FileVisitor(cst.CSTVisitor):
                     elif ctor.startswith("torch.nn.Conv") or ctor.startswith("torch.nn.LazyConv"):
                         new_kind = K.M
                         cls.has_conv = True
+                    elif ctor.startswith("torch.nn.Adaptive") and value.args and \
+                            literal(value.args[0].value) in (1, (1,), (1, 1), (1, 1, 1)):
+                        cls.global_pools.add(attr)
                     elif ctor.startswith("torch.nn.") and ctor.rsplit(".", 1)[-1][:1].isupper():
                         new_kind = K.M
                     elif ctor and ctor.rsplit(".", 1)[-1][:1].isupper() and not ctor.startswith("torch."):
@@ -928,6 +932,9 @@ class FileVisitor(cst.CSTVisitor):
                 isinstance(a.value, cst.Attribute) and a.value.attr.value == "device" and not _is_self_attr(a.value)
                 for a in node.args if a.keyword is None or a.keyword.value == "device"
             ),
+            "input_global_pool": self._is_global_pool_result(
+                func.value if method and name[:6] != "torch." else (node.args[0].value if node.args else None)
+            ),
             "uniform_seq_args": tuple(
                 (a.keyword.value if a.keyword is not None else str(i))
                 for i, a in enumerate(node.args)
@@ -998,6 +1005,19 @@ class FileVisitor(cst.CSTVisitor):
                     self._state_write(node, root, "inplace", receiver)
                     self._view_write(node, root)
         self._site("call", node, name=name, method=method, receiver=receiver, data=data)
+
+    def _is_global_pool_result(self, expr: cst.BaseExpression | None) -> bool:
+        """``self.pool(x)`` with ``self.pool = nn.AdaptiveAvgPool2d(1)``, ``F.adaptive_*_pool*d(x, 1)``
+        or ``x.mean((2, 3), keepdim=True)``: a (N, C, 1, 1) map whose flattening is layout-free."""
+        if not isinstance(expr, cst.Call):
+            return False
+        name = self.qual(expr.func)
+        cls = self.func_stack[-1].cls if self.func_stack else None
+        if name.startswith("self.") and cls is not None and name[5:] in cls.global_pools:
+            return True
+        if name.startswith("torch.nn.functional.adaptive_") and len(expr.args) > 1:
+            return literal(expr.args[1].value) in (1, (1,), (1, 1), (1, 1, 1))
+        return isinstance(expr.func, cst.Attribute) and expr.func.attr.value in ("mean", "amax", "sum")
 
     def _is_class_name(self, name: str) -> bool:
         """A constructor worth a composition edge: torch.nn layers, local or imported classes;
