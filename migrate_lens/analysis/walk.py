@@ -259,7 +259,10 @@ class Positions:
     """Lazy ``node -> CodeRange`` (a Mapping-like object that the visitor reads through
     ``get_metadata(PositionProvider, node)``). Exact: equal to libcst's ``PositionProvider``.
 
-    ``units_generated`` and ``fallbacks`` count the work done (for tests and profiling).
+    Covers statements and everything inside them. Pure statement containers (``Module``,
+    ``IndentedBlock``, ``Else``, ``Finally``, ``MatchCase``) belong to no unit: asking for one
+    switches the file to the exact provider (the visitor never does). ``units_generated``
+    counts the units generated; ``fallback_reason`` is "" unless the file fell back.
     """
 
     def __init__(self, module: cst.Module, source: str) -> None:
@@ -429,8 +432,13 @@ class Positions:
         if isinstance(unit, _LINE_UNITS):
             first = unit.body[0] if unit.body else None
             twin = self._twin.get(id(first)) if first is not None else None
+            if twin is None and first is not None and self._next < len(self._ast):
+                # the line itself is being visited: its first statement is the next ast one
+                peek = self._ast[self._next]
+                if type(peek).__name__ in _STATEMENT_TYPES.get(type(first), ()):
+                    twin = peek
             if twin is None:
-                return True  # nothing inside was paired: no expression positions needed
+                return True
             line = twin.lineno
             indent = self._indent(line)
             if isinstance(unit, cst.SimpleStatementLine):
@@ -459,7 +467,8 @@ class Positions:
             self.fallback(f"generated {type(unit).__name__} differs from the source at line {line}")
             return False
         self.units_generated += 1
-        computed.pop(target, None)
+        if target is not unit:
+            computed.pop(target, None)  # a header copy, not a node of the tree
         self._computed.update(computed)
         return True
 
