@@ -418,8 +418,10 @@ def match_strided_padding(site: Site, m: "Matcher") -> str | None:
         return None
     if isinstance(padding, str):
         return None  # 'same' is only legal at stride 1 in PyTorch
+    if stride is NOT_LITERAL:
+        return None  # a stride passed in by the caller: unknown here (precision over recall)
     strides = stride if isinstance(stride, tuple) else (stride,)
-    if stride is NOT_LITERAL or any(not isinstance(s, int) or s > 1 for s in strides):
+    if any(isinstance(s, int) and s > 1 for s in strides):
         return site.name.rsplit(".", 1)[-1]
     return None
 
