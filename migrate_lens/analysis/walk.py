@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import ast
 import re
+import warnings
 from typing import Any
 
 import libcst as cst
@@ -177,7 +178,11 @@ def parse_ast(source: str) -> ast.Module:
     if _last_ast is not None and _last_ast[0] is source:
         return _last_ast[1]
     _last_ast = None
-    tree = ast.parse(source)
+    with warnings.catch_warnings():
+        # the scanned code's own SyntaxWarnings / invalid-escape DeprecationWarnings are not ours
+        warnings.simplefilter("ignore", SyntaxWarning)
+        warnings.simplefilter("ignore", DeprecationWarning)
+        tree = ast.parse(source)
     _last_ast = (source, tree)
     return tree
 
