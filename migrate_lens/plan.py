@@ -96,43 +96,69 @@ def _pilot(project: Project, estimate: Estimate, comps: list[list[str]], comp_of
     if not comps:
         return None
     info = {m.qualname: m for m in project.modules}
-    closure: list[frozenset[str]] = []
+    names = sorted(info)
+    index = {n: i for i, n in enumerate(names)}
+    # Closures as bitmasks over units (Python ints: unions and popcounts run in C), so a large
+    # cycle does not make this quadratic. fwd: what a component needs; rev: what needs it.
+    comp_bits = [sum(1 << index[n] for n in comp) for comp in comps]
+    needs_comp: list[set[int]] = [set() for _ in comps]
     for i, comp in enumerate(comps):
-        acc: set[str] = set(comp)
         for n in comp:
             for d in adj.get(n, ()):
                 j = comp_of.get(d, i)
                 if j != i:
-                    acc |= closure[j]
-        closure.append(frozenset(acc))
-    dependents: dict[str, int] = defaultdict(int)
-    for n in info:
-        for x in closure[comp_of[n]]:
-            if comp_of[x] != comp_of[n]:  # members of one cycle do not count as each other's dependents
-                dependents[x] += 1
+                    needs_comp[i].add(j)
+    fwd: list[int] = []
+    for i in range(len(comps)):  # dependencies come first
+        mask = comp_bits[i]
+        for j in needs_comp[i]:
+            mask |= fwd[j]
+        fwd.append(mask)
+    needed_by: list[list[int]] = [[] for _ in comps]
+    for i, js in enumerate(needs_comp):
+        for j in js:
+            needed_by[j].append(i)
+    rev = [0] * len(comps)
+    for i in reversed(range(len(comps))):  # dependents first
+        mask = comp_bits[i]
+        for k in needed_by[i]:
+            mask |= rev[k]
+        rev[i] = mask
+    # Members of one cycle do not count as each other's dependents.
+    dependents = {n: rev[comp_of[n]].bit_count() - len(comps[comp_of[n]]) for n in names}
     total = sum(e.effort.p50 for e in estimate.modules.values())
     cap = min(PILOT_MAX_DAYS, max(PILOT_MIN_DAYS, PILOT_SHARE * total))
+
+    def members_within_cap(mask: int) -> list[str] | None:
+        out: list[str] = []
+        days = 0.0
+        while mask:
+            low = mask & -mask
+            name = names[low.bit_length() - 1]
+            mask ^= low
+            days += estimate.modules[name].effort.p50
+            if days > cap or info[name].is_test:
+                return None
+            out.append(name)
+        return out
+
     best: tuple[float, int, str] | None = None
-    for n in sorted(info):
+    for n in names:
         m = info[n]
-        if m.is_test or m.kind != "nn.Module":
+        if m.is_test or m.kind != "nn.Module" or dependents[n] == 0:
             continue
-        members = closure[comp_of[n]]
-        if any(info[x].is_test for x in members):
-            continue
-        days = sum(estimate.modules[x].effort.p50 for x in members)
-        if days > cap:
+        members = members_within_cap(fwd[comp_of[n]])
+        if members is None:
             continue
         worst = max(STATUSES.index(info[x].status) for x in members)
         lines = sum(info[x].lines_of_code for x in members)
         score = dependents[n] * min(1.0, lines / PILOT_FULL_LINES) * PILOT_STATUS_FACTOR[STATUSES[worst]]
-        key = (score, -len(members), n)
-        if score > 0 and (best is None or (key[0], key[1]) > (best[0], best[1])):
+        if score > 0 and (best is None or (score, -len(members)) > (best[0], best[1])):
             best = (score, -len(members), n)
     if best is None:
         return None
     root = best[2]
-    members = closure[comp_of[root]]
+    members = members_within_cap(fwd[comp_of[root]]) or [root]
     worst_status = STATUSES[max(STATUSES.index(info[x].status) for x in members)]
     lines = sum(info[x].lines_of_code for x in members)
     effort = pert_sum(estimate.modules[x].effort for x in members)
