@@ -101,6 +101,7 @@ class _Translator(cst.CSTTransformer):
         self._pending: list[list[tuple[str, str]]] = []
         self._skip_names: set[int] = set()
         self._call_funcs: set[int] = set()
+        self._stmt_calls: set[int] = set()
         self._class: str = ""
         self._class_uses_training = False
         self._layer_attrs: dict[str, str] = {}
@@ -237,19 +238,15 @@ class _Translator(cst.CSTTransformer):
         return cst.parse_statement(f"self.{name_lit} = {value}\n").body[0]  # type: ignore[attr-defined, no-any-return]
 
     def _inplace(self, orig: cst.Expr, new: cst.BaseSmallStatement) -> cst.BaseSmallStatement:
-        assert isinstance(new, cst.Expr)
-        call = new.value
-        assert isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
-        receiver = call.func.value
-        method = T.INPLACE[call.func.attr.value]
-        rec_src = code(receiver)
+        """``x.add_(y)`` as a statement: leave_Call already built the out-of-place value."""
+        assert isinstance(new, cst.Expr) and isinstance(orig.value, cst.Call)
+        assert isinstance(orig.value.func, cst.Attribute)
+        receiver = orig.value.func.value
         if not isinstance(receiver, cst.Name):
-            self.todo(T.TODO_STATE, f"in-place {call.func.attr.value} on {rec_src}: rebind the result explicitly")
+            self.todo(T.TODO_STATE, f"in-place .{orig.value.func.attr.value}() on {code(receiver)}: JAX arrays are "
+                      "immutable; rebind the result explicitly")
             return new
-        translated = self._method(method, rec_src, call.args)
-        if translated is None:
-            return new
-        return cst.parse_statement(f"{rec_src} = {translated}\n").body[0]  # type: ignore[attr-defined, no-any-return]
+        return cst.parse_statement(f"{receiver.value} = {code(new.value)}\n").body[0]  # type: ignore[attr-defined, no-any-return]
 
     def _index_update(self, orig_target: cst.Subscript, new_target: cst.BaseAssignTargetExpression, op: str,
                       value: str) -> cst.BaseSmallStatement:
@@ -422,6 +419,10 @@ class _Translator(cst.CSTTransformer):
     def visit_Attribute(self, node: cst.Attribute) -> None:
         self._skip_names.add(id(node.attr))
 
+    def visit_Expr(self, node: cst.Expr) -> None:
+        if isinstance(node.value, cst.Call):
+            self._stmt_calls.add(id(node.value))
+
     def visit_Call(self, node: cst.Call) -> None:
         self._call_funcs.add(id(node.func))
 
@@ -501,7 +502,8 @@ class _Translator(cst.CSTTransformer):
                     and receiver.attr.value in self._layer_attrs):
                 return updated
             if method in T.INPLACE:
-                self.todo(T.TODO_STATE, f"in-place .{method}() used as a value: translated out of place")
+                if id(original) not in self._stmt_calls:
+                    self.todo(T.TODO_STATE, f"in-place .{method}() used as a value: translated out of place")
                 method = T.INPLACE[method]
             if method in T.METHODS:
                 assert isinstance(updated.func, cst.Attribute)

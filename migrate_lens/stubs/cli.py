@@ -1,0 +1,119 @@
+"""Click commands ``stubs`` and ``verify`` (the lead adds them to the ``migrate-lens`` group with
+``main.add_command(stubs)`` / ``main.add_command(verify)``). torch and JAX are imported lazily,
+only inside ``verify``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from migrate_lens.stubs.generate import generate_stubs
+from migrate_lens.stubs.targets import StubTarget, discover_targets, select_targets
+
+
+def _targets_from_pipeline(root: Path) -> list[StubTarget]:
+    """Targets from the scan pipeline's report view, when the pipeline exists."""
+    try:
+        from migrate_lens import pipeline  # the lead's module; may not exist yet
+    except ImportError as exc:
+        raise click.ClickException(
+            f"the scan pipeline is not available ({exc}); pass --report report.json or --discover") from None
+    scan = getattr(pipeline, "scan", None)
+    if scan is None:
+        raise click.ClickException("migrate_lens.pipeline has no scan(); pass --report report.json or --discover")
+    config_mod = __import__("migrate_lens.config", fromlist=["load_config"])
+    loader = getattr(config_mod, "load_config", None)
+    config = loader(root) if loader is not None else None
+    return select_targets(scan(root, config).view)
+
+
+@click.command("stubs")
+@click.argument("path", type=click.Path(exists=True, path_type=Path))
+@click.option("-o", "--out", "out_dir", required=True, type=click.Path(path_type=Path),
+              help="Directory for the generated stubs (mirrors the package layout).")
+@click.option("--report", "report_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="A report.json: translate its pure and mechanical nn.Modules.")
+@click.option("--discover", is_flag=True,
+              help="Translate every nn.Module subclass found by a syntax scan (no purity check).")
+@click.option("--json", "as_json", is_flag=True, help="Print the per-file results as JSON.")
+def stubs(path: Path, out_dir: Path, report_path: Path | None, discover: bool, as_json: bool) -> None:
+    """Generate Flax NNX stubs (with weight converters) for the pure nn.Modules under PATH.
+
+    Never imports the scanned code. Targets come from --report, else from the scan pipeline, else
+    (--discover) from a syntax scan of nn.Module subclasses.
+    """
+    if report_path is not None:
+        targets = select_targets(json.loads(report_path.read_text(encoding="utf-8")))
+    elif discover:
+        targets = discover_targets(path)
+    else:
+        targets = _targets_from_pipeline(path)
+    files = generate_stubs(path, targets, out_dir)
+    if as_json:
+        click.echo(json.dumps([f.as_dict() for f in files], indent=2, sort_keys=True))
+        return
+    for f in files:
+        mark = "ok" if f.compiles else f"DOES NOT COMPILE: {f.error}"
+        click.echo(f"{f.stub_path}: {len(f.modules)} module(s), {len(f.todos)} TODO(s), {mark}")
+    total = sum(len(f.modules) for f in files)
+    click.echo(f"{total} module(s) in {len(files)} file(s) -> {out_dir}")
+
+
+def _json_object(text: str, what: str) -> dict[str, Any]:
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise click.BadParameter(f"{what}: invalid JSON ({exc.msg})") from None
+    if not isinstance(value, dict):
+        raise click.BadParameter(f"{what}: expected a JSON object")
+    return value
+
+
+@click.command("verify")
+@click.argument("path", type=click.Path(exists=True, path_type=Path))
+@click.option("--stubs", "stub_dir", required=True, type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="Directory produced by `migrate-lens stubs`.")
+@click.option("--module", "qualname", required=True,
+              help="Dotted class name relative to PATH, e.g. segment_anything.modeling.image_encoder.Block.")
+@click.option("--kwargs", "kwargs_json", default="{}", show_default=True, help="Constructor kwargs as JSON.")
+@click.option("--input", "input_specs", multiple=True, required=True,
+              help="Input shape, e.g. 2x3x64x64 or 2x8:int64:0:100 (repeat for several inputs).")
+@click.option("--torch-module", default="", help="Import the PyTorch class from this installed module instead.")
+@click.option("--tolerance", default=1e-4, show_default=True, type=float, help="Max abs error (float32).")
+@click.option("--seed", default=0, show_default=True, type=int)
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation before running user code.")
+def verify(path: Path, stub_dir: Path, qualname: str, kwargs_json: str, input_specs: tuple[str, ...],
+           torch_module: str, tolerance: float, seed: int, yes: bool) -> None:
+    """Check a stub against its PyTorch module: IMPORTS AND RUNS THE USER'S CODE.
+
+    Builds both with the same kwargs, ports the weights, runs both on the same random input, and
+    prints the result as JSON (report.json `stubs` entry). Exit code 1 unless status is pass.
+    """
+    from migrate_lens.stubs.verify import WARNING, make_inputs, parse_input_spec, verify_target
+
+    click.secho(f"WARNING: {WARNING}", fg="red", bold=True, err=True)
+    if not yes:
+        click.confirm("Import and run this code?", abort=True, err=True)
+    kwargs = _json_object(kwargs_json, "--kwargs")
+    try:
+        specs = [parse_input_spec(s) for s in input_specs]
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+    module, _, class_name = qualname.rpartition(".")
+    rel = _module_path(path, module)
+    result = verify_target(path, stub_dir, rel, class_name, torch_module=torch_module, kwargs=kwargs,
+                           inputs=make_inputs(specs, seed), tolerance=tolerance, seed=seed)
+    click.echo(json.dumps(result.as_dict(), indent=2, sort_keys=True))
+    if result.status != "pass":
+        raise SystemExit(1)
+
+
+def _module_path(root: Path, module: str) -> str:
+    parts = module.split(".")
+    for candidate in (Path(*parts).with_suffix(".py"), Path(*parts) / "__init__.py"):
+        if (root / candidate).is_file():
+            return candidate.as_posix()
+    raise click.BadParameter(f"no file for module {module!r} under {root}")
