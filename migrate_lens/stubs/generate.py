@@ -218,7 +218,7 @@ def _translate(p: _Parsed, ctx: FileContext, targets: list[StubTarget]) -> StubF
         compiles, error = True, ""
     except SyntaxError as exc:
         compiles, error = False, f"SyntaxError: {exc.msg} (line {exc.lineno})"
-    refs_by_class = {n: _names_in(p.top_defs[n]) for n in p.targets if n in p.top_defs}
+    refs_by_class = {top_level_name(n): _names_in(n) for n in emitted_nodes}
     modules = []
     for t in sorted(targets, key=lambda x: x.qualname):
         own = [x for x in todos if x.symbol == t.class_name]
