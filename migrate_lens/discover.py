@@ -193,7 +193,8 @@ def decode_source(data: bytes) -> tuple[str | None, str]:
     try:
         text = data.decode(encoding)
     except UnicodeDecodeError as exc:
-        return None, f"undecodable bytes for encoding {encoding} at offset {exc.start}"
+        line = data.count(b"\n", 0, exc.start) + 1
+        return None, f"undecodable bytes for encoding {encoding} at line {line} (byte offset {exc.start})"
     except LookupError:
         return None, f"unknown encoding {encoding!r}"
     if text.startswith("\ufeff"):

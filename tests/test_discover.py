@@ -1,0 +1,97 @@
+"""Discovery: sorted relative paths, .gitignore and include/exclude honoured, tool folders
+skipped, links never followed, native sources listed apart; safe reading and decoding."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from migrate_lens.config import Config
+from migrate_lens.discover import decode_source, discover, module_name, read_bytes
+
+
+def _tree(root: Path, files: list[str]) -> None:
+    for rel in files:
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text("x = 1\n", encoding="utf-8")
+
+
+def test_sorted_files_gitignore_and_excluded_dirs(tmp_path: Path) -> None:
+    _tree(tmp_path, ["b.py", "a/z.py", "a/b.py", "nb.ipynb", "ops/k.cu", "ops/k.cpp", "README.md",
+                     ".venv/x.py", "venv/y.py", "__pycache__/c.py", ".hidden/d.py", "node_modules/e.py",
+                     "build/gen.py", "a/skip_me.py", "sub/.gitignore"])
+    (tmp_path / ".gitignore").write_text("build/\n*skip_me.py\n", encoding="utf-8")
+    (tmp_path / "sub" / "keep.py").write_text("", encoding="utf-8")
+    (tmp_path / "sub" / "local.py").write_text("", encoding="utf-8")
+    (tmp_path / "sub" / ".gitignore").write_text("local.py\n", encoding="utf-8")
+    d = discover(tmp_path, Config())
+    assert d.files == ("a/b.py", "a/z.py", "b.py", "nb.ipynb", "sub/keep.py")
+    assert d.native_sources == ("ops/k.cpp", "ops/k.cu")
+    assert d.skipped == ()
+
+
+def test_include_exclude(tmp_path: Path) -> None:
+    _tree(tmp_path, ["src/a.py", "src/tests/t.py", "tools/x.py"])
+    d = discover(tmp_path, Config(include=("src/",), exclude=("tests/",)))
+    assert d.files == ("src/a.py",)
+
+
+def test_links_are_reported_not_followed(tmp_path: Path) -> None:
+    _tree(tmp_path, ["real/a.py"])
+    outside = tmp_path.parent / (tmp_path.name + "_outside")
+    _tree(outside, ["o.py"])
+    os.symlink("real/a.py", tmp_path / "alias.py")
+    os.symlink(outside / "o.py", tmp_path / "out.py")
+    os.symlink("self.py", tmp_path / "self.py")
+    os.symlink("nowhere.py", tmp_path / "dangling.py")
+    os.symlink("real", tmp_path / "realdir")
+    d = discover(tmp_path, Config())
+    assert d.files == ("real/a.py",)
+    assert {s.path: s.reason for s in d.skipped} == {
+        "alias.py": "symbolic link (-> real/a.py); its target is scanned at its own path",
+        "dangling.py": "broken symbolic link (-> nowhere.py)",
+        "out.py": f"symbolic link pointing outside the scanned root (-> {outside / 'o.py'}), not followed",
+        "realdir": "symbolic link (-> real); directory not followed; its target is scanned at its own path",
+        "self.py": "symbolic link loop (-> self.py)",
+    }
+
+
+def test_single_file_root(tmp_path: Path) -> None:
+    _tree(tmp_path, ["m.py", "r.txt"])
+    assert discover(tmp_path / "m.py", Config()).files == ("m.py",)
+    assert [s.reason for s in discover(tmp_path / "r.txt", Config()).skipped] == ["not a Python file"]
+    with pytest.raises(FileNotFoundError):
+        discover(tmp_path / "missing", Config())
+
+
+def test_read_bytes_reasons(tmp_path: Path) -> None:
+    (tmp_path / "big.py").write_bytes(b"#" * 101)
+    assert read_bytes(tmp_path / "big.py", 100) == (None, "file too large (101 bytes > limit 100; raise max-file-bytes to scan it)")
+    assert read_bytes(tmp_path / "big.py", 101) == (b"#" * 101, "")
+    assert read_bytes(tmp_path / "gone.py")[1] == "broken symbolic link or file vanished"
+    os.mkfifo(tmp_path / "fifo.py")
+    assert read_bytes(tmp_path / "fifo.py") == (None, "not a regular file")
+
+
+@pytest.mark.parametrize("data, text, reason", [
+    (b"x = 1\n", "x = 1\n", ""),
+    (b"\xef\xbb\xbfx = 1\n", "x = 1\n", ""),
+    (b"# coding: latin-1\nx = '\xe9'\n", "# coding: latin-1\nx = '\xe9'\n", ""),
+    (b"x = '\xe9'\n", None, "undecodable bytes for encoding utf-8 in the first two lines (no PEP 263 coding line)"),
+    (b"x = 1\ny = 2\nz = '\xe9'\n", None, "undecodable bytes for encoding utf-8 at line 3 (byte offset 17)"),
+    (b"# coding: nope\n", None, "bad encoding declaration (unknown encoding: nope)"),
+    (b"x\x00", None, "binary file (NUL byte at offset 1)"),
+])
+def test_decode_source(data: bytes, text: str | None, reason: str) -> None:
+    assert decode_source(data) == (text, reason)
+
+
+@pytest.mark.parametrize("rel, pkg, name, expected", [
+    ("pkg/sub/mod.py", False, "", "pkg.sub.mod"), ("pkg/__init__.py", False, "", "pkg"),
+    ("src/pkg/m.py", False, "", "pkg.m"), ("m.py", True, "root", "root.m"), ("my-pkg/m.py", False, "", "my_pkg.m"),
+])
+def test_module_name(rel: str, pkg: bool, name: str, expected: str) -> None:
+    assert module_name(rel, pkg, name) == expected
