@@ -185,27 +185,16 @@ def explain(code: str) -> None:
     click.echo(explain_rule(rule))
 
 
-def _add_optional_commands() -> None:
-    """Commands that live in their own modules (imported lazily by click at call time is not
-    possible for groups, so we import their small CLI modules here; they import heavy code
-    inside their functions)."""
-    import importlib
+def _register_commands() -> None:
+    """Commands defined in their own small CLI modules (they import heavy code lazily)."""
+    from migrate_lens.check_cli import baseline, check
+    from migrate_lens.stubs.cli import stubs, verify
 
-    for module, names in (("migrate_lens.check_cli", ("check", "baseline")),
-                          ("migrate_lens.stubs.cli", ("stubs", "verify"))):
-        try:
-            mod = importlib.import_module(module)
-        except ModuleNotFoundError as exc:
-            if exc.name != module:
-                raise
-            continue
-        for name in names:
-            cmd = getattr(mod, name, None)
-            if cmd is not None:
-                main.add_command(cmd, name)
+    for cmd in (check, baseline, stubs, verify):
+        main.add_command(cmd)
 
 
-_add_optional_commands()
+_register_commands()
 
 if __name__ == "__main__":
     main()

@@ -135,4 +135,6 @@ def load_config(root: Path) -> Config:
         return Config(source=str(path))
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: tool.migrate-lens: must be a table")
-    return parse_config(table, path)
+    cfg = parse_config(table, path)
+    # Rule folders are relative to the pyproject.toml that names them (as in `check`).
+    return cfg.with_overrides(rule_dirs=tuple(str((path.parent / d).resolve()) for d in cfg.rule_dirs) or None)
