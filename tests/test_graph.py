@@ -268,3 +268,16 @@ def test_strongly_connected_orders_dependencies_first() -> None:
 ])
 def test_is_test_path(path: str, expected: bool) -> None:
     assert is_test_path(path) is expected
+
+
+def test_native_sources_become_file_units(facts: list[FileFacts], catalog: Catalog) -> None:
+    # The pipeline turns a .cu/.cpp file into FileFacts(module="native:<path>") with host findings.
+    from migrate_lens.models import Finding, Span
+
+    native = FileFacts(path="csrc/attn.cu", module="native:csrc/attn.cu", sha256="", lines=120, findings=(
+        Finding(code="ML401", severity="critical", path="csrc/attn.cu", span=Span(1, 0, 1, 0), symbol="csrc/attn.cu",
+                context="host", message="m", snippet="csrc/attn.cu"),))
+    project = build_project([*facts, native], catalog, Config())
+    unit = project.module("native:csrc/attn.cu")
+    assert (unit.kind, unit.status, unit.lines_of_code) == ("file", "blocked", 120)
+    assert unit.explanation == ("native:csrc/attn.cu: custom-op ML401 at csrc/attn.cu:1",)
