@@ -170,7 +170,7 @@ class M(nn.Module):
 '''
     by_line = {f.span.line: f for f in findings(src, catalog) if f.code == "ML301"}
     assert by_line[8].severity == "low" and by_line[8].context == "init"
-    assert by_line[12].severity == "medium" and by_line[12].context == "traced"
+    assert by_line[12].severity == "high" and by_line[12].context == "traced"
 
 
 def test_findings_are_sorted_and_deterministic(catalog) -> None:

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import libcst as cst
 from libcst.metadata import PositionProvider
 
-from migrate_lens.analysis.matchers import MATCHERS
+from migrate_lens.analysis.matchers import MATCHERS, _any_glob
 from migrate_lens.analysis.sites import Site
 from migrate_lens.analysis.visitor import FileVisitor
 from migrate_lens.analysis.walk import fast_visit
@@ -37,6 +37,28 @@ class RuleIndex:
     by_site: dict[str, tuple[Rule, ...]]
     attribute_interest: frozenset[str]
     name_interest: frozenset[str]
+    #: memo of :meth:`call_candidates` by (callee, method); grows with distinct call names.
+    _call_memo: dict[tuple[str, str], tuple[Rule, ...]] = field(default_factory=dict, compare=False)
+
+    def call_candidates(self, name: str, method: str) -> tuple[Rule, ...]:
+        """The call-site rules worth running on a call to ``name`` / ``.method``: rules of the
+        generic ``call`` matcher whose ``names``/``methods`` globs can match, plus every rule
+        of the specialised call matchers. Same result as trying them all, much cheaper."""
+        key = (name, method)
+        hit = self._call_memo.get(key)
+        if hit is None:
+            out = []
+            for rule in self.by_site.get("call", ()):
+                m = rule.matcher
+                if m.kind != "call":
+                    out.append(rule)
+                    continue
+                names, methods = m.param("names"), m.param("methods")
+                if (name and names and _any_glob(name, names)) or (method and methods and _any_glob(method, methods)):
+                    out.append(rule)
+            hit = tuple(out)
+            self._call_memo[key] = hit
+        return hit
 
 
 def build_index(rules: tuple[Rule, ...]) -> RuleIndex:
@@ -105,7 +127,8 @@ def analyze_source(source: str, path: str, module_name: str, catalog: Catalog,
     visitor: FileVisitor
 
     def emit(site: Site) -> None:
-        for rule in index.by_site.get(site.kind, ()):
+        rules = index.call_candidates(site.name, site.method) if site.kind == "call" else index.by_site.get(site.kind, ())
+        for rule in rules:
             _apply(rule, site)
 
     def _apply(rule: Rule, site: Site, span: Span | None = None) -> None:

@@ -9,7 +9,8 @@ Matchers are pure functions of (site, parameters): no I/O, no state.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from fnmatch import fnmatchcase
+import re
+from fnmatch import fnmatchcase, translate
 from typing import TYPE_CHECKING, Any, Callable
 
 from migrate_lens.analysis import kinds as K
@@ -31,16 +32,35 @@ class MatcherSpec:
     doc: str
 
 
+_GLOB_CACHE: dict[Any, "re.Pattern[str]"] = {}
+_PARAM_CACHE: dict[int, tuple["Matcher", dict[str, Any]]] = {}
+
+
+def _param(m: "Matcher", key: str, default: Any = None) -> Any:
+    """``m.param(key, default)`` through a per-matcher dict (the cache keeps ``m`` alive, so
+    its id is never reused while cached)."""
+    entry = _PARAM_CACHE.get(id(m))
+    if entry is None or entry[0] is not m:
+        entry = (m, dict(m.params))
+        _PARAM_CACHE[id(m)] = entry
+    return entry[1].get(key, default)
+
+
 def _any_glob(value: str, patterns: Any) -> bool:
+    """``value`` matches one of the fnmatch ``patterns`` (case-sensitive). The patterns of a
+    rule are compiled once into a single regex (call sites x rules is the hot loop)."""
     if not patterns:
         return False
-    if isinstance(patterns, str):
-        patterns = (patterns,)
-    return any(fnmatchcase(value, p) for p in patterns)
+    rx = _GLOB_CACHE.get(patterns)
+    if rx is None:
+        globs = (patterns,) if isinstance(patterns, str) else tuple(patterns)
+        rx = re.compile("|".join(f"(?:{translate(g)})" for g in globs))
+        _GLOB_CACHE[patterns] = rx
+    return rx.match(value) is not None
 
 
 def _kinds(m: "Matcher", key: str, default: tuple[str, ...]) -> tuple[str, ...]:
-    value = m.param(key, default)
+    value = _param(m, key, default)
     return (value,) if isinstance(value, str) else tuple(value)
 
 
@@ -70,7 +90,7 @@ def _arg(site: Site, m: "Matcher", key: str) -> tuple[str, Any] | None:
         return args[i] if i < len(args) else None
     if key in kwargs:
         return kwargs[key]
-    positions = _table(_table(m.param("arg_positions")).get(key))
+    positions = _table(_table(_param(m, "arg_positions")).get(key))
     target = _call_target(site)
     for glob, idx in sorted(positions.items(), key=lambda kv: (-len(kv[0]), kv[0])):  # most specific first
         if fnmatchcase(target, glob):
@@ -80,7 +100,7 @@ def _arg(site: Site, m: "Matcher", key: str) -> tuple[str, Any] | None:
 
 def _position_of(site: Site, m: "Matcher", key: str) -> int | None:
     """Positional index of argument ``key`` for this callee, from ``arg_positions``."""
-    positions = _table(_table(m.param("arg_positions")).get(key))
+    positions = _table(_table(_param(m, "arg_positions")).get(key))
     target = _call_target(site)
     for glob, idx in sorted(positions.items(), key=lambda kv: (-len(kv[0]), kv[0])):
         if fnmatchcase(target, glob):
@@ -92,68 +112,68 @@ def _kwargs_ok(site: Site, m: "Matcher") -> bool:
     """Shared argument conditions of call-like matchers (see :func:`match_call`)."""
     kwargs: dict[str, tuple[str, Any]] = site.data.get("kwargs", {})
     args: tuple[tuple[str, Any], ...] = site.data.get("args", ())
-    kw_true = m.param("kwarg_true")
+    kw_true = _param(m, "kwarg_true")
     if kw_true:
         got = _arg(site, m, kw_true)
         if got is None or got[1] is not True:
             return False
-    kw_not_true = m.param("kwarg_not_true")
+    kw_not_true = _param(m, "kwarg_not_true")
     if kw_not_true:
         got = _arg(site, m, kw_not_true)
         if got is not None and (got[1] is True or got[1] is NOT_LITERAL):
             return False
-    has_kw = m.param("has_kwarg")
+    has_kw = _param(m, "has_kwarg")
     if has_kw and _arg(site, m, has_kw) is None:
         return False
-    missing = m.param("missing_kwarg")
+    missing = _param(m, "missing_kwarg")
     if missing:
         if site.data.get("star"):
             return False
         if _arg(site, m, missing) is not None:
             return False
-        idx = m.param("missing_positional_index")
+        idx = _param(m, "missing_positional_index")
         if idx is not None and len(args) > int(idx):
             return False
-    exact = m.param("exact_positional")
+    exact = _param(m, "exact_positional")
     if exact is not None:
         if site.data.get("star") or len(args) != int(exact) or set(kwargs) - {"input", "condition"}:
             return False
-    kw_literal = m.param("kwarg_literal")
+    kw_literal = _param(m, "kwarg_literal")
     if kw_literal:
         for key, wanted in _table(kw_literal).items():
             got = _arg(site, m, key)
             value = got[1] if got else NOT_LITERAL
             if not (isinstance(value, str) and _any_glob(value, wanted)):
                 return False
-    for key, values in _table(m.param("skip_if_literal")).items():
+    for key, values in _table(_param(m, "skip_if_literal")).items():
         got = _arg(site, m, key)
         if got is not None and got[1] is not NOT_LITERAL and _literal_in(got[1], values):
             return False
-    for key, values in _table(m.param("require_literal")).items():
+    for key, values in _table(_param(m, "require_literal")).items():
         got = _arg(site, m, key)
         if got is None or got[1] is NOT_LITERAL or not _literal_in(got[1], values):
             return False
-    if m.param("skip_after_global_pool") is True and site.data.get("input_global_pool"):
+    if _param(m, "skip_after_global_pool") is True and site.data.get("input_global_pool"):
         return False
-    for key in m.param("skip_if_nonliteral") or ():
+    for key in _param(m, "skip_if_nonliteral") or ():
         got = _arg(site, m, key)
         if got is not None and got[1] is NOT_LITERAL:
             return False
-    for key, wanted in _table(m.param("arg_kind")).items():
+    for key, wanted in _table(_param(m, "arg_kind")).items():
         got = _arg(site, m, key)
         if got is None or got[0] not in wanted:
             return False
-    no_grad = m.param("no_grad")
+    no_grad = _param(m, "no_grad")
     if no_grad is not None and bool(site.data.get("no_grad")) != no_grad:
         return False
-    if m.param("class_has_conv") is True and not site.data.get("class_has_conv"):
+    if _param(m, "class_has_conv") is True and not site.data.get("class_has_conv"):
         return False
     names: tuple[str, ...] = site.data.get("arg_names", ())
-    for key, wanted in _table(m.param("arg_name")).items():
+    for key, wanted in _table(_param(m, "arg_name")).items():
         i = int(key)
         if i >= len(names) or not _any_glob(names[i], wanted):
             return False
-    excluded = m.param("exclude_receiver")
+    excluded = _param(m, "exclude_receiver")
     if excluded and _any_glob(site.data.get("receiver_text", ""), excluded):
         return False
     return True
@@ -187,21 +207,21 @@ def match_call(site: Site, m: "Matcher") -> str | None:
     ``torch.no_grad()`` or not), ``class_has_conv`` (in a module holding a conv),
     ``exclude_receiver`` (globs on the receiver's source text).
     A keyword's position per callee comes from ``arg_positions``."""
-    exclude = m.param("exclude")
-    if site.name and _any_glob(site.name, m.param("names")):
+    exclude = _param(m, "exclude")
+    if site.name and _any_glob(site.name, _param(m, "names")):
         if exclude and _any_glob(site.name, exclude):
             return None
         return site.name if _kwargs_ok(site, m) else None
-    if site.method and m.param("methods"):
-        if not _any_glob(site.method, m.param("methods")):
+    if site.method and _param(m, "methods"):
+        if not _any_glob(site.method, _param(m, "methods")):
             return None
         if exclude and _any_glob(site.method, exclude):
             return None
-        if site.name.startswith("torch.") and not m.param("torch_namespace_ok", False):
+        if site.name.startswith("torch.") and not _param(m, "torch_namespace_ok", False):
             return None  # torch.nn.init.normal_ is a function, matched by names
         receivers = _kinds(m, "receiver", (K.T, K.B))
         ok = site.receiver in receivers or (
-            site.receiver == K.U and _any_glob(site.method, m.param("unknown_receiver_methods") or ())
+            site.receiver == K.U and _any_glob(site.method, _param(m, "unknown_receiver_methods") or ())
         )
         if not ok:
             return None
@@ -214,17 +234,17 @@ def match_condition(site: Site, m: "Matcher") -> str | None:
     filter) on a value-dependent expression; ``constructs`` filters, ``exits`` requires an
     early return/break/raise in the branch."""
     construct = site.data["construct"]
-    constructs = m.param("constructs")
+    constructs = _param(m, "constructs")
     if constructs and construct not in constructs:
         return None
-    if m.param("exits") is True and not site.data.get("exits"):
+    if _param(m, "exits") is True and not site.data.get("exits"):
         return None
-    exit_kinds = m.param("exit")
+    exit_kinds = _param(m, "exit")
     if exit_kinds is not None and site.data.get("exit", "") not in exit_kinds:
         return None
-    if m.param("host_value") is True and site.receiver != K.H:
+    if _param(m, "host_value") is True and site.receiver != K.H:
         return None
-    if m.param("host_value") is False and site.receiver == K.H:
+    if _param(m, "host_value") is False and site.receiver == K.H:
         return None
     return construct
 
@@ -235,7 +255,7 @@ def match_subscript_assign(site: Site, m: "Matcher") -> str | None:
     if site.receiver not in _kinds(m, "receiver", (K.T, K.B)):
         return None
     for key in ("mask", "aug", "no_grad"):
-        want = m.param(key)
+        want = _param(m, key)
         if want is not None and bool(site.data.get(key)) != want:
             return None
     return "augmented subscript assignment" if site.data.get("aug") else "subscript assignment"
@@ -244,7 +264,7 @@ def match_subscript_assign(site: Site, m: "Matcher") -> str | None:
 def match_aug_assign(site: Site, m: "Matcher") -> str | None:
     """``x += y`` where ``x`` is a tensor (PyTorch mutates ``x`` in place; aliases see it);
     ``no_grad`` requires (true) or forbids (false) an enclosing ``torch.no_grad()``."""
-    no_grad = m.param("no_grad")
+    no_grad = _param(m, "no_grad")
     if no_grad is not None and bool(site.data.get("no_grad")) != no_grad:
         return None
     return "augmented assignment" if site.receiver in (K.T, K.B) else None
@@ -253,9 +273,9 @@ def match_aug_assign(site: Site, m: "Matcher") -> str | None:
 def match_subscript_read(site: Site, m: "Matcher") -> str | None:
     """Indexing a tensor with a boolean mask (``mask``) or with slice bounds read from tensor
     values (``host_bound``)."""
-    if m.param("mask") and site.data.get("mask"):
+    if _param(m, "mask") and site.data.get("mask"):
         return "boolean-mask indexing"
-    if m.param("host_bound") and site.data.get("host_bound"):
+    if _param(m, "host_bound") and site.data.get("host_bound"):
         return "slice bound from a tensor value"
     return None
 
@@ -266,16 +286,16 @@ def match_self_write(site: Site, m: "Matcher") -> str | None:
     or forbids (false) a registered buffer; ``value`` filters by the written value's kind and
     ``tensor_state`` keeps writes that hold tensor state (a tensor value, an augmented
     counter, a subscript/in-place/container write)."""
-    hows = m.param("how")
+    hows = _param(m, "how")
     if hows and site.data.get("how") not in hows:
         return None
-    buffer = m.param("buffer")
+    buffer = _param(m, "buffer")
     if buffer is not None and bool(site.data.get("is_buffer")) != buffer:
         return None
-    kinds = m.param("value")
+    kinds = _param(m, "value")
     if kinds and site.data.get("value") not in kinds:
         return None
-    if m.param("tensor_state") is True:
+    if _param(m, "tensor_state") is True:
         how = site.data.get("how")
         tensorish = site.data.get("value") in (K.T, K.B) or site.data.get("attr_kind") in (K.T, K.B)
         if not (tensorish or how in ("aug", "container")):
@@ -305,7 +325,7 @@ def match_device_argument(site: Site, m: "Matcher") -> str | None:
 def match_pad_order(site: Site, m: "Matcher") -> str | None:
     """``F.pad`` / padding layers (``names``) whose pad tuple is not the same on every side:
     PyTorch lists the last axis first, ``jnp.pad`` takes pairs from the first axis."""
-    if not _any_glob(site.name, m.param("names")):
+    if not _any_glob(site.name, _param(m, "names")):
         return None
     key = "pad" if _arg(site, m, "pad") is not None else "padding"
     got = _arg(site, m, key)
@@ -331,7 +351,7 @@ def match_pad_order(site: Site, m: "Matcher") -> str | None:
 def match_global_write(site: Site, m: "Matcher") -> str | None:
     """Writes to module globals or outer containers from a function (``how``: global,
     subscript, container, self-container)."""
-    hows = m.param("how")
+    hows = _param(m, "how")
     if hows and site.data.get("how") not in hows:
         return None
     return site.name
@@ -340,12 +360,12 @@ def match_global_write(site: Site, m: "Matcher") -> str | None:
 def match_attribute(site: Site, m: "Matcher") -> str | None:
     """Attribute read/write by name (``names``), optionally only on ``self`` (``on_self``) or
     on receivers of given kinds (``receiver``)."""
-    if not _any_glob(site.name, m.param("names")):
+    if not _any_glob(site.name, _param(m, "names")):
         return None
-    on_self = m.param("on_self")
+    on_self = _param(m, "on_self")
     if on_self is not None and bool(site.data.get("on_self")) != on_self:
         return None
-    receivers = m.param("receiver")
+    receivers = _param(m, "receiver")
     if receivers and site.receiver not in receivers:
         return None
     return f".{site.name}"
@@ -357,7 +377,7 @@ def match_name(site: Site, m: "Matcher") -> str | None:
     project's own modules and never match."""
     if site.kind == "import" and site.data.get("level", 0) > 0:
         return None
-    if _any_glob(site.name, m.param("names")) and not _any_glob(site.name, m.param("exclude") or ()):
+    if _any_glob(site.name, _param(m, "names")) and not _any_glob(site.name, _param(m, "exclude") or ()):
         return site.name
     return None
 
@@ -365,9 +385,9 @@ def match_name(site: Site, m: "Matcher") -> str | None:
 def match_loop(site: Site, m: "Matcher") -> str | None:
     """``for ... in range(...)``: ``host_bound`` flags bounds read from tensor values;
     ``min_static_len`` flags static ranges long enough that ``jit`` unrolling hurts."""
-    if m.param("host_bound") and any(k in K.VALUE_KINDS for k in site.data.get("range_kinds", ())):
+    if _param(m, "host_bound") and any(k in K.VALUE_KINDS for k in site.data.get("range_kinds", ())):
         return "range() over a tensor value"
-    min_len = m.param("min_static_len")
+    min_len = _param(m, "min_static_len")
     if min_len is not None and site.data.get("static_len", 0) >= int(min_len):
         return f"range of {site.data['static_len']} iterations"
     return None
@@ -391,7 +411,7 @@ def match_autograd_apply(site: Site, m: "Matcher") -> str | None:
         return None
     if site.data.get("local_autograd_function"):
         return site.data.get("receiver_name", "") + ".apply"
-    if m.param("imported") and site.data.get("imported_class"):
+    if _param(m, "imported") and site.data.get("imported_class"):
         return site.data.get("receiver_name", "") + ".apply"
     return None
 
@@ -401,7 +421,7 @@ def match_strided_padding(site: Site, m: "Matcher") -> str | None:
     ``'SAME'`` pads asymmetrically at stride 2, PyTorch symmetrically (FIELD.md). Positions
     of ``stride``/``padding``/``kernel_size`` per callee come from ``arg_positions``;
     ``stride_defaults_to_kernel`` for pools (stride=None means stride=kernel_size)."""
-    if not _any_glob(site.name, m.param("names")):
+    if not _any_glob(site.name, _param(m, "names")):
         return None
 
     def get(key: str) -> Any:
@@ -410,7 +430,7 @@ def match_strided_padding(site: Site, m: "Matcher") -> str | None:
 
     stride = get("stride")
     padding = get("padding")
-    if stride is None and m.param("stride_defaults_to_kernel") and "pool" in site.name.lower():
+    if stride is None and _param(m, "stride_defaults_to_kernel") and "pool" in site.name.lower():
         stride = get("kernel_size")
     if stride is None or padding is None:
         return None
@@ -448,8 +468,8 @@ def match_host_shape_arg(site: Site, m: "Matcher") -> str | None:
     """A host value read from a tensor (``.item()``, ``int(t)``, ``.tolist()``) passed where a
     shape or size is expected: factory functions and shape methods in ``names``/``methods``."""
     if not (
-        (site.name and _any_glob(site.name, m.param("names")))
-        or (site.method and site.receiver in (K.T, K.B) and _any_glob(site.method, m.param("methods")))
+        (site.name and _any_glob(site.name, _param(m, "names")))
+        or (site.method and site.receiver in (K.T, K.B) and _any_glob(site.method, _param(m, "methods")))
     ):
         return None
     kinds = [k for k, _ in site.data.get("args", ())]
@@ -462,12 +482,12 @@ def match_host_shape_arg(site: Site, m: "Matcher") -> str | None:
 
 def match_suppression(site: Site, m: "Matcher") -> str | None:
     """Meta: a suppression comment that is unused (``problem = "unused"``) or malformed."""
-    return site.name if site.data.get("problem") == m.param("problem") else None
+    return site.name if site.data.get("problem") == _param(m, "problem") else None
 
 
 def match_source_file(site: Site, m: "Matcher") -> str | None:
     """Project-level: a native source file (``extensions``) in the scanned tree."""
-    return site.name if _any_glob(site.name, m.param("extensions")) else None
+    return site.name if _any_glob(site.name, _param(m, "extensions")) else None
 
 
 MATCHERS: dict[str, MatcherSpec] = {

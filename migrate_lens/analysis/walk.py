@@ -280,7 +280,7 @@ class Positions:
         self._twin: dict[int, Any] = {}
         self._index: dict[int, int] = {}
         self._one_line: dict[int, int] = {}
-        self._calls: dict[int, dict[cst.CSTNode, tuple[int, int]]] = {}
+        self._calls: dict[int, dict[cst.CSTNode, CodeRange]] = {}
         self._computed: dict[cst.CSTNode, CodeRange] = {}
         self._done: set[int] = set()
         self._elif: set[int] = set()
@@ -357,6 +357,10 @@ class Positions:
         got = self._computed.get(node)
         if got is not None:
             return got
+        if type(node) is cst.Call and self.unit_stack and type(self.unit_stack[-1]) is cst.SimpleStatementLine:
+            got = self._call_ranges(self.unit_stack[-1]).get(node)  # type: ignore[arg-type]
+            if got is not None:
+                return got
         for unit in reversed(self.unit_stack):
             if id(unit) in self._done:
                 continue
@@ -379,38 +383,45 @@ class Positions:
             line = self._single_line(unit)
             if line:
                 return line, line
-            if type(node) is cst.Call and type(unit) is cst.SimpleStatementLine:
-                span = self._call_lines(unit).get(node)
-                if span is not None:
-                    return span
         rng = self[node]
         return rng.start.line, rng.end.line
 
-    def _call_lines(self, unit: cst.SimpleStatementLine) -> dict[cst.CSTNode, tuple[int, int]]:
-        """Lines of every call in a multi-line statement line, from ``ast``: libcst calls in
-        walk (pre-)order paired with ``ast.Call`` nodes sorted by position (outer first); {}
-        when the counts differ."""
+    def _call_ranges(self, unit: cst.SimpleStatementLine) -> dict[cst.CSTNode, CodeRange]:
+        """Ranges of every call in a simple-statement line, from ``ast`` (no codegen): libcst
+        calls in walk (pre-)order paired with ``ast.Call`` nodes sorted by start, outer first.
+        Both exclude the call's own parentheses, so the ranges are ``PositionProvider``'s.
+        {} when the counts differ or the line holds an f-string (``ast`` positions inside
+        f-strings are unreliable before Python 3.12)."""
         key = id(unit)
         known = self._calls.get(key)
         if known is not None:
             return known
-        out: dict[cst.CSTNode, tuple[int, int]] = {}
+        out: dict[cst.CSTNode, CodeRange] = {}
         first = self._index.get(id(unit.body[0])) if unit.body else None
-        if first is not None:
-            twins = self._ast[first:first + len(unit.body)]
-            a_calls = sorted(
-                ((c.lineno, c.col_offset, -(c.end_lineno or 0), -(c.end_col_offset or 0), c.end_lineno or c.lineno)
-                 for t in twins for c in ast.walk(t) if isinstance(c, ast.Call)),
-            )
-            c_calls: list[cst.CSTNode] = []
-            todo: list[cst.CSTNode] = [unit]
-            while todo:
-                n = todo.pop()
-                if type(n) is cst.Call:
-                    c_calls.append(n)
-                todo.extend(reversed(children(n)))
-            if len(c_calls) == len(a_calls):
-                out = {c: (a[0], a[4]) for c, a in zip(c_calls, a_calls)}
+        if first is not None and first + len(unit.body) <= len(self._ast):
+            a_calls: list[ast.Call] = []
+            fstring = False
+            for twin in self._ast[first:first + len(unit.body)]:
+                for n in ast.walk(twin):
+                    if type(n) is ast.Call:
+                        a_calls.append(n)
+                    elif type(n) is ast.JoinedStr:
+                        fstring = True
+            if not fstring:
+                a_calls.sort(key=lambda c: (c.lineno, c.col_offset, -(c.end_lineno or 0), -(c.end_col_offset or 0)))
+                c_calls: list[cst.CSTNode] = []
+                todo: list[cst.CSTNode] = [unit]
+                while todo:
+                    n = todo.pop()
+                    if type(n) is cst.Call:
+                        c_calls.append(n)
+                    todo.extend(reversed(children(n)))
+                if len(c_calls) == len(a_calls):
+                    col = self._col
+                    for c, a in zip(c_calls, a_calls):
+                        end = a.end_lineno or a.lineno
+                        out[c] = CodeRange(CodePosition(a.lineno, col(a.lineno, a.col_offset)),
+                                           CodePosition(end, col(end, a.end_col_offset or 0)))
         self._calls[key] = out
         return out
 
