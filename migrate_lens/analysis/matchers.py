@@ -314,6 +314,8 @@ def match_device_argument(site: Site, m: "Matcher") -> str | None:
     kwargs = site.data.get("kwargs", {})
     if "device" not in kwargs or site.method == "to":
         return None
+    if not (site.name.startswith("torch.") or (site.method and site.receiver in (K.T, K.B))):
+        return None  # a project helper's own `device=` parameter is not a tensor factory
     if site.data.get("device_follows_input"):
         return None
     kind, value = kwargs["device"]
