@@ -115,9 +115,11 @@ STATIC_PARAM_NAME = re.compile(
     r"inference|debug|verbose|inplace$|mode$|dim$|axis$|kwargs$|args$|config$|layer_idx$|"
     r"interpolate_pos_encoding$|causal$|is_causal$|head_mask$|bsz$|batch_size$|seq_len|seqlen|"
     r"kernel_size$|stride$|padding$|dilation$|groups$|eps$|p$|scale_factor$|size$|shape$|dtype$|"
-    r"device$|name$|prefix$|key$|module$|layer$|fn$|func$|callback$|return_dict$|past_key_values_length$|"
-    r"height$|width$|channels$|in_channels$|out_channels$|stage$|index$|idx$|level$|step$|i$|j$|k$)|"
-    r"(_dim|_size|_len|_length|_idx|_mode|_flag|_type|_name|_rate|_prob|_ratio|_factor|_fn|_config|_cfg|_heads|_layers|_channels|_features|_steps)$"
+    r"device$|name$|prefix$|module$|layer$|fn$|func$|callback$|return_dict$|past_key_values_length$|"
+    r"height$|width$|channels$|in_channels$|out_channels$|stage$|idx$|level$|step$|i$|j$|k$|"
+    r"resolution$|input_resolution$|window$|sizes$|dims$|strides$)|"
+    r"(_dim|_size|_len|_length|_idx|_mode|_flag|_type|_name|_rate|_prob|_ratio|_factor|_fn|_config|_cfg|"
+    r"_heads|_layers|_channels|_features|_steps|_resolution|_shape|_sizes|_dims)$"
 )
 
 #: Type names that mark a parameter as a tensor / as static.
