@@ -159,6 +159,7 @@ class FileVisitor(cst.CSTVisitor):
         self.targets: set[int] = set()
         self.cond_tests: set[int] = set()
         self.func_returns: dict[str, cst.Annotation] = {}
+        self._call_seen: set[tuple[str, str]] = set()
         self.imports: list[ImportFact] = []
         self.calls: list[CallFact] = []
         self.classes: list[ClassFact] = []
@@ -966,7 +967,10 @@ class FileVisitor(cst.CSTVisitor):
             if name == scope.qualname or (name == f"self.{scope.name}" and scope.cls is not None):
                 data["recursive"] = True
             callee = name or (f"{self.qual(func.value)}.{method}" if method and self.qual(func.value) else "")
-            if callee:
+            if callee and (scope.qualname, callee) not in self._call_seen:
+                # one fact per (caller, callee): the first call site is the evidence; computing
+                # a position for every repeated call costs more than the rest of the walk
+                self._call_seen.add((scope.qualname, callee))
                 self.calls.append(CallFact(caller=scope.qualname, callee=callee, line=self._line(node)))
             # Composition: constructors called inside a module's init code (layers built in loops,
             # nn.Sequential / nn.ModuleList contents, helper lists) become submodule edges.

@@ -14,6 +14,8 @@ Positions (libcst conventions: 1-based lines, 0-based columns in characters):
 * statements: from the stdlib ``ast`` parse of the same text (about 10% of the libcst parse),
   matched to libcst statements in document order and checked by type; ``ast`` byte columns are
   converted to character columns on non-ASCII lines;
+* calls in a simple-statement line (most requests: every call's line feeds the call graph):
+  paired with ``ast.Call`` nodes by order, no code generated;
 * everything else: on the first request inside a *unit* (a simple-statement line, a one-line
   suite, or a compound statement's header without its body), that unit alone is generated with
   libcst's own ``PositionProvidingCodegenState``, started at the unit's real line and with the
