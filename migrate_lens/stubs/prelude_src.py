@@ -379,8 +379,8 @@ def convert_state_dict(module: nnx.Module, state_dict: dict[str, Any], *, strict
 
 class MissingName:
     """Stands in for a name the stub could not translate (a PyTorch-only helper, a class that is
-    not a target). Attribute access and calls return another ``MissingName`` so module-level
-    code still imports; using the result as an array fails loudly."""
+    not a target). Attribute access and indexing return another ``MissingName`` so the module
+    still imports; calling it raises ``NotImplementedError`` naming what is missing."""
 
     def __init__(self, name: str) -> None:
         self._name = name
@@ -390,8 +390,8 @@ class MissingName:
             raise AttributeError(attr)
         return MissingName(f"{self._name}.{attr}")
 
-    def __call__(self, *args: Any, **kwargs: Any) -> MissingName:
-        return MissingName(f"{self._name}(...)")
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError(f"{self._name} is not translated (see the TODO(migrate-lens) above its placeholder)")
 
     def __getitem__(self, key: Any) -> MissingName:
         return MissingName(f"{self._name}[...]")
@@ -415,3 +415,16 @@ def torch_interpolate(x: jax.Array, size: Any = None, scale_factor: Any = None, 
     method = {"nearest": "nearest", "linear": "linear", "bilinear": "linear", "trilinear": "linear",
               "bicubic": "cubic"}[mode]
     return jax.image.resize(x, x.shape[:2] + tuple(out), method=method, antialias=False)
+
+
+class logging:  # noqa: N801 - stands in for the module name transformers code uses
+    """Stand-in for ``transformers.utils.logging``: ``get_logger`` returns a standard-library
+    logger whose ``warning_once`` logs like ``warning``."""
+
+    @staticmethod
+    def get_logger(name: str) -> Any:
+        import logging as std_logging
+
+        log = std_logging.getLogger(name)
+        log.warning_once = log.warning  # type: ignore[attr-defined]
+        return log

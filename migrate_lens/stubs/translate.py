@@ -32,7 +32,7 @@ TORCH_ECOSYSTEM: frozenset[str] = frozenset({
     "apex", "xformers", "triton", "flash_attn", "accelerate", "safetensors",
 })
 #: Names from third-party PyTorch code that have a prelude replacement (matched on the imported name).
-SHIMS: dict[str, str] = {"ACT2FN": "ACT2FN", "Conv1D": "Conv1D"}
+SHIMS: dict[str, str] = {"ACT2FN": "ACT2FN", "Conv1D": "Conv1D", "logging": "logging"}
 #: Third-party nn.Module base classes: the stub derives from nnx.Module instead.
 MODULE_BASES: frozenset[str] = frozenset({
     "torch.nn.Module", "torch.nn.modules.module.Module", "GradientCheckpointingLayer", "PreTrainedModel",
