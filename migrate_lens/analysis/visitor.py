@@ -544,7 +544,7 @@ class FileVisitor(cst.CSTVisitor):
             dec = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
             if self.qual(dec) in ("torch.no_grad", "torch.inference_mode"):
                 scope.no_grad += 1
-        static = bool(decorators & {"staticmethod", "classmethod"})
+        static = any(_dotted(d.decorator) in ("staticmethod", "classmethod") for d in node.decorators)
         self._bind_params(scope, node.params, is_method and not static)
         self.func_stack.append(scope)
         self.scope_kinds.append("func")
@@ -633,6 +633,7 @@ class FileVisitor(cst.CSTVisitor):
             scope = self.func_stack[-1]
             for name, kind in scope.pending:
                 scope.env[name] = kind
+                scope.params.discard(name)  # rebound: no longer the argument as passed
             scope.pending.clear()
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
@@ -668,7 +669,6 @@ class FileVisitor(cst.CSTVisitor):
                 if target.value in scope.globals_declared:
                     self._site("global-write", stmt, name=target.value, data={"how": "global"})
                 scope.pending.append((target.value, vkind))
-                scope.params.discard(target.value)
                 src = _view_source(value) if vkind in K.TENSORISH else ""
                 if src and src != target.value:
                     scope.views[target.value] = src
