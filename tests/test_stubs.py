@@ -120,3 +120,36 @@ def test_every_corpus_stub_compiles(corpus):
         if f.source:
             compile(f.source, f.stub_path, "exec")
     assert bad == []
+
+
+def test_stubs_command_writes_files_and_reports_json(tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from migrate_lens.stubs.cli import stubs
+
+    result = CliRunner().invoke(stubs, [str(SRC), "-o", str(tmp_path), "--discover", "--json"])
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.output)
+    assert [r["stub_path"] for r in rows] == ["tiny/convnet.py", "tiny/mlp.py"]
+    assert all(r["compiles"] for r in rows)
+    assert (tmp_path / "tiny" / "mlp.py").is_file() and (tmp_path / "tiny" / "__init__.py").is_file()
+
+
+def test_stubs_command_reads_report(tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from migrate_lens.stubs.cli import stubs
+
+    report = tmp_path / "report.json"
+    report.write_text(json.dumps({"modules": [
+        {"qualname": "tiny.mlp.MLP", "path": "tiny/mlp.py", "kind": "nn.Module", "status": "pure"},
+        {"qualname": "tiny.mlp.Unsupported", "path": "tiny/mlp.py", "kind": "nn.Module", "status": "blocked"}]}))
+    out = tmp_path / "out"
+    result = CliRunner().invoke(stubs, [str(SRC), "-o", str(out), "--report", str(report)])
+    assert result.exit_code == 0, result.output
+    text = (out / "tiny" / "mlp.py").read_text()
+    assert "class MLP(nnx.Module):" in text and "class Unsupported" not in text
