@@ -939,8 +939,7 @@ class FileVisitor(cst.CSTVisitor):
             "uniform_seq_args": tuple(
                 (a.keyword.value if a.keyword is not None else str(i))
                 for i, a in enumerate(node.args)
-                if isinstance(a.value, (cst.Tuple, cst.List)) and len(a.value.elements) > 1
-                and all(el.value.deep_equals(a.value.elements[0].value) for el in a.value.elements)
+                if _is_uniform_sequence(a.value)
             ),
             "name_args": tuple(
                 (a.keyword.value if a.keyword is not None else str(i))
@@ -1158,6 +1157,15 @@ _VIEW_METHODS = frozenset({
 })
 #: In-place methods that are not data mutations (metadata flags).
 _NOT_DATA_INPLACE = frozenset({"requires_grad_", "share_memory_", "retain_grad_", "train_"})
+
+
+def _is_uniform_sequence(node: cst.BaseExpression) -> bool:
+    """``(p, p, p, p)`` or ``[p] * 4``: a sequence whose elements are all the same expression."""
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Multiply):
+        seq = node.left if isinstance(node.left, (cst.Tuple, cst.List)) else node.right
+        return isinstance(seq, (cst.Tuple, cst.List)) and len(seq.elements) == 1
+    return (isinstance(node, (cst.Tuple, cst.List)) and len(node.elements) > 1
+            and all(el.value.deep_equals(node.elements[0].value) for el in node.elements))
 
 
 def _is_inplace_method(method: str) -> bool:
