@@ -178,11 +178,11 @@ def explain(code: str) -> None:
     from migrate_lens.catalog import load_catalog
     from migrate_lens.rulesdoc import explain_rule
 
-    rules = load_catalog().by_code()
-    rule = rules.get(code.upper())
+    catalog = load_catalog()
+    rule = catalog.by_code().get(code.upper())
     if rule is None:
         raise fail(f"unknown rule {code!r}; `migrate-lens rules` lists them")
-    click.echo(explain_rule(rule))
+    click.echo(explain_rule(rule, catalog))
 
 
 def _register_commands() -> None:

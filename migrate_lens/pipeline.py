@@ -11,12 +11,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable
 
+from migrate_lens.analysis.engine import analyze_native_file
 from migrate_lens.cache import FactsCache, content_key
 from migrate_lens.catalog import Catalog, load_catalog
 from migrate_lens.config import Config
 from migrate_lens.discover import Discovery, discover, module_name, read_bytes
 from migrate_lens.filters import apply_config
-from migrate_lens.models import FileFacts, FileOutcome, Finding, Skipped, Span
+from migrate_lens.models import FileFacts, FileOutcome, Skipped
 from migrate_lens.worker import analyze_bytes, file_digest
 
 Progress = Callable[[int, int], None]
@@ -46,26 +47,16 @@ class ScanResult:
 
 
 def _native_facts(root: Path, paths: tuple[str, ...], catalog: Catalog) -> list[FileFacts]:
-    """Findings of ``source-file`` rules on native sources (``.cu``, ``.cpp``, ...)."""
-    from fnmatch import fnmatchcase
-
-    rules = [r for r in catalog.rules if r.matcher.kind == "source-file"]
+    """Facts for native sources (``.cu``, ``.cpp``, ...): the ``source-file`` rules' findings
+    (``analysis.engine.analyze_native_file``), the file's line count and digest."""
     out: list[FileFacts] = []
     for rel in paths:
-        found = []
-        for rule in rules:
-            exts = rule.matcher.param("extensions") or ()
-            if any(fnmatchcase(rel, e) for e in exts):
-                found.append(Finding(
-                    code=rule.code, severity=rule.severity, path=rel, span=Span(1, 0, 1, 0),
-                    symbol=rel, context="host", message=rule.message.replace("{detail}", rel),
-                    snippet=rel,
-                ))
+        module = f"native:{rel}"
+        found = analyze_native_file(rel, module, catalog)
         if found:
             data, _ = read_bytes(root / rel)
-            lines = data.count(b"\n") if data else 0
-            out.append(FileFacts(path=rel, module=f"native:{rel}",
-                                 sha256=file_digest(data or b""), lines=lines, findings=tuple(found)))
+            out.append(FileFacts(path=rel, module=module, sha256=file_digest(data or b""),
+                                 lines=data.count(b"\n") if data else 0, findings=found))
     return out
 
 

@@ -14,6 +14,7 @@ from migrate_lens import DOCS_URL, __version__
 from migrate_lens.catalog import Catalog, Rule
 from migrate_lens.fingerprint import fingerprint
 from migrate_lens.models import CATEGORIES, SEVERITIES, Finding
+from migrate_lens.rulesdoc import rule_remedy
 
 SCHEMA_VERSION = "1.0"
 
@@ -32,13 +33,14 @@ def rule_view(rule: Rule) -> dict[str, Any]:
     }
 
 
-def finding_view(f: Finding, rule: Rule) -> dict[str, Any]:
-    """One finding per the contract (0-based columns, 1-based lines)."""
+def finding_view(f: Finding, rule: Rule, remedy: str) -> dict[str, Any]:
+    """One finding per the contract (0-based columns, 1-based lines); ``remedy`` is the rule's
+    remedy with its API-map lines (:func:`migrate_lens.rulesdoc.rule_remedy`)."""
     return {
         "code": f.code, "name": rule.name, "category": rule.category, "severity": f.severity,
         "confidence": rule.confidence, "porting": rule.porting, "path": f.path,
         "line": f.span.line, "column": f.span.column, "end_line": f.span.end_line, "end_column": f.span.end_column,
-        "symbol": f.symbol, "context": f.context, "message": f.message, "remedy": rule.remedy,
+        "symbol": f.symbol, "context": f.context, "message": f.message, "remedy": remedy,
         "snippet": f.snippet, "effort_hours": _effort(rule), "suppressed": f.suppressed,
         "fingerprint": fingerprint(f),
     }
@@ -53,6 +55,7 @@ def build_view(result: Any) -> dict[str, Any]:
     catalog: Catalog = result.catalog
     rules = catalog.by_code()
     findings: list[Finding] = sorted(result.project.findings, key=lambda f: (f.path, f.span.line, f.span.column, f.code))
+    remedies = {code: rule_remedy(rule, catalog) for code, rule in rules.items()}
     by_cat = Counter(rules[f.code].category for f in findings)
     by_sev = Counter(f.severity for f in findings)
     analyzed = [f for f in result.files if not f.module.startswith("native:")]
@@ -74,7 +77,7 @@ def build_view(result: Any) -> dict[str, Any]:
         },
         "skipped": [{"path": s.path, "reason": s.reason} for s in result.skipped],
         "rules": [rule_view(r) for r in catalog.rules],
-        "findings": [finding_view(f, rules[f.code]) for f in findings],
+        "findings": [finding_view(f, rules[f.code], remedies[f.code]) for f in findings],
         "modules": modules_view(result.project, result.estimate, result.plan),
         "graph": graph_view(result.project),
         "plan": plan_view(result.plan),
