@@ -177,7 +177,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", type=Path, help="Also write the rows as JSON here.")
     parser.add_argument("--out", type=Path, help="Keep the generated stubs here (default: a temp dir).")
+    parser.add_argument("--suite", action="append", help="Only these suites (repeatable), e.g. 'vit-pytorch'.")
     ns = parser.parse_args()
+    if ns.suite:
+        SUITES[:] = [s for s in SUITES if s[0] in ns.suite]
     print("NOTE: this benchmark IMPORTS AND RUNS third-party model code.", file=sys.stderr)
     with tempfile.TemporaryDirectory() as tmp:
         rows = run(ns.out or Path(tmp))

@@ -144,8 +144,10 @@ def generate_stubs(root: Path | str, targets: list[StubTarget], out_dir: Path | 
     exports = {p.module: p.emitted for p in parsed.values()}
     stub_classes = {f"{p.module}.{n}" for p in parsed.values() for n in p.targets}
     for rel, p in sorted(parsed.items()):
+        class_maps = {n for n, node in p.top_defs.items()
+                      if not isinstance(node, (cst.ClassDef, cst.FunctionDef)) and _names_in(node) & p.targets}
         ctx = FileContext(rel, p.module, rel.endswith("__init__.py"), p.targets, project_modules, exports,
-                          stub_classes, api)
+                          stub_classes, api, class_maps)
         results.append(_translate(p, ctx, by_file[rel]))
     results.sort(key=lambda f: f.stub_path)
     if out_dir is not None:

@@ -428,3 +428,12 @@ class logging:  # noqa: N801 - stands in for the module name transformers code u
         log = std_logging.getLogger(name)
         log.warning_once = log.warning  # type: ignore[attr-defined]
         return log
+
+
+class Identity(nnx.Module):
+    """``nn.Identity`` as a module (not a bare function), so code that later replaces it with a
+    layer (``self.summary = nn.Identity(); if ...: self.summary = nn.Linear(...)``) stays valid in
+    NNX, where a function attribute would be static."""
+
+    def __call__(self, x: Any, *args: Any, **kwargs: Any) -> Any:
+        return x

@@ -348,7 +348,7 @@ LAYERS: dict[str, LayerSpec] = {
                                      ("add_bias_kv", "False"), ("add_zero_attn", "False"), ("kdim", "None"),
                                      ("vdim", "None"), ("batch_first", "False"), ("device", "None"),
                                      ("dtype", "None")), _mha),
-    "Identity": LayerSpec((), lambda a, r: a.use("identity"), _ACT),
+    "Identity": LayerSpec((), lambda a, r: f"{a.use('Identity')}()", _ACT),
     "GELU": LayerSpec((("approximate", "'none'"),), _gelu_layer, _ACT),
     "ReLU": LayerSpec((("inplace", "False"),), _fn("jax.nn.relu"), _ACT),
     "ReLU6": LayerSpec((("inplace", "False"),), _fn("jax.nn.relu6"), _ACT),

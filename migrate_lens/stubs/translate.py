@@ -84,6 +84,8 @@ class FileContext:
     exports: dict[str, set[str]]
     stub_classes: set[str]
     api: ApiRenames = field(default_factory=ApiRenames)
+    #: module-level names whose value refers to target classes (``CLASSES = {"eager": Attn}``)
+    class_maps: set[str] = field(default_factory=set)
 
 
 class _Translator(cst.CSTTransformer):
@@ -110,6 +112,11 @@ class _Translator(cst.CSTTransformer):
         self._module_params: set[str] = set()
         self._local_names: list[set[str]] = []
         self._top: str = ""
+        self._class_has_stub_base = False
+        self._factories_local: set[str] = set()
+        self._param_attrs: set[str] = set()
+        self._none_attrs: set[str] = set()
+        self._assign_targets: set[int] = set()
 
     # ----------------------------------------------------------------- bookkeeping
     def _line(self, node: cst.CSTNode) -> int:
@@ -186,7 +193,15 @@ class _Translator(cst.CSTTransformer):
             func = call.func
             if (isinstance(func, cst.Attribute) and func.attr.value == "__init__" and isinstance(func.value, cst.Call)
                     and dotted(func.value.func) == "super" and in_init):
-                return None
+                if not self._class_has_stub_base:
+                    return None
+                call_new = new.value if isinstance(new, cst.Expr) else None
+                if isinstance(call_new, cst.Call) and not any(a.keyword and a.keyword.value == "rngs" for a in call_new.args):
+                    return new.with_changes(value=call_new.with_changes(args=[*_commas(call_new.args), cst.Arg(
+                        keyword=cst.Name("rngs"), value=cst.Name("rngs"),
+                        equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                              whitespace_after=cst.SimpleWhitespace("")))]))
+                return new
             qual = self.qualify(func)
             if qual.startswith("torch.nn.init."):
                 self.todo(T.TODO_CONSTRUCT, f"{qual} dropped: NNX initializers differ; load PyTorch weights with "
@@ -310,6 +325,14 @@ class _Translator(cst.CSTTransformer):
             self._class = node.name.value
             self._class_uses_training = "self.training" in code(node)
             self._layer_attrs = {}
+            self._param_attrs = set()
+            self._none_attrs = set()
+            self._factories_local = set()
+            self._class_has_stub_base = False
+            for arg in node.bases:
+                q = self.qualify(arg.value)
+                if q in self.ctx.stub_classes or (isinstance(arg.value, cst.Name) and arg.value.value in self.ctx.targets):
+                    self._class_has_stub_base = True
         self._skip_names.add(id(node.name))
 
     def leave_ClassDef(self, original: cst.ClassDef, updated: cst.ClassDef) -> cst.CSTNode:
@@ -448,6 +471,10 @@ class _Translator(cst.CSTTransformer):
             self.todo(T.TODO_LAYOUT, f"{dotted(original)}: NNX {kind} stores 'kernel' in HWIO layout (PyTorch OIHW)")
         if id(original) in self._call_funcs:
             return updated
+        if (isinstance(original.value, cst.Name) and original.value.value == "self" and self._func_stack
+                and self._func_stack[0] != "__init__" and original.attr.value in self._param_attrs
+                and original.attr.value not in self._none_attrs and id(original) not in self._assign_targets):
+            return _expr(f"self.{original.attr.value}[...]")
         return self._value_ref(original, updated)
 
     def _value_ref(self, original: cst.BaseExpression, updated: cst.BaseExpression) -> cst.BaseExpression:
@@ -510,8 +537,11 @@ class _Translator(cst.CSTTransformer):
                 src = self._method(method, code(updated.func.value), updated.args)
                 return _expr(src) if src is not None else updated
             return updated
-        if self._rngs and (qual in self.ctx.stub_classes or (isinstance(func, cst.Name) and (
-                func.value in self._module_params or func.value in self.ctx.targets))):
+        is_factory = isinstance(func, cst.Name) and (func.value in self._module_params or func.value in self.ctx.targets
+                                                      or func.value in self._factories_local)
+        if isinstance(func, cst.Subscript) and isinstance(func.value, cst.Name):
+            is_factory = func.value.value in self.ctx.class_maps
+        if self._rngs and (qual in self.ctx.stub_classes or is_factory):
             if not any(a.keyword is not None and a.keyword.value == "rngs" for a in updated.args):
                 return updated.with_changes(args=[*_commas(updated.args), cst.Arg(
                     keyword=cst.Name("rngs"), value=cst.Name(self._rngs),
@@ -613,9 +643,30 @@ class _Translator(cst.CSTTransformer):
         return _expr(f"nnx.Param({bound.get('data', 'jnp.zeros(())')})")
 
     # ----------------------------------------------------------------- assignments in __init__
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self._assign_targets.add(id(node.target))
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._assign_targets.add(id(node.target))
+        if self._class and self._func_stack and self._func_stack[-1] == "__init__":
+            self._record_attr(node.target, node.value)
+
+    def _record_attr(self, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
+        if not (isinstance(target, cst.Attribute) and dotted(target.value) == "self") or value is None:
+            return
+        if isinstance(value, cst.Name) and value.value == "None":
+            self._none_attrs.add(target.attr.value)
+        elif isinstance(value, cst.Call) and self.qualify(value.func) in ("torch.nn.Parameter",
+                                                                            "torch.nn.parameter.Parameter"):
+            self._param_attrs.add(target.attr.value)
+
     def visit_Assign(self, node: cst.Assign) -> None:
         if not (self._class and self._func_stack and self._func_stack[-1] == "__init__"):
             return
+        for t in node.targets:
+            self._record_attr(t.target, node.value)
+            if isinstance(t.target, cst.Name) and _names(node.value) & self.ctx.targets:
+                self._factories_local.add(t.target.value)
         value = node.value
         if isinstance(value, cst.Call):
             qual = self.qualify(value.func)
@@ -624,6 +675,17 @@ class _Translator(cst.CSTTransformer):
                 for t in node.targets:
                     if isinstance(t.target, cst.Attribute) and dotted(t.target.value) == "self":
                         self._layer_attrs[t.target.attr.value] = last
+
+
+def _names(node: cst.CSTNode) -> set[str]:
+    found: set[str] = set()
+
+    class V(cst.CSTVisitor):
+        def visit_Name(self, n: cst.Name) -> None:
+            found.add(n.value)
+
+    node.visit(V())
+    return found
 
 
 def top_level_name(stmt: cst.CSTNode) -> str:
