@@ -131,3 +131,37 @@ def test_rules_and_explain() -> None:
     assert code == 0 and "jnp.where" in out
     code, out = _scan(["explain", "ML999"])
     assert code == 2 and "unknown rule" in out
+
+
+FORWARD_REF = '''\
+import torch.nn as nn
+
+
+class User(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.late = Late()
+
+    def forward(self, x):
+        return self.late(x)
+
+
+class Late(nn.Module):
+    def forward(self, x):
+        if x.sum() > 0:
+            return x
+        return -x
+'''
+
+
+def test_submodule_defined_later_in_the_file_propagates_its_status(tmp_path: Path) -> None:
+    root = tmp_path / "fw"
+    (root / "pk").mkdir(parents=True)
+    (root / "pk" / "m.py").write_text(FORWARD_REF, encoding="utf-8")
+    out = tmp_path / "o"
+    code, output = _scan(["scan", str(root), "--out", str(out), "--format", "json", "--no-cache", "-q", "-j", "1"])
+    assert code == 0, output
+    modules = {m["qualname"]: m for m in json.loads((out / "report.json").read_text(encoding="utf-8"))["modules"]}
+    assert modules["pk.m.Late"]["status"] == "redesign"
+    assert modules["pk.m.User"]["status"] == "redesign"
+    assert modules["pk.m.User"]["explanation"][0].startswith("User -> Late: dynamic-control-flow")

@@ -150,6 +150,7 @@ class FileVisitor(cst.CSTVisitor):
         self.aliases: dict[str, str] = {}
         self.local_classes: dict[str, _ClassInfo] = {}
         self.local_functions: set[str] = set()
+        self.declared_classes: set[str] = set()
         self.module_globals: set[str] = set()
         self.class_stack: list[_ClassInfo] = []
         self.func_stack: list[_FuncScope] = []
@@ -199,6 +200,8 @@ class FileVisitor(cst.CSTVisitor):
                 return self.aliases[name]
             if name in self.local_classes:
                 return self.local_classes[name].qualname
+            if name in self.declared_classes:
+                return f"{self.module}.{name}"
             if name in self.local_functions:
                 return f"{self.module}.{name}"
             if name in _BUILTINS:
@@ -231,7 +234,7 @@ class FileVisitor(cst.CSTVisitor):
                     return env[node.value]
             if node.value in ("True", "False", "None"):
                 return K.S
-            if node.value in self.aliases or node.value in self.local_classes or node.value in self.local_functions:
+            if node.value in self.aliases or node.value in self.local_classes or node.value in self.declared_classes or node.value in self.local_functions:
                 return K.S
             if node.value in self.module_globals:
                 return K.S
@@ -444,7 +447,9 @@ class FileVisitor(cst.CSTVisitor):
     def visit_Module(self, node: cst.Module) -> None:
         for stmt in node.body:
             if isinstance(stmt, cst.ClassDef):
-                pass  # registered on visit, in source order
+                # Known by name from the start, so that classes defined further down the file
+                # resolve (composition `self.x = Later()`); details are filled in on visit.
+                self.declared_classes.add(stmt.name.value)
             elif isinstance(stmt, cst.FunctionDef):
                 self.local_functions.add(stmt.name.value)
                 if stmt.returns is not None:
