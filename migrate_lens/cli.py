@@ -26,7 +26,7 @@ def fail(message: str) -> "click.exceptions.Exit":
 
 
 def _formats(value: str) -> tuple[str, ...]:
-    names = tuple(dict.fromkeys(v.strip() for v in value.split(",") if v.strip()))
+    names = tuple(dict.fromkeys(v.strip().lower() for v in value.split(",") if v.strip()))
     bad = [n for n in names if n not in FORMAT_NAMES]
     if bad or not names:
         raise click.BadParameter(f"unknown format {', '.join(bad) or '(none)'}; choose from {', '.join(FORMAT_NAMES)}")
@@ -45,7 +45,7 @@ def main() -> None:
 @main.command()
 @click.argument("path", type=click.Path(path_type=Path))
 @click.option("--out", "-o", "out_dir", type=click.Path(path_type=Path), default=Path("migrate-lens-report"),
-              show_default=True, help="Directory the reports are written to (nothing is written elsewhere).")
+              show_default=True, help="Directory the reports are written to. The only other write is the per-file cache (see --cache-dir, --no-cache).")
 @click.option("--format", "formats", default="html,json", show_default=True,
               help="Comma-separated output formats: html, json, sarif, md.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Worker processes (default: all cores).")
@@ -125,7 +125,9 @@ def scan(path: Path, out_dir: Path, formats: str, jobs: int | None, fail_on: str
             out.print(f"wrote {p}", highlight=False)
     if fail_on is not None:
         floor = SEVERITIES.index(fail_on)
-        if any(SEVERITIES.index(f["severity"]) >= floor and f["suppressed"] != "fixme" for f in view["findings"]):
+        failing = sum(1 for f in view["findings"] if SEVERITIES.index(f["severity"]) >= floor and f["suppressed"] != "fixme")
+        if failing:
+            click.echo(f"migrate-lens: {failing} finding(s) at or above --fail-on {fail_on}", err=True)
             sys.exit(1)
 
 
@@ -164,17 +166,20 @@ def rules_cmd() -> None:
     from migrate_lens.catalog import load_catalog
     from migrate_lens.rulesdoc import list_rules
 
-    rows = list_rules(load_catalog())
+    rows = sorted(list_rules(load_catalog()), key=lambda r: int(r[0][2:]))
     table = Table("code", "name", "category", "severity", "porting", title="migrate-lens rules")
     for row in rows:
         table.add_row(*row[:5])
-    Console().print(table)
+    Console(width=None if sys.stdout.isatty() else 160).print(table)
 
 
 @main.command()
 @click.argument("code")
 def explain(code: str) -> None:
-    """Print one rule's documentation (e.g. ``migrate-lens explain ML101``)."""
+    """Print one rule's documentation: why it blocks JAX, the remedy, examples.
+
+    Example: ``migrate-lens explain ML101``.
+    """
     from migrate_lens.catalog import load_catalog
     from migrate_lens.rulesdoc import explain_rule
 

@@ -115,13 +115,26 @@ def parse_config(data: dict[str, Any], path: Path) -> Config:
     return cfg
 
 
+def nearest_pyproject(start: Path) -> Path | None:
+    """The ``pyproject.toml`` of the scanned path: in ``start`` (a directory, or a file's
+    folder) or the nearest folder above it, not looking past a repository root (``.git``)."""
+    folder = start if start.is_dir() else start.parent
+    for d in (folder, *folder.parents):
+        if (d / "pyproject.toml").is_file():
+            return d / "pyproject.toml"
+        if (d / ".git").exists():
+            return None
+    return None
+
+
 def load_config(root: Path) -> Config:
-    """Read ``root/pyproject.toml``'s ``[tool.migrate-lens]`` (defaults when absent).
+    """Read the ``[tool.migrate-lens]`` table of :func:`nearest_pyproject` (defaults when
+    there is none or it has no such table).
 
     Raises :class:`ConfigError` on invalid TOML or values.
     """
-    path = root / "pyproject.toml" if root.is_dir() else root.parent / "pyproject.toml"
-    if not path.is_file():
+    path = nearest_pyproject(root)
+    if path is None:
         return Config()
     try:
         with path.open("rb") as fh:

@@ -592,6 +592,11 @@ def _checklist(project: Project, catalog: Catalog, skipped: int) -> tuple[Checkl
     return tuple(items)
 
 
+def _days_text(days: float) -> str:
+    """Person-days as the report prints them: one decimal under 10, whole days above."""
+    return f"{days:.1f}" if days < 10 else f"{days:.0f}"
+
+
 def _decide(project: Project, risk: int, components: tuple[RiskComponent, ...], roi: Roi, total: Pert,
             checklist: tuple[ChecklistItem, ...]) -> tuple[str, str, tuple[str, ...]]:
     blocked = [m for m in project.modules if m.status == "blocked"]
@@ -604,18 +609,22 @@ def _decide(project: Project, risk: int, components: tuple[RiskComponent, ...], 
     if blocked:
         reasons.append(f"{len(blocked)} modules are blocked (custom ops with no JAX equivalent), "
                        f"{share:.0%} of the analyzed lines")
+    days = f"{_days_text(total.p50)}-{_days_text(total.p90)} person-days"
+    if not any(not f.module.startswith("native:") for f in project.files):
+        return "not-now", "Not now: nothing to assess (no Python files were analyzed)", (
+            "the scanned path holds no analyzable Python file: check the path and the include/exclude settings",)
     if risk >= NOT_NOW_FROM or share > 0.5:
         verdict = "not-now"
         headline = f"Not now: risk {risk}/100" + (f", {share:.0%} of the code blocked" if share > 0.5 else "")
     elif risk < GO_BELOW and not blocked and total.p90 <= GO_MAX_DAYS:
         verdict = "go"
-        headline = f"Go: risk {risk}/100, {total.p50:.0f}-{total.p90:.0f} person-days"
+        headline = f"Go: risk {risk}/100, {days}"
     else:
         verdict = "pilot-first"
         if risk < GO_BELOW and not blocked:
             reasons.insert(0, f"low risk, but {total.p90:.0f} person-days (P90) is more than {GO_MAX_DAYS:g}: "
                               "prove the conversion path on a pilot before committing")
-        headline = f"Pilot first: risk {risk}/100, {total.p50:.0f}-{total.p90:.0f} person-days"
+        headline = f"Pilot first: risk {risk}/100, {days}"
     if roi.payback_months[0] is None:
         reasons.append(roi.note)
     else:

@@ -128,6 +128,23 @@ def analyze_files(root: Path, discovery: Discovery, config: Config, catalog: Cat
     return outcomes, hits
 
 
+def check_codes(config: Config, catalog: Catalog) -> None:
+    """Refuse rule codes and prefixes in the config that match no rule (a typo in ``select``
+    would otherwise silently turn every rule off). Raises ``ConfigError``."""
+    from migrate_lens.config import ConfigError
+
+    codes = [r.code for r in catalog.rules]
+    where = config.source
+    for key, prefixes in (("select", config.select), ("ignore", config.ignore),
+                          ("per-path-ignores", tuple(c for _, cs in config.per_path_ignores for c in cs))):
+        for prefix in prefixes:
+            if not any(code.startswith(prefix) for code in codes):
+                raise ConfigError(f"{where}: tool.migrate-lens.{key}: {prefix!r} matches no rule (see `migrate-lens rules`)")
+    for code, _ in config.severity:
+        if code not in codes:
+            raise ConfigError(f"{where}: tool.migrate-lens.severity.{code}: no such rule")
+
+
 def scan(root: Path, config: Config, *, jobs: int | None = None, cache_dir: Path | None = None,
          use_cache: bool = True, progress: Progress | None = None) -> ScanResult:
     """Scan ``root`` (directory or file). Raises ``FileNotFoundError`` for a missing root and
@@ -140,6 +157,7 @@ def scan(root: Path, config: Config, *, jobs: int | None = None, cache_dir: Path
     started = time.perf_counter()
     root = root.resolve()
     catalog = load_catalog(tuple(Path(d) for d in config.rule_dirs))
+    check_codes(config, catalog)
     discovery = discover(root, config)
     scan_root = root if root.is_dir() else root.parent
     cache = FactsCache(cache_dir or default_cache_dir()) if use_cache else None

@@ -165,3 +165,29 @@ def test_submodule_defined_later_in_the_file_propagates_its_status(tmp_path: Pat
     assert modules["pk.m.Late"]["status"] == "redesign"
     assert modules["pk.m.User"]["status"] == "redesign"
     assert modules["pk.m.User"]["explanation"][0].startswith("User -> Late: dynamic-control-flow")
+
+
+def test_config_code_typos_are_refused(project: Path, tmp_path: Path) -> None:
+    (project / "pyproject.toml").write_text('[tool.migrate-lens]\nselect = ["XX9"]\n', encoding="utf-8")
+    code, out = _scan(["scan", str(project), "--out", str(tmp_path / "o"), "--no-cache", "-q"])
+    assert code == 2 and "tool.migrate-lens.select: 'XX9' matches no rule" in out
+    (project / "pyproject.toml").write_text('[tool.migrate-lens]\nseverity = { ML999 = "high" }\n', encoding="utf-8")
+    code, out = _scan(["scan", str(project), "--out", str(tmp_path / "o"), "--no-cache", "-q"])
+    assert code == 2 and "severity.ML999: no such rule" in out
+
+
+def test_single_file_scan_uses_the_nearest_pyproject(project: Path, tmp_path: Path) -> None:
+    (project / "pyproject.toml").write_text("[tool.migrate-lens]\nteam-size = 0\n", encoding="utf-8")
+    code, out = _scan(["scan", str(project / "pkg" / "gate.py"), "--out", str(tmp_path / "o"), "--no-cache", "-q"])
+    assert code == 2 and "team-size" in out
+
+
+def test_empty_tree_is_not_a_go(tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    out = tmp_path / "o"
+    code, output = _scan(["scan", str(empty), "--out", str(out), "--format", "json", "--no-cache", "-q"])
+    assert code == 0, output
+    decision = json.loads((out / "report.json").read_text(encoding="utf-8"))["estimate"]["decision"]
+    assert decision["verdict"] == "not-now"
+    assert "nothing to assess" in decision["headline"]
