@@ -14,20 +14,44 @@ from migrate_lens.stubs.generate import generate_stubs
 from migrate_lens.stubs.targets import StubTarget, discover_targets, select_targets
 
 
+class StubsError(click.ClickException):
+    """A one-line ``migrate-lens: error: ...`` on stderr and exit status 2 (usage or I/O)."""
+
+    exit_code = 2
+
+    def show(self, file: Any = None) -> None:
+        click.echo(f"migrate-lens: error: {self.format_message()}", err=True)
+
+
 def _targets_from_pipeline(root: Path) -> list[StubTarget]:
-    """Targets from the scan pipeline's report view, when the pipeline exists."""
+    """Targets from a scan of ``root``: its pure and mechanical nn.Modules (the project graph
+    decides purity across files)."""
+    from migrate_lens.config import ConfigError, load_config
+    from migrate_lens.pipeline import scan
+    from migrate_lens.report.view import build_view
+
     try:
-        from migrate_lens import pipeline  # the lead's module; may not exist yet
-    except ImportError as exc:
-        raise click.ClickException(
-            f"the scan pipeline is not available ({exc}); pass --report report.json or --discover") from None
-    scan = getattr(pipeline, "scan", None)
-    if scan is None:
-        raise click.ClickException("migrate_lens.pipeline has no scan(); pass --report report.json or --discover")
-    config_mod = __import__("migrate_lens.config", fromlist=["load_config"])
-    loader = getattr(config_mod, "load_config", None)
-    config = loader(root) if loader is not None else None
-    return select_targets(scan(root, config).view)
+        config = load_config(root.resolve())
+    except ConfigError as exc:
+        raise StubsError(str(exc)) from None
+    return select_targets(build_view(scan(root, config)))
+
+
+def _targets_from_report(report_path: Path, root: Path) -> list[StubTarget]:
+    """Targets from a saved report.json; one-line errors for a file that is not a report or
+    that describes another tree."""
+    try:
+        view = json.loads(report_path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise StubsError(f"{report_path}: not a migrate-lens report.json ({exc})") from None
+    if not isinstance(view, dict) or not isinstance(view.get("modules"), list):
+        raise StubsError(f"{report_path}: not a migrate-lens report.json (no 'modules' list)")
+    targets = select_targets(view)
+    missing = sorted({t.path for t in targets if not (root / t.path).is_file()})
+    if missing:
+        raise StubsError(
+            f"{report_path}: describes another tree ({missing[0]} is not under {root}); scan {root} first")
+    return targets
 
 
 @click.command("stubs")
@@ -46,7 +70,7 @@ def stubs(path: Path, out_dir: Path, report_path: Path | None, discover: bool, a
     (--discover) from a syntax scan of nn.Module subclasses.
     """
     if report_path is not None:
-        targets = select_targets(json.loads(report_path.read_text(encoding="utf-8")))
+        targets = _targets_from_report(report_path, path if path.is_dir() else path.parent)
     elif discover:
         targets = discover_targets(path)
     else:

@@ -117,6 +117,7 @@ class _Translator(cst.CSTTransformer):
         self._param_attrs: set[str] = set()
         self._none_attrs: set[str] = set()
         self._assign_targets: set[int] = set()
+        self._arg_values: set[int] = set()
 
     # ----------------------------------------------------------------- bookkeeping
     def _line(self, node: cst.CSTNode) -> int:
@@ -176,6 +177,9 @@ class _Translator(cst.CSTTransformer):
             new = self._statement(orig_small, small)
             if new is not None:
                 body.append(new)
+                extra = self._after(orig_small)
+                if extra is not None:
+                    body.append(extra)
         result: cst.CSTNode
         if not body:
             items = self._pending[-1] if self._pending else []
@@ -236,6 +240,17 @@ class _Translator(cst.CSTTransformer):
             if isinstance(orig.target, cst.Attribute) and dotted(orig.target.value) == "self" and not in_init:
                 self.todo(T.TODO_STATE, f"updates self.{orig.target.attr.value} in place outside __init__")
         return new
+
+    def _after(self, orig: cst.BaseSmallStatement) -> cst.BaseSmallStatement | None:
+        """A statement to add after ``orig``: giving a bias-less nnx layer a bias must also set
+        ``use_bias`` (PyTorch just uses whatever ``.bias`` holds; NNX checks the flag)."""
+        if isinstance(orig, cst.Assign) and len(orig.targets) == 1:
+            t = orig.targets[0].target
+            if (isinstance(t, cst.Attribute) and t.attr.value == "bias" and isinstance(t.value, cst.Attribute)
+                    and dotted(t.value.value) == "self" and t.value.attr.value in self._layer_attrs):
+                owner = dotted(t.value)
+                return cst.parse_statement(f"{owner}.use_bias = {owner}.bias is not None\n").body[0]  # type: ignore[attr-defined, no-any-return]
+        return None
 
     def _register(self, kind: str, new: cst.BaseSmallStatement) -> cst.BaseSmallStatement:
         assert isinstance(new, cst.Expr) and isinstance(new.value, cst.Call)
@@ -436,6 +451,7 @@ class _Translator(cst.CSTTransformer):
         self._skip_names.add(id(node.name))
 
     def visit_Arg(self, node: cst.Arg) -> None:
+        self._arg_values.add(id(node.value))
         if node.keyword is not None:
             self._skip_names.add(id(node.keyword))
 
@@ -473,7 +489,8 @@ class _Translator(cst.CSTTransformer):
             return updated
         if (isinstance(original.value, cst.Name) and original.value.value == "self" and self._func_stack
                 and self._func_stack[0] != "__init__" and original.attr.value in self._param_attrs
-                and original.attr.value not in self._none_attrs and id(original) not in self._assign_targets):
+                and original.attr.value not in self._none_attrs and id(original) in self._arg_values):
+            # a Param passed to a function that may not know nnx.Variable (einops): pass the array
             return _expr(f"self.{original.attr.value}[...]")
         return self._value_ref(original, updated)
 
