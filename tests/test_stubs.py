@@ -153,3 +153,16 @@ def test_stubs_command_reads_report(tmp_path):
     assert result.exit_code == 0, result.output
     text = (out / "tiny" / "mlp.py").read_text()
     assert "class MLP(nnx.Module):" in text and "class Unsupported" not in text
+
+
+def test_tensor_methods_use_api_map_renames_or_todo(tmp_path):
+    from migrate_lens.catalog import ApiEntry
+
+    (tmp_path / "a.py").write_text("import torch\nfrom torch import nn\nclass A(nn.Module):\n"
+                                   "    def forward(self, x):\n        return x.acos() + x.addmm(x, x)\n")
+    api = ApiRenames({"Tensor.acos": ApiEntry("Tensor.acos", "jnp.arccos", "DIRECT", "", ""),
+                      "Tensor.addmm": ApiEntry("Tensor.addmm", "jnp.matmul", "ARG_CHANGE",
+                                               "beta*input + alpha*(mat1 @ mat2)", "write the affine form out")})
+    src = generate_stubs(tmp_path, discover_targets(tmp_path), api=api)[0].source
+    assert ("        # TODO(migrate-lens ML091): Tensor.addmm: API map: ARG_CHANGE -> jnp.matmul: write the affine "
+            "form out\n        return jnp.arccos(x) + x.addmm(x, x)\n") in src

@@ -553,6 +553,16 @@ class _Translator(cst.CSTTransformer):
                 assert isinstance(updated.func, cst.Attribute)
                 src = self._method(method, code(updated.func.value), updated.args)
                 return _expr(src) if src is not None else updated
+            row = self.ctx.api.rows.get(f"Tensor.{method}")
+            if row is not None and row.jax.startswith(("jnp.", "jax.")):
+                try:
+                    renamed = self.ctx.api.rename(f"Tensor.{method}", [(None, code(updated.func.value))]  # type: ignore[attr-defined]
+                                                  + _args(updated))
+                except T.Unbindable:
+                    renamed = None
+                if renamed is not None:
+                    return _expr(renamed)
+                self.todo(T.TODO_UNMAPPED, f"Tensor.{method}: {self.ctx.api.note(f'Tensor.{method}')}")
             return updated
         is_factory = isinstance(func, cst.Name) and (func.value in self._module_params or func.value in self.ctx.targets
                                                       or func.value in self._factories_local)
