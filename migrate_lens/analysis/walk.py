@@ -14,8 +14,8 @@ Positions (libcst conventions: 1-based lines, 0-based columns in characters):
 * statements: from the stdlib ``ast`` parse of the same text (about 10% of the libcst parse),
   matched to libcst statements in document order and checked by type; ``ast`` byte columns are
   converted to character columns on non-ASCII lines;
-* calls in a simple-statement line (most requests: every call's line feeds the call graph):
-  paired with ``ast.Call`` nodes by order, no code generated;
+* calls in a simple-statement line or a compound statement's header (most requests: every
+  call's line feeds the call graph): paired with ``ast.Call`` nodes by order, no code generated;
 * everything else: on the first request inside a *unit* (a simple-statement line, a one-line
   suite, or a compound statement's header without its body), that unit alone is generated with
   libcst's own ``PositionProvidingCodegenState``, started at the unit's real line and with the
@@ -109,6 +109,16 @@ if hasattr(cst, "ExceptStarHandler"):
     _STATEMENT_TYPES[cst.ExceptStarHandler] = ("ExceptHandler",)
 if hasattr(cst, "TypeAlias"):
     _STATEMENT_TYPES[cst.TypeAlias] = ("TypeAlias",)
+
+#: ``ast`` fields of a compound statement's header (calls there are paired without codegen).
+_HEADER_AST: dict[str, tuple[str, ...]] = {
+    "If": ("test",), "While": ("test",), "For": ("target", "iter"), "AsyncFor": ("target", "iter"),
+    "With": ("items",), "AsyncWith": ("items",), "FunctionDef": ("decorator_list", "args", "returns"),
+    "AsyncFunctionDef": ("decorator_list", "args", "returns"), "ClassDef": ("decorator_list", "bases", "keywords"),
+    "ExceptHandler": ("type",),
+}
+#: libcst fields holding a compound statement's body (not its header).
+_BODY_FIELDS = frozenset({"body", "orelse", "handlers", "finalbody"})
 
 #: Nodes whose code is generated as one unit for positions (see the module docstring).
 _LINE_UNITS = (cst.SimpleStatementLine, cst.SimpleStatementSuite)
@@ -275,15 +285,15 @@ class Positions:
     def __init__(self, module: cst.Module, source: str) -> None:
         self.module = module
         self.source = source
-        self.stmt_pos: dict[cst.CSTNode, CodeRange] = {}
+        self.stmt_pos: dict[int, CodeRange] = {}  # keyed by id(node): CSTNode.__hash__ is Python-level
         self.unit_stack: list[cst.CSTNode] = []
         self.units_generated = 0
         self.fallback_reason = ""
         self._twin: dict[int, Any] = {}
         self._index: dict[int, int] = {}
         self._one_line: dict[int, int] = {}
-        self._calls: dict[int, dict[cst.CSTNode, CodeRange]] = {}
-        self._computed: dict[cst.CSTNode, CodeRange] = {}
+        self._calls: dict[int, dict[int, CodeRange]] = {}
+        self._computed: dict[int, CodeRange] = {}
         self._done: set[int] = set()
         self._elif: set[int] = set()
         self._fallback: Any = None
@@ -339,7 +349,7 @@ class Positions:
         self._twin[id(node)] = twin
         self._index[id(node)] = self._next - 1
         end_line = twin.end_lineno or twin.lineno  # type: ignore[attr-defined]
-        self.stmt_pos[node] = CodeRange(
+        self.stmt_pos[id(node)] = CodeRange(
             CodePosition(twin.lineno, self._col(twin.lineno, twin.col_offset)),  # type: ignore[attr-defined]
             CodePosition(end_line, self._col(end_line, twin.end_col_offset or 0)),
         )
@@ -353,14 +363,15 @@ class Positions:
     def __getitem__(self, node: cst.CSTNode) -> CodeRange:
         if self._fallback is not None:
             return self._fallback[node]  # type: ignore[no-any-return]
-        own = self.stmt_pos.get(node)
+        key = id(node)
+        own = self.stmt_pos.get(key)
         if own is not None:
             return own
-        got = self._computed.get(node)
+        got = self._computed.get(key)
         if got is not None:
             return got
-        if type(node) is cst.Call and self.unit_stack and type(self.unit_stack[-1]) is cst.SimpleStatementLine:
-            got = self._call_ranges(self.unit_stack[-1]).get(node)  # type: ignore[arg-type]
+        if type(node) is cst.Call and self.unit_stack:
+            got = self._call_ranges(self.unit_stack[-1]).get(key)
             if got is not None:
                 return got
         for unit in reversed(self.unit_stack):
@@ -368,7 +379,7 @@ class Positions:
                 continue
             if not self._generate(unit):
                 break
-            got = self._computed.get(node)
+            got = self._computed.get(key)
             if got is not None:
                 return got
         if self._fallback is None:
@@ -380,7 +391,7 @@ class Positions:
         but without generating code when ``node`` lies in a statement line that ``ast`` shows
         is one physical line (most lines). Contract (as for ``self[node]``): ``node`` is a
         statement, the node being visited, or a descendant of it."""
-        if self._fallback is None and self.unit_stack and node not in self.stmt_pos:
+        if self._fallback is None and self.unit_stack and id(node) not in self.stmt_pos:
             unit = self.unit_stack[-1]
             line = self._single_line(unit)
             if line:
@@ -388,42 +399,61 @@ class Positions:
         rng = self[node]
         return rng.start.line, rng.end.line
 
-    def _call_ranges(self, unit: cst.SimpleStatementLine) -> dict[cst.CSTNode, CodeRange]:
-        """Ranges of every call in a simple-statement line, from ``ast`` (no codegen): libcst
-        calls in walk (pre-)order paired with ``ast.Call`` nodes sorted by start, outer first.
-        Both exclude the call's own parentheses, so the ranges are ``PositionProvider``'s.
-        {} when the counts differ or the line holds an f-string (``ast`` positions inside
-        f-strings are unreliable before Python 3.12)."""
+    def _call_ranges(self, unit: cst.CSTNode) -> dict[int, CodeRange]:
+        """Ranges of every call in a unit (a simple-statement line, or a compound statement's
+        header) from ``ast``, without generating code: libcst calls in walk (pre-)order paired
+        with ``ast.Call`` nodes sorted by start, outer first. Both exclude the call's own
+        parentheses, so the ranges are ``PositionProvider``'s. {} when the counts differ or the
+        unit holds an f-string (``ast`` positions inside f-strings are unreliable before 3.12)."""
         key = id(unit)
         known = self._calls.get(key)
         if known is not None:
             return known
-        out: dict[cst.CSTNode, CodeRange] = {}
-        first = self._index.get(id(unit.body[0])) if unit.body else None
-        if first is not None and first + len(unit.body) <= len(self._ast):
-            a_calls: list[ast.Call] = []
-            fstring = False
-            for twin in self._ast[first:first + len(unit.body)]:
-                for n in ast.walk(twin):
+        out: dict[int, CodeRange] = {}
+        a_roots: list[Any] = []
+        c_roots: list[cst.CSTNode] = []
+        if type(unit) is cst.SimpleStatementLine:
+            first = self._index.get(id(unit.body[0])) if unit.body else None
+            if first is not None and first + len(unit.body) <= len(self._ast):
+                a_roots = self._ast[first:first + len(unit.body)]
+                c_roots = [unit]
+        else:
+            twin = self._twin.get(id(unit))
+            fields = _HEADER_AST.get(type(twin).__name__) if twin is not None else None
+            if fields is not None:
+                a_roots = [getattr(twin, f) for f in fields]
+                c_roots = [getattr(unit, f) for f in _fields(type(unit)) if f not in _BODY_FIELDS]
+        a_calls: list[ast.Call] = []
+        fstring = False
+        for root in a_roots:
+            for top in (root if isinstance(root, list) else (root,)):
+                if top is None:
+                    continue
+                for n in ast.walk(top):
                     if type(n) is ast.Call:
                         a_calls.append(n)
                     elif type(n) is ast.JoinedStr:
                         fstring = True
-            if not fstring:
-                a_calls.sort(key=lambda c: (c.lineno, c.col_offset, -(c.end_lineno or 0), -(c.end_col_offset or 0)))
-                c_calls: list[cst.CSTNode] = []
-                todo: list[cst.CSTNode] = [unit]
-                while todo:
-                    n = todo.pop()
-                    if type(n) is cst.Call:
-                        c_calls.append(n)
-                    todo.extend(reversed(children(n)))
-                if len(c_calls) == len(a_calls):
-                    col = self._col
-                    for c, a in zip(c_calls, a_calls):
-                        end = a.end_lineno or a.lineno
-                        out[c] = CodeRange(CodePosition(a.lineno, col(a.lineno, a.col_offset)),
-                                           CodePosition(end, col(end, a.end_col_offset or 0)))
+        if a_roots and not fstring:
+            a_calls.sort(key=lambda c: (c.lineno, c.col_offset, -(c.end_lineno or 0), -(c.end_col_offset or 0)))
+            c_calls: list[cst.CSTNode] = []
+            todo: list[Any] = list(reversed(c_roots))
+            while todo:
+                n = todo.pop()
+                if n is None:
+                    continue
+                if isinstance(n, (tuple, list)):
+                    todo.extend(reversed(n))
+                    continue
+                if type(n) is cst.Call:
+                    c_calls.append(n)
+                todo.extend(reversed(children(n)))
+            if len(c_calls) == len(a_calls):
+                col = self._col
+                for c, a in zip(c_calls, a_calls):
+                    end = a.end_lineno or a.lineno
+                    out[id(c)] = CodeRange(CodePosition(a.lineno, col(a.lineno, a.col_offset)),
+                                       CodePosition(end, col(end, a.end_col_offset or 0)))
         self._calls[key] = out
         return out
 
@@ -487,7 +517,7 @@ class Positions:
         self.units_generated += 1
         if target is not unit:
             computed.pop(target, None)  # a header copy, not a node of the tree
-        self._computed.update(computed)
+        self._computed.update((id(k), v) for k, v in computed.items())
         return True
 
     def _header(self, unit: cst.CSTNode, twin: Any) -> tuple[cst.CSTNode | None, dict[str, Any], str, int, str]:
@@ -539,20 +569,21 @@ def fast_visit(module: cst.Module, visitor: cst.CSTVisitor, source: str) -> Posi
     """
     positions = Positions(module, source)
     visitor.metadata = {PositionProvider: positions}  # type: ignore[assignment]
-    # per class: (visit method, leave method, is statement anchor, is position unit)
-    info: dict[type, tuple[Any, Any, bool, bool]] = {}
+    # per class: (visit, leave, is statement anchor, is position unit, child fields reversed)
+    info: dict[type, tuple[Any, Any, bool, bool, tuple[str, ...]]] = {}
     units = positions.unit_stack
     enter = positions.enter_statement
+    is_node = _IS_NODE
     stack: list[tuple[cst.CSTNode, bool]] = [(module, False)]
     pop, push = stack.pop, stack.append
     while stack:
         node, leaving = pop()
         cls = type(node)
         if leaving:
-            leave, is_unit = info[cls][1], info[cls][3]
-            if leave is not None:
-                leave(node)
-            if is_unit:
+            meta = info[cls]
+            if meta[1] is not None:
+                meta[1](node)
+            if meta[3]:
                 units.pop()
             continue
         meta = info.get(cls)
@@ -560,18 +591,36 @@ def fast_visit(module: cst.Module, visitor: cst.CSTVisitor, source: str) -> Posi
             is_stmt = cls in _STATEMENT_TYPES
             meta = info[cls] = (getattr(visitor, f"visit_{cls.__name__}", None),
                                 getattr(visitor, f"leave_{cls.__name__}", None),
-                                is_stmt, cls in _LINE_UNITS or (is_stmt and _is_header_unit(cls)))
-        visit, leave, is_stmt, is_unit = meta
+                                is_stmt, cls in _LINE_UNITS or (is_stmt and _is_header_unit(cls)),
+                                tuple(reversed(_fields(cls))))
+        visit, leave, is_stmt, is_unit, fields = meta
         if is_stmt:
             enter(node)
         if is_unit:
             units.append(node)
+        if leave is not None or is_unit:
+            push((node, True))
         if visit is not None and visit(node) is False:
-            if leave is not None or is_unit:
-                push((node, True))
             continue
-        push((node, True))
-        kids = children(node)
-        for i in range(len(kids) - 1, -1, -1):
-            push((kids[i], False))
+        # children pushed in reverse so they pop in source order
+        for name in fields:
+            value = getattr(node, name)
+            if value is None:
+                continue
+            t = type(value)
+            if t is tuple or t is list:
+                for i in range(len(value) - 1, -1, -1):
+                    item = value[i]
+                    ti = type(item)
+                    known = is_node.get(ti)
+                    if known is None:
+                        known = _is_node(ti)
+                    if known:
+                        push((item, False))
+            else:
+                known = is_node.get(t)
+                if known is None:
+                    known = _is_node(t)
+                if known:
+                    push((value, False))
     return positions
