@@ -1,8 +1,8 @@
 """Persistent per-file cache of :class:`FileFacts` in SQLite.
 
 Key: SHA-256 of the file's bytes + its relative path and module name (findings carry both)
-+ tool version + rule catalog digest. A changed rule, a new version or an edited file is a
-miss. A cache that SQLite cannot read (corrupt, truncated, another format) is discarded
++ tool version + analyzer code digest + rule catalog digest. A changed rule, a new version,
+an edited analyzer module or an edited file is a miss. A cache that SQLite cannot read (corrupt, truncated, another format) is discarded
 with a warning and rebuilt: it is never trusted. Values are pickled facts, zlib-compressed;
 the cache directory belongs to the user, so pickle is safe here (never load a cache
 someone else wrote).
@@ -14,6 +14,7 @@ import hashlib
 import pickle
 import sqlite3
 import zlib
+from functools import lru_cache
 from pathlib import Path
 
 from platformdirs import user_cache_dir
@@ -29,9 +30,31 @@ def default_cache_dir() -> Path:
     return Path(user_cache_dir("migrate-lens"))
 
 
+#: Modules whose code decides a file's facts: an edit to any of them (a development checkout
+#: between releases) changes :func:`code_digest`, so stale facts are never served.
+ANALYZER_MODULES = ("models.py", "catalog.py", "discover.py", "notebooks.py", "worker.py", "cache.py",
+                    "analysis/__init__.py", "analysis/engine.py", "analysis/kinds.py", "analysis/matchers.py",
+                    "analysis/sites.py", "analysis/visitor.py", "analysis/walk.py")
+
+
+@lru_cache(maxsize=1)
+def code_digest() -> str:
+    """SHA-256 of the analyzer's own source files (:data:`ANALYZER_MODULES`; missing ones are
+    skipped): about 150 KB read once per process."""
+    h = hashlib.sha256()
+    base = Path(__file__).resolve().parent
+    for rel in ANALYZER_MODULES:
+        try:
+            h.update(rel.encode() + b"\0" + (base / rel).read_bytes())
+        except OSError:
+            h.update(rel.encode() + b"\0missing")
+    return h.hexdigest()
+
+
 def content_key(data_sha256: str, rel_path: str, module: str, catalog_digest: str) -> str:
-    """Cache key of one file's analysis."""
-    raw = "\0".join((str(SCHEMA), __version__, catalog_digest, rel_path, module, data_sha256))
+    """Cache key of one file's analysis: schema, tool version, analyzer code digest, rule
+    catalog digest, relative path, module name and the file's SHA-256."""
+    raw = "\0".join((str(SCHEMA), __version__, code_digest(), catalog_digest, rel_path, module, data_sha256))
     return hashlib.sha256(raw.encode()).hexdigest()
 
 

@@ -83,3 +83,14 @@ def test_scan_reuses_cache_and_misses_on_edit(tmp_path: Path) -> None:
     third = scan(root, Config(), jobs=1, cache_dir=tmp_path / "c")
     assert third.cache_hits == 1
     assert [f.findings for f in third.files] == [f.findings for f in first.files]
+
+
+def test_key_changes_with_analyzer_code(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from migrate_lens import cache as cache_mod
+
+    before = content_key("d" * 64, "a.py", "a", "c")
+    monkeypatch.setattr(cache_mod, "code_digest", lambda: "another analyzer")
+    assert content_key("d" * 64, "a.py", "a", "c") != before
+    assert len(cache_mod.ANALYZER_MODULES) == len(set(cache_mod.ANALYZER_MODULES))
+    base = Path(cache_mod.__file__).parent
+    assert all((base / m).is_file() for m in cache_mod.ANALYZER_MODULES)
