@@ -147,7 +147,10 @@ def generate_stubs(root: Path | str, targets: list[StubTarget], out_dir: Path | 
         class_maps = {n for n, node in p.top_defs.items()
                       if not isinstance(node, (cst.ClassDef, cst.FunctionDef)) and _names_in(node) & p.targets}
         ctx = FileContext(rel, p.module, rel.endswith("__init__.py"), p.targets, project_modules, exports,
-                          stub_classes, api, class_maps)
+                          stub_classes, api, class_maps, {
+                              n for n, node in p.top_defs.items() if isinstance(node, cst.ClassDef) and any(
+                                  isinstance(b, cst.FunctionDef) and b.name.value == "__init__"
+                                  for b in node.body.body)})
         results.append(_translate(p, ctx, by_file[rel]))
     results.sort(key=lambda f: f.stub_path)
     if out_dir is not None:

@@ -32,7 +32,8 @@ TORCH_ECOSYSTEM: frozenset[str] = frozenset({
     "apex", "xformers", "triton", "flash_attn", "accelerate", "safetensors",
 })
 #: Names from third-party PyTorch code that have a prelude replacement (matched on the imported name).
-SHIMS: dict[str, str] = {"ACT2FN": "ACT2FN", "Conv1D": "Conv1D", "logging": "logging"}
+SHIMS: dict[str, str] = {"ACT2FN": "ACT2FN", "Conv1D": "Conv1D", "logging": "logging",
+                         "apply_chunking_to_forward": "apply_chunking_to_forward"}
 #: Third-party nn.Module base classes: the stub derives from nnx.Module instead.
 MODULE_BASES: frozenset[str] = frozenset({
     "torch.nn.Module", "torch.nn.modules.module.Module", "GradientCheckpointingLayer", "PreTrainedModel",
@@ -86,6 +87,8 @@ class FileContext:
     api: ApiRenames = field(default_factory=ApiRenames)
     #: module-level names whose value refers to target classes (``CLASSES = {"eager": Attn}``)
     class_maps: set[str] = field(default_factory=set)
+    #: target classes of this file that define ``__init__`` (a base without one runs object.__init__)
+    classes_with_init: set[str] = field(default_factory=set)
 
 
 class _Translator(cst.CSTTransformer):
@@ -113,6 +116,7 @@ class _Translator(cst.CSTTransformer):
         self._local_names: list[set[str]] = []
         self._top: str = ""
         self._class_has_stub_base = False
+        self._class_methods: set[str] = set()
         self._factories_local: set[str] = set()
         self._param_attrs: set[str] = set()
         self._none_attrs: set[str] = set()
@@ -210,6 +214,11 @@ class _Translator(cst.CSTTransformer):
             if qual.startswith("torch.nn.init."):
                 self.todo(T.TODO_CONSTRUCT, f"{qual} dropped: NNX initializers differ; load PyTorch weights with "
                           "convert_state_dict")
+                return None
+            if (in_init and isinstance(func, cst.Attribute) and dotted(func.value) == "self"
+                    and func.attr.value in ("post_init", "init_weights") and func.attr.value not in self._class_methods):
+                self.todo(T.TODO_EXTERNAL, f"self.{func.attr.value}() (transformers PreTrainedModel weight init and "
+                          "tying) dropped: load converted PyTorch weights")
                 return None
             if isinstance(func, cst.Attribute) and dotted(func.value) == "self" and func.attr.value in (
                     "register_buffer", "register_parameter"):
@@ -344,9 +353,12 @@ class _Translator(cst.CSTTransformer):
             self._none_attrs = set()
             self._factories_local = set()
             self._class_has_stub_base = False
+            self._class_methods = {s.name.value for s in node.body.body if isinstance(s, cst.FunctionDef)}
             for arg in node.bases:
                 q = self.qualify(arg.value)
-                if q in self.ctx.stub_classes or (isinstance(arg.value, cst.Name) and arg.value.value in self.ctx.targets):
+                local = isinstance(arg.value, cst.Name) and arg.value.value in self.ctx.targets
+                if (local and arg.value.value in self.ctx.classes_with_init) or (
+                        not local and q in self.ctx.stub_classes):  # type: ignore[attr-defined]
                     self._class_has_stub_base = True
         self._skip_names.add(id(node.name))
 
@@ -515,6 +527,8 @@ class _Translator(cst.CSTTransformer):
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         func = original.func
         qual = self.qualify(func)
+        if qual in ("torch.nn.Sequential", "torch.nn.modules.container.Sequential") and any(a.star for a in updated.args):
+            return updated.with_changes(func=_expr("nnx.Sequential"))
         try:
             args = _args(updated)
         except T.Unbindable as exc:
