@@ -110,9 +110,17 @@ def test_api_map_renames_parse():
     assert parse_renames("approximate='none' becomes False") is None
 
 
-@pytest.mark.skipif(not all(p.is_dir() for p in CORPORA), reason="corpus not present")
+FULL_CORPUS = os.environ.get("MIGRATE_LENS_FULL_CORPUS") == "1"
+
+
 @pytest.mark.parametrize("corpus", CORPORA, ids=lambda p: p.name)
 def test_every_corpus_stub_compiles(corpus):
+    """Every stub generated for the corpus compiles. The core tier (658 files) takes minutes
+    (about 2 s per file with modules): it runs with MIGRATE_LENS_FULL_CORPUS=1."""
+    if not corpus.is_dir():
+        pytest.skip(f"{corpus} not present")
+    if corpus.name == "core" and not FULL_CORPUS:
+        pytest.skip("core tier is slow: set MIGRATE_LENS_FULL_CORPUS=1")
     files = generate_stubs(corpus, discover_targets(corpus))
     assert files, "no stubs generated"
     bad = [(f.stub_path, f.error) for f in files if f.source and not f.compiles]

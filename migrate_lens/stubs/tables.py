@@ -634,8 +634,8 @@ METHODS: dict[str, Spec] = {
     "erf": _unary("jax.scipy.special.erf"), "log1p": _unary("jnp.log1p"), "expm1": _unary("jnp.expm1"),
     "reciprocal": _unary("jnp.reciprocal"), "square": _unary("jnp.square"), "isnan": _unary("jnp.isnan"),
     "isinf": _unary("jnp.isinf"), "logical_not": _unary("jnp.logical_not"), "sinh": _unary("jnp.sinh"),
-    "add": Spec(("other", "alpha"), lambda a: f"({a['self']} + {a['other']}{' * ' + a['alpha'] if a.has('alpha') else ''})"),
-    "sub": Spec(("other", "alpha"), lambda a: f"({a['self']} - {a['other']}{' * ' + a['alpha'] if a.has('alpha') else ''})"),
+    "add": Spec(("other", "alpha"), lambda a: f"(({a['self']}) + ({a['other']}){' * (' + a['alpha'] + ')' if a.has('alpha') else ''})"),
+    "sub": Spec(("other", "alpha"), lambda a: f"(({a['self']}) - ({a['other']}){' * (' + a['alpha'] + ')' if a.has('alpha') else ''})"),
     "mul": _binary("jnp.multiply"), "div": Spec(("other", "rounding_mode"),
                                                 lambda a: (f"jnp.floor_divide({a['self']}, {a['other']})"
                                                            if a.lit("rounding_mode", None) == "floor"

@@ -525,6 +525,13 @@ class _Translator(cst.CSTTransformer):
         return updated
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        try:
+            return self._leave_call(original, updated)
+        except ValueError as exc:  # a table handler produced invalid code: keep the call, say so
+            self.todo(T.TODO_CONSTRUCT, f"translator error, call left as is: {exc}")
+            return updated
+
+    def _leave_call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         func = original.func
         qual = self.qualify(func)
         if qual in ("torch.nn.Sequential", "torch.nn.modules.container.Sequential") and any(a.star for a in updated.args):
@@ -552,7 +559,9 @@ class _Translator(cst.CSTTransformer):
             method = func.attr.value
             if isinstance(receiver, cst.Call) and dotted(receiver.func) == "super" and method == "forward":
                 return updated.with_changes(func=updated.func.with_changes(attr=cst.Name("__call__")))  # type: ignore[attr-defined]
-            if dotted(receiver) == "self" or isinstance(receiver, (cst.SimpleString, cst.FormattedString)):
+            non_tensor = isinstance(receiver, cst.Call) and self.qualify(receiver.func) not in ("",) and not \
+                self.qualify(receiver.func).startswith("torch.")
+            if dotted(receiver) == "self" or isinstance(receiver, (cst.SimpleString, cst.FormattedString)) or non_tensor:
                 if method == "forward":
                     return updated.with_changes(func=updated.func.with_changes(attr=cst.Name("__call__")))  # type: ignore[attr-defined]
                 return updated
