@@ -447,3 +447,17 @@ def apply_chunking_to_forward(forward_fn: Any, chunk_size: int, chunk_dim: int, 
     n = input_tensors[0].shape[chunk_dim] // chunk_size
     chunks = zip(*(jnp.split(t, n, axis=chunk_dim) for t in input_tensors))
     return jnp.concatenate([forward_fn(*c) for c in chunks], axis=chunk_dim)
+
+
+class Sequential(nnx.Sequential):
+    """``nn.Sequential``: ``nnx.Sequential`` that also iterates, indexes and has a length, as
+    PyTorch code often does (``for layer in self.layers``)."""
+
+    def __iter__(self) -> Any:
+        return iter(self.layers)
+
+    def __len__(self) -> int:
+        return len(self.layers)
+
+    def __getitem__(self, i: Any) -> Any:
+        return self.layers[i]

@@ -315,7 +315,7 @@ def _adaptive(kind: str, n: int) -> LayerSpec:
 def _container(name: str) -> Callable[[Bound, str], str]:
     def handler(a: Bound, rngs: str) -> str:
         if name == "Sequential":
-            return "nnx.Sequential(" + ", ".join(a.extra) + ")"
+            return f"{a.use('Sequential')}(" + ", ".join(a.extra) + ")"
         arg = a.get("modules", "")
         if name == "ModuleList":
             return f"nnx.List(list({arg}))" if arg else "nnx.List([])"

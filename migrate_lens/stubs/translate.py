@@ -535,7 +535,8 @@ class _Translator(cst.CSTTransformer):
         func = original.func
         qual = self.qualify(func)
         if qual in ("torch.nn.Sequential", "torch.nn.modules.container.Sequential") and any(a.star for a in updated.args):
-            return updated.with_changes(func=_expr("nnx.Sequential"))
+            self.helpers.add("Sequential")
+            return updated.with_changes(func=_expr("Sequential"))
         try:
             args = _args(updated)
         except T.Unbindable as exc:
