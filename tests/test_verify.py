@@ -67,13 +67,29 @@ def test_parse_input_spec():
 
 
 @pytest.fixture(scope="module")
-def sam_dir(tmp_path_factory):
-    if not (SMOKE / "segment_anything" / "modeling" / "image_encoder.py").is_file():
-        pytest.skip("segment-anything source not present in /work/corpus/smoke")
+def sam_root(tmp_path_factory):
+    """A tree holding segment-anything 1.0's source: the corpus copy when present, else the
+    installed package (the `verify` extra pins segment-anything==1.0) copied without importing it."""
+    if (SMOKE / "segment_anything" / "modeling" / "image_encoder.py").is_file():
+        return SMOKE
+    import importlib.util
+    import shutil
+
+    spec = importlib.util.find_spec("segment_anything")
+    if spec is None or not spec.submodule_search_locations:
+        pytest.skip("segment-anything is not installed (the verify extra pins segment-anything==1.0)")
+    root = tmp_path_factory.mktemp("samsrc")
+    shutil.copytree(Path(list(spec.submodule_search_locations)[0]), root / "segment_anything",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    return root
+
+
+@pytest.fixture(scope="module")
+def sam_dir(tmp_path_factory, sam_root):
     out = tmp_path_factory.mktemp("sam")
-    targets = [t for t in discover_targets(SMOKE)
+    targets = [t for t in discover_targets(sam_root)
                if t.path in ("segment_anything/modeling/image_encoder.py", "segment_anything/modeling/common.py")]
-    generate_stubs(SMOKE, targets, out)
+    generate_stubs(sam_root, targets, out)
     return out
 
 
@@ -89,8 +105,8 @@ SAM_CASES = [
 
 @pytest.mark.parametrize(("cls", "kwargs", "shape"), SAM_CASES,
                          ids=["encoder", "block-window-relpos", "block-global", "patch-embed"])
-def test_segment_anything_encoder_parity(sam_dir, cls, kwargs, shape):
-    res = verify_target(SMOKE, sam_dir, "segment_anything/modeling/image_encoder.py", cls, kwargs=kwargs,
+def test_segment_anything_encoder_parity(sam_root, sam_dir, cls, kwargs, shape):
+    res = verify_target(sam_root, sam_dir, "segment_anything/modeling/image_encoder.py", cls, kwargs=kwargs,
                         inputs=make_inputs([InputSpec(shape)], 0), tolerance=1e-5)
     if res.status == "error" and res.reason.startswith("import PyTorch module"):
         pytest.skip(f"segment-anything not importable: {res.reason}")
