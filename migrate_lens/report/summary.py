@@ -11,22 +11,10 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-CATEGORIES: tuple[str, ...] = (
-    "dynamic-control-flow",
-    "data-dependent-shape",
-    "in-place-mutation",
-    "custom-op",
-    "side-effect",
-    "rng",
-    "module-state",
-    "device",
-    "layout/numerics",
-    "ecosystem-dependency",
-    "other",
-)
-SEVERITIES: tuple[str, ...] = ("info", "low", "medium", "high", "critical")
+from migrate_lens.models import CATEGORIES, PORTING_KINDS, SEVERITIES  # the report's vocabulary
+
 STATUSES: tuple[str, ...] = ("pure", "mechanical", "redesign", "blocked")
-PORTING_RANK: dict[str, int] = {"none": 0, "mechanical": 1, "redesign": 2, "blocked": 3}
+PORTING_RANK: dict[str, int] = {kind: rank for rank, kind in enumerate(PORTING_KINDS)}
 
 #: What each category means to someone who does not read the code.
 CATEGORY_PLAIN: dict[str, str] = {
