@@ -3,7 +3,7 @@ bounded version): hypothesmith-generated valid Python and mutated real corpus fi
 over worker processes. Checks the same invariants as the tests (never raises; every finding's
 span inside the file) and prints counts, skip reasons and any failure with its input saved.
 
-    python scripts/fuzz.py --examples 10000 --jobs 2 [--corpus /work/corpus/smoke] [--out fuzz-failures]
+    python scripts/fuzz.py --examples 10000 --mutations 2000 --jobs 2 [--corpus /work/corpus/smoke] [--out fuzz-failures]
 """
 
 from __future__ import annotations
@@ -24,14 +24,15 @@ def _run(kind: str, examples: int, seed: int, corpus: str, out: str) -> tuple[in
     from hypothesis import HealthCheck, given, seed as hseed, settings
     from hypothesis import strategies as st
 
+    import warnings
+
     import hypothesmith
     from test_fuzz import JUNK, MUTATIONS, analyze_and_check, mutate
 
+    warnings.filterwarnings("ignore", category=SyntaxWarning)  # hypothesmith compile()s its output
     count = 0
     reasons: collections.Counter[str] = collections.Counter()
     failures: list[str] = []
-    cfg = settings(max_examples=examples, deadline=None, database=None, derandomize=False,
-                   suppress_health_check=list(HealthCheck))
 
     def check(data: bytes) -> None:
         nonlocal count
@@ -49,22 +50,27 @@ def _run(kind: str, examples: int, seed: int, corpus: str, out: str) -> tuple[in
         else:
             reasons["analyzed"] += 1
 
-    if kind == "generated":
-        @hseed(seed)
-        @cfg
-        @given(hypothesmith.from_grammar())
-        def gen(source: str) -> None:
-            check(("import torch\n" + source).encode("utf-8", "surrogatepass"))
-        gen()
-    else:
-        seeds = sorted(Path(corpus).rglob("*.py"))
-
-        @hseed(seed)
-        @cfg
-        @given(st.sampled_from(seeds), MUTATIONS, st.integers(0, 1000), st.integers(0, 1000), JUNK)
-        def mut(path: Path, how: str, a: int, b: int, junk: bytes) -> None:
-            check(mutate(path.read_bytes(), how, a, b, junk))
-        mut()
+    chunk = 500  # a fresh hypothesis run per chunk: bounded memory, progress lines
+    seeds = sorted(Path(corpus).rglob("*.py")) if kind == "mutated" else []
+    for start in range(0, examples, chunk):
+        n = min(chunk, examples - start)
+        cfg = settings(max_examples=n, deadline=None, database=None, derandomize=False,
+                       suppress_health_check=list(HealthCheck))
+        if kind == "generated":
+            @hseed(seed * 100_000 + start)
+            @cfg
+            @given(hypothesmith.from_grammar())
+            def gen(source: str) -> None:
+                check(("import torch\n" + source).encode("utf-8", "surrogatepass"))
+            gen()
+        else:
+            @hseed(seed * 100_000 + start)
+            @cfg
+            @given(st.sampled_from(seeds), MUTATIONS, st.integers(0, 1000), st.integers(0, 1000), JUNK)
+            def mut(path: Path, how: str, a: int, b: int, junk: bytes) -> None:
+                check(mutate(path.read_bytes(), how, a, b, junk))
+            mut()
+        print(f"  [{kind} seed {seed}] {count} examples, {len(failures)} failures", flush=True)
     return count, dict(reasons), failures
 
 
@@ -74,13 +80,14 @@ def main() -> int:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--corpus", default="/work/corpus/smoke")
     ap.add_argument("--out", default="fuzz-failures")
-    ap.add_argument("--no-mutations", action="store_true")
+    ap.add_argument("--mutations", type=int, default=None, help="mutated corpus files (default: --examples; 0 = none)")
     args = ap.parse_args()
     started = time.perf_counter()
     per = max(1, args.examples // args.jobs)
     tasks = [("generated", per, 1000 + i, args.corpus, args.out) for i in range(args.jobs)]
-    if not args.no_mutations and Path(args.corpus).is_dir():
-        tasks += [("mutated", per, 2000 + i, args.corpus, args.out) for i in range(args.jobs)]
+    mutations = args.examples if args.mutations is None else args.mutations
+    if mutations and Path(args.corpus).is_dir():
+        tasks += [("mutated", max(1, mutations // args.jobs), 2000 + i, args.corpus, args.out) for i in range(args.jobs)]
     with multiprocessing.get_context("fork").Pool(args.jobs) as pool:
         results = pool.starmap(_run, tasks)
     totals: dict[str, int] = collections.Counter()
