@@ -122,7 +122,7 @@ def analyze_files(root: Path, discovery: Discovery, config: Config, catalog: Cat
     workers = jobs or os.cpu_count() or 1
     fresh = _run_pool(pending, workers, config.rule_dirs, config.markers, config.timeout_s, progress)
     if cache is not None:
-        cache.put_many([(keys[o.path], o) for o in fresh if o.facts is not None or (o.skipped and not o.skipped.reason.startswith(("timeout", "worker")))])
+        cache.put_many([(keys[o.path], o) for o in fresh if o.facts is not None or (o.skipped and not o.skipped.reason.startswith(("timeout", "worker", "out of memory")))])
     outcomes.extend(fresh)
     outcomes.sort(key=lambda o: o.path)
     return outcomes, hits
