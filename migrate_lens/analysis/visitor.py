@@ -1092,6 +1092,12 @@ class FileVisitor(cst.CSTVisitor):
         return self._lines(node)[0]
 
     def _lines(self, node: cst.CSTNode) -> tuple[int, int]:
+        """First and last line of ``node``: through the fast walk's line-only lookup (no code
+        generation for one-line statements) when it provides the positions."""
+        positions = self.metadata.get(PositionProvider)
+        lines = getattr(positions, "lines", None)
+        if lines is not None:
+            return lines(node)  # type: ignore[no-any-return]
         rng = self.get_metadata(PositionProvider, node)
         return rng.start.line, rng.end.line
 
