@@ -68,6 +68,7 @@ def scan(path: Path, out_dir: Path, formats: str, jobs: int | None, fail_on: str
 
     from migrate_lens.catalog import CatalogError
     from migrate_lens.config import ConfigError, load_config
+    from migrate_lens.gctools import gc_paused
     from migrate_lens.pipeline import scan as run_scan
     from migrate_lens.report import renderer
     from migrate_lens.report.view import build_view
@@ -94,26 +95,28 @@ def scan(path: Path, out_dir: Path, formats: str, jobs: int | None, fail_on: str
         raise fail(str(exc)) from None
     console = Console(stderr=True, quiet=quiet)
     progress = _progress(console) if not quiet else None
-    try:
-        result = run_scan(path, config, jobs=jobs, cache_dir=cache_dir, use_cache=not no_cache,
-                          progress=progress.update if progress else None)
-    except (CatalogError, ConfigError) as exc:
-        raise fail(str(exc)) from None
-    finally:
-        if progress:
-            progress.close()
-    view = build_view(result)
-    try:
-        out_dir.mkdir(parents=True, exist_ok=True)
-        written = [renderer(fmt)(view, out_dir) for fmt in fmt_names]
-        if graphml:
-            from migrate_lens.graph import write_graphml
+    # allocation-heavy and short-lived: the cyclic GC only rescans live data (migrate_lens/gctools.py)
+    with gc_paused():
+        try:
+            result = run_scan(path, config, jobs=jobs, cache_dir=cache_dir, use_cache=not no_cache,
+                              progress=progress.update if progress else None)
+        except (CatalogError, ConfigError) as exc:
+            raise fail(str(exc)) from None
+        finally:
+            if progress:
+                progress.close()
+        view = build_view(result)
+        try:
+            out_dir.mkdir(parents=True, exist_ok=True)
+            written = [renderer(fmt)(view, out_dir) for fmt in fmt_names]
+            if graphml:
+                from migrate_lens.graph import write_graphml
 
-            target = out_dir / "graph.graphml"
-            write_graphml(result.project, target)
-            written.append(target)
-    except OSError as exc:
-        raise fail(f"cannot write report to {out_dir}: {exc.strerror or exc}") from None
+                target = out_dir / "graph.graphml"
+                write_graphml(result.project, target)
+                written.append(target)
+        except OSError as exc:
+            raise fail(f"cannot write report to {out_dir}: {exc.strerror or exc}") from None
     if not quiet:
         from migrate_lens.report.terminal import render as render_terminal
 

@@ -18,7 +18,7 @@ from migrate_lens.config import Config
 from migrate_lens.discover import Discovery, discover, module_name, read_bytes
 from migrate_lens.filters import apply_config
 from migrate_lens.models import FileFacts, FileOutcome, Skipped
-from migrate_lens.worker import analyze_bytes, file_digest
+from migrate_lens.worker import analyze_bytes, file_digest, init_worker
 
 Progress = Callable[[int, int], None]
 
@@ -71,7 +71,7 @@ def _run_pool(jobs: list[tuple[bytes, str, str]], workers: int, rule_dirs: tuple
     if not jobs:
         return outcomes
     done = 0
-    with ProcessPool(max_workers=max(1, workers)) as pool:
+    with ProcessPool(max_workers=max(1, workers), initializer=init_worker, initargs=(rule_dirs,)) as pool:
         futures = [
             (rel, pool.schedule(analyze_bytes, args=(data, rel, mod, rule_dirs, markers), timeout=timeout_s))
             for data, rel, mod in jobs

@@ -20,6 +20,7 @@ from migrate_lens.analysis.engine import ParseFailure, RuleIndex, analyze_source
 from migrate_lens.analysis.walk import parse_ast
 from migrate_lens.catalog import Catalog, load_catalog
 from migrate_lens.discover import decode_source
+from migrate_lens.gctools import gc_paused
 from migrate_lens.models import FileFacts, FileOutcome, ImportFact, Skipped
 from migrate_lens.notebooks import NotebookError, cell_of_line, notebook_to_source
 
@@ -89,6 +90,18 @@ def _inject_fault(rel_path: str) -> None:
 def _catalog(rule_dirs: tuple[str, ...]) -> tuple[Catalog, RuleIndex]:
     catalog = load_catalog(tuple(Path(d) for d in rule_dirs))
     return catalog, build_index(catalog.rules)
+
+
+def init_worker(rule_dirs: tuple[str, ...]) -> None:
+    """Process-pool initializer: load the catalog once, then move everything alive (modules,
+    catalog, rule index) into the collector's permanent generation (``gc.freeze``) so that later
+    collections never rescan it, and turn the collector on (a forked worker inherits the main
+    process's paused collector, see :mod:`migrate_lens.gctools`)."""
+    import gc
+
+    _catalog(rule_dirs)
+    gc.freeze()
+    gc.enable()
 
 
 def file_digest(data: bytes) -> str:
@@ -169,7 +182,8 @@ def analyze_bytes(data: bytes, rel_path: str, module: str, rule_dirs: tuple[str,
     limit_worker_memory()
     try:
         _inject_fault(rel_path)
-        return _analyze(data, rel_path, module, rule_dirs, markers)
+        with gc_paused():
+            return _analyze(data, rel_path, module, rule_dirs, markers)
     except MemoryError:
         return FileOutcome(rel_path, skipped=Skipped(rel_path, "out of memory while analyzing (worker memory cap)"))
 

@@ -16,7 +16,7 @@ from libcst.metadata import PositionProvider
 from migrate_lens.analysis.matchers import MATCHERS, _any_glob
 from migrate_lens.analysis.sites import Site
 from migrate_lens.analysis.visitor import FileVisitor
-from migrate_lens.analysis.walk import fast_visit
+from migrate_lens.analysis.walk import fast_visit, parse_cst
 from migrate_lens.catalog import Catalog, Rule
 from migrate_lens.models import FileFacts, Finding, RuleError, Span, Suppression
 
@@ -117,7 +117,7 @@ def analyze_source(source: str, path: str, module_name: str, catalog: Catalog,
     """
     index = index or build_index(catalog.rules)
     try:
-        tree = cst.parse_module(source)
+        tree = parse_cst(source)
     except cst.ParserSyntaxError as exc:
         raise ParseFailure(f"syntax error at line {exc.raw_line}, column {exc.raw_column}: {exc.message}") from None
     except RecursionError:

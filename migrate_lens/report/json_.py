@@ -8,8 +8,13 @@ from typing import Any
 
 
 def dumps(view: dict[str, Any]) -> str:
-    """The view as pretty JSON text (2-space indent, UTF-8, key order as built, final newline)."""
-    return json.dumps(view, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    """The view as compact JSON text (UTF-8, key order as built, one line, final newline).
+
+    Compact on purpose: the standard library's C encoder only runs without ``indent``; with
+    ``indent=2`` the pure-Python encoder took 5.5 s of a 20 s warm scan of ``core`` (41 MB of
+    JSON, cProfile). ``jq . report.json`` or ``python -m json.tool`` pretty-prints it. Raises
+    ``ValueError`` on NaN or infinity (never written as invalid JSON)."""
+    return json.dumps(view, ensure_ascii=False, allow_nan=False, separators=(",", ":")) + "\n"
 
 
 def render(view: dict[str, Any], out_dir: Path) -> Path:
