@@ -58,6 +58,23 @@ def content_key(data_sha256: str, rel_path: str, module: str, catalog_digest: st
     return hashlib.sha256(raw.encode()).hexdigest()
 
 
+def encode(outcome: FileOutcome) -> bytes:
+    """A cache value: the outcome pickled (highest protocol) and zlib-compressed (level 1)."""
+    return zlib.compress(pickle.dumps(outcome, protocol=pickle.HIGHEST_PROTOCOL), 1)
+
+
+def decode(blob: bytes) -> FileOutcome:
+    """Inverse of :func:`encode`. Raises ``ValueError`` when ``blob`` is not an encoded
+    :class:`FileOutcome` (corrupt or foreign data)."""
+    try:
+        value = pickle.loads(zlib.decompress(blob))
+    except (zlib.error, pickle.UnpicklingError, EOFError, AttributeError, ImportError, TypeError) as exc:
+        raise ValueError(f"undecodable cache value ({type(exc).__name__})") from None
+    if not isinstance(value, FileOutcome):
+        raise ValueError(f"cache value is a {type(value).__name__}, not a FileOutcome")
+    return value
+
+
 class FactsCache:
     """Open (creating if needed) the cache database in ``folder``.
 
@@ -97,13 +114,8 @@ class FactsCache:
                 return {}
             for key, blob in rows:
                 try:
-                    value = pickle.loads(zlib.decompress(blob))
-                except (zlib.error, pickle.UnpicklingError, EOFError, AttributeError, ImportError, TypeError):
-                    bad.append(key)
-                    continue
-                if isinstance(value, FileOutcome):
-                    out[key] = value
-                else:
+                    out[key] = decode(blob)
+                except ValueError:
                     bad.append(key)
         if bad:
             self.warnings.append(f"{len(bad)} corrupt cache entries discarded")
@@ -113,9 +125,12 @@ class FactsCache:
 
     def put_many(self, items: list[tuple[str, FileOutcome]]) -> None:
         """Store outcomes (one transaction)."""
-        if not items:
+        self.put_encoded([(k, encode(v)) for k, v in items])
+
+    def put_encoded(self, rows: list[tuple[str, bytes]]) -> None:
+        """Store already encoded outcomes (:func:`encode`), one transaction."""
+        if not rows:
             return
-        rows = [(k, zlib.compress(pickle.dumps(v, protocol=pickle.HIGHEST_PROTOCOL), 1)) for k, v in items]
         try:
             self.conn.executemany("INSERT OR REPLACE INTO facts (key, value) VALUES (?, ?)", rows)
             self.conn.commit()

@@ -12,13 +12,13 @@ from pathlib import Path
 from typing import Any, Callable
 
 from migrate_lens.analysis.engine import analyze_native_file
-from migrate_lens.cache import FactsCache, content_key
-from migrate_lens.catalog import Catalog, load_catalog
+from migrate_lens.cache import FactsCache, content_key, decode
+from migrate_lens.catalog import Catalog
 from migrate_lens.config import Config
 from migrate_lens.discover import Discovery, discover, module_name, read_bytes
 from migrate_lens.filters import apply_config
 from migrate_lens.models import FileFacts, FileOutcome, Skipped
-from migrate_lens.worker import analyze_bytes, file_digest, init_worker
+from migrate_lens.worker import analyze_to_blob, catalog_and_index, file_digest, init_worker
 
 Progress = Callable[[int, int], None]
 
@@ -61,30 +61,36 @@ def _native_facts(root: Path, paths: tuple[str, ...], catalog: Catalog) -> list[
 
 
 def _run_pool(jobs: list[tuple[bytes, str, str]], workers: int, rule_dirs: tuple[str, ...],
-              markers: tuple[str, ...], timeout_s: float, progress: Progress | None) -> list[FileOutcome]:
+              markers: tuple[str, ...], timeout_s: float,
+              progress: Progress | None) -> list[tuple[FileOutcome, bytes | None]]:
     """Analyze files in a process pool with a per-file timeout; a file that times out or
-    kills its worker is reported as skipped, and the other files' results are kept."""
+    kills its worker is reported as skipped, and the other files' results are kept. Returns
+    (outcome, its cache encoding or None for pool failures) per file."""
     from pebble import ProcessPool
     from pebble.common import ProcessExpired
 
-    outcomes: list[FileOutcome] = []
+    outcomes: list[tuple[FileOutcome, bytes | None]] = []
     if not jobs:
         return outcomes
     done = 0
+    # Largest files first (longest-processing-time-first scheduling): a big file started last
+    # would leave the other workers idle while it finishes. Results are sorted by path later.
+    jobs = sorted(jobs, key=lambda job: (-len(job[0]), job[1]))
     with ProcessPool(max_workers=max(1, workers), initializer=init_worker, initargs=(rule_dirs,)) as pool:
         futures = [
-            (rel, pool.schedule(analyze_bytes, args=(data, rel, mod, rule_dirs, markers), timeout=timeout_s))
+            (rel, pool.schedule(analyze_to_blob, args=(data, rel, mod, rule_dirs, markers), timeout=timeout_s))
             for data, rel, mod in jobs
         ]
         for rel, fut in futures:
             try:
-                outcomes.append(fut.result())
+                blob = fut.result()
+                outcomes.append((decode(blob), blob))
             except FutureTimeout:
-                outcomes.append(FileOutcome(rel, skipped=Skipped(rel, f"timeout: analysis took longer than {timeout_s:g} s")))
+                outcomes.append((FileOutcome(rel, skipped=Skipped(rel, f"timeout: analysis took longer than {timeout_s:g} s")), None))
             except ProcessExpired as exc:
-                outcomes.append(FileOutcome(rel, skipped=Skipped(rel, f"worker crashed (exit code {exc.exitcode})")))
+                outcomes.append((FileOutcome(rel, skipped=Skipped(rel, f"worker crashed (exit code {exc.exitcode})")), None))
             except MemoryError:
-                outcomes.append(FileOutcome(rel, skipped=Skipped(rel, "worker ran out of memory")))
+                outcomes.append((FileOutcome(rel, skipped=Skipped(rel, "worker ran out of memory")), None))
             done += 1
             if progress is not None:
                 progress(done, len(futures))
@@ -122,8 +128,10 @@ def analyze_files(root: Path, discovery: Discovery, config: Config, catalog: Cat
     workers = jobs or os.cpu_count() or 1
     fresh = _run_pool(pending, workers, config.rule_dirs, config.markers, config.timeout_s, progress)
     if cache is not None:
-        cache.put_many([(keys[o.path], o) for o in fresh if o.facts is not None or (o.skipped and not o.skipped.reason.startswith(("timeout", "worker", "out of memory")))])
-    outcomes.extend(fresh)
+        # pool failures (blob None) and out-of-memory skips are retried by the next scan
+        cache.put_encoded([(keys[o.path], blob) for o, blob in fresh
+                           if blob is not None and not (o.skipped and o.skipped.reason.startswith("out of memory"))])
+    outcomes.extend(o for o, _ in fresh)
     outcomes.sort(key=lambda o: o.path)
     return outcomes, hits
 
@@ -156,7 +164,7 @@ def scan(root: Path, config: Config, *, jobs: int | None = None, cache_dir: Path
 
     started = time.perf_counter()
     root = root.resolve()
-    catalog = load_catalog(tuple(Path(d) for d in config.rule_dirs))
+    catalog, _ = catalog_and_index(config.rule_dirs)  # loaded before the pool forks: workers inherit it
     check_codes(config, catalog)
     discovery = discover(root, config)
     scan_root = root if root.is_dir() else root.parent

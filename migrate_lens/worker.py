@@ -87,7 +87,11 @@ def _inject_fault(rel_path: str) -> None:
 
 
 @lru_cache(maxsize=4)
-def _catalog(rule_dirs: tuple[str, ...]) -> tuple[Catalog, RuleIndex]:
+def catalog_and_index(rule_dirs: tuple[str, ...]) -> tuple[Catalog, RuleIndex]:
+    """The rule catalog of ``rule_dirs`` and its :class:`RuleIndex`, loaded once per process.
+    The main process calls it before starting the pool, so forked workers inherit both instead
+    of each reading the ~115 TOML files again (about 0.5 s per process). Raises
+    ``CatalogError`` for a malformed catalog."""
     catalog = load_catalog(tuple(Path(d) for d in rule_dirs))
     return catalog, build_index(catalog.rules)
 
@@ -99,7 +103,7 @@ def init_worker(rule_dirs: tuple[str, ...]) -> None:
     process's paused collector, see :mod:`migrate_lens.gctools`)."""
     import gc
 
-    _catalog(rule_dirs)
+    catalog_and_index(rule_dirs)
     gc.freeze()
     gc.enable()
 
@@ -173,6 +177,16 @@ def _syntax_reason(text: str, libcst_reason: str) -> str:
     return f"{libcst_reason} (valid for CPython; not supported by libcst)"
 
 
+def analyze_to_blob(data: bytes, rel_path: str, module: str, rule_dirs: tuple[str, ...] = (),
+                    markers: tuple[str, ...] = ("torch",)) -> bytes:
+    """:func:`analyze_bytes`, returned already encoded for the cache
+    (:func:`migrate_lens.cache.encode`): the pool job. The main process decodes it once and
+    stores the same bytes, instead of pickling every outcome a second time for the cache."""
+    from migrate_lens.cache import encode
+
+    return encode(analyze_bytes(data, rel_path, module, rule_dirs, markers))
+
+
 def analyze_bytes(data: bytes, rel_path: str, module: str, rule_dirs: tuple[str, ...] = (),
                   markers: tuple[str, ...] = ("torch",)) -> FileOutcome:
     """Analyze one file's bytes. Never raises for bad input: returns a skipped outcome with a
@@ -214,7 +228,7 @@ def _analyze(data: bytes, rel_path: str, module: str, rule_dirs: tuple[str, ...]
     too_deep = _depth_guard(text)
     if too_deep:
         return FileOutcome(rel_path, skipped=Skipped(rel_path, too_deep))
-    catalog, index = _catalog(rule_dirs)
+    catalog, index = catalog_and_index(rule_dirs)
     try:
         facts = analyze_source(text, rel_path, module, catalog, index)
     except ParseFailure as exc:

@@ -56,32 +56,32 @@ NOT_LITERAL = object()
 def literal(node: cst.BaseExpression) -> Any:
     """The Python value of a literal expression (numbers, strings, True/False/None, tuples and
     lists of those, unary minus), or :data:`NOT_LITERAL`."""
-    if isinstance(node, cst.Integer):
+    if type(node) is cst.Integer:
         try:
             return int(node.value.replace("_", ""), 0)
         except ValueError:
             return NOT_LITERAL
-    if isinstance(node, cst.Float):
+    if type(node) is cst.Float:
         try:
             return float(node.value.replace("_", ""))
         except ValueError:
             return NOT_LITERAL
-    if isinstance(node, cst.Name) and node.value in ("True", "False", "None"):
+    if type(node) is cst.Name and node.value in ("True", "False", "None"):
         return {"True": True, "False": False, "None": None}[node.value]
-    if isinstance(node, cst.SimpleString):
+    if type(node) is cst.SimpleString:
         try:
             return node.evaluated_value
         except Exception:  # noqa: BLE001 - libcst raises several types on odd prefixes
             return NOT_LITERAL
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+    if type(node) is cst.UnaryOperation and type(node.operator) is cst.Minus:
         inner = literal(node.expression)
         if isinstance(inner, (int, float)) and not isinstance(inner, bool):
             return -inner
         return NOT_LITERAL
-    if isinstance(node, (cst.Tuple, cst.List)):
+    if type(node) in (cst.Tuple, cst.List):
         values = []
         for el in node.elements:
-            if isinstance(el, cst.StarredElement):
+            if type(el) is cst.StarredElement:
                 return NOT_LITERAL
             v = literal(el.value)
             if v is NOT_LITERAL:
@@ -192,7 +192,7 @@ class FileVisitor(cst.CSTVisitor):
     def qual(self, node: cst.BaseExpression) -> str:
         """Dotted name of a Name/Attribute chain after import aliases; "" if not a name.
         ``self.x`` stays ``self.x``; local classes and functions get the module prefix."""
-        if isinstance(node, cst.Name):
+        if type(node) is cst.Name:
             name = node.value
             if self.func_stack and name in self.func_stack[-1].env:
                 return ""  # a local variable shadows globals
@@ -207,8 +207,8 @@ class FileVisitor(cst.CSTVisitor):
             if name in _BUILTINS:
                 return name
             return ""
-        if isinstance(node, cst.Attribute):
-            if isinstance(node.value, cst.Name) and node.value.value == "self":
+        if type(node) is cst.Attribute:
+            if type(node.value) is cst.Name and node.value.value == "self":
                 return f"self.{node.attr.value}"
             base = self.qual(node.value)
             return f"{base}.{node.attr.value}" if base else ""
@@ -227,7 +227,7 @@ class FileVisitor(cst.CSTVisitor):
     # ------------------------------------------------------------------ value kinds
     def kind(self, node: cst.BaseExpression) -> str:
         """Value kind (see :mod:`.kinds`) of an expression in the current scope."""
-        if isinstance(node, cst.Name):
+        if type(node) is cst.Name:
             if self.func_stack:
                 env = self.func_stack[-1].env
                 if node.value in env:
@@ -239,37 +239,37 @@ class FileVisitor(cst.CSTVisitor):
             if node.value in self.module_globals:
                 return K.S
             return K.U
-        if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString,
-                             cst.ConcatenatedString, cst.FormattedString, cst.Ellipsis)):
+        if type(node) in (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString,
+                          cst.ConcatenatedString, cst.FormattedString, cst.Ellipsis):
             return K.S
-        if isinstance(node, cst.Attribute):
+        if type(node) is cst.Attribute:
             return self._attribute_kind(node)
-        if isinstance(node, cst.Call):
+        if type(node) is cst.Call:
             return self._call_kind(node)
-        if isinstance(node, cst.Subscript):
+        if type(node) is cst.Subscript:
             base = self.kind(node.value)
             if base == K.B:
                 return K.B
             if base in (K.T, K.H, K.S, K.M):
                 return base
             return K.U
-        if isinstance(node, cst.BinaryOperation):
+        if type(node) is cst.BinaryOperation:
             left, right = self.kind(node.left), self.kind(node.right)
-            if isinstance(node.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)) and K.B in (left, right):
+            if type(node.operator) in (cst.BitAnd, cst.BitOr, cst.BitXor) and K.B in (left, right):
                 return K.B
             return K.join(left, right)
-        if isinstance(node, cst.UnaryOperation):
+        if type(node) is cst.UnaryOperation:
             inner = self.kind(node.expression)
-            if isinstance(node.operator, cst.BitInvert) and inner in K.TENSORISH:
+            if type(node.operator) is cst.BitInvert and inner in K.TENSORISH:
                 return K.B
-            if isinstance(node.operator, cst.Not) and inner in K.TENSORISH:
+            if type(node.operator) is cst.Not and inner in K.TENSORISH:
                 return K.B
             return inner
-        if isinstance(node, cst.Comparison):
-            if any(isinstance(c.operator, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for c in node.comparisons):
+        if type(node) is cst.Comparison:
+            if any(type(c.operator) in (cst.Is, cst.IsNot, cst.In, cst.NotIn) for c in node.comparisons):
                 return K.S
             operands = [node.left, *(c.comparator for c in node.comparisons)]
-            if any(isinstance(o, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)) for o in operands):
+            if any(type(o) in (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString) for o in operands):
                 return K.S  # tensors are never compared with strings: config/mode checks
             ks = [self.kind(o) for o in operands]
             if K.T in ks or K.B in ks:
@@ -277,18 +277,18 @@ class FileVisitor(cst.CSTVisitor):
             if K.H in ks:
                 return K.H
             return K.U if K.U in ks else K.S
-        if isinstance(node, cst.BooleanOperation):
+        if type(node) is cst.BooleanOperation:
             return K.join(self.kind(node.left), self.kind(node.right))
-        if isinstance(node, cst.IfExp):
+        if type(node) is cst.IfExp:
             return K.join(self.kind(node.body), self.kind(node.orelse))
-        if isinstance(node, (cst.Tuple, cst.List, cst.Set, cst.Dict, cst.ListComp, cst.SetComp,
-                             cst.DictComp, cst.Lambda)):
+        if type(node) in (cst.Tuple, cst.List, cst.Set, cst.Dict, cst.ListComp, cst.SetComp,
+                          cst.DictComp, cst.Lambda):
             return K.S
         return K.U
 
     def _attribute_kind(self, node: cst.Attribute) -> str:
         attr = node.attr.value
-        if isinstance(node.value, cst.Name) and node.value.value == "self":
+        if type(node.value) is cst.Name and node.value.value == "self":
             cls = self.func_stack[-1].cls if self.func_stack else None
             if cls is not None:
                 return cls.attr_kinds.get(attr, K.S)
@@ -346,7 +346,7 @@ class FileVisitor(cst.CSTVisitor):
             if name == f"{self.module}.{leaf}" and leaf in self.func_returns:
                 return self._return_kind(self.func_returns[leaf])
             return K.U
-        if isinstance(func, cst.Attribute):
+        if type(func) is cst.Attribute:
             method = func.attr.value
             recv = self.kind(func.value)
             if recv in K.TENSORISH:
@@ -386,20 +386,20 @@ class FileVisitor(cst.CSTVisitor):
         stack: list[cst.CSTNode] = [annotation.annotation]
         while stack:
             n = stack.pop()
-            if isinstance(n, (cst.Name, cst.Attribute)):
-                names.append(self.qual(n) or (n.value if isinstance(n, cst.Name) else n.attr.value))
-            elif isinstance(n, cst.Subscript):
-                outer = self.qual(n.value) or (n.value.value if isinstance(n.value, cst.Name) else "")
+            if type(n) in (cst.Name, cst.Attribute):
+                names.append(self.qual(n) or (n.value if type(n) is cst.Name else n.attr.value))
+            elif type(n) is cst.Subscript:
+                outer = self.qual(n.value) or (n.value.value if type(n.value) is cst.Name else "")
                 if outer in K.CONTAINER_TYPE_NAMES:
                     container = True
                     continue
                 stack.append(n.value)
                 for el in n.slice:
-                    if isinstance(el.slice, cst.Index):
+                    if type(el.slice) is cst.Index:
                         stack.append(el.slice.value)
-            elif isinstance(n, cst.BinaryOperation):
+            elif type(n) is cst.BinaryOperation:
                 stack.extend((n.left, n.right))
-            elif isinstance(n, cst.SimpleString):
+            elif type(n) is cst.SimpleString:
                 text = n.value.strip("'\"")
                 names.append("torch.Tensor" if text.endswith("Tensor") else text)
         if any(x in K.TENSOR_TYPE_NAMES or x in ("Tensor", "FloatTensor", "LongTensor", "BoolTensor") for x in names):
@@ -415,7 +415,7 @@ class FileVisitor(cst.CSTVisitor):
         line = self._line(node)
         for alias in node.names:
             dotted = _dotted(alias.name)
-            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+            if alias.asname is not None and type(alias.asname.name) is cst.Name:
                 local = alias.asname.name.value
                 self.aliases[local] = dotted
             else:
@@ -429,14 +429,14 @@ class FileVisitor(cst.CSTVisitor):
         level = len(node.relative)
         module = _dotted(node.module) if node.module is not None else ""
         absolute = self._absolute(module, level)
-        if isinstance(node.names, cst.ImportStar):
+        if type(node.names) is cst.ImportStar:
             self.imports.append(ImportFact(module=absolute, name="*", alias="*", line=line, level=level))
             self._site("import", node, name=absolute, data={"level": level})
             return
         for alias in node.names:
             member = _dotted(alias.name)
             local = member
-            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+            if alias.asname is not None and type(alias.asname.name) is cst.Name:
                 local = alias.asname.name.value
             full = f"{absolute}.{member}" if absolute else member
             self.aliases[local] = full
@@ -446,20 +446,20 @@ class FileVisitor(cst.CSTVisitor):
     # ------------------------------------------------------------------ module-level names
     def visit_Module(self, node: cst.Module) -> None:
         for stmt in node.body:
-            if isinstance(stmt, cst.ClassDef):
+            if type(stmt) is cst.ClassDef:
                 # Known by name from the start, so that classes defined further down the file
                 # resolve (composition `self.x = Later()`); details are filled in on visit.
                 self.declared_classes.add(stmt.name.value)
-            elif isinstance(stmt, cst.FunctionDef):
+            elif type(stmt) is cst.FunctionDef:
                 self.local_functions.add(stmt.name.value)
                 if stmt.returns is not None:
                     self.func_returns[stmt.name.value] = stmt.returns
-            elif isinstance(stmt, cst.SimpleStatementLine):
+            elif type(stmt) is cst.SimpleStatementLine:
                 for small in stmt.body:
                     targets: list[cst.BaseExpression] = []
-                    if isinstance(small, cst.Assign):
+                    if type(small) is cst.Assign:
                         targets = [t.target for t in small.targets]
-                    elif isinstance(small, cst.AnnAssign):
+                    elif type(small) is cst.AnnAssign:
                         targets = [small.target]
                     for t in targets:
                         for n in _names_in_target(t):
@@ -474,8 +474,8 @@ class FileVisitor(cst.CSTVisitor):
         bases = tuple(b for b in (self.qual(a.value) for a in node.bases if a.keyword is None) if b)
         is_fn = any(b in ("torch.autograd.Function", "torch.autograd.function.Function") for b in bases)
         defines_forward = any(
-            isinstance(s, cst.FunctionDef) and s.name.value == "forward" for s in node.body.body
-        ) if isinstance(node.body, cst.IndentedBlock) else False
+            type(s) is cst.FunctionDef and s.name.value == "forward" for s in node.body.body
+        ) if type(node.body) is cst.IndentedBlock else False
         is_module = not is_fn and (
             any(_is_torch_module_base(b) for b in bases)
             or any(self.local_classes.get(b.rsplit(".", 1)[-1], None) is not None
@@ -483,9 +483,9 @@ class FileVisitor(cst.CSTVisitor):
             or (defines_forward and any(not b.startswith(("torch.", "typing.", "abc.")) and b != "object" for b in bases))
         )
         info = _ClassInfo(qualname=qualname, bases=bases, is_module=is_module, is_autograd_function=is_fn)
-        if isinstance(node.body, cst.IndentedBlock):
+        if type(node.body) is cst.IndentedBlock:
             for st in node.body.body:
-                if isinstance(st, cst.FunctionDef) and st.returns is not None:
+                if type(st) is cst.FunctionDef and st.returns is not None:
                     info.returns[st.name.value] = st.returns
         # Inherit attribute kinds from a local base class.
         for b in bases:
@@ -546,7 +546,7 @@ class FileVisitor(cst.CSTVisitor):
             is_method = False
         scope = _FuncScope(qualname=qualname, name=name, context=context, cls=cls, is_method=is_method)
         for d in node.decorators:
-            dec = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
+            dec = d.decorator.func if type(d.decorator) is cst.Call else d.decorator
             if self.qual(dec) in ("torch.no_grad", "torch.inference_mode"):
                 scope.no_grad += 1
         static = any(_dotted(d.decorator) in ("staticmethod", "classmethod") for d in node.decorators)
@@ -554,11 +554,11 @@ class FileVisitor(cst.CSTVisitor):
         self.func_stack.append(scope)
         self.scope_kinds.append("func")
         for d in node.decorators:
-            dec = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
+            dec = d.decorator.func if type(d.decorator) is cst.Call else d.decorator
             dname = self.qual(dec)
             if dname:
                 self._site("decorator", d, name=dname)
-                if not isinstance(d.decorator, cst.Call):
+                if type(d.decorator) is not cst.Call:
                     # `@torch.jit.script` calls the decorator on the function: a call site,
                     # so call rules match bare and called decorators alike.
                     self._site("call", d.decorator, name=dname, data={
@@ -601,7 +601,7 @@ class FileVisitor(cst.CSTVisitor):
             scope.env[pname] = kind
             scope.params.add(pname)
         for star in (params.star_arg, params.star_kwarg):
-            if isinstance(star, cst.Param):
+            if type(star) is cst.Param:
                 scope.env[star.name.value] = K.S
 
     # ------------------------------------------------------------------ statements
@@ -612,11 +612,11 @@ class FileVisitor(cst.CSTVisitor):
 
     def visit_Assign(self, node: cst.Assign) -> None:
         vkind = self.kind(node.value)
-        if not self.func_stack and isinstance(node.value, cst.Call):
+        if not self.func_stack and type(node.value) is cst.Call:
             ctor = self.qual(node.value.func)
             if ctor.endswith((".getLogger", ".get_logger")):
                 for t in node.targets:
-                    if isinstance(t.target, cst.Name):
+                    if type(t.target) is cst.Name:
                         self.aliases[t.target.value] = "logging.Logger"
         for t in node.targets:
             self._assign_target(t.target, vkind, node, node.value)
@@ -644,17 +644,17 @@ class FileVisitor(cst.CSTVisitor):
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         target = node.target
         vkind = self.kind(node.value)
-        if isinstance(target, cst.Subscript):
+        if type(target) is cst.Subscript:
             self.targets.add(id(target))
             base = self.kind(target.value)
             self._subscript_write(node, target, base, vkind, aug=True)
-        elif isinstance(target, cst.Attribute):
+        elif type(target) is cst.Attribute:
             if _is_self_attr(target):
                 self._self_write(node, target.attr.value, K.join(self.kind(target), vkind), aug=True)
             else:
                 self._site("attribute-write", node, name=target.attr.value,
                            receiver=self.kind(target.value), data={"aug": True})
-        elif isinstance(target, cst.Name):
+        elif type(target) is cst.Name:
             tkind = self.kind(target)
             if self.func_stack and target.value in self.func_stack[-1].globals_declared:
                 self._site("global-write", node, name=target.value, data={"how": "global"})
@@ -668,7 +668,7 @@ class FileVisitor(cst.CSTVisitor):
 
     def _assign_target(self, target: cst.BaseExpression, vkind: str, stmt: cst.CSTNode,
                        value: cst.BaseExpression) -> None:
-        if isinstance(target, cst.Name):
+        if type(target) is cst.Name:
             if self.func_stack:
                 scope = self.func_stack[-1]
                 if target.value in scope.globals_declared:
@@ -679,25 +679,25 @@ class FileVisitor(cst.CSTVisitor):
                     scope.views[target.value] = src
                 else:
                     scope.views.pop(target.value, None)
-        elif isinstance(target, (cst.Tuple, cst.List)):
-            if isinstance(value, (cst.Tuple, cst.List)) and len(value.elements) == len(target.elements) and not any(
-                isinstance(e, cst.StarredElement) for e in (*value.elements, *target.elements)
+        elif type(target) in (cst.Tuple, cst.List):
+            if type(value) in (cst.Tuple, cst.List) and len(value.elements) == len(target.elements) and not any(
+                type(e) is cst.StarredElement for e in (*value.elements, *target.elements)
             ):
                 for el, v in zip(target.elements, value.elements):  # a, b = x, y: pairwise
                     self._assign_target(el.value, self.kind(v.value), stmt, v.value)
                 return
             for el in target.elements:
                 self._assign_target(el.value, vkind if vkind != K.B else K.T, stmt, value)
-        elif isinstance(target, cst.StarredElement):
+        elif type(target) is cst.StarredElement:
             self._assign_target(target.value, K.S if vkind == K.S else K.U, stmt, value)
-        elif isinstance(target, cst.Subscript):
+        elif type(target) is cst.Subscript:
             self.targets.add(id(target))
             base = self.kind(target.value)
             root = _root_name(target.value)
             if root and self._is_outer_container(root):
                 self._site("global-write", stmt, name=root, data={"how": "subscript"})
             self._subscript_write(stmt, target, base, vkind, aug=False)
-        elif isinstance(target, cst.Attribute):
+        elif type(target) is cst.Attribute:
             if _is_self_attr(target):
                 self._self_write(stmt, target.attr.value, vkind, aug=False, value=value)
             else:
@@ -720,7 +720,7 @@ class FileVisitor(cst.CSTVisitor):
         """A mutation of ``self.<attr>`` (or of what it holds) outside init code."""
         if not _is_self_attr(target) or self.context == "init":
             return
-        assert isinstance(target, cst.Attribute)
+        assert type(target) is cst.Attribute
         cls = self.func_stack[-1].cls if self.func_stack else None
         attr = target.attr.value
         self._site("self-write", stmt, name=attr, data={
@@ -735,9 +735,9 @@ class FileVisitor(cst.CSTVisitor):
         if not self.func_stack:
             return
         src = ""
-        if isinstance(target, cst.Name):
+        if type(target) is cst.Name:
             src = self.func_stack[-1].views.get(target.value, "")
-        elif isinstance(target, cst.Call) and isinstance(target.func, cst.Attribute) and \
+        elif type(target) is cst.Call and type(target.func) is cst.Attribute and \
                 target.func.attr.value in _VIEW_METHODS and self.kind(target.func.value) in K.TENSORISH:
             src = _root_name(target.func.value) or "a tensor"
         if src:
@@ -757,7 +757,7 @@ class FileVisitor(cst.CSTVisitor):
         if cls is not None:
             if ctx == "init" or attr not in cls.attr_kinds:
                 new_kind = vkind
-                if value is not None and isinstance(value, cst.Call):
+                if value is not None and type(value) is cst.Call:
                     ctor = self.qual(value.func)
                     if ctor in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
                         new_kind = K.T
@@ -810,7 +810,7 @@ class FileVisitor(cst.CSTVisitor):
             })
 
     def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
-        if isinstance(node.operator, cst.Not) and id(node) not in self.cond_tests:
+        if type(node.operator) is cst.Not and id(node) not in self.cond_tests:
             self.cond_tests.add(id(node.expression))
             if self._is_bare_param(node.expression):
                 return
@@ -822,7 +822,7 @@ class FileVisitor(cst.CSTVisitor):
         """``if mask:`` / ``past and ...`` on a parameter as passed: the truth value of an
         optional argument is a None/emptiness check (a multi-element tensor would raise in
         PyTorch too), not a test of tensor data."""
-        return (isinstance(expr, cst.Name) and bool(self.func_stack)
+        return (type(expr) is cst.Name and bool(self.func_stack)
                 and expr.value in self.func_stack[-1].params)
 
     def _bind_comprehension(self, for_in: cst.CompFor) -> None:
@@ -850,7 +850,7 @@ class FileVisitor(cst.CSTVisitor):
     def visit_For(self, node: cst.For) -> None:
         it = node.iter
         ikind = K.S
-        if isinstance(it, cst.Call) and self.qual(it.func) == "range":
+        if type(it) is cst.Call and self.qual(it.func) == "range":
             arg_kinds = [self.kind(a.value) for a in it.args]
             if any(k in K.VALUE_KINDS for k in arg_kinds):
                 self._site("loop", node, data={"range_kinds": tuple(arg_kinds)})
@@ -858,7 +858,7 @@ class FileVisitor(cst.CSTVisitor):
             literal_args = [literal(a.value) for a in it.args]
             if all(isinstance(v, int) for v in literal_args) and literal_args:
                 self._site("loop", node, data={"range_kinds": tuple(arg_kinds), "static_len": len(range(*literal_args[:3]))})
-        elif isinstance(it, cst.Call) and self.qual(it.func) in _ITER_BUILTINS:
+        elif type(it) is cst.Call and self.qual(it.func) in _ITER_BUILTINS:
             arg_kinds = [self.kind(a.value) for a in it.args]
             ikind = K.S if all(k == K.S for k in arg_kinds) else K.U
         else:
@@ -880,7 +880,7 @@ class FileVisitor(cst.CSTVisitor):
     def visit_With(self, node: cst.With) -> None:
         for item in node.items:
             call = item.item
-            fn = call.func if isinstance(call, cst.Call) else call
+            fn = call.func if type(call) is cst.Call else call
             if self.qual(fn) in ("torch.no_grad", "torch.inference_mode") and self.func_stack:
                 self.func_stack[-1].no_grad += 1
             if item.asname is not None and self.func_stack:
@@ -890,7 +890,7 @@ class FileVisitor(cst.CSTVisitor):
     def leave_With(self, original_node: cst.With) -> None:
         for item in original_node.items:
             call = item.item
-            fn = call.func if isinstance(call, cst.Call) else call
+            fn = call.func if type(call) is cst.Call else call
             if self.qual(fn) in ("torch.no_grad", "torch.inference_mode") and self.func_stack:
                 self.func_stack[-1].no_grad -= 1
 
@@ -909,7 +909,7 @@ class FileVisitor(cst.CSTVisitor):
         name = self.qual(func)
         method = ""
         receiver = ""
-        if isinstance(func, cst.Attribute):
+        if type(func) is cst.Attribute:
             method = func.attr.value
             receiver = self.kind(func.value)
         args: list[tuple[str, Any]] = []
@@ -931,11 +931,11 @@ class FileVisitor(cst.CSTVisitor):
         data: dict[str, Any] = {
             "args": tuple(args), "kwargs": kwargs, "star": star,
             "no_grad": self._no_grad(), "result": result_kind,
-            "receiver_name": self.qual(func.value) if isinstance(func, cst.Attribute) else "",
+            "receiver_name": self.qual(func.value) if type(func) is cst.Attribute else "",
             "local_autograd_function": False,
             "device_like_arg": method == "to" and any(_mentions_device(self, a.value) for a in node.args if a.keyword is None),
             "to_follows_input": method == "to" and any(
-                isinstance(a.value, cst.Attribute) and a.value.attr.value == "device" and not _is_self_attr(a.value)
+                type(a.value) is cst.Attribute and a.value.attr.value == "device" and not _is_self_attr(a.value)
                 for a in node.args if a.keyword is None or a.keyword.value == "device"
             ),
             "input_global_pool": self._is_global_pool_result(
@@ -948,20 +948,20 @@ class FileVisitor(cst.CSTVisitor):
             ),
             "name_args": tuple(
                 (a.keyword.value if a.keyword is not None else str(i))
-                for i, a in enumerate(node.args) if isinstance(a.value, (cst.Name, cst.Attribute))
+                for i, a in enumerate(node.args) if type(a.value) in (cst.Name, cst.Attribute)
             ),
             "arg_item_kinds": tuple(
-                self.kind(el.value) for a in node.args if a.keyword is None and isinstance(a.value, (cst.Tuple, cst.List))
-                for el in a.value.elements if not isinstance(el, cst.StarredElement)
+                self.kind(el.value) for a in node.args if a.keyword is None and type(a.value) in (cst.Tuple, cst.List)
+                for el in a.value.elements if type(el) is not cst.StarredElement
             ),
             "arg_names": tuple(self.qual(a.value) for a in node.args if a.keyword is None and not a.star),
-            "receiver_text": _dotted(func.value) if isinstance(func, cst.Attribute) else "",
+            "receiver_text": _dotted(func.value) if type(func) is cst.Attribute else "",
             "device_follows_input": any(
-                a.keyword is not None and a.keyword.value == "device" and isinstance(a.value, cst.Attribute)
+                a.keyword is not None and a.keyword.value == "device" and type(a.value) is cst.Attribute
                 and a.value.attr.value == "device" and not _is_self_attr(a.value) for a in node.args
             ),
         }
-        if method == "apply" and isinstance(func, cst.Attribute):
+        if method == "apply" and type(func) is cst.Attribute:
             recv_name = self.qual(func.value)
             leaf = recv_name.rsplit(".", 1)[-1]
             local = self.local_classes.get(leaf)
@@ -991,8 +991,8 @@ class FileVisitor(cst.CSTVisitor):
                         self.traced_entries.append(cb)
                     elif cb.startswith("self.") and scope.cls is not None:
                         self.traced_entries.append(f"{scope.cls.qualname}.{cb[5:]}")
-            if method == "register_buffer" and scope.cls is not None and isinstance(func, cst.Attribute) \
-                    and isinstance(func.value, cst.Name) and func.value.value == "self" and args:
+            if method == "register_buffer" and scope.cls is not None and type(func) is cst.Attribute \
+                    and type(func.value) is cst.Name and func.value.value == "self" and args:
                 buf = args[0][1]
                 if isinstance(buf, str):
                     scope.cls.buffers.add(buf)
@@ -1001,13 +1001,13 @@ class FileVisitor(cst.CSTVisitor):
                     name.startswith(("torch.nn.Conv", "torch.nn.LazyConv"))):
                 scope.cls.has_conv = True
             data["class_has_conv"] = bool(scope.cls and scope.cls.has_conv)
-            if isinstance(func, cst.Attribute):
+            if type(func) is cst.Attribute:
                 root = func.value
                 if method in _MUTATING_CONTAINER_METHODS:
                     if _is_self_attr(root) and scope.cls is not None and \
                             scope.cls.attr_kinds.get(root.attr.value) != K.M:  # type: ignore[union-attr]
                         self._state_write(node, root, "container", result_kind)
-                    elif isinstance(root, cst.Name) and self._is_outer_container(root.value):
+                    elif type(root) is cst.Name and self._is_outer_container(root.value):
                         self._site("global-write", node, name=root.value, data={"how": "container", "method": method})
                 elif _is_inplace_method(method) and receiver in (K.T, K.B, K.U):
                     self._state_write(node, root, "inplace", receiver)
@@ -1017,7 +1017,7 @@ class FileVisitor(cst.CSTVisitor):
     def _is_global_pool_result(self, expr: cst.BaseExpression | None) -> bool:
         """``self.pool(x)`` with ``self.pool = nn.AdaptiveAvgPool2d(1)``, ``F.adaptive_*_pool*d(x, 1)``
         or ``x.mean((2, 3), keepdim=True)``: a (N, C, 1, 1) map whose flattening is layout-free."""
-        if not isinstance(expr, cst.Call):
+        if type(expr) is not cst.Call:
             return False
         name = self.qual(expr.func)
         cls = self.func_stack[-1].cls if self.func_stack else None
@@ -1025,7 +1025,7 @@ class FileVisitor(cst.CSTVisitor):
             return True
         if name.startswith("torch.nn.functional.adaptive_") and len(expr.args) > 1:
             return literal(expr.args[1].value) in (1, (1,), (1, 1), (1, 1, 1))
-        return isinstance(expr.func, cst.Attribute) and expr.func.attr.value in ("mean", "amax", "sum")
+        return type(expr.func) is cst.Attribute and expr.func.attr.value in ("mean", "amax", "sum")
 
     def _is_class_name(self, name: str) -> bool:
         """A constructor worth a composition edge: torch.nn layers, local or imported classes;
@@ -1050,7 +1050,7 @@ class FileVisitor(cst.CSTVisitor):
 
     def _index_has_mask(self, node: cst.Subscript) -> bool:
         for el in node.slice:
-            if isinstance(el.slice, cst.Index) and self.kind(el.slice.value) == K.B:
+            if type(el.slice) is cst.Index and self.kind(el.slice.value) == K.B:
                 return True
         return False
 
@@ -1058,7 +1058,7 @@ class FileVisitor(cst.CSTVisitor):
         for el in node.slice:
             sl = el.slice
             parts: list[cst.BaseExpression | None] = []
-            if isinstance(sl, cst.Slice):
+            if type(sl) is cst.Slice:
                 parts = [sl.lower, sl.upper, sl.step]
             for p in parts:
                 if p is not None and self.kind(p) in (K.H, K.T):
@@ -1069,7 +1069,7 @@ class FileVisitor(cst.CSTVisitor):
         attr = node.attr.value
         if attr in self.attribute_interest:
             self._site("attribute-read", node, name=attr, receiver=self.kind(node.value),
-                       data={"on_self": isinstance(node.value, cst.Name) and node.value.value == "self"})
+                       data={"on_self": type(node.value) is cst.Name and node.value.value == "self"})
         if self.name_interest:
             resolved = self.qual(node)
             if resolved in self.name_interest:
@@ -1079,7 +1079,7 @@ class FileVisitor(cst.CSTVisitor):
         # `a or b` / `a and b` force bool(a): value-dependent when a is a tensor value. A
         # boolean operation that is itself an if/while/assert test is reported as that test.
         for side in (node.left, node.right):
-            if isinstance(side, cst.BooleanOperation):
+            if type(side) is cst.BooleanOperation:
                 self.cond_tests.add(id(side))
         if id(node) in self.cond_tests or self._is_bare_param(node.left):
             return
@@ -1103,9 +1103,9 @@ class FileVisitor(cst.CSTVisitor):
 
 
 def _dotted(node: cst.BaseExpression) -> str:
-    if isinstance(node, cst.Name):
+    if type(node) is cst.Name:
         return node.value
-    if isinstance(node, cst.Attribute):
+    if type(node) is cst.Attribute:
         return f"{_dotted(node.value)}.{node.attr.value}"
     return ""
 
@@ -1118,44 +1118,44 @@ def _is_torch_module_base(name: str) -> bool:
 
 
 def _is_self_attr(node: cst.BaseExpression) -> bool:
-    return isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self"
+    return type(node) is cst.Attribute and type(node.value) is cst.Name and node.value.value == "self"
 
 
 def _root_name(node: cst.BaseExpression) -> str:
-    while isinstance(node, (cst.Subscript, cst.Attribute)):
+    while type(node) in (cst.Subscript, cst.Attribute):
         node = node.value
-    return node.value if isinstance(node, cst.Name) else ""
+    return node.value if type(node) is cst.Name else ""
 
 
 def _names_in_target(node: cst.BaseExpression) -> list[str]:
-    if isinstance(node, cst.Name):
+    if type(node) is cst.Name:
         return [node.value]
-    if isinstance(node, (cst.Tuple, cst.List)):
+    if type(node) in (cst.Tuple, cst.List):
         out: list[str] = []
         for el in node.elements:
             out.extend(_names_in_target(el.value))
         return out
-    if isinstance(node, cst.StarredElement):
+    if type(node) is cst.StarredElement:
         return _names_in_target(node.value)
     return []
 
 
 def _is_main_guard(node: cst.If) -> bool:
     test = node.test
-    if isinstance(test, cst.Comparison) and isinstance(test.left, cst.Name) and test.left.value == "__name__":
+    if type(test) is cst.Comparison and type(test.left) is cst.Name and test.left.value == "__name__":
         return True
     return False
 
 
 def _exit_kind(body: cst.BaseSuite) -> str:
     """"raise" if the branch raises, "return" if it returns/breaks/continues, else ""."""
-    if isinstance(body, cst.IndentedBlock):
-        smalls = [s for stmt in body.body if isinstance(stmt, cst.SimpleStatementLine) for s in stmt.body]
+    if type(body) is cst.IndentedBlock:
+        smalls = [s for stmt in body.body if type(stmt) is cst.SimpleStatementLine for s in stmt.body]
     else:
         smalls = list(body.body)
-    if any(isinstance(s, cst.Raise) for s in smalls):
+    if any(type(s) is cst.Raise for s in smalls):
         return "raise"
-    if any(isinstance(s, (cst.Return, cst.Break, cst.Continue)) for s in smalls):
+    if any(type(s) in (cst.Return, cst.Break, cst.Continue) for s in smalls):
         return "return"
     return ""
 
@@ -1172,10 +1172,10 @@ _NOT_DATA_INPLACE = frozenset({"requires_grad_", "share_memory_", "retain_grad_"
 
 def _is_uniform_sequence(node: cst.BaseExpression) -> bool:
     """``(p, p, p, p)`` or ``[p] * 4``: a sequence whose elements are all the same expression."""
-    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Multiply):
-        seq = node.left if isinstance(node.left, (cst.Tuple, cst.List)) else node.right
-        return isinstance(seq, (cst.Tuple, cst.List)) and len(seq.elements) == 1
-    return (isinstance(node, (cst.Tuple, cst.List)) and len(node.elements) > 1
+    if type(node) is cst.BinaryOperation and type(node.operator) is cst.Multiply:
+        seq = node.left if type(node.left) in (cst.Tuple, cst.List) else node.right
+        return type(seq) in (cst.Tuple, cst.List) and len(seq.elements) == 1
+    return (type(node) in (cst.Tuple, cst.List) and len(node.elements) > 1
             and all(el.value.deep_equals(node.elements[0].value) for el in node.elements))
 
 
@@ -1187,12 +1187,12 @@ def _is_inplace_method(method: str) -> bool:
 def _view_source(value: cst.BaseExpression) -> str:
     """The root name of the tensor ``value`` is a view of (``y = x.view(...)``, ``y = x[0]``),
     or ""."""
-    if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in _VIEW_METHODS:
+    if type(value) is cst.Call and type(value.func) is cst.Attribute and value.func.attr.value in _VIEW_METHODS:
         return _root_name(value.func.value)
-    if isinstance(value, cst.Subscript) and all(
-        isinstance(el.slice, cst.Slice) or (isinstance(el.slice, cst.Index) and isinstance(el.slice.value, cst.Integer))
+    if type(value) is cst.Subscript and all(
+        type(el.slice) is cst.Slice or (type(el.slice) is cst.Index and type(el.slice.value) is cst.Integer)
         for el in value.slice
-    ) and isinstance(value.value, cst.Name):
+    ) and type(value.value) is cst.Name:
         return value.value.value
     return ""
 
@@ -1200,10 +1200,10 @@ def _view_source(value: cst.BaseExpression) -> str:
 def _mentions_device(visitor: FileVisitor, node: cst.BaseExpression) -> bool:
     """An argument that names a device: ``device``/``*_device`` names, ``x.device``,
     ``torch.device(...)``."""
-    if isinstance(node, cst.Name):
+    if type(node) is cst.Name:
         return "device" in node.value.lower()
-    if isinstance(node, cst.Attribute):
+    if type(node) is cst.Attribute:
         return "device" in node.attr.value.lower()
-    if isinstance(node, cst.Call):
+    if type(node) is cst.Call:
         return visitor.qual(node.func) == "torch.device"
     return False

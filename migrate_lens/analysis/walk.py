@@ -377,7 +377,7 @@ class Positions:
             CodePosition(twin.lineno, self._col(twin.lineno, twin.col_offset)),  # type: ignore[attr-defined]
             CodePosition(end_line, self._col(end_line, twin.end_col_offset or 0)),
         )
-        if isinstance(node, cst.If) and isinstance(node.orelse, cst.If):
+        if type(node) is cst.If and type(node.orelse) is cst.If:
             self._elif.add(id(node.orelse))
 
     def leave_statement(self) -> None:
@@ -513,7 +513,7 @@ class Positions:
                 return True
             line = twin.lineno
             indent = self._indent(line)
-            if isinstance(unit, cst.SimpleStatementLine):
+            if type(unit) is cst.SimpleStatementLine:
                 line -= len(unit.leading_lines)
                 col = 0
             else:
@@ -548,7 +548,7 @@ class Positions:
         """(node to generate, codegen kwargs, generated suffix to drop, first line, block
         indentation) for a compound statement: its header only (body replaced by an empty
         one-line suite); a ``match`` statement whole (its ``case`` patterns are not anchors)."""
-        if isinstance(unit, cst.Match):
+        if type(unit) is cst.Match:
             return unit.with_changes(leading_lines=()), {}, "", twin.lineno, self._indent(twin.lineno)
         if isinstance(unit, (cst.Try, getattr(cst, "TryStar", cst.Try))):
             return None, {}, "", 0, ""  # `try:` holds no expression
