@@ -42,8 +42,9 @@ class RuleIndex:
 
     def call_candidates(self, name: str, method: str) -> tuple[Rule, ...]:
         """The call-site rules worth running on a call to ``name`` / ``.method``: rules of the
-        generic ``call`` matcher whose ``names``/``methods`` globs can match, plus every rule
-        of the specialised call matchers. Same result as trying them all, much cheaper."""
+        generic ``call`` matcher whose ``names``/``methods`` globs can match, plus the rules of
+        the specialised call matchers whose gate (:class:`MatcherSpec`) passes. Same result as
+        trying them all, much cheaper."""
         key = (name, method)
         hit = self._call_memo.get(key)
         if hit is None:
@@ -51,7 +52,9 @@ class RuleIndex:
             for rule in self.by_site.get("call", ()):
                 m = rule.matcher
                 if m.kind != "call":
-                    out.append(rule)
+                    gate = MATCHERS[m.kind].gate
+                    if gate is None or gate(name, method, m):
+                        out.append(rule)
                     continue
                 names, methods = m.param("names"), m.param("methods")
                 if (name and names and _any_glob(name, names)) or (method and methods and _any_glob(method, methods)):

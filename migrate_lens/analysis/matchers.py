@@ -23,13 +23,34 @@ if TYPE_CHECKING:
 MatchFn = Callable[[Site, "Matcher"], "str | None"]
 
 
+#: ``(callee name, method name, matcher) -> bool``: False when the matcher cannot match any
+#: call to that name/method, whatever its arguments (a necessary condition, never sufficient).
+CallGate = Callable[[str, str, "Matcher"], bool]
+
+
 @dataclass(frozen=True, slots=True)
 class MatcherSpec:
-    """A matcher: the site kind it reads, its function and a one-line description."""
+    """A matcher: the site kind it reads, its function and a one-line description. ``gate``
+    (call matchers only) lets the engine skip the matcher for a callee before any call site
+    of it is matched: the engine memoizes candidates per (name, method), so a gate runs once
+    per distinct callee, the matcher once per call site."""
 
     site_kind: str
     fn: MatchFn
     doc: str
+    gate: CallGate | None = None
+
+
+def _gate_names(name: str, method: str, m: "Matcher") -> bool:
+    return _any_glob(name, _param(m, "names"))
+
+
+def _gate_names_or_methods(name: str, method: str, m: "Matcher") -> bool:
+    return (bool(name) and _any_glob(name, _param(m, "names"))) or (bool(method) and _any_glob(method, _param(m, "methods")))
+
+
+def _gate_method(expected: str) -> CallGate:
+    return lambda name, method, m: method == expected
 
 
 _GLOB_CACHE: dict[Any, "re.Pattern[str]"] = {}
@@ -509,13 +530,13 @@ MATCHERS: dict[str, MatcherSpec] = {
     "loop": MatcherSpec("loop", match_loop, match_loop.__doc__ or ""),
     "try": MatcherSpec("try", match_try, match_try.__doc__ or ""),
     "recursion": MatcherSpec("call", match_recursion, match_recursion.__doc__ or ""),
-    "autograd-apply": MatcherSpec("call", match_autograd_apply, match_autograd_apply.__doc__ or ""),
-    "strided-explicit-padding": MatcherSpec("call", match_strided_padding, match_strided_padding.__doc__ or ""),
-    "device-transfer": MatcherSpec("call", match_device_transfer, match_device_transfer.__doc__ or ""),
-    "host-value-shape": MatcherSpec("call", match_host_shape_arg, match_host_shape_arg.__doc__ or ""),
+    "autograd-apply": MatcherSpec("call", match_autograd_apply, match_autograd_apply.__doc__ or "", _gate_method("apply")),
+    "strided-explicit-padding": MatcherSpec("call", match_strided_padding, match_strided_padding.__doc__ or "", _gate_names),
+    "device-transfer": MatcherSpec("call", match_device_transfer, match_device_transfer.__doc__ or "", _gate_method("to")),
+    "host-value-shape": MatcherSpec("call", match_host_shape_arg, match_host_shape_arg.__doc__ or "", _gate_names_or_methods),
     "view-write": MatcherSpec("view-write", match_view_write, match_view_write.__doc__ or ""),
     "device-argument": MatcherSpec("call", match_device_argument, match_device_argument.__doc__ or ""),
-    "pad-order": MatcherSpec("call", match_pad_order, match_pad_order.__doc__ or ""),
+    "pad-order": MatcherSpec("call", match_pad_order, match_pad_order.__doc__ or "", _gate_names),
     "suppression": MatcherSpec("suppression", match_suppression, match_suppression.__doc__ or ""),
     "source-file": MatcherSpec("source-file", match_source_file, match_source_file.__doc__ or ""),
 }

@@ -44,14 +44,11 @@ def json_for_script(value: Any) -> Markup:
     Source of the escape set: the HTML spec's script-data parsing (``</script``, ``<!--``) and
     JSON/JS line terminators (ECMA-262 U+2028/U+2029).
     """
-    text = json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-    text = (
-        text.replace("<", "\\u003c")
-        .replace(">", "\\u003e")
-        .replace("&", "\\u0026")
-        .replace("\u2028", "\\u2028")
-        .replace("\u2029", "\\u2029")
-    )
+    # ensure_ascii: every non-ASCII character (U+2028/U+2029 included) becomes a \\uXXXX escape,
+    # so the text is pure ASCII, one byte per character in memory (a str holding one emoji
+    # takes 4 bytes per character: the payload is most of the report on large trees)
+    text = json.dumps(value, ensure_ascii=True, sort_keys=True, separators=(",", ":"))
+    text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
     return Markup(text)
 
 
@@ -194,9 +191,13 @@ def _env() -> jinja2.Environment:
 def build(view: dict[str, Any]) -> str:
     """The HTML text of the report. Raises KeyError if ``view`` breaks the contract,
     :class:`VendoredAssetError` if a vendored file cannot be inlined."""
+    return _env().get_template("report.html.j2").render(**_context(view))
+
+
+def _context(view: dict[str, Any]) -> dict[str, Any]:
     by_qual = {m["qualname"]: m for m in view["modules"]}
     root_name = posixpath.basename(view["root"].rstrip("/")) or view["root"]
-    return _env().get_template("report.html.j2").render(
+    return dict(
         view=view,
         d=_summary.digest(view, top=10),
         by_qual=by_qual,
@@ -216,5 +217,7 @@ def render(view: dict[str, Any], out_dir: pathlib.Path) -> pathlib.Path:
     """Write ``out_dir/report.html`` and return its path. Raises OSError if it cannot be written."""
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "report.html"
-    path.write_text(build(view), encoding="utf-8")
+    stream = _env().get_template("report.html.j2").stream(**_context(view))
+    with path.open("w", encoding="utf-8") as fh:  # streamed: the page is never one string in memory
+        stream.dump(fh)
     return path
