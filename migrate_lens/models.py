@@ -9,7 +9,27 @@ columns are 1-based and the SARIF renderer adds 1).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from operator import attrgetter
+from typing import TypeVar
+
+_C = TypeVar("_C", bound=type)
+
+
+def _fast_pickle(cls: _C) -> _C:
+    """Pickle a frozen slotted dataclass as ``cls(*field values)``.
+
+    The standard library's pickling of such classes (``dataclasses._dataclass_setstate``) calls
+    ``dataclasses.fields()`` for every object: unpickling ``core``'s facts (170k objects) took
+    1.7 s of the main process that way (cProfile), on every warm scan and during every cold
+    one. Applied on top of ``@dataclass``."""
+    names = tuple(f.name for f in fields(cls))
+    get = attrgetter(*names)
+    if len(names) == 1:
+        cls.__reduce__ = lambda self: (cls, (get(self),))  # type: ignore[attr-defined]
+    else:
+        cls.__reduce__ = lambda self: (cls, get(self))  # type: ignore[attr-defined]
+    return cls
 
 #: Obstacle categories, exactly the vocabulary of the JSON contract (docs/report-json.md).
 CATEGORIES: tuple[str, ...] = (
@@ -46,6 +66,7 @@ def severity_rank(severity: str) -> int:
     return SEVERITIES.index(severity)
 
 
+@_fast_pickle
 @dataclass(frozen=True, slots=True)
 class Span:
     """A source range: 1-based lines, 0-based columns, end exclusive."""
@@ -56,6 +77,7 @@ class Span:
     end_column: int
 
 
+@_fast_pickle
 @dataclass(frozen=True, slots=True)
 class Finding:
     """One JAX obstacle found at one place.
@@ -80,6 +102,7 @@ class Finding:
     suppress_reason: str = ""
 
 
+@_fast_pickle
 @dataclass(frozen=True, slots=True)
 class ImportFact:
     """``import a.b as c`` / ``from .x import y as z``: ``module`` is absolute when resolvable.
@@ -95,6 +118,7 @@ class ImportFact:
     level: int = 0
 
 
+@_fast_pickle
 @dataclass(frozen=True, slots=True)
 class CallFact:
     """A call made from ``caller`` (dotted symbol) to ``callee`` (the callee as resolved in-file:
@@ -105,6 +129,7 @@ class CallFact:
     line: int
 
 
+@_fast_pickle
 @dataclass(frozen=True, slots=True)
 class SubmoduleFact:
     """Composition: ``owner`` (class qualname) holds an instance of ``target`` (the constructor's
@@ -117,6 +142,7 @@ class SubmoduleFact:
     line: int
 
 
+@_fast_pickle
 @dataclass(frozen=True, slots=True)
 class FunctionFact:
     """A function or method: its dotted ``qualname``, the lines it spans, its local context."""
@@ -128,6 +154,7 @@ class FunctionFact:
     is_method: bool
 
 
+@_fast_pickle
 @dataclass(frozen=True, slots=True)
 class ClassFact:
     """A class: ``bases`` are resolved dotted names; ``is_module`` is True when it subclasses
@@ -142,6 +169,7 @@ class ClassFact:
     lines_of_code: int
 
 
+@_fast_pickle
 @dataclass(frozen=True, slots=True)
 class Suppression:
     """A ``# migrate-lens: ignore[CODE]`` or ``fixme[CODE] reason`` comment on ``line``."""
@@ -152,6 +180,7 @@ class Suppression:
     reason: str
 
 
+@_fast_pickle
 @dataclass(frozen=True, slots=True)
 class RuleError:
     """A rule (or the analyzer) raised on this file; the rest of the file's facts still count."""
@@ -160,6 +189,7 @@ class RuleError:
     message: str
 
 
+@_fast_pickle
 @dataclass(frozen=True, slots=True)
 class FileFacts:
     """Everything the per-file stage learned about one file. ``module`` is the dotted module
@@ -182,6 +212,7 @@ class FileFacts:
     mentions_torch: bool = True
 
 
+@_fast_pickle
 @dataclass(frozen=True, slots=True)
 class Skipped:
     """A file that was not analyzed, and why (``reason`` is a short, specific phrase)."""
@@ -190,6 +221,7 @@ class Skipped:
     reason: str
 
 
+@_fast_pickle
 @dataclass(frozen=True, slots=True)
 class FileOutcome:
     """What the per-file stage returns: facts, or the reason the file was skipped."""

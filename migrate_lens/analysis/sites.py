@@ -8,6 +8,7 @@ worker.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,6 +20,42 @@ SITE_KINDS = (
     "global-write", "attribute-read", "attribute-write", "class", "import", "decorator",
     "loop", "try", "name-ref", "suppression", "source-file", "view-write",
 )
+
+
+class LazyData(dict):  # type: ignore[type-arg]
+    """``Site.data`` whose costlier entries are computed on first read.
+
+    ``lazy`` maps a key to a zero-argument function; :meth:`get`, ``[]`` and ``in`` see those
+    keys as present, compute them once and keep the value. A call site's extras (argument
+    names, padding uniformity, device hints, ...) are read by few matchers and only for a few
+    callees, so most of them are never computed. Matchers read ``data`` only through ``get``,
+    ``[]`` and ``in``."""
+
+    __slots__ = ("_lazy",)
+
+    def __init__(self, eager: dict[str, Any], lazy: dict[str, Callable[[], Any]]) -> None:
+        super().__init__(eager)
+        self._lazy = lazy
+
+    def _load(self, key: str) -> bool:
+        fn = self._lazy.pop(key, None)
+        if fn is None:
+            return False
+        self[key] = fn()
+        return True
+
+    def get(self, key: str, default: Any = None) -> Any:  # type: ignore[override]
+        if key in self._lazy:
+            self._load(key)
+        return dict.get(self, key, default)
+
+    def __getitem__(self, key: str) -> Any:
+        if key in self._lazy:
+            self._load(key)
+        return dict.__getitem__(self, key)
+
+    def __contains__(self, key: object) -> bool:
+        return dict.__contains__(self, key) or key in self._lazy
 
 
 @dataclass(slots=True)

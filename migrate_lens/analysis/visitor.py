@@ -18,7 +18,7 @@ import libcst as cst
 from libcst.metadata import PositionProvider
 
 from migrate_lens.analysis import kinds as K
-from migrate_lens.analysis.sites import Site
+from migrate_lens.analysis.sites import LazyData, Site
 from migrate_lens.models import CallFact, ClassFact, FunctionFact, ImportFact, SubmoduleFact
 
 _INIT_NAMES = re.compile(
@@ -928,39 +928,43 @@ class FileVisitor(cst.CSTVisitor):
         result_kind = self._call_kind(node)
         if scope is not None and (result_kind in K.TENSORISH or receiver in K.TENSORISH or name.startswith("torch.")):
             scope.tensor_ops += 1
-        data: dict[str, Any] = {
+        # Extras most matchers never read are computed on first read (LazyData): the functions
+        # run before the visitor moves on (matchers run inside emit), so the scope is unchanged.
+        data = LazyData({
             "args": tuple(args), "kwargs": kwargs, "star": star,
             "no_grad": self._no_grad(), "result": result_kind,
-            "receiver_name": self.qual(func.value) if type(func) is cst.Attribute else "",
             "local_autograd_function": False,
-            "device_like_arg": method == "to" and any(_mentions_device(self, a.value) for a in node.args if a.keyword is None),
-            "to_follows_input": method == "to" and any(
+        }, {
+            "receiver_name": lambda: self.qual(func.value) if type(func) is cst.Attribute else "",
+            "device_like_arg": lambda: method == "to" and any(
+                _mentions_device(self, a.value) for a in node.args if a.keyword is None),
+            "to_follows_input": lambda: method == "to" and any(
                 type(a.value) is cst.Attribute and a.value.attr.value == "device" and not _is_self_attr(a.value)
                 for a in node.args if a.keyword is None or a.keyword.value == "device"
             ),
-            "input_global_pool": self._is_global_pool_result(
+            "input_global_pool": lambda: self._is_global_pool_result(
                 func.value if method and name[:6] != "torch." else (node.args[0].value if node.args else None)
             ),
-            "uniform_seq_args": tuple(
+            "uniform_seq_args": lambda: tuple(
                 (a.keyword.value if a.keyword is not None else str(i))
                 for i, a in enumerate(node.args)
                 if _is_uniform_sequence(a.value)
             ),
-            "name_args": tuple(
+            "name_args": lambda: tuple(
                 (a.keyword.value if a.keyword is not None else str(i))
                 for i, a in enumerate(node.args) if type(a.value) in (cst.Name, cst.Attribute)
             ),
-            "arg_item_kinds": tuple(
+            "arg_item_kinds": lambda: tuple(
                 self.kind(el.value) for a in node.args if a.keyword is None and type(a.value) in (cst.Tuple, cst.List)
                 for el in a.value.elements if type(el) is not cst.StarredElement
             ),
-            "arg_names": tuple(self.qual(a.value) for a in node.args if a.keyword is None and not a.star),
-            "receiver_text": _dotted(func.value) if type(func) is cst.Attribute else "",
-            "device_follows_input": any(
+            "arg_names": lambda: tuple(self.qual(a.value) for a in node.args if a.keyword is None and not a.star),
+            "receiver_text": lambda: _dotted(func.value) if type(func) is cst.Attribute else "",
+            "device_follows_input": lambda: any(
                 a.keyword is not None and a.keyword.value == "device" and type(a.value) is cst.Attribute
                 and a.value.attr.value == "device" and not _is_self_attr(a.value) for a in node.args
             ),
-        }
+        })
         if method == "apply" and type(func) is cst.Attribute:
             recv_name = self.qual(func.value)
             leaf = recv_name.rsplit(".", 1)[-1]
