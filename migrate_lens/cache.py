@@ -58,6 +58,11 @@ def content_key(data_sha256: str, rel_path: str, module: str, catalog_digest: st
     return hashlib.sha256(raw.encode()).hexdigest()
 
 
+def file_digest(data: bytes) -> str:
+    """SHA-256 hex of a file's bytes (the cache key's content part)."""
+    return hashlib.sha256(data).hexdigest()
+
+
 def encode(outcome: FileOutcome) -> bytes:
     """A cache value: the outcome pickled (highest protocol) and zlib-compressed (level 1)."""
     return zlib.compress(pickle.dumps(outcome, protocol=pickle.HIGHEST_PROTOCOL), 1)

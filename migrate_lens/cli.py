@@ -45,7 +45,7 @@ def main() -> None:
 @main.command()
 @click.argument("path", type=click.Path(path_type=Path))
 @click.option("--out", "-o", "out_dir", type=click.Path(path_type=Path), default=Path("migrate-lens-report"),
-              show_default=True, help="Directory the reports are written to. The only other write is the per-file cache (see --cache-dir, --no-cache).")
+              show_default=True, help="Directory the reports are written to. The only other write is the cache: per-file facts and drawn charts (see --cache-dir, --no-cache).")
 @click.option("--format", "formats", default="html,json", show_default=True,
               help="Comma-separated output formats: html, json, sarif, md.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Worker processes (default: all cores).")
@@ -107,6 +107,11 @@ def scan(path: Path, out_dir: Path, formats: str, jobs: int | None, fail_on: str
                 progress.close()
         view = build_view(result)
         warnings = result.warnings
+        if "html" in fmt_names and not no_cache:
+            from migrate_lens.cache import default_cache_dir
+            from migrate_lens.report import html as html_report
+
+            html_report.use_chart_memo((cache_dir or default_cache_dir()) / "charts")
         try:
             out_dir.mkdir(parents=True, exist_ok=True)
             written = []

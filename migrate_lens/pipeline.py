@@ -11,14 +11,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable
 
-from migrate_lens.analysis.engine import analyze_native_file
-from migrate_lens.cache import FactsCache, content_key, decode
-from migrate_lens.catalog import Catalog
+from migrate_lens.cache import FactsCache, content_key, decode, file_digest
+from migrate_lens.catalog import Catalog, load_catalog
 from migrate_lens.config import Config
 from migrate_lens.discover import Discovery, discover, module_name, read_bytes
 from migrate_lens.filters import apply_config
 from migrate_lens.models import FileFacts, FileOutcome, Skipped
-from migrate_lens.worker import analyze_to_blob, catalog_and_index, file_digest, init_worker
 
 Progress = Callable[[int, int], None]
 
@@ -49,6 +47,8 @@ class ScanResult:
 def _native_facts(root: Path, paths: tuple[str, ...], catalog: Catalog) -> list[FileFacts]:
     """Facts for native sources (``.cu``, ``.cpp``, ...): the ``source-file`` rules' findings
     (``analysis.engine.analyze_native_file``), the file's line count and digest."""
+    from migrate_lens.analysis.engine import analyze_native_file
+
     out: list[FileFacts] = []
     for rel in paths:
         module = f"native:{rel}"
@@ -66,12 +66,16 @@ def _run_pool(jobs: list[tuple[bytes, str, str]], workers: int, rule_dirs: tuple
     """Analyze files in a process pool with a per-file timeout; a file that times out or
     kills its worker is reported as skipped, and the other files' results are kept. Returns
     (outcome, its cache encoding or None for pool failures) per file."""
+    # imported only when some file needs analysis: a fully cached rescan never loads libcst
     from pebble import ProcessPool
     from pebble.common import ProcessExpired
+
+    from migrate_lens.worker import analyze_to_blob, catalog_and_index, init_worker
 
     outcomes: list[tuple[FileOutcome, bytes | None]] = []
     if not jobs:
         return outcomes
+    catalog_and_index(rule_dirs)  # loaded before the pool forks: workers inherit it
     done = 0
     # Largest files first (longest-processing-time-first scheduling): a big file started last
     # would leave the other workers idle while it finishes. Results are sorted by path later.
@@ -164,7 +168,7 @@ def scan(root: Path, config: Config, *, jobs: int | None = None, cache_dir: Path
 
     started = time.perf_counter()
     root = root.resolve()
-    catalog, _ = catalog_and_index(config.rule_dirs)  # loaded before the pool forks: workers inherit it
+    catalog = load_catalog(tuple(Path(d) for d in config.rule_dirs))
     check_codes(config, catalog)
     discovery = discover(root, config)
     scan_root = root if root.is_dir() else root.parent

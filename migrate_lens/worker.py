@@ -8,7 +8,6 @@ scan (``ast``), which still feeds the import graph.
 from __future__ import annotations
 
 import ast
-import hashlib
 import multiprocessing
 import os
 import time
@@ -18,6 +17,7 @@ from pathlib import Path
 
 from migrate_lens.analysis.engine import ParseFailure, RuleIndex, analyze_source, build_index
 from migrate_lens.analysis.walk import parse_ast
+from migrate_lens.cache import file_digest
 from migrate_lens.catalog import Catalog, load_catalog
 from migrate_lens.discover import decode_source
 from migrate_lens.gctools import gc_paused
@@ -106,11 +106,6 @@ def init_worker(rule_dirs: tuple[str, ...]) -> None:
     catalog_and_index(rule_dirs)
     gc.freeze()
     gc.enable()
-
-
-def file_digest(data: bytes) -> str:
-    """SHA-256 hex of a file's bytes (the cache key's content part)."""
-    return hashlib.sha256(data).hexdigest()
 
 
 class CheapParseError(ValueError):

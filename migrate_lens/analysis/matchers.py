@@ -14,8 +14,7 @@ from fnmatch import fnmatchcase, translate
 from typing import TYPE_CHECKING, Any, Callable
 
 from migrate_lens.analysis import kinds as K
-from migrate_lens.analysis.sites import Site
-from migrate_lens.analysis.visitor import NOT_LITERAL
+from migrate_lens.analysis.sites import NOT_LITERAL, Site
 
 if TYPE_CHECKING:
     from migrate_lens.catalog import Matcher

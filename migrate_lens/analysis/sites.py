@@ -10,9 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import libcst as cst
+if TYPE_CHECKING:  # libcst is not imported at run time: the catalog's validation reads
+    import libcst as cst  # this package's matchers without loading the parser
+
+#: Sentinel: an expression that is not a Python literal (:func:`visitor.literal`).
+NOT_LITERAL = object()
 
 #: Site kinds the visitor emits; each matcher consumes exactly one of them.
 SITE_KINDS = (

@@ -18,7 +18,7 @@ import libcst as cst
 from libcst.metadata import PositionProvider
 
 from migrate_lens.analysis import kinds as K
-from migrate_lens.analysis.sites import LazyData, Site
+from migrate_lens.analysis.sites import NOT_LITERAL, LazyData, Site
 from migrate_lens.models import CallFact, ClassFact, FunctionFact, ImportFact, SubmoduleFact
 
 _INIT_NAMES = re.compile(
@@ -49,9 +49,6 @@ _BUILTINS = frozenset({
     "map", "filter", "reversed", "str", "repr", "format", "vars", "globals", "locals", "id",
     "hash", "divmod", "pow", "callable", "issubclass", "frozenset", "complex", "object",
 })
-
-NOT_LITERAL = object()
-
 
 def literal(node: cst.BaseExpression) -> Any:
     """The Python value of a literal expression (numbers, strings, True/False/None, tuples and

@@ -17,7 +17,9 @@ findings stays responsive.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import pathlib
 import posixpath
 from typing import Any
@@ -25,7 +27,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from migrate_lens.report import charts
+from migrate_lens.report import palette
 from migrate_lens.report import summary as _summary
 
 TEMPLATES = pathlib.Path(__file__).parent / "templates"
@@ -144,32 +146,93 @@ def payload(view: dict[str, Any]) -> dict[str, Any]:
         "categories": list(_summary.CATEGORIES),
         "severities": list(_summary.SEVERITIES),
         "statuses": list(_summary.STATUSES),
-        "status_colors": charts.STATUS_COLORS,
-        "severity_colors": charts.SEVERITY_COLORS,
+        "status_colors": palette.STATUS_COLORS,
+        "severity_colors": palette.SEVERITY_COLORS,
     }
 
 
-def _charts(view: dict[str, Any]) -> dict[str, Markup]:
-    est = view["estimate"]
+#: Folder of the chart memo (:func:`use_chart_memo`); None = always draw.
+_chart_memo_dir: pathlib.Path | None = None
+#: Memo files kept (newest first); older ones are deleted.
+_CHART_MEMO_KEEP = 16
+
+
+def use_chart_memo(folder: pathlib.Path | None) -> None:
+    """Keep drawn charts in ``folder`` keyed by a digest of their input numbers, the chart
+    code and the matplotlib version (None: no memo). Drawing the five charts, matplotlib's
+    import included, was about 1.5-2 s of every rescan, most of a no-change rescan's rendering
+    time; the SVG of unchanged inputs is byte-identical anyway (``svg.hashsalt``). The CLI
+    points it at the scan cache folder unless ``--no-cache``."""
+    global _chart_memo_dir
+    _chart_memo_dir = folder
+
+
+def _chart_inputs(view: dict[str, Any]) -> dict[str, Any]:
     cat_rows = _summary.effort_by_category(view)
     rows, matrix = _summary.module_category_matrix(view, top=20)
     waves = view["plan"]["waves"]
     return {
-        "gauge": charts.risk_gauge(int(est["risk_score"])),
-        "effort_by_category": charts.effort_by_category(
-            [r["category"] for r in cat_rows],
-            [r["likely"] for r in cat_rows],
-            [r["optimistic"] for r in cat_rows],
-            [r["pessimistic"] for r in cat_rows],
-        ),
-        "findings_by_severity": charts.findings_by_severity(view["summary"]["findings_by_severity"]),
-        "heatmap": charts.risk_heatmap(rows, list(_summary.CATEGORIES), matrix),
-        "waves": charts.effort_per_wave(
-            [w["index"] for w in waves],
-            [w["effort_person_days"]["p50"] for w in waves],
+        "gauge": [int(view["estimate"]["risk_score"])],
+        "effort_by_category": [
+            [r["category"] for r in cat_rows], [r["likely"] for r in cat_rows],
+            [r["optimistic"] for r in cat_rows], [r["pessimistic"] for r in cat_rows],
+        ],
+        "findings_by_severity": [view["summary"]["findings_by_severity"]],
+        "heatmap": [rows, list(_summary.CATEGORIES), matrix],
+        "waves": [
+            [w["index"] for w in waves], [w["effort_person_days"]["p50"] for w in waves],
             [w["effort_person_days"]["p90"] for w in waves],
-        ),
+        ],
     }
+
+
+def _chart_memo_key(inputs: dict[str, Any]) -> str:
+    from importlib.metadata import version
+
+    h = hashlib.sha256(json.dumps(inputs, sort_keys=True, default=repr).encode())
+    h.update((pathlib.Path(__file__).parent / "charts.py").read_bytes())
+    h.update(version("matplotlib").encode())
+    return h.hexdigest()
+
+
+def _charts(view: dict[str, Any]) -> dict[str, Markup]:
+    inputs = _chart_inputs(view)
+    memo = None
+    if _chart_memo_dir is not None:
+        memo = _chart_memo_dir / f"charts-{_chart_memo_key(inputs)}.json"
+        try:
+            cached = json.loads(memo.read_text(encoding="utf-8"))
+            if isinstance(cached, dict) and set(cached) == set(inputs) and all(isinstance(v, str) for v in cached.values()):
+                os.utime(memo)
+                return {k: Markup(v) for k, v in cached.items()}
+        except (OSError, ValueError):
+            pass  # missing or unreadable: draw again
+    from migrate_lens.report import charts
+
+    drawn = {
+        "gauge": charts.risk_gauge(*inputs["gauge"]),
+        "effort_by_category": charts.effort_by_category(*inputs["effort_by_category"]),
+        "findings_by_severity": charts.findings_by_severity(*inputs["findings_by_severity"]),
+        "heatmap": charts.risk_heatmap(*inputs["heatmap"]),
+        "waves": charts.effort_per_wave(*inputs["waves"]),
+    }
+    if memo is not None:
+        _store_chart_memo(memo, drawn)
+    return drawn
+
+
+def _store_chart_memo(memo: pathlib.Path, drawn: dict[str, Markup]) -> None:
+    """Write the memo file atomically and prune old ones; a failure only costs a redraw."""
+    try:
+        memo.parent.mkdir(parents=True, exist_ok=True)
+        tmp = memo.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps({k: str(v) for k, v in drawn.items()}), encoding="utf-8")
+        os.replace(tmp, memo)
+        old = sorted(memo.parent.glob("charts-*.json"), key=lambda p: p.stat().st_mtime, reverse=True)
+        for stale in old[_CHART_MEMO_KEEP:]:
+            stale.unlink(missing_ok=True)
+    except OSError:
+        pass
 
 
 def _env() -> jinja2.Environment:
@@ -207,8 +270,8 @@ def _context(view: dict[str, Any]) -> dict[str, Any]:
         css=_inline_css("report.css"),
         app_js=_inline_script("report.js"),
         graph_js=_inline_script("cytoscape.min.js"),
-        status_colors=charts.STATUS_COLORS,
-        severity_colors=charts.SEVERITY_COLORS,
+        status_colors=palette.STATUS_COLORS,
+        severity_colors=palette.SEVERITY_COLORS,
         category_plain=_summary.CATEGORY_PLAIN,
     )
 
