@@ -1,0 +1,78 @@
+"""The shortcuts taken for speed keep behaviour: unvalidated parse, paused GC, lazy site data,
+fast pickling of the facts."""
+
+from __future__ import annotations
+
+import gc
+import pickle
+
+import libcst as cst
+import pytest
+
+from migrate_lens.analysis.sites import LazyData
+from migrate_lens.analysis.walk import parse_cst
+from migrate_lens.gctools import gc_paused
+from migrate_lens.models import CallFact, FileFacts, FileOutcome, Finding, ImportFact, Skipped, Span
+
+SOURCE = '''import torch\n\nclass M(torch.nn.Module):\n    def forward(self, x):  # comment\n        if x.sum() > 0:\n            x = (x + 1) * [2, 3][0]\n        return x\n'''
+
+
+def test_parse_cst_builds_the_same_tree_and_restores_validation() -> None:
+    tree = parse_cst(SOURCE)
+    assert tree.code == SOURCE
+    assert tree.deep_equals(cst.parse_module(SOURCE))
+    # the stock hook is back: an invalid node is refused again
+    with pytest.raises(cst.CSTValidationError):
+        cst.Name("not a name")
+
+
+def test_parse_cst_restores_validation_when_the_parse_fails() -> None:
+    with pytest.raises(cst.ParserSyntaxError):
+        parse_cst("def f(:\n")
+    with pytest.raises(cst.CSTValidationError):
+        cst.Name("1x")
+
+
+def test_gc_paused_restores_the_previous_state() -> None:
+    assert gc.isenabled()
+    with gc_paused():
+        assert not gc.isenabled()
+        with gc_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()  # the inner block does not turn it back on early
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with gc_paused():
+            pass
+        assert not gc.isenabled()  # it was off before: stays off
+    finally:
+        gc.enable()
+
+
+def test_lazy_data_computes_each_entry_once_on_first_read() -> None:
+    calls: list[str] = []
+
+    def make(name: str, value: object):
+        def fn() -> object:
+            calls.append(name)
+            return value
+        return fn
+
+    data = LazyData({"args": (1,)}, {"names": make("names", ("a",)), "text": make("text", "x.y")})
+    assert data.get("args") == (1,) and calls == []
+    assert "names" in data and calls == []
+    assert data.get("names") == ("a",) and data["names"] == ("a",) and calls == ["names"]
+    assert data["text"] == "x.y" and calls == ["names", "text"]
+    assert data.get("missing", 0) == 0 and "missing" not in data
+    with pytest.raises(KeyError):
+        data["missing"]
+
+
+def test_facts_pickle_round_trip() -> None:
+    finding = Finding(code="ML101", severity="high", path="a.py", span=Span(1, 0, 1, 5), symbol="a.M.forward",
+                      context="traced", message="m", snippet="x.add_(y)", traced_only=False)
+    facts = FileFacts(path="a.py", module="a", sha256="0" * 64, lines=7, findings=(finding,),
+                      imports=(ImportFact("torch", "", "torch", 1),), calls=(CallFact("a.f", "torch.cat", 3),))
+    for outcome in (FileOutcome("a.py", facts=facts), FileOutcome("b.py", skipped=Skipped("b.py", "binary file"))):
+        assert pickle.loads(pickle.dumps(outcome, protocol=pickle.HIGHEST_PROTOCOL)) == outcome
