@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from migrate_lens.analysis.engine import ParseFailure, RuleIndex, analyze_source, build_index, resolve_traced_only
+from migrate_lens.gctools import gc_paused
 from migrate_lens.baseline import DEFAULT_BASELINE_NAME, Baseline, build_baseline, split_new
 from migrate_lens.catalog import Catalog, load_catalog
 from migrate_lens.config import Config, load_config
@@ -285,7 +286,8 @@ def _check_one(absolute: Path, rel: str, project: _Project) -> _FileResult:
         return _FileResult()  # the scan's pre-filter: a file that never mentions torch gets no rules
     module = module_name(rel, (project.root / "__init__.py").is_file(), project.root.name)
     try:
-        facts = analyze_source(text, rel, module, project.catalog, project.index)
+        with gc_paused():  # as in the scan's workers (gctools.py): the parse is allocation-heavy
+            facts = analyze_source(text, rel, module, project.catalog, project.index)
     except ParseFailure as exc:
         return _FileResult(skip_reason=str(exc), checked=False)
     except RecursionError:
