@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 import libcst as cst
 from libcst.metadata import PositionProvider
 
-from migrate_lens.analysis.matchers import MATCHERS, _any_glob
+from migrate_lens.analysis.matchers import MATCHERS, call_gate
 from migrate_lens.analysis.sites import Site
 from migrate_lens.analysis.visitor import FileVisitor
 from migrate_lens.analysis.walk import fast_visit, parse_cst
@@ -37,6 +38,8 @@ class RuleIndex:
     by_site: dict[str, tuple[Rule, ...]]
     attribute_interest: frozenset[str]
     name_interest: frozenset[str]
+    #: the call-site rules with their compiled per-callee gates (:func:`matchers.call_gate`)
+    call_gates: tuple[tuple[Rule, Callable[[str, str], bool] | None], ...] = ()
     #: memo of :meth:`call_candidates` by (callee, method); grows with distinct call names.
     _call_memo: dict[tuple[str, str], tuple[Rule, ...]] = field(default_factory=dict, compare=False)
 
@@ -48,18 +51,7 @@ class RuleIndex:
         key = (name, method)
         hit = self._call_memo.get(key)
         if hit is None:
-            out = []
-            for rule in self.by_site.get("call", ()):
-                m = rule.matcher
-                if m.kind != "call":
-                    gate = MATCHERS[m.kind].gate
-                    if gate is None or gate(name, method, m):
-                        out.append(rule)
-                    continue
-                names, methods = m.param("names"), m.param("methods")
-                if (name and names and _any_glob(name, names)) or (method and methods and _any_glob(method, methods)):
-                    out.append(rule)
-            hit = tuple(out)
+            hit = tuple(rule for rule, gate in self.call_gates if gate is None or gate(name, method))
             self._call_memo[key] = hit
         return hit
 
@@ -76,7 +68,8 @@ def build_index(rules: tuple[Rule, ...]) -> RuleIndex:
             attrs.update(rule.matcher.param("names") or ())
         if spec.site_kind == "name-ref":
             names.update(rule.matcher.param("names") or ())
-    return RuleIndex({k: tuple(v) for k, v in groups.items()}, frozenset(attrs), frozenset(names))
+    gates = tuple((rule, call_gate(rule.matcher)) for rule in groups.get("call", ()))
+    return RuleIndex({k: tuple(v) for k, v in groups.items()}, frozenset(attrs), frozenset(names), gates)
 
 
 def parse_suppressions(lines: list[str]) -> tuple[list[Suppression], list[tuple[int, str]]]:

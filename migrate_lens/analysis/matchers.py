@@ -40,6 +40,29 @@ class MatcherSpec:
     gate: CallGate | None = None
 
 
+def _glob_matcher(patterns: Any) -> Callable[[str], bool] | None:
+    """``value -> bool`` for the fnmatch ``patterns`` as one compiled regex; None when empty."""
+    if not patterns:
+        return None
+    _any_glob("", patterns)  # compiles and caches the regex
+    match = _GLOB_CACHE[patterns].match
+    return lambda value: match(value) is not None
+
+
+def call_gate(m: "Matcher") -> Callable[[str, str], bool] | None:
+    """The per-callee precondition of a call-site rule as ``(name, method) -> bool``, with its
+    globs compiled once: the generic ``call`` matcher's ``names``/``methods``, or the matcher's
+    :attr:`MatcherSpec.gate`; None when every call must be tried."""
+    if m.kind == "call":
+        names, methods = _glob_matcher(_param(m, "names")), _glob_matcher(_param(m, "methods"))
+        return lambda name, method: bool((name and names is not None and names(name))
+                                         or (method and methods is not None and methods(method)))
+    gate = MATCHERS[m.kind].gate
+    if gate is None:
+        return None
+    return lambda name, method: gate(name, method, m)
+
+
 def _gate_names(name: str, method: str, m: "Matcher") -> bool:
     return _any_glob(name, _param(m, "names"))
 
