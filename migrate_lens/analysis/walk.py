@@ -370,13 +370,8 @@ class Positions:
         if type(twin).__name__ not in _STATEMENT_TYPES[type(node)]:
             self.fallback(f"statement mismatch: libcst {type(node).__name__} vs ast {type(twin).__name__}")
             return
-        self._twin[id(node)] = twin
+        self._twin[id(node)] = twin  # its CodeRange is made on first request (_statement_range)
         self._index[id(node)] = self._next - 1
-        end_line = twin.end_lineno or twin.lineno  # type: ignore[attr-defined]
-        self.stmt_pos[id(node)] = CodeRange(
-            CodePosition(twin.lineno, self._col(twin.lineno, twin.col_offset)),  # type: ignore[attr-defined]
-            CodePosition(end_line, self._col(end_line, twin.end_col_offset or 0)),
-        )
         if type(node) is cst.If and type(node.orelse) is cst.If:
             self._elif.add(id(node.orelse))
 
@@ -391,6 +386,9 @@ class Positions:
         own = self.stmt_pos.get(key)
         if own is not None:
             return own
+        twin = self._twin.get(key)
+        if twin is not None:
+            return self._statement_range(key, twin)
         got = self._computed.get(key)
         if got is not None:
             return got
@@ -410,12 +408,21 @@ class Positions:
             self.fallback(f"no unit holds a {type(node).__name__}")
         return self._fallback[node]  # type: ignore[no-any-return]
 
+    def _statement_range(self, key: int, twin: Any) -> CodeRange:
+        """A statement's range from its ``ast`` twin (character columns), kept in ``stmt_pos``."""
+        end_line = twin.end_lineno or twin.lineno
+        rng = self.stmt_pos[key] = CodeRange(
+            CodePosition(twin.lineno, self._col(twin.lineno, twin.col_offset)),
+            CodePosition(end_line, self._col(end_line, twin.end_col_offset or 0)),
+        )
+        return rng
+
     def lines(self, node: cst.CSTNode) -> tuple[int, int]:
         """(first line, last line) of ``node``, 1-based; the same as ``self[node]``'s lines
         but without generating code when ``node`` lies in a statement line that ``ast`` shows
         is one physical line (most lines). Contract (as for ``self[node]``): ``node`` is a
         statement, the node being visited, or a descendant of it."""
-        if self._fallback is None and self.unit_stack and id(node) not in self.stmt_pos:
+        if self._fallback is None and self.unit_stack and id(node) not in self._twin:
             unit = self.unit_stack[-1]
             line = self._single_line(unit)
             if line:
