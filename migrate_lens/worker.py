@@ -16,7 +16,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from migrate_lens.analysis.engine import ParseFailure, RuleIndex, analyze_source, build_index
-from migrate_lens.analysis.walk import parse_ast
+from migrate_lens.analysis.walk import forget_ast, parse_ast
 from migrate_lens.cache import file_digest
 from migrate_lens.catalog import Catalog, load_catalog
 from migrate_lens.discover import decode_source
@@ -192,7 +192,10 @@ def analyze_bytes(data: bytes, rel_path: str, module: str, rule_dirs: tuple[str,
     try:
         _inject_fault(rel_path)
         with gc_paused():
-            return _analyze(data, rel_path, module, rule_dirs, markers)
+            try:
+                return _analyze(data, rel_path, module, rule_dirs, markers)
+            finally:
+                forget_ast()
     except MemoryError:
         return FileOutcome(rel_path, skipped=Skipped(rel_path, "out of memory while analyzing (worker memory cap)"))
 

@@ -206,6 +206,13 @@ def parse_cst(source: str) -> cst.Module:
 _last_ast: tuple[str, ast.Module] | None = None
 
 
+def forget_ast() -> None:
+    """Drop :func:`parse_ast`'s one-entry cache (the last file's ``ast`` tree), so that it is
+    freed now rather than rescanned by the cyclic GC while the next file is analyzed."""
+    global _last_ast
+    _last_ast = None
+
+
 def parse_ast(source: str) -> ast.Module:
     """``ast.parse(source)`` with a one-entry cache keyed by the string's identity, so the
     worker's depth guard and :class:`Positions` share one parse. Raises what ``ast.parse``
@@ -226,28 +233,30 @@ def parse_ast(source: str) -> ast.Module:
 def _ast_statements(tree: ast.Module) -> list[ast.AST]:
     """Statements (and ``except`` clauses) in the order the walk meets their libcst twins."""
     out: list[ast.AST] = []
-
-    def block(stmts: list[ast.stmt]) -> None:
-        for s in stmts:
-            out.append(s)
-            if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.With, ast.AsyncWith)):
-                block(s.body)
-            elif isinstance(s, (ast.If, ast.For, ast.AsyncFor, ast.While)):
-                block(s.body)
-                block(s.orelse)
-            elif isinstance(s, ast.Try) or type(s).__name__ == "TryStar":
-                block(s.body)  # type: ignore[attr-defined]
-                for h in s.handlers:  # type: ignore[attr-defined]
-                    out.append(h)
-                    block(h.body)
-                block(s.orelse)  # type: ignore[attr-defined]
-                block(s.finalbody)  # type: ignore[attr-defined]
-            elif isinstance(s, ast.Match):
-                for case in s.cases:
-                    block(case.body)
-
-    block(tree.body)
+    _ast_block(tree.body, out)
     return out
+
+
+def _ast_block(stmts: list[ast.stmt], out: list[ast.AST]) -> None:
+    # a module-level function, not a recursive closure: a closure that calls itself is a
+    # reference cycle, which kept each file's whole ast tree alive until the cyclic GC ran
+    for s in stmts:
+        out.append(s)
+        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.With, ast.AsyncWith)):
+            _ast_block(s.body, out)
+        elif isinstance(s, (ast.If, ast.For, ast.AsyncFor, ast.While)):
+            _ast_block(s.body, out)
+            _ast_block(s.orelse, out)
+        elif isinstance(s, ast.Try) or type(s).__name__ == "TryStar":
+            _ast_block(s.body, out)  # type: ignore[attr-defined]
+            for h in s.handlers:  # type: ignore[attr-defined]
+                out.append(h)
+                _ast_block(h.body, out)
+            _ast_block(s.orelse, out)  # type: ignore[attr-defined]
+            _ast_block(s.finalbody, out)  # type: ignore[attr-defined]
+        elif isinstance(s, ast.Match):
+            for case in s.cases:
+                _ast_block(case.body, out)
 
 
 class _Recorder:
