@@ -84,6 +84,8 @@ class FactsCache:
     """Open (creating if needed) the cache database in ``folder``.
 
     ``warnings`` collects one-line messages (e.g. a corrupt cache discarded) for the report.
+    Raises ``OSError`` or ``sqlite3.Error`` when the folder cannot hold a database (not a
+    folder, read-only, no space); the scan then runs without a cache.
     """
 
     def __init__(self, folder: Path) -> None:

@@ -56,8 +56,8 @@ def main() -> None:
 @click.option("--graphml", is_flag=True, help="Also write the dependency graph as graph.graphml.")
 @click.option("--team-experience", type=click.Choice(["none", "some", "expert"]), default=None, help="Team JAX experience.")
 @click.option("--team-size", type=click.IntRange(min=1), default=None, help="Engineers on the port (calendar weeks).")
-@click.option("--day-rate", type=click.FloatRange(min=0), default=None, help="Cost of one person-day.")
-@click.option("--monthly-spend", type=click.FloatRange(min=0), default=None, help="Accelerator spend per month.")
+@click.option("--day-rate", type=click.FloatRange(min=0, max=1e9), default=None, help="Cost of one person-day.")
+@click.option("--monthly-spend", type=click.FloatRange(min=0, max=1e15), default=None, help="Accelerator spend per month.")
 @click.option("--saving", type=str, default=None, help="Expected compute saving range, e.g. 0.2-0.4.")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
 def scan(path: Path, out_dir: Path, formats: str, jobs: int | None, fail_on: str | None, no_cache: bool,
@@ -107,11 +107,11 @@ def scan(path: Path, out_dir: Path, formats: str, jobs: int | None, fail_on: str
                 progress.close()
         view = build_view(result)
         warnings = result.warnings
-        if "html" in fmt_names and not no_cache:
+        if "html" in fmt_names:
             from migrate_lens.cache import default_cache_dir
             from migrate_lens.report import html as html_report
 
-            html_report.use_chart_memo((cache_dir or default_cache_dir()) / "charts")
+            html_report.use_chart_memo(None if no_cache else (cache_dir or default_cache_dir()) / "charts")
         try:
             out_dir.mkdir(parents=True, exist_ok=True)
             written = []

@@ -5,6 +5,7 @@ estimate -> plan. Returns one :class:`ScanResult`; rendering is elsewhere.
 from __future__ import annotations
 
 import os
+import sqlite3
 import time
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, replace
@@ -172,13 +173,20 @@ def scan(root: Path, config: Config, *, jobs: int | None = None, cache_dir: Path
     check_codes(config, catalog)
     discovery = discover(root, config)
     scan_root = root if root.is_dir() else root.parent
-    cache = FactsCache(cache_dir or default_cache_dir()) if use_cache else None
+    cache = None
+    cache_warnings: list[str] = []
+    if use_cache:
+        folder = cache_dir or default_cache_dir()
+        try:
+            cache = FactsCache(folder)
+        except (OSError, sqlite3.Error) as exc:  # not a folder, read-only, no space: scan anyway
+            cache_warnings.append(f"cache {folder} unusable ({exc}); scanned without it")
     try:
         outcomes, hits = analyze_files(scan_root, discovery, config, catalog, jobs=jobs, cache=cache, progress=progress)
     finally:
         if cache is not None:
             cache.close()
-    warnings = list(cache.warnings) if cache is not None else []
+    warnings = cache_warnings + (list(cache.warnings) if cache is not None else [])
     files: list[FileFacts] = []
     skipped = list(discovery.skipped)
     ignored_total = 0

@@ -58,3 +58,27 @@ def test_without_memo_nothing_is_written(tmp_path: pathlib.Path) -> None:
     html.use_chart_memo(None)
     html.render(synthetic.sample_view(), tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["report.html"]
+
+
+def test_read_only_memo_is_still_served(memo: pathlib.Path, tmp_path: pathlib.Path, monkeypatch) -> None:
+    first = html.render(synthetic.sample_view(), tmp_path / "a").read_bytes()
+
+    def no_utime(*_a, **_k):
+        raise OSError(30, "Read-only file system")
+
+    monkeypatch.setattr(html.os, "utime", no_utime)
+    monkeypatch.setattr(charts, "risk_gauge", lambda *_a: (_ for _ in ()).throw(AssertionError("redrawn")))
+    assert html.render(synthetic.sample_view(), tmp_path / "b").read_bytes() == first
+
+
+def test_failed_memo_write_leaves_no_temporary_file(tmp_path: pathlib.Path) -> None:
+    folder = tmp_path / "charts"
+    folder.mkdir()
+    html.use_chart_memo(folder)
+    try:
+        key = html._chart_memo_key(html._chart_inputs(synthetic.sample_view()))
+        (folder / f"charts-{key}.json").mkdir()  # the memo path is a folder: the rename fails
+        html.render(synthetic.sample_view(), tmp_path)
+    finally:
+        html.use_chart_memo(None)
+    assert not list(folder.glob("*.tmp"))

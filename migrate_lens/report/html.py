@@ -22,12 +22,14 @@ import json
 import os
 import pathlib
 import posixpath
+import warnings
 from typing import Any
 
 import jinja2
 from markupsafe import Markup
 
 from migrate_lens.report import palette
+from migrate_lens.report._files import atomic_write
 from migrate_lens.report import summary as _summary
 
 TEMPLATES = pathlib.Path(__file__).parent / "templates"
@@ -202,20 +204,27 @@ def _charts(view: dict[str, Any]) -> dict[str, Markup]:
         memo = _chart_memo_dir / f"charts-{_chart_memo_key(inputs)}.json"
         try:
             cached = json.loads(memo.read_text(encoding="utf-8"))
-            if isinstance(cached, dict) and set(cached) == set(inputs) and all(isinstance(v, str) for v in cached.values()):
-                os.utime(memo)
-                return {k: Markup(v) for k, v in cached.items()}
         except (OSError, ValueError):
-            pass  # missing or unreadable: draw again
+            cached = None  # missing or unreadable: draw again
+        if isinstance(cached, dict) and set(cached) == set(inputs) and all(isinstance(v, str) for v in cached.values()):
+            try:
+                os.utime(memo)  # recently used: kept by the pruning
+            except OSError:
+                pass  # a read-only cache still serves its memo
+            return {k: Markup(v) for k, v in cached.items()}
     from migrate_lens.report import charts
 
-    drawn = {
-        "gauge": charts.risk_gauge(*inputs["gauge"]),
-        "effort_by_category": charts.effort_by_category(*inputs["effort_by_category"]),
-        "findings_by_severity": charts.findings_by_severity(*inputs["findings_by_severity"]),
-        "heatmap": charts.risk_heatmap(*inputs["heatmap"]),
-        "waves": charts.effort_per_wave(*inputs["waves"]),
-    }
+    with warnings.catch_warnings():
+        # module names in any script (CJK, emoji) lack glyphs in the fonts matplotlib measures
+        # text with; the SVG keeps them as text (svg.fonttype none) and the browser draws them
+        warnings.filterwarnings("ignore", message=r"Glyph \d+ .*missing from font", category=UserWarning)
+        drawn = {
+            "gauge": charts.risk_gauge(*inputs["gauge"]),
+            "effort_by_category": charts.effort_by_category(*inputs["effort_by_category"]),
+            "findings_by_severity": charts.findings_by_severity(*inputs["findings_by_severity"]),
+            "heatmap": charts.risk_heatmap(*inputs["heatmap"]),
+            "waves": charts.effort_per_wave(*inputs["waves"]),
+        }
     if memo is not None:
         _store_chart_memo(memo, drawn)
     return drawn
@@ -223,16 +232,19 @@ def _charts(view: dict[str, Any]) -> dict[str, Markup]:
 
 def _store_chart_memo(memo: pathlib.Path, drawn: dict[str, Markup]) -> None:
     """Write the memo file atomically and prune old ones; a failure only costs a redraw."""
+    tmp = memo.with_name(f"{memo.name}.{os.getpid()}.tmp")
     try:
         memo.parent.mkdir(parents=True, exist_ok=True)
-        tmp = memo.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_text(json.dumps({k: str(v) for k, v in drawn.items()}), encoding="utf-8")
         os.replace(tmp, memo)
         old = sorted(memo.parent.glob("charts-*.json"), key=lambda p: p.stat().st_mtime, reverse=True)
         for stale in old[_CHART_MEMO_KEEP:]:
             stale.unlink(missing_ok=True)
     except OSError:
-        pass
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            pass
 
 
 def _env() -> jinja2.Environment:
@@ -281,6 +293,8 @@ def render(view: dict[str, Any], out_dir: pathlib.Path) -> pathlib.Path:
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "report.html"
     stream = _env().get_template("report.html.j2").stream(**_context(view))
-    with path.open("w", encoding="utf-8") as fh:  # streamed: the page is never one string in memory
+    # streamed (the page is never one string in memory) into a temporary file renamed into
+    # place: a failure half-way leaves the previous report, never a truncated one
+    with atomic_write(path) as fh:
         stream.dump(fh)
     return path

@@ -7,6 +7,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from migrate_lens.report._files import atomic_write
+
 #: Elements of a long list encoded per call of the C encoder when streaming.
 _BATCH = 512
 
@@ -53,7 +55,7 @@ def render(view: dict[str, Any], out_dir: Path) -> Path:
     """Write ``out_dir/report.json`` (streamed in pieces, see :func:`iter_chunks`); returns its
     path. Raises ``OSError`` when it cannot be written."""
     path = out_dir / "report.json"
-    with path.open("w", encoding="utf-8", newline="\n") as fh:
+    with atomic_write(path) as fh:  # a failure half-way leaves the previous report in place
         for piece in iter_chunks(view):
             fh.write(piece)
         fh.write("\n")
