@@ -48,9 +48,11 @@ class ScanResult:
 def _native_facts(root: Path, paths: tuple[str, ...], catalog: Catalog) -> list[FileFacts]:
     """Facts for native sources (``.cu``, ``.cpp``, ...): the ``source-file`` rules' findings
     (``analysis.engine.analyze_native_file``), the file's line count and digest."""
+    out: list[FileFacts] = []
+    if not paths:
+        return out  # (the engine, and with it libcst, is imported only when there is work)
     from migrate_lens.analysis.engine import analyze_native_file
 
-    out: list[FileFacts] = []
     for rel in paths:
         module = f"native:{rel}"
         found = analyze_native_file(rel, module, catalog)
@@ -67,15 +69,15 @@ def _run_pool(jobs: list[tuple[bytes, str, str]], workers: int, rule_dirs: tuple
     """Analyze files in a process pool with a per-file timeout; a file that times out or
     kills its worker is reported as skipped, and the other files' results are kept. Returns
     (outcome, its cache encoding or None for pool failures) per file."""
+    outcomes: list[tuple[FileOutcome, bytes | None]] = []
+    if not jobs:
+        return outcomes
     # imported only when some file needs analysis: a fully cached rescan never loads libcst
     from pebble import ProcessPool
     from pebble.common import ProcessExpired
 
     from migrate_lens.worker import analyze_to_blob, catalog_and_index, init_worker
 
-    outcomes: list[tuple[FileOutcome, bytes | None]] = []
-    if not jobs:
-        return outcomes
     catalog_and_index(rule_dirs)  # loaded before the pool forks: workers inherit it
     done = 0
     # Largest files first (longest-processing-time-first scheduling): a big file started last
