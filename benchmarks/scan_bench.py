@@ -12,7 +12,8 @@ of, each as a subprocess:
 * ``torchfix``: TorchFix on the same tree with the same ``--jobs`` (a separate venv is fine:
   TorchFix 0.7 pins libcst < 1.6, so pass ``--torchfix /path/to/venv/bin/torchfix``).
 
-Medians over ``--runs`` runs. ``--scale N`` adds the corpus copied N times (cold scan only)
+Medians over ``--runs`` rounds; each round runs every step once, in order, so that a machine
+whose speed drifts during the run (a shared VM) skews every step alike. ``--scale N`` adds the corpus copied N times (cold scan only)
 and prints time and memory per copy against 1 copy. Other work on the machine skews the
 figures; the load average is printed with the table.
 
@@ -32,6 +33,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -148,18 +150,11 @@ def main() -> int:
         nfiles, nlines = count(tree)
         floor_script = work / "parse_floor.py"
         floor_script.write_text(PARSE_FLOOR, encoding="utf-8")
-        rows: list[tuple[str, Sample]] = []
+        steps: list[tuple[str, Callable[[int], list[str]]]] = []
 
-        def run(name: str, make: "callable", runs: int = args.runs) -> None:  # type: ignore[valid-type]
-            if name.split()[0] in skip:
-                return
-            samples = []
-            for i in range(runs):
-                cmd = make(i)
-                samples.append(measure(cmd, env))
-            rows.append((name, median(samples)))
-            s = rows[-1][1]
-            print(f"  {name:<24} wall {s.wall_s:7.1f} s  cpu {s.cpu_s:7.1f} s  peak {s.peak_mb:6.0f} MB", flush=True)
+        def run(name: str, make: Callable[[int], list[str]]) -> None:
+            if name.split()[0] not in skip:
+                steps.append((name, make))
 
         print(f"corpus {args.corpus}: {nfiles} files, {nlines} lines; jobs {args.jobs}; runs {args.runs}; "
               f"load before {os.getloadavg()[0]:.1f}", flush=True)
@@ -179,6 +174,16 @@ def main() -> int:
         run("changed (warm, 1 file)", changed)
         if args.torchfix:
             run("torchfix", lambda i: [args.torchfix, "-j", str(args.jobs), str(tree)])
+        # Rounds interleave the steps (floor, cold, warm, changed, floor, cold, ...) so that a
+        # machine that speeds up or slows down during the run skews every step alike, not one.
+        samples: dict[str, list[Sample]] = {name: [] for name, _ in steps}
+        for i in range(args.runs):
+            for name, make in steps:
+                samples[name].append(measure(make(i), env))
+                s = samples[name][-1]
+                print(f"  round {i + 1} {name:<24} wall {s.wall_s:7.1f} s  cpu {s.cpu_s:7.1f} s  peak {s.peak_mb:6.0f} MB",
+                      flush=True)
+        rows: list[tuple[str, Sample]] = [(name, median(samples[name])) for name, _ in steps]
         load_after = os.getloadavg()[0]
         floor = dict(rows).get("floor (libcst parse)")
         cold = dict(rows).get("cold scan")
