@@ -9,12 +9,9 @@ from ``rules/*.toml``; the API part of a remedy comes from ``rules/api_map.toml`
 
 from __future__ import annotations
 
-import fnmatch
-import re
 import sys
-from collections.abc import Callable
-from functools import lru_cache
 
+from migrate_lens.analysis.matchers import glob_matcher  # the engine's own glob semantics
 from migrate_lens.catalog import ApiEntry, Catalog, Rule, load_catalog
 from migrate_lens.models import CATEGORIES
 
@@ -34,16 +31,6 @@ def _globs(value: object) -> tuple[str, ...]:
     return tuple(str(v) for v in value)  # type: ignore[union-attr]
 
 
-@lru_cache(maxsize=1024)
-def _glob_rx(globs: tuple[str, ...]) -> Callable[[str], bool]:
-    """``value -> bool``: ``value`` matches one of the fnmatch ``globs`` (case-sensitive), as
-    one compiled regex (the report builds remedies for every rule against 845 API rows)."""
-    if not globs:
-        return lambda value: False
-    rx = re.compile("|".join(f"(?:{fnmatch.translate(g)})" for g in globs))
-    return lambda value: rx.match(value) is not None
-
-
 def api_rows_for_rule(rule: Rule, catalog: Catalog) -> tuple[ApiEntry, ...]:
     """API-map rows for the torch names a rule matches: its ``names`` globs (not excluded)
     and its ``methods`` globs as ``Tensor.<method>``. Empty when the rule's globs are broad
@@ -51,7 +38,7 @@ def api_rows_for_rule(rule: Rule, catalog: Catalog) -> tuple[ApiEntry, ...]:
     names = _globs(rule.matcher.param("names"))
     methods = _globs(rule.matcher.param("methods"))
     exclude = _globs(rule.matcher.param("exclude"))
-    match_names, match_methods, match_exclude = _glob_rx(names), _glob_rx(methods), _glob_rx(exclude)
+    match_names, match_methods, match_exclude = glob_matcher(names), glob_matcher(methods), glob_matcher(exclude)
     rows = []
     for entry in catalog.api:
         key = entry.torch

@@ -22,60 +22,49 @@ if TYPE_CHECKING:
 MatchFn = Callable[[Site, "Matcher"], "str | None"]
 
 
-#: ``(callee name, method name, matcher) -> bool``: False when the matcher cannot match any
-#: call to that name/method, whatever its arguments (a necessary condition, never sufficient).
-CallGate = Callable[[str, str, "Matcher"], bool]
+#: ``(callee name, method name) -> bool``: False when a rule cannot match any call to that
+#: name/method, whatever its arguments (a necessary condition, never sufficient).
+CallGate = Callable[[str, str], bool]
 
 
 @dataclass(frozen=True, slots=True)
 class MatcherSpec:
     """A matcher: the site kind it reads, its function and a one-line description. ``gate``
-    (call matchers only) lets the engine skip the matcher for a callee before any call site
-    of it is matched: the engine memoizes candidates per (name, method), so a gate runs once
-    per distinct callee, the matcher once per call site."""
+    (call matchers only) builds, once per rule, the :data:`CallGate` that lets the engine skip
+    the rule for a callee before any call site of it is matched: the engine memoizes candidates
+    per (name, method), so a gate runs once per distinct callee, the matcher once per call site."""
 
     site_kind: str
     fn: MatchFn
     doc: str
-    gate: CallGate | None = None
+    gate: Callable[["Matcher"], CallGate] | None = None
 
 
-def _glob_matcher(patterns: Any) -> Callable[[str], bool] | None:
-    """``value -> bool`` for the fnmatch ``patterns`` as one compiled regex; None when empty."""
-    if not patterns:
-        return None
-    _any_glob("", patterns)  # compiles and caches the regex
-    match = _GLOB_CACHE[patterns].match
-    return lambda value: match(value) is not None
+def call_gate(m: "Matcher") -> CallGate | None:
+    """The :data:`CallGate` of a call-site rule (its matcher's :attr:`MatcherSpec.gate`), or
+    None when every call must be tried."""
+    make = MATCHERS[m.kind].gate
+    return None if make is None else make(m)
 
 
-def call_gate(m: "Matcher") -> Callable[[str, str], bool] | None:
-    """The per-callee precondition of a call-site rule as ``(name, method) -> bool``, with its
-    globs compiled once: the generic ``call`` matcher's ``names``/``methods``, or the matcher's
-    :attr:`MatcherSpec.gate`; None when every call must be tried."""
-    if m.kind == "call":
-        names, methods = _glob_matcher(_param(m, "names")), _glob_matcher(_param(m, "methods"))
-        return lambda name, method: bool((name and names is not None and names(name))
-                                         or (method and methods is not None and methods(method)))
-    gate = MATCHERS[m.kind].gate
-    if gate is None:
-        return None
-    return lambda name, method: gate(name, method, m)
+def _gate_names_or_methods(m: "Matcher") -> CallGate:
+    """A call whose resolved name matches ``names`` or whose method matches ``methods``."""
+    names, methods = glob_matcher(_param(m, "names")), glob_matcher(_param(m, "methods"))
+    return lambda name, method: bool((name and names(name)) or (method and methods(method)))
 
 
-def _gate_names(name: str, method: str, m: "Matcher") -> bool:
-    return _any_glob(name, _param(m, "names"))
+def _gate_names(m: "Matcher") -> CallGate:
+    """A call whose resolved name matches ``names``."""
+    names = glob_matcher(_param(m, "names"))
+    return lambda name, method: names(name)
 
 
-def _gate_names_or_methods(name: str, method: str, m: "Matcher") -> bool:
-    return (bool(name) and _any_glob(name, _param(m, "names"))) or (bool(method) and _any_glob(method, _param(m, "methods")))
+def _gate_method(expected: str) -> Callable[["Matcher"], CallGate]:
+    """A call of the method ``expected``."""
+    return lambda m: lambda name, method: method == expected
 
 
-def _gate_method(expected: str) -> CallGate:
-    return lambda name, method, m: method == expected
-
-
-_GLOB_CACHE: dict[Any, "re.Pattern[str]"] = {}
+_GLOB_CACHE: dict[Any, Callable[[str], bool]] = {}
 _PARAM_CACHE: dict[int, tuple["Matcher", dict[str, Any]]] = {}
 
 
@@ -89,17 +78,29 @@ def _param(m: "Matcher", key: str, default: Any = None) -> Any:
     return entry[1].get(key, default)
 
 
-def _any_glob(value: str, patterns: Any) -> bool:
-    """``value`` matches one of the fnmatch ``patterns`` (case-sensitive). The patterns of a
-    rule are compiled once into a single regex (call sites x rules is the hot loop)."""
+def glob_matcher(patterns: Any) -> Callable[[str], bool]:
+    """``value -> bool``: ``value`` matches one of the fnmatch ``patterns`` (one glob or a
+    sequence; case-sensitive; none matches nothing), compiled once into a single regex and
+    cached by pattern (call sites x rules is the hot loop; the report matches every rule
+    against the API map)."""
     if not patterns:
-        return False
-    rx = _GLOB_CACHE.get(patterns)
-    if rx is None:
-        globs = (patterns,) if isinstance(patterns, str) else tuple(patterns)
+        return _never
+    key = patterns if isinstance(patterns, (str, tuple)) else tuple(patterns)
+    match = _GLOB_CACHE.get(key)
+    if match is None:
+        globs = (key,) if isinstance(key, str) else key
         rx = re.compile("|".join(f"(?:{translate(g)})" for g in globs))
-        _GLOB_CACHE[patterns] = rx
-    return rx.match(value) is not None
+        match = _GLOB_CACHE[key] = lambda value: rx.match(value) is not None
+    return match
+
+
+def _never(value: str) -> bool:
+    return False
+
+
+def _any_glob(value: str, patterns: Any) -> bool:
+    """``value`` matches one of the fnmatch ``patterns`` (see :func:`glob_matcher`)."""
+    return glob_matcher(patterns)(value)
 
 
 def _kinds(m: "Matcher", key: str, default: tuple[str, ...]) -> tuple[str, ...]:
@@ -536,7 +537,7 @@ def match_source_file(site: Site, m: "Matcher") -> str | None:
 
 
 MATCHERS: dict[str, MatcherSpec] = {
-    "call": MatcherSpec("call", match_call, match_call.__doc__ or ""),
+    "call": MatcherSpec("call", match_call, match_call.__doc__ or "", _gate_names_or_methods),
     "condition": MatcherSpec("condition", match_condition, match_condition.__doc__ or ""),
     "subscript-assign": MatcherSpec("subscript-assign", match_subscript_assign, match_subscript_assign.__doc__ or ""),
     "aug-assign": MatcherSpec("aug-assign", match_aug_assign, match_aug_assign.__doc__ or ""),
