@@ -17,7 +17,7 @@ from pathlib import Path
 
 from migrate_lens.analysis.engine import ParseFailure, RuleIndex, analyze_source, build_index
 from migrate_lens.analysis.walk import forget_ast, parse_ast
-from migrate_lens.cache import file_digest
+from migrate_lens.cache import encode, file_digest
 from migrate_lens.catalog import Catalog, load_catalog
 from migrate_lens.discover import decode_source
 from migrate_lens.gctools import gc_paused
@@ -177,8 +177,6 @@ def analyze_to_blob(data: bytes, rel_path: str, module: str, rule_dirs: tuple[st
     """:func:`analyze_bytes`, returned already encoded for the cache
     (:func:`migrate_lens.cache.encode`): the pool job. The main process decodes it once and
     stores the same bytes, instead of pickling every outcome a second time for the cache."""
-    from migrate_lens.cache import encode
-
     return encode(analyze_bytes(data, rel_path, module, rule_dirs, markers))
 
 

@@ -41,21 +41,14 @@ class LazyData(dict):  # type: ignore[type-arg]
         super().__init__(eager)
         self._lazy = lazy
 
-    def _load(self, key: str) -> bool:
-        fn = self._lazy.pop(key, None)
-        if fn is None:
-            return False
-        self[key] = fn()
-        return True
-
     def get(self, key: str, default: Any = None) -> Any:  # type: ignore[override]
         if key in self._lazy:
-            self._load(key)
+            self[key] = self._lazy.pop(key)()
         return dict.get(self, key, default)
 
     def __getitem__(self, key: str) -> Any:
         if key in self._lazy:
-            self._load(key)
+            self[key] = self._lazy.pop(key)()
         return dict.__getitem__(self, key)
 
     def __contains__(self, key: object) -> bool:
