@@ -21,7 +21,7 @@ import libcst as cst
 
 from migrate_lens.stubs import tables as T
 from migrate_lens.stubs.apimap import ApiRenames
-from migrate_lens.stubs.names import Aliases, module_name
+from migrate_lens.stubs.names import Aliases, module_name, names_in
 from migrate_lens.stubs.prelude import helper_names, prelude_for
 from migrate_lens.stubs.targets import StubTarget, iter_python_files
 from migrate_lens.stubs.translate import SHIMS, TORCH_ECOSYSTEM, FileContext, Todo, code, run_translator, top_level_name
@@ -84,15 +84,17 @@ class _Parsed:
     top_defs: dict[str, cst.CSTNode]
 
 
-def _names_in(node: cst.CSTNode) -> set[str]:
-    names: set[str] = set()
+def _class_maps(p: _Parsed) -> set[str]:
+    """Module-level names (not classes or functions) whose value mentions a target class
+    (``ATTENTION_CLASSES = {"eager": Attention}``)."""
+    return {n for n, node in p.top_defs.items()
+            if not isinstance(node, (cst.ClassDef, cst.FunctionDef)) and names_in(node) & p.targets}
 
-    class V(cst.CSTVisitor):
-        def visit_Name(self, n: cst.Name) -> None:
-            names.add(n.value)
 
-    node.visit(V())
-    return names
+def _classes_with_init(p: _Parsed) -> set[str]:
+    """Top-level classes of the file that define ``__init__``."""
+    return {n for n, node in p.top_defs.items() if isinstance(node, cst.ClassDef) and any(
+        isinstance(b, cst.FunctionDef) and b.name.value == "__init__" for b in node.body.body)}
 
 
 def _reachable(tree: cst.Module, targets: set[str]) -> tuple[set[str], dict[str, cst.CSTNode]]:
@@ -108,7 +110,7 @@ def _reachable(tree: cst.Module, targets: set[str]) -> tuple[set[str], dict[str,
         node = top.get(name)
         if node is None:
             continue
-        for ref in _names_in(node):
+        for ref in names_in(node):
             if ref in top and ref not in emitted and not isinstance(top[ref], cst.ClassDef):
                 emitted.add(ref)
                 todo.append(ref)
@@ -144,13 +146,8 @@ def generate_stubs(root: Path | str, targets: list[StubTarget], out_dir: Path | 
     exports = {p.module: p.emitted for p in parsed.values()}
     stub_classes = {f"{p.module}.{n}" for p in parsed.values() for n in p.targets}
     for rel, p in sorted(parsed.items()):
-        class_maps = {n for n, node in p.top_defs.items()
-                      if not isinstance(node, (cst.ClassDef, cst.FunctionDef)) and _names_in(node) & p.targets}
         ctx = FileContext(rel, p.module, rel.endswith("__init__.py"), p.targets, project_modules, exports,
-                          stub_classes, api, class_maps, {
-                              n for n, node in p.top_defs.items() if isinstance(node, cst.ClassDef) and any(
-                                  isinstance(b, cst.FunctionDef) and b.name.value == "__init__"
-                                  for b in node.body.body)})
+                          stub_classes, api, _class_maps(p), _classes_with_init(p))
         results.append(_translate(p, ctx, by_file[rel]))
     results.sort(key=lambda f: f.stub_path)
     if out_dir is not None:
@@ -172,7 +169,7 @@ def write_stubs(out_dir: Path, files: list[StubFile]) -> None:
         while parent != Path("."):
             init = out_dir / parent / "__init__.py"
             if not init.exists():
-                init.write_text(f'"""Package folder for migrate-lens stubs."""\n', encoding="utf-8")
+                init.write_text('"""Package folder for migrate-lens stubs."""\n', encoding="utf-8")
             parent = parent.parent
 
 
@@ -223,7 +220,7 @@ def _translate(p: _Parsed, ctx: FileContext, targets: list[StubTarget]) -> StubF
         compiles, error = True, ""
     except SyntaxError as exc:
         compiles, error = False, f"SyntaxError: {exc.msg} (line {exc.lineno})"
-    refs_by_class = {top_level_name(n): _names_in(n) for n in emitted_nodes}
+    refs_by_class = {top_level_name(n): names_in(n) for n in emitted_nodes}
     modules = []
     for t in sorted(targets, key=lambda x: x.qualname):
         own = [x for x in todos if x.symbol == t.class_name]

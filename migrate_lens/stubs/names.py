@@ -24,6 +24,18 @@ def dotted(node: cst.BaseExpression) -> str:
     return ""
 
 
+def names_in(node: cst.CSTNode) -> set[str]:
+    """Every identifier (``Name``) appearing anywhere under ``node``."""
+    found: set[str] = set()
+
+    class _Collect(cst.CSTVisitor):
+        def visit_Name(self, n: cst.Name) -> None:
+            found.add(n.value)
+
+    node.visit(_Collect())
+    return found
+
+
 def module_name(rel_path: str) -> str:
     """Dotted module name of a POSIX path relative to the scanned root
     (``pkg/sub/mod.py`` -> ``pkg.sub.mod``; ``pkg/__init__.py`` -> ``pkg``)."""

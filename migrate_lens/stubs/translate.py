@@ -24,7 +24,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from migrate_lens.stubs import tables as T
 from migrate_lens.stubs.apimap import ApiRenames
-from migrate_lens.stubs.names import Aliases, dotted
+from migrate_lens.stubs.names import Aliases, dotted, names_in
 
 #: Packages whose imports are dropped from stubs (they import torch).
 TORCH_ECOSYSTEM: frozenset[str] = frozenset({
@@ -716,7 +716,7 @@ class _Translator(cst.CSTTransformer):
             return
         for t in node.targets:
             self._record_attr(t.target, node.value)
-            if isinstance(t.target, cst.Name) and _names(node.value) & self.ctx.targets:
+            if isinstance(t.target, cst.Name) and names_in(node.value) & self.ctx.targets:
                 self._factories_local.add(t.target.value)
         value = node.value
         if isinstance(value, cst.Call):
@@ -726,17 +726,6 @@ class _Translator(cst.CSTTransformer):
                 for t in node.targets:
                     if isinstance(t.target, cst.Attribute) and dotted(t.target.value) == "self":
                         self._layer_attrs[t.target.attr.value] = last
-
-
-def _names(node: cst.CSTNode) -> set[str]:
-    found: set[str] = set()
-
-    class V(cst.CSTVisitor):
-        def visit_Name(self, n: cst.Name) -> None:
-            found.add(n.value)
-
-    node.visit(V())
-    return found
 
 
 def top_level_name(stmt: cst.CSTNode) -> str:
