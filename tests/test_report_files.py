@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import pathlib
 
 import pytest
@@ -29,4 +30,7 @@ def test_atomic_write_creates_readable_file(tmp_path: pathlib.Path) -> None:
     with atomic_write(target) as fh:
         fh.write("ü\n")
     assert target.read_text(encoding="utf-8") == "ü\n"
-    assert target.stat().st_mode & 0o044  # group/other may read, as with open()
+    umask = os.umask(0)
+    os.umask(umask)
+    assert target.stat().st_mode & 0o777 == 0o666 & ~umask  # the mode open() would give
+    assert not list(tmp_path.glob(".*.tmp"))
