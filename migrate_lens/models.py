@@ -215,10 +215,13 @@ class FileFacts:
 @_fast_pickle
 @dataclass(frozen=True, slots=True)
 class Skipped:
-    """A file that was not analyzed, and why (``reason`` is a short, specific phrase)."""
+    """A file that was not analyzed, and why (``reason`` is a short, specific phrase).
+    ``transient``: the cause may not recur (out of memory, timeout, crashed worker), so the
+    outcome is not cached and the next scan tries the file again."""
 
     path: str
     reason: str
+    transient: bool = False
 
 
 @_fast_pickle

@@ -93,11 +93,11 @@ def _run_pool(jobs: list[tuple[bytes, str, str]], workers: int, rule_dirs: tuple
                 blob = fut.result()
                 outcomes.append((decode(blob), blob))
             except FutureTimeout:
-                outcomes.append((FileOutcome(rel, skipped=Skipped(rel, f"timeout: analysis took longer than {timeout_s:g} s")), None))
+                outcomes.append((FileOutcome(rel, skipped=Skipped(rel, f"timeout: analysis took longer than {timeout_s:g} s", transient=True)), None))
             except ProcessExpired as exc:
-                outcomes.append((FileOutcome(rel, skipped=Skipped(rel, f"worker crashed (exit code {exc.exitcode})")), None))
+                outcomes.append((FileOutcome(rel, skipped=Skipped(rel, f"worker crashed (exit code {exc.exitcode})", transient=True)), None))
             except MemoryError:
-                outcomes.append((FileOutcome(rel, skipped=Skipped(rel, "worker ran out of memory")), None))
+                outcomes.append((FileOutcome(rel, skipped=Skipped(rel, "worker ran out of memory", transient=True)), None))
             done += 1
             if progress is not None:
                 progress(done, len(futures))
@@ -135,9 +135,9 @@ def analyze_files(root: Path, discovery: Discovery, config: Config, catalog: Cat
     workers = jobs or os.cpu_count() or 1
     fresh = _run_pool(pending, workers, config.rule_dirs, config.markers, config.timeout_s, progress)
     if cache is not None:
-        # pool failures (blob None) and out-of-memory skips are retried by the next scan
+        # transient skips (pool failures, out of memory) are retried by the next scan
         cache.put_encoded([(keys[o.path], blob) for o, blob in fresh
-                           if blob is not None and not (o.skipped and o.skipped.reason.startswith("out of memory"))])
+                           if blob is not None and not (o.skipped and o.skipped.transient)])
     outcomes.extend(o for o, _ in fresh)
     outcomes.sort(key=lambda o: o.path)
     return outcomes, hits

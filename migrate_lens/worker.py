@@ -195,7 +195,7 @@ def analyze_bytes(data: bytes, rel_path: str, module: str, rule_dirs: tuple[str,
             finally:
                 forget_ast()
     except MemoryError:
-        return FileOutcome(rel_path, skipped=Skipped(rel_path, "out of memory while analyzing (worker memory cap)"))
+        return FileOutcome(rel_path, skipped=Skipped(rel_path, "out of memory while analyzing (worker memory cap)", transient=True))
 
 
 def _analyze(data: bytes, rel_path: str, module: str, rule_dirs: tuple[str, ...],
