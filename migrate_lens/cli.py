@@ -139,9 +139,10 @@ def scan(path: Path, out_dir: Path, formats: str, jobs: int | None, fail_on: str
         warnings = result.warnings
         if "html" in fmt_names:
             from migrate_lens.cache import default_cache_dir
-            from migrate_lens.report import html as html_report
+            from migrate_lens.report import chartset
 
-            html_report.use_chart_memo(None if no_cache else (cache_dir or default_cache_dir()) / "charts")
+            chartset.use_memo(None if no_cache else (cache_dir or default_cache_dir()) / "charts")
+            chartset.draw_ahead(view)  # in a child while the other formats are written
         try:
             out_dir.mkdir(parents=True, exist_ok=True)
             written = []
@@ -156,7 +157,9 @@ def scan(path: Path, out_dir: Path, formats: str, jobs: int | None, fail_on: str
             # clear() because a networkx graph sits in reference cycles the paused GC keeps.
             result.project.graph.clear()
             del result
-            written[:0] = [renderer(fmt)(view, out_dir) for fmt in fmt_names]
+            # the page last: its charts are being drawn meanwhile (chartset.draw_ahead)
+            by_fmt = {fmt: renderer(fmt)(view, out_dir) for fmt in sorted(fmt_names, key=lambda f: f == "html")}
+            written[:0] = [by_fmt[fmt] for fmt in fmt_names]
         except OSError as exc:
             raise fail(f"cannot write report to {out_dir}: {exc.strerror or exc}") from None
     if not quiet:

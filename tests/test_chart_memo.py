@@ -1,4 +1,5 @@
-"""The HTML report's chart memo: same inputs -> same page without drawing; bad memo -> redraw."""
+"""The HTML report's chart set: same inputs -> same page without drawing; bad memo -> redraw;
+a set drawn ahead in a child process gives the same page as one drawn in place."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import pathlib
 
 import pytest
 
-from migrate_lens.report import charts, html
+from migrate_lens.report import charts, chartset, html
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 _spec = importlib.util.spec_from_file_location("report_synthetic_memo", ROOT / "fixtures" / "report" / "synthetic.py")
@@ -19,9 +20,9 @@ _spec.loader.exec_module(synthetic)
 @pytest.fixture()
 def memo(tmp_path: pathlib.Path):
     folder = tmp_path / "charts"
-    html.use_chart_memo(folder)
+    chartset.use_memo(folder)
     yield folder
-    html.use_chart_memo(None)
+    chartset.use_memo(None)
 
 
 def test_second_render_reuses_the_charts(memo: pathlib.Path, tmp_path: pathlib.Path, monkeypatch) -> None:
@@ -55,7 +56,7 @@ def test_corrupt_memo_is_ignored(memo: pathlib.Path, tmp_path: pathlib.Path) -> 
 
 
 def test_without_memo_nothing_is_written(tmp_path: pathlib.Path) -> None:
-    html.use_chart_memo(None)
+    chartset.use_memo(None)
     html.render(synthetic.sample_view(), tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["report.html"]
 
@@ -66,7 +67,7 @@ def test_read_only_memo_is_still_served(memo: pathlib.Path, tmp_path: pathlib.Pa
     def no_utime(*_a, **_k):
         raise OSError(30, "Read-only file system")
 
-    monkeypatch.setattr(html.os, "utime", no_utime)
+    monkeypatch.setattr(chartset.os, "utime", no_utime)
     monkeypatch.setattr(charts, "risk_gauge", lambda *_a: (_ for _ in ()).throw(AssertionError("redrawn")))
     assert html.render(synthetic.sample_view(), tmp_path / "b").read_bytes() == first
 
@@ -74,11 +75,70 @@ def test_read_only_memo_is_still_served(memo: pathlib.Path, tmp_path: pathlib.Pa
 def test_failed_memo_write_leaves_no_temporary_file(tmp_path: pathlib.Path) -> None:
     folder = tmp_path / "charts"
     folder.mkdir()
-    html.use_chart_memo(folder)
+    chartset.use_memo(folder)
     try:
-        key = html._chart_memo_key(html._chart_inputs(synthetic.sample_view()))
+        key = chartset.memo_key(chartset.inputs_of(synthetic.sample_view()))
         (folder / f"charts-{key}.json").mkdir()  # the memo path is a folder: the rename fails
         html.render(synthetic.sample_view(), tmp_path)
     finally:
-        html.use_chart_memo(None)
+        chartset.use_memo(None)
     assert not list(folder.glob("*.tmp"))
+
+
+def _refuse_drawing_here(monkeypatch) -> None:
+    def refuse(*_a, **_k):
+        raise AssertionError("drew in the main process although the child drew the set")
+
+    monkeypatch.setattr(chartset, "draw", refuse)
+
+
+def test_set_drawn_ahead_gives_the_same_page(tmp_path: pathlib.Path, monkeypatch) -> None:
+    chartset.use_memo(None)
+    in_place = html.render(synthetic.sample_view(), tmp_path / "a").read_bytes()
+    chartset.draw_ahead(synthetic.sample_view())
+    assert chartset._ahead is not None
+    _refuse_drawing_here(monkeypatch)  # the forked child already holds the real draw()
+    ahead = html.render(synthetic.sample_view(), tmp_path / "b").read_bytes()
+    assert ahead == in_place
+    assert chartset._ahead is None
+
+
+def test_set_drawn_ahead_is_stored_in_the_memo(memo: pathlib.Path, tmp_path: pathlib.Path) -> None:
+    chartset.draw_ahead(synthetic.sample_view())
+    html.render(synthetic.sample_view(), tmp_path)
+    assert len(list(memo.glob("charts-*.json"))) == 1
+    chartset.draw_ahead(synthetic.sample_view())  # now a memo hit: no child
+    assert chartset._ahead is None
+
+
+def test_failed_child_is_replaced_by_drawing_here(tmp_path: pathlib.Path, monkeypatch) -> None:
+    chartset.use_memo(None)
+    expected = html.render(synthetic.sample_view(), tmp_path / "a").read_bytes()
+    monkeypatch.setattr(charts, "risk_gauge", lambda *_a: (_ for _ in ()).throw(RuntimeError("child fails")))
+    chartset.draw_ahead(synthetic.sample_view())  # the child inherits the failing gauge
+    monkeypatch.undo()
+    assert html.render(synthetic.sample_view(), tmp_path / "b").read_bytes() == expected
+
+
+def test_set_drawn_ahead_for_other_numbers_is_not_used(tmp_path: pathlib.Path, monkeypatch) -> None:
+    chartset.use_memo(None)
+    view = synthetic.sample_view()
+    expected = html.render(view, tmp_path / "a").read_bytes()
+    other = synthetic.sample_view()
+    other["estimate"]["risk_score"] = (int(other["estimate"]["risk_score"]) + 7) % 100
+    chartset.draw_ahead(other)
+    assert html.render(view, tmp_path / "b").read_bytes() == expected
+    assert chartset._ahead is None
+
+
+def test_stuck_child_is_given_up(tmp_path: pathlib.Path, monkeypatch) -> None:
+    chartset.use_memo(None)
+    expected = html.render(synthetic.sample_view(), tmp_path / "a").read_bytes()
+    monkeypatch.setattr(chartset, "draw", lambda *_a: __import__("time").sleep(30))
+    monkeypatch.setattr(chartset, "CHILD_TIMEOUT_S", 0.5)
+    chartset.draw_ahead(synthetic.sample_view())  # the child sleeps instead of drawing
+    child = chartset._ahead[1]
+    monkeypatch.undo()
+    monkeypatch.setattr(chartset, "CHILD_TIMEOUT_S", 0.5)
+    assert html.render(synthetic.sample_view(), tmp_path / "b").read_bytes() == expected
+    assert not child.is_alive()

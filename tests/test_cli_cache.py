@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from migrate_lens.cli import main
-from migrate_lens.report import html
+from migrate_lens.report import chartset, html
 
 MODEL = '''\
 import torch
@@ -39,7 +39,7 @@ def project(tmp_path: Path) -> Path:
 @pytest.fixture(autouse=True)
 def _no_memo_left():
     yield
-    html.use_chart_memo(None)
+    chartset.use_memo(None)
 
 
 def _run(args: list[str]):

@@ -17,18 +17,15 @@ findings stays responsive.
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
 import pathlib
 import posixpath
-import warnings
 from typing import Any
 
 import jinja2
 from markupsafe import Markup
 
-from migrate_lens.report import palette
+from migrate_lens.report import chartset, palette
 from migrate_lens.report._files import atomic_write
 from migrate_lens.report import summary as _summary
 
@@ -153,100 +150,6 @@ def payload(view: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-#: Folder of the chart memo (:func:`use_chart_memo`); None = always draw.
-_chart_memo_dir: pathlib.Path | None = None
-#: Memo files kept (newest first); older ones are deleted.
-_CHART_MEMO_KEEP = 16
-
-
-def use_chart_memo(folder: pathlib.Path | None) -> None:
-    """Keep drawn charts in ``folder`` keyed by a digest of their input numbers, the chart
-    code and the matplotlib version (None: no memo). Drawing the five charts, matplotlib's
-    import included, was about 1.5-2 s of every rescan, most of a no-change rescan's rendering
-    time; the SVG of unchanged inputs is byte-identical anyway (``svg.hashsalt``). The CLI
-    points it at the scan cache folder unless ``--no-cache``."""
-    global _chart_memo_dir
-    _chart_memo_dir = folder
-
-
-def _chart_inputs(view: dict[str, Any]) -> dict[str, Any]:
-    cat_rows = _summary.effort_by_category(view)
-    rows, matrix = _summary.module_category_matrix(view, top=20)
-    waves = view["plan"]["waves"]
-    return {
-        "gauge": [int(view["estimate"]["risk_score"])],
-        "effort_by_category": [
-            [r["category"] for r in cat_rows], [r["likely"] for r in cat_rows],
-            [r["optimistic"] for r in cat_rows], [r["pessimistic"] for r in cat_rows],
-        ],
-        "findings_by_severity": [view["summary"]["findings_by_severity"]],
-        "heatmap": [rows, list(_summary.CATEGORIES), matrix],
-        "waves": [
-            [w["index"] for w in waves], [w["effort_person_days"]["p50"] for w in waves],
-            [w["effort_person_days"]["p90"] for w in waves],
-        ],
-    }
-
-
-def _chart_memo_key(inputs: dict[str, Any]) -> str:
-    from importlib.metadata import version
-
-    h = hashlib.sha256(json.dumps(inputs, sort_keys=True, default=repr).encode())
-    h.update((pathlib.Path(__file__).parent / "charts.py").read_bytes())
-    h.update(version("matplotlib").encode())
-    return h.hexdigest()
-
-
-def _charts(view: dict[str, Any]) -> dict[str, Markup]:
-    inputs = _chart_inputs(view)
-    memo = None
-    if _chart_memo_dir is not None:
-        memo = _chart_memo_dir / f"charts-{_chart_memo_key(inputs)}.json"
-        try:
-            cached = json.loads(memo.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            cached = None  # missing or unreadable: draw again
-        if isinstance(cached, dict) and set(cached) == set(inputs) and all(isinstance(v, str) for v in cached.values()):
-            try:
-                os.utime(memo)  # recently used: kept by the pruning
-            except OSError:
-                pass  # a read-only cache still serves its memo
-            return {k: Markup(v) for k, v in cached.items()}
-    from migrate_lens.report import charts
-
-    with warnings.catch_warnings():
-        # module names in any script (CJK, emoji) lack glyphs in the fonts matplotlib measures
-        # text with; the SVG keeps them as text (svg.fonttype none) and the browser draws them
-        warnings.filterwarnings("ignore", message=r"Glyph \d+ .*missing from font", category=UserWarning)
-        drawn = {
-            "gauge": charts.risk_gauge(*inputs["gauge"]),
-            "effort_by_category": charts.effort_by_category(*inputs["effort_by_category"]),
-            "findings_by_severity": charts.findings_by_severity(*inputs["findings_by_severity"]),
-            "heatmap": charts.risk_heatmap(*inputs["heatmap"]),
-            "waves": charts.effort_per_wave(*inputs["waves"]),
-        }
-    if memo is not None:
-        _store_chart_memo(memo, drawn)
-    return drawn
-
-
-def _store_chart_memo(memo: pathlib.Path, drawn: dict[str, Markup]) -> None:
-    """Write the memo file atomically and prune old ones; a failure only costs a redraw."""
-    tmp = memo.with_name(f"{memo.name}.{os.getpid()}.tmp")
-    try:
-        memo.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(json.dumps({k: str(v) for k, v in drawn.items()}), encoding="utf-8")
-        os.replace(tmp, memo)
-        old = sorted(memo.parent.glob("charts-*.json"), key=lambda p: p.stat().st_mtime, reverse=True)
-        for stale in old[_CHART_MEMO_KEEP:]:
-            stale.unlink(missing_ok=True)
-    except OSError:
-        try:
-            tmp.unlink(missing_ok=True)
-        except OSError:
-            pass
-
-
 def _env() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATES),
@@ -277,7 +180,7 @@ def _context(view: dict[str, Any]) -> dict[str, Any]:
         d=_summary.digest(view, top=10),
         by_qual=by_qual,
         root_name=root_name,
-        charts=_charts(view),
+        charts=chartset.charts_for(view),
         data_json=json_for_script(payload(view)),
         css=_inline_css("report.css"),
         app_js=_inline_script("report.js"),

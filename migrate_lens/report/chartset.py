@@ -1,0 +1,206 @@
+"""The HTML report's five charts as one set: their input numbers from the view, a memo of drawn
+sets on disk, and drawing ahead in a forked child process.
+
+Drawing the set (matplotlib's import included) takes about 1.5-2 s, a third of a rescan after
+a one-file change on the 626k-line ``core`` corpus tier. Two things keep it off the critical
+path:
+
+* the memo (:func:`use_memo`): the SVG of unchanged inputs is byte-identical anyway
+  (``svg.hashsalt``), so a set is kept in the scan cache folder keyed by a digest of its input
+  numbers, the chart code and the matplotlib version;
+* drawing ahead (:func:`draw_ahead`): on a memo miss the CLI starts the drawing in a forked
+  child as soon as the view exists, renders JSON, SARIF and Markdown meanwhile, and the HTML
+  renderer collects the set (:func:`charts_for`). Where ``fork`` is not available, or the child
+  fails, the set is drawn in the main process, with the same result.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import multiprocessing
+import os
+import pathlib
+import warnings
+from multiprocessing.connection import Connection
+from typing import Any
+
+from markupsafe import Markup
+
+from migrate_lens.report import summary as _summary
+
+#: The charts of one set, in the order the page shows them.
+NAMES = ("gauge", "effort_by_category", "findings_by_severity", "heatmap", "waves")
+#: Seconds the page waits for a set drawn ahead before drawing it itself (drawing takes ~2 s).
+CHILD_TIMEOUT_S = 60.0
+#: Memo files kept (newest first); older ones are deleted.
+MEMO_KEEP = 16
+
+#: Folder of the memo (:func:`use_memo`); None = always draw.
+_memo_dir: pathlib.Path | None = None
+#: A set being drawn in a child process: (its inputs, the child, the pipe end its set arrives on).
+_ahead: tuple[dict[str, Any], Any, Connection] | None = None
+
+
+def use_memo(folder: pathlib.Path | None) -> None:
+    """Keep drawn sets in ``folder`` (None: no memo). The CLI points it at the scan cache folder
+    unless ``--no-cache``; it is set per scan, so a later ``--no-cache`` scan in the same
+    process does not read it."""
+    global _memo_dir
+    _memo_dir = folder
+
+
+def inputs_of(view: dict[str, Any]) -> dict[str, Any]:
+    """The numbers and labels the five charts are drawn from (JSON-serializable), by chart
+    name; positional arguments of the matching :mod:`migrate_lens.report.charts` function."""
+    cat_rows = _summary.effort_by_category(view)
+    rows, matrix = _summary.module_category_matrix(view, top=20)
+    waves = view["plan"]["waves"]
+    return {
+        "gauge": [int(view["estimate"]["risk_score"])],
+        "effort_by_category": [
+            [r["category"] for r in cat_rows], [r["likely"] for r in cat_rows],
+            [r["optimistic"] for r in cat_rows], [r["pessimistic"] for r in cat_rows],
+        ],
+        "findings_by_severity": [view["summary"]["findings_by_severity"]],
+        "heatmap": [rows, list(_summary.CATEGORIES), matrix],
+        "waves": [
+            [w["index"] for w in waves], [w["effort_person_days"]["p50"] for w in waves],
+            [w["effort_person_days"]["p90"] for w in waves],
+        ],
+    }
+
+
+def memo_key(inputs: dict[str, Any]) -> str:
+    """Hex SHA-256 of ``inputs``, the chart code and the matplotlib version."""
+    from importlib.metadata import version
+
+    h = hashlib.sha256(json.dumps(inputs, sort_keys=True, default=repr).encode())
+    h.update((pathlib.Path(__file__).parent / "charts.py").read_bytes())
+    h.update(version("matplotlib").encode())
+    return h.hexdigest()
+
+
+def draw(inputs: dict[str, Any]) -> dict[str, str]:
+    """Draw the set: {chart name: inline SVG text}. Imports matplotlib (about 0.5 s the first
+    time). Runs in the main process or in the child of :func:`draw_ahead`."""
+    from migrate_lens.report import charts
+
+    fns = {
+        "gauge": charts.risk_gauge,
+        "effort_by_category": charts.effort_by_category,
+        "findings_by_severity": charts.findings_by_severity,
+        "heatmap": charts.risk_heatmap,
+        "waves": charts.effort_per_wave,
+    }
+    with warnings.catch_warnings():
+        # module names in any script (CJK, emoji) lack glyphs in the fonts matplotlib measures
+        # text with; the SVG keeps them as text (svg.fonttype none) and the browser draws them
+        warnings.filterwarnings("ignore", message=r"Glyph \d+ .*missing from font", category=UserWarning)
+        return {name: str(fns[name](*inputs[name])) for name in NAMES}
+
+
+def draw_ahead(view: dict[str, Any]) -> None:
+    """Start drawing ``view``'s set in a forked child unless the memo holds it; returns at once.
+    :func:`charts_for` collects it. A no-op where ``fork`` is unavailable (the set is then
+    drawn when the page is rendered)."""
+    global _ahead
+    inputs = inputs_of(view)
+    if _read_memo(inputs) is not None:
+        return
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return
+    ctx = multiprocessing.get_context("fork")
+    receive, send = ctx.Pipe(duplex=False)
+    child = ctx.Process(target=_draw_in_child, args=(send, inputs), daemon=True)
+    child.start()
+    send.close()  # the child holds its copy: EOF on `receive` if it dies
+    _ahead = (inputs, child, receive)
+
+
+def _draw_in_child(send: Connection, inputs: dict[str, Any]) -> None:
+    try:
+        send.send(draw(inputs))
+    except BaseException:  # noqa: BLE001 - the parent draws the set itself on anything else
+        send.send(None)
+    finally:
+        send.close()
+
+
+def _collect(inputs: dict[str, Any]) -> dict[str, str] | None:
+    """The set drawn ahead for ``inputs``, or None (none started, other inputs, child failed)."""
+    global _ahead
+    ahead, _ahead = _ahead, None
+    if ahead is None:
+        return None
+    started_for, child, receive = ahead
+    drawn = None
+    try:
+        # a child stuck (say, on a lock some thread held at fork) is given up after a minute
+        drawn = receive.recv() if started_for == inputs and receive.poll(CHILD_TIMEOUT_S) else None
+    except (EOFError, OSError):
+        drawn = None  # the child died before sending
+    finally:
+        receive.close()
+        if drawn is None:
+            child.kill()  # stuck, failed or drawing other numbers: not waited for
+        child.join(timeout=5)
+    return drawn if isinstance(drawn, dict) else None
+
+
+def charts_for(view: dict[str, Any]) -> dict[str, Markup]:
+    """``view``'s set as trusted markup: from the memo, from the child started by
+    :func:`draw_ahead` (if it drew these inputs and succeeded), else drawn here. A drawn set
+    is stored in the memo."""
+    inputs = inputs_of(view)
+    cached = _read_memo(inputs)
+    if cached is not None:
+        _collect(inputs)  # not needed; reap the child if one was started
+        return {k: Markup(v) for k, v in cached.items()}
+    drawn = _collect(inputs)
+    if drawn is None:
+        drawn = draw(inputs)
+    _store_memo(inputs, drawn)
+    return {k: Markup(v) for k, v in drawn.items()}
+
+
+def _memo_path(inputs: dict[str, Any]) -> pathlib.Path | None:
+    return None if _memo_dir is None else _memo_dir / f"charts-{memo_key(inputs)}.json"
+
+
+def _read_memo(inputs: dict[str, Any]) -> dict[str, str] | None:
+    """The memo's set for ``inputs``, or None (no memo, missing, unreadable, malformed)."""
+    path = _memo_path(inputs)
+    if path is None:
+        return None
+    try:
+        cached = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None  # missing or unreadable: draw again
+    if not (isinstance(cached, dict) and set(cached) == set(NAMES) and all(isinstance(v, str) for v in cached.values())):
+        return None
+    try:
+        os.utime(path)  # recently used: kept by the pruning
+    except OSError:
+        pass  # a read-only cache still serves its memo
+    return cached
+
+
+def _store_memo(inputs: dict[str, Any], drawn: dict[str, str]) -> None:
+    """Write the memo file atomically and prune old ones; a failure only costs a redraw."""
+    path = _memo_path(inputs)
+    if path is None:
+        return
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(json.dumps(drawn), encoding="utf-8")
+        os.replace(tmp, path)
+        old = sorted(path.parent.glob("charts-*.json"), key=lambda p: p.stat().st_mtime, reverse=True)
+        for stale in old[MEMO_KEEP:]:
+            stale.unlink(missing_ok=True)
+    except OSError:
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            pass
