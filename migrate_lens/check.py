@@ -32,18 +32,21 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any
 
-from migrate_lens.analysis.engine import ParseFailure, RuleIndex, analyze_source, build_index, resolve_traced_only
+from migrate_lens.analysis.engine import RuleIndex, build_index, resolve_traced_only
+from migrate_lens.analysis.walk import forget_ast
 from migrate_lens.gctools import gc_paused
 from migrate_lens.baseline import DEFAULT_BASELINE_NAME, Baseline, build_baseline, split_new
 from migrate_lens.catalog import Catalog, load_catalog
 from migrate_lens.config import Config, load_config
-from migrate_lens.discover import ALWAYS_EXCLUDED_DIRS, discover, module_name, read_source
+from migrate_lens.discover import ALWAYS_EXCLUDED_DIRS, discover, module_name, read_bytes
 from migrate_lens.filters import apply_config
 from migrate_lens.fingerprint import fingerprint
 from migrate_lens.models import Finding, RuleError, Skipped, severity_rank
+from migrate_lens.onefile import analyze_file
 
-#: The suffixes ``check`` analyzes; anything else pre-commit passes (``.md``, ``.ipynb``...) is ignored.
-CHECKED_SUFFIXES: tuple[str, ...] = (".py",)
+#: The suffixes ``check`` analyzes (Python files and Jupyter notebooks, as the scan does);
+#: anything else pre-commit passes (``.md``, ``.toml``...) is ignored.
+CHECKED_SUFFIXES: tuple[str, ...] = (".py", ".ipynb")
 
 
 class CheckError(ValueError):
@@ -215,7 +218,7 @@ def _display(path: Path) -> str:
 
 
 def expand_paths(paths: Sequence[Path], cwd: Path | None = None) -> tuple[list[Path], list[Skipped]]:
-    """Files to check from command-line ``paths``: files are kept if they end in ``.py``
+    """Files to check from command-line ``paths``: files are kept if they end in ``.py`` or ``.ipynb``
     (others are silently ignored, as pre-commit passes every staged file to a hook without
     ``types``); directories are walked with the scan's discovery (``.gitignore``, config
     include/exclude); no paths means the current directory. Raises :class:`CheckError` for a
@@ -278,20 +281,24 @@ POOL_MIN_FILES = 6
 
 
 def _check_one(absolute: Path, rel: str, project: _Project) -> _FileResult:
-    text, reason = read_source(absolute, project.config.max_file_bytes)
-    if text is None:
+    """One file through the scan's own per-file analysis (:func:`migrate_lens.onefile.analyze_file`:
+    decoding or notebook cells, the marker pre-filter, the guard against nesting that crashes
+    libcst's parser), then the traced-only resolution and the config's filters."""
+    data, reason = read_bytes(absolute, project.config.max_file_bytes)
+    if data is None:
         return _FileResult(skip_reason=reason, checked=False)
-    markers = project.config.markers
-    if markers and not any(m in text for m in markers):
-        return _FileResult()  # the scan's pre-filter: a file that never mentions torch gets no rules
     module = module_name(rel, (project.root / "__init__.py").is_file(), project.root.name)
     try:
         with gc_paused():  # as in the scan's workers (gctools.py): the parse is allocation-heavy
-            facts = analyze_source(text, rel, module, project.catalog, project.index)
-    except ParseFailure as exc:
-        return _FileResult(skip_reason=str(exc), checked=False)
-    except RecursionError:
-        return _FileResult(skip_reason="nesting too deep to analyze (RecursionError)", checked=False)
+            outcome = analyze_file(data, rel, module, project.catalog, project.index, project.config.markers)
+    finally:
+        forget_ast()
+    if outcome.skipped is not None:
+        return _FileResult(skip_reason=outcome.skipped.reason, checked=False)
+    facts = outcome.facts
+    assert facts is not None  # an outcome holds facts or a skip
+    if not facts.mentions_torch:
+        return _FileResult()  # the scan's pre-filter: a file that never mentions torch gets no rules
     if project.config.traced_entries:  # config entries seed the in-file closure like forward does
         facts = replace(facts, traced_entries=tuple(sorted({*facts.traced_entries, *project.config.traced_entries})))
     kept, ignored = apply_config(resolve_traced_only(facts).findings, project.config)
@@ -325,11 +332,12 @@ def _run_tasks(
 def collect(
     files: Sequence[Path], *, cwd: Path | None = None, catalog: Catalog | None = None, jobs: int | None = None
 ) -> Collected:
-    """Analyze ``files`` (``.py`` paths, relative to ``cwd`` or absolute).
+    """Analyze ``files`` (``.py`` or ``.ipynb`` paths, relative to ``cwd`` or absolute).
 
     Per file: find its project (config, rule folders), skip it if the config's include/exclude
-    leaves it out, read it (:func:`migrate_lens.discover.read_source`), skip the rules if it
-    never mentions a config ``markers`` word (as the scan does), ``analyze_source``,
+    leaves it out, read it (:func:`migrate_lens.discover.read_bytes`), skip the rules if it
+    never mentions a config ``markers`` word, analyze it as the scan does
+    (:func:`migrate_lens.onefile.analyze_file`: notebooks by code cell, deep nesting skipped),
     :func:`migrate_lens.analysis.engine.resolve_traced_only` (traced-only findings kept when
     their function is reachable in this file from ``forward``, a hook or a config
     ``traced-entries`` name), :func:`migrate_lens.filters.apply_config`. With
@@ -446,7 +454,10 @@ def run_check(
     for f, display, absolute, remedy in collected.findings:
         if changed is not None:
             key = absolute.resolve()
-            if key not in changed or not _on_changed_line(f, changed[key]):
+            # a notebook's diff lines are lines of its JSON, not of its joined code cells:
+            # a changed notebook keeps all its findings (the baseline still forgives old ones)
+            lines = None if key.suffix == ".ipynb" else changed.get(key)
+            if key not in changed or not _on_changed_line(f, lines):
                 outside += 1
                 continue
         fp = fingerprint(replace(f, path=_anchor_rel(absolute.resolve(), anchor)))

@@ -1,4 +1,5 @@
-"""The per-file job the process pool runs: read, pre-filter, parse, analyze -> FileOutcome.
+"""The scan's pool job: one file's bytes -> FileOutcome (:func:`migrate_lens.onefile.analyze_file`),
+with the worker-process concerns around it (memory cap, catalog loaded once, GC, fault injection).
 
 Runs in worker processes; returns only plain picklable data. The catalog is loaded once per
 process. Files that never mention a marker (``torch`` by default) get only a cheap import
@@ -7,22 +8,19 @@ scan (``ast``), which still feeds the import graph.
 
 from __future__ import annotations
 
-import ast
 import multiprocessing
 import os
 import time
-from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 
-from migrate_lens.analysis.engine import ParseFailure, RuleIndex, analyze_source, build_index
-from migrate_lens.analysis.walk import forget_ast, parse_ast
-from migrate_lens.cache import encode, file_digest
+from migrate_lens.analysis.engine import RuleIndex, build_index
+from migrate_lens.analysis.walk import forget_ast
+from migrate_lens.cache import encode
 from migrate_lens.catalog import Catalog, load_catalog
-from migrate_lens.discover import decode_source
 from migrate_lens.gctools import gc_paused
-from migrate_lens.models import FileFacts, FileOutcome, ImportFact, Skipped
-from migrate_lens.notebooks import NotebookError, cell_of_line, notebook_to_source
+from migrate_lens.models import FileOutcome, Skipped
+from migrate_lens.onefile import analyze_file
 
 
 #: Address-space cap of a worker process, in MiB (``MIGRATE_LENS_WORKER_MEMORY_MB``; 0 = no
@@ -108,70 +106,6 @@ def init_worker(rule_dirs: tuple[str, ...]) -> None:
     gc.enable()
 
 
-class CheapParseError(ValueError):
-    """A pre-filtered file that the stdlib parser rejects; ``str()`` is the skip reason."""
-
-
-def cheap_imports(source: str, module: str, is_package: bool) -> tuple[ImportFact, ...]:
-    """Imports of a pre-filtered file, from the stdlib ``ast`` (about 10x faster than libcst).
-
-    Raises :class:`CheapParseError` when the file does not parse, so that it is reported as
-    skipped rather than silently counted as clean."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError as exc:
-        raise CheapParseError(f"syntax error at line {exc.lineno}, column {exc.offset}: {exc.msg}") from None
-    except (ValueError, RecursionError, MemoryError) as exc:
-        raise CheapParseError(f"unparsable ({type(exc).__name__})") from None
-    out: list[ImportFact] = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            for a in node.names:
-                out.append(ImportFact(a.name, "", a.asname or a.name.split(".")[0], node.lineno))
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                parts = module.split(".")
-                drop = node.level - 1 if is_package else node.level
-                prefix = parts[: len(parts) - drop] if drop <= len(parts) else []
-                base = ".".join([*prefix, base] if base else prefix)
-            for a in node.names:
-                out.append(ImportFact(base, a.name, a.asname or a.name, node.lineno, node.level))
-    return tuple(sorted(out, key=lambda i: (i.line, i.module, i.name)))
-
-
-def _depth_guard(text: str) -> str:
-    """Skip reason when CPython's own parser refuses the nesting (more than 200 nested
-    brackets, too many indentation levels, recursion or memory exhausted), else "". Such files
-    are never handed to libcst, whose native parser can overflow its stack and kill the worker
-    on them (seen: 5000 nested parentheses or lambdas -> SIGSEGV). Other syntax errors are left
-    to libcst, which also reads syntax newer than the running CPython."""
-    try:
-        parse_ast(text)
-    except SyntaxError as exc:
-        if "too many nested" in (exc.msg or "") or "too many levels of indentation" in (exc.msg or ""):
-            return f"nesting too deep at line {exc.lineno}: {exc.msg} (CPython refuses it too)"
-    except (RecursionError, MemoryError) as exc:
-        return f"nesting too deep for the Python parser ({type(exc).__name__})"
-    except ValueError:
-        return ""
-    return ""
-
-
-def _syntax_reason(text: str, libcst_reason: str) -> str:
-    """Skip reason for a file libcst could not parse: CPython's own message and line when
-    ``ast`` fails too (libcst's native parser sometimes reports the line after the error),
-    else libcst's reason marked as a construct libcst does not support."""
-    try:
-        parse_ast(text)
-    except SyntaxError as exc:
-        where = f"line {exc.lineno}" + (f", column {exc.offset}" if exc.offset else "")
-        return f"syntax error at {where}: {exc.msg} (not valid Python 3)"
-    except (ValueError, RecursionError, MemoryError):
-        return libcst_reason
-    return f"{libcst_reason} (valid for CPython; not supported by libcst)"
-
-
 def analyze_to_blob(data: bytes, rel_path: str, module: str, rule_dirs: tuple[str, ...] = (),
                     markers: tuple[str, ...] = ("torch",)) -> bytes:
     """:func:`analyze_bytes`, returned already encoded for the cache
@@ -200,40 +134,5 @@ def analyze_bytes(data: bytes, rel_path: str, module: str, rule_dirs: tuple[str,
 
 def _analyze(data: bytes, rel_path: str, module: str, rule_dirs: tuple[str, ...],
              markers: tuple[str, ...]) -> FileOutcome:
-    digest = file_digest(data)
-    notebook = rel_path.endswith(".ipynb")
-    if notebook:
-        try:
-            text: str | None = notebook_to_source(data)
-        except NotebookError as exc:
-            return FileOutcome(rel_path, skipped=Skipped(rel_path, str(exc)))
-        reason = ""
-    else:
-        text, reason = decode_source(data)
-    if text is None:
-        return FileOutcome(rel_path, skipped=Skipped(rel_path, reason))
-    is_package = rel_path.endswith("__init__.py")
-    if markers and not any(m in text for m in markers):
-        try:
-            imports = cheap_imports(text, module, is_package)
-        except CheapParseError as exc:
-            return FileOutcome(rel_path, skipped=Skipped(rel_path, str(exc)))
-        facts = FileFacts(path=rel_path, module=module, sha256=digest, lines=text.count("\n") + (0 if text.endswith("\n") or not text else 1),
-                          imports=imports, mentions_torch=False)
-        return FileOutcome(rel_path, facts=facts)
-    too_deep = _depth_guard(text)
-    if too_deep:
-        return FileOutcome(rel_path, skipped=Skipped(rel_path, too_deep))
     catalog, index = catalog_and_index(rule_dirs)
-    try:
-        facts = analyze_source(text, rel_path, module, catalog, index)
-    except ParseFailure as exc:
-        return FileOutcome(rel_path, skipped=Skipped(rel_path, _syntax_reason(text, str(exc))))
-    except RecursionError:
-        return FileOutcome(rel_path, skipped=Skipped(rel_path, "nesting too deep to analyze (RecursionError)"))
-    if notebook:
-        facts = replace(facts, findings=tuple(
-            replace(f, message=f"cell {cell}, line {line}: {f.message}")
-            for f in facts.findings for cell, line in [cell_of_line(text, f.span.line)]
-        ))
-    return FileOutcome(rel_path, facts=replace(facts, sha256=digest))
+    return analyze_file(data, rel_path, module, catalog, index, markers)

@@ -676,10 +676,55 @@ def test_worker_pool_gives_the_same_result_as_one_process(project: Path) -> None
     assert [s.path for s in one.skipped] == ["pkg/broken.py"]
 
 
-def test_pre_commit_hook_definition_runs_check_on_python_files() -> None:
+def test_pre_commit_hook_definition_runs_check_on_python_files_and_notebooks() -> None:
     yaml = pytest.importorskip("yaml")
     (hook,) = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
     assert hook["id"] == "migrate-lens"
     assert hook["entry"] == "migrate-lens check"
-    assert hook["language"] == "python" and hook["types"] == ["python"]
+    assert hook["language"] == "python" and hook["types_or"] == ["python", "jupyter"]
     assert hook["require_serial"] is True  # one process; check runs its own worker pool
+
+
+# --------------------------------------------------------------------------- shared per-file analysis
+
+
+def _notebook(*cells: str) -> str:
+    return json.dumps({
+        "cells": [{"cell_type": "code", "id": f"c{i}", "metadata": {}, "source": src, "outputs": [],
+                   "execution_count": None} for i, src in enumerate(cells)],
+        "metadata": {}, "nbformat": 4, "nbformat_minor": 5,
+    })
+
+
+def test_nesting_that_crashes_libcst_is_skipped_not_a_crash(project: Path) -> None:
+    # 5000 nested parentheses overflow libcst's native parser stack (SIGSEGV) when handed to it
+    write(project, "deep.py", "import torch\nx = " + "(" * 5000 + "1" + ")" * 5000 + "\n")
+    write(project, "pkg/block.py", BLOCK)
+    proc = subprocess.run([sys.executable, "-m", "migrate_lens.cli", "check", "deep.py", "pkg/block.py"],
+                          cwd=project, capture_output=True, text=True, check=False)
+    assert proc.returncode == 1, proc.stderr  # the new finding in block.py fails the hook; no signal
+    assert "deep.py" in proc.stdout + proc.stderr and "nesting too deep" in proc.stdout + proc.stderr
+    result = run_check([Path("deep.py")], catalog=CATALOG, jobs=1)
+    assert [(s.path, s.reason.split(" at ")[0]) for s in result.skipped] == [("deep.py", "nesting too deep")]
+
+
+def test_notebook_code_cells_are_checked(project: Path) -> None:
+    write(project, "nb.ipynb", _notebook("import torch\nimport torch.nn as nn\n", BLOCK.split("\n\n\n", 1)[1]))
+    result = run_check([Path("nb.ipynb")], catalog=CATALOG, jobs=1)
+    assert [(c.display_path, c.finding.code) for c in result.new] == [("nb.ipynb", INPLACE)]
+    assert result.new[0].finding.message.startswith("cell 1, line 3: ")
+    assert check_mod.expand_paths([Path(".")], project)[0] == [Path("nb.ipynb")]
+
+
+def test_changed_notebook_keeps_all_its_findings_in_diff_mode(project: Path) -> None:
+    git(project, "init", "-q", "-b", "main")
+    write(project, "nb.ipynb", _notebook("import torch\nimport torch.nn as nn\n", BLOCK.split("\n\n\n", 1)[1]))
+    git(project, "add", ".")
+    git(project, "commit", "-qm", "old")
+    result = run_check([Path("nb.ipynb")], diff_ref="HEAD", catalog=CATALOG, jobs=1)
+    assert result.new == () and result.outside_diff == 1  # unchanged: nothing new
+    write(project, "nb.ipynb", _notebook("import torch\nimport torch.nn as nn\n# edited\n",
+                                         BLOCK.split("\n\n\n", 1)[1]))
+    result = run_check([Path("nb.ipynb")], diff_ref="HEAD", catalog=CATALOG, jobs=1)
+    # JSON diff lines do not map to code-cell lines: the changed notebook's findings are kept
+    assert [c.finding.code for c in result.new] == [INPLACE]

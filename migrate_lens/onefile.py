@@ -1,0 +1,135 @@
+"""One file, from bytes to facts: the analysis every consumer of a file shares.
+
+The scan's worker processes (:mod:`migrate_lens.worker`) and the pre-commit ``check``
+(:mod:`migrate_lens.check`) both call :func:`analyze_file`, so a file is decoded, pre-filtered,
+guarded against parser-crashing nesting and analyzed the same way, and skipped for the same
+reasons, whichever command reads it.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import replace
+
+from migrate_lens.analysis.engine import ParseFailure, RuleIndex, analyze_source
+from migrate_lens.analysis.walk import parse_ast
+from migrate_lens.cache import file_digest
+from migrate_lens.catalog import Catalog
+from migrate_lens.discover import decode_source
+from migrate_lens.models import FileFacts, FileOutcome, ImportFact, Skipped
+from migrate_lens.notebooks import NotebookError, cell_of_line, notebook_to_source
+
+
+class CheapParseError(ValueError):
+    """A pre-filtered file that the stdlib parser rejects; ``str()`` is the skip reason."""
+
+
+def cheap_imports(source: str, module: str, is_package: bool) -> tuple[ImportFact, ...]:
+    """Imports of a pre-filtered file, from the stdlib ``ast`` (about 10x faster than libcst).
+
+    Raises :class:`CheapParseError` when the file does not parse, so that it is reported as
+    skipped rather than silently counted as clean."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError as exc:
+        raise CheapParseError(f"syntax error at line {exc.lineno}, column {exc.offset}: {exc.msg}") from None
+    except (ValueError, RecursionError, MemoryError) as exc:
+        raise CheapParseError(f"unparsable ({type(exc).__name__})") from None
+    out: list[ImportFact] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                out.append(ImportFact(a.name, "", a.asname or a.name.split(".")[0], node.lineno))
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = module.split(".")
+                drop = node.level - 1 if is_package else node.level
+                prefix = parts[: len(parts) - drop] if drop <= len(parts) else []
+                base = ".".join([*prefix, base] if base else prefix)
+            for a in node.names:
+                out.append(ImportFact(base, a.name, a.asname or a.name, node.lineno, node.level))
+    return tuple(sorted(out, key=lambda i: (i.line, i.module, i.name)))
+
+
+def depth_guard(text: str) -> str:
+    """Skip reason when CPython's own parser refuses the nesting (more than 200 nested
+    brackets, too many indentation levels, recursion or memory exhausted), else "". Such files
+    are never handed to libcst, whose native parser can overflow its stack and kill the worker
+    on them (seen: 5000 nested parentheses or lambdas -> SIGSEGV). Other syntax errors are left
+    to libcst, which also reads syntax newer than the running CPython."""
+    try:
+        parse_ast(text)
+    except SyntaxError as exc:
+        if "too many nested" in (exc.msg or "") or "too many levels of indentation" in (exc.msg or ""):
+            return f"nesting too deep at line {exc.lineno}: {exc.msg} (CPython refuses it too)"
+    except (RecursionError, MemoryError) as exc:
+        return f"nesting too deep for the Python parser ({type(exc).__name__})"
+    except ValueError:
+        return ""
+    return ""
+
+
+def _syntax_reason(text: str, libcst_reason: str) -> str:
+    """Skip reason for a file libcst could not parse: CPython's own message and line when
+    ``ast`` fails too (libcst's native parser sometimes reports the line after the error),
+    else libcst's reason marked as a construct libcst does not support."""
+    try:
+        parse_ast(text)
+    except SyntaxError as exc:
+        where = f"line {exc.lineno}" + (f", column {exc.offset}" if exc.offset else "")
+        return f"syntax error at {where}: {exc.msg} (not valid Python 3)"
+    except (ValueError, RecursionError, MemoryError):
+        return libcst_reason
+    return f"{libcst_reason} (valid for CPython; not supported by libcst)"
+
+
+def analyze_file(data: bytes, rel_path: str, module: str, catalog: Catalog, index: RuleIndex,
+                 markers: tuple[str, ...] = ("torch",)) -> FileOutcome:
+    """One file's bytes -> its :class:`FileOutcome`: facts, or skipped with a specific reason.
+
+    ``rel_path`` is POSIX and relative to the scan root (``.ipynb``: a notebook, whose code
+    cells are joined and whose findings name their cell and line); ``module`` is its dotted
+    module name. Steps: decode (PEP 263) or read the notebook; the marker pre-filter (a file
+    that never mentions a marker gets only :func:`cheap_imports`); the nesting guard
+    (:func:`depth_guard`); :func:`migrate_lens.analysis.engine.analyze_source`. Never raises
+    for bad input (binary, undecodable, syntax error, nesting too deep); ``MemoryError`` is
+    left to the caller. Used by the scan's workers and by ``check``, so both skip the same
+    files for the same reasons and never hand libcst a file that can crash it.
+    """
+    digest = file_digest(data)
+    notebook = rel_path.endswith(".ipynb")
+    if notebook:
+        try:
+            text: str | None = notebook_to_source(data)
+        except NotebookError as exc:
+            return FileOutcome(rel_path, skipped=Skipped(rel_path, str(exc)))
+        reason = ""
+    else:
+        text, reason = decode_source(data)
+    if text is None:
+        return FileOutcome(rel_path, skipped=Skipped(rel_path, reason))
+    is_package = rel_path.endswith("__init__.py")
+    if markers and not any(m in text for m in markers):
+        try:
+            imports = cheap_imports(text, module, is_package)
+        except CheapParseError as exc:
+            return FileOutcome(rel_path, skipped=Skipped(rel_path, str(exc)))
+        facts = FileFacts(path=rel_path, module=module, sha256=digest, lines=text.count("\n") + (0 if text.endswith("\n") or not text else 1),
+                          imports=imports, mentions_torch=False)
+        return FileOutcome(rel_path, facts=facts)
+    too_deep = depth_guard(text)
+    if too_deep:
+        return FileOutcome(rel_path, skipped=Skipped(rel_path, too_deep))
+    try:
+        facts = analyze_source(text, rel_path, module, catalog, index)
+    except ParseFailure as exc:
+        return FileOutcome(rel_path, skipped=Skipped(rel_path, _syntax_reason(text, str(exc))))
+    except RecursionError:
+        return FileOutcome(rel_path, skipped=Skipped(rel_path, "nesting too deep to analyze (RecursionError)"))
+    if notebook:
+        facts = replace(facts, findings=tuple(
+            replace(f, message=f"cell {cell}, line {line}: {f.message}")
+            for f in facts.findings for cell, line in [cell_of_line(text, f.span.line)]
+        ))
+    return FileOutcome(rel_path, facts=replace(facts, sha256=digest))
