@@ -32,7 +32,7 @@ import networkx as nx
 from migrate_lens.catalog import Catalog
 from migrate_lens.config import Config
 from migrate_lens.gctools import gc_paused
-from migrate_lens.models import FileFacts, Finding
+from migrate_lens.models import ClassFact, FileFacts, Finding
 
 #: Unit statuses from best to worst; a finding's rule ``porting`` kind maps onto them.
 STATUSES: tuple[str, ...] = ("pure", "mechanical", "redesign", "blocked")
@@ -351,6 +351,16 @@ def _nearest(rev: Mapping[str, Sequence[str]], sources: Iterable[str]) -> dict[s
     return hop
 
 
+def _levels_from_hops(nodes: Iterable[str], hops: Mapping[int, Mapping[str, str]]) -> dict[str, int]:
+    """For each of ``nodes``, the highest level whose :func:`_nearest` map holds it (the node
+    reaches a finding of that level), else 0: :func:`worst_reachable` over the graph the
+    hops were computed on, without a second traversal."""
+    levels = dict.fromkeys(nodes, 0)
+    for lvl in sorted(hops):  # a higher level overwrites a lower one
+        levels.update((n, lvl) for n in hops[lvl] if n in levels)
+    return levels
+
+
 # ---------------------------------------------------------------------------- building
 def _by_location(f: Finding) -> tuple[str, int, int, str]:
     return (f.path, f.span.line, f.span.column, f.code)
@@ -377,6 +387,9 @@ class _Builder:
         self.module_kind: dict[str, str] = {}
         self.external_imports: dict[str, list[str]] = defaultdict(list)
         self.submods: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+        self._class_facts: dict[str, dict[str, ClassFact]] = {}  # see class_fact()
+        self._labels: dict[str, str] = {}  # see label()
+        self._paths: dict[tuple[int, str], tuple[tuple[str, ...], int, Finding]] = {}  # see path_to_finding()
 
     # -- nodes -----------------------------------------------------------------------------
     def add_edge(self, u: str, v: str, kind: str) -> None:
@@ -605,6 +618,16 @@ class _Builder:
                     queue.append(v)
         return seen
 
+    def class_fact(self, f: FileFacts, qualname: str) -> ClassFact:
+        """The first of ``f.classes`` named ``qualname`` (an index per file, built on first
+        use). Raises KeyError if there is none."""
+        index = self._class_facts.get(f.path)
+        if index is None:
+            index = self._class_facts[f.path] = {}
+            for c in f.classes:
+                index.setdefault(c.qualname, c)
+        return index[qualname]
+
     def owner_node(self, symbol: str, module: str) -> str:
         """The node of a finding's enclosing symbol (longest dotted prefix that is a project
         node), else the file's module."""
@@ -667,23 +690,24 @@ class _Builder:
             vs = sorted({v for v, k in out if k in _STATUS_EDGES and not (k == "contains" and v in unit_kinds)})
             if vs:
                 dep[u] = vs
-        internal = sorted(n for n, k in self.kind.items() if k != "external")
-        status_level = worst_reachable(internal, dep, own_level)
+        internal = [n for n, k in self.kind.items() if k != "external"]
         rev = _reverse(dep)
         hops = {lvl: _nearest(rev, [n for n, lv in own_level.items() if lv == lvl]) for lvl in (1, 2, 3)}
+        status_level = _levels_from_hops(internal, hops)
 
         files_by_module = {f.module: f for f in self.files}
         own_nodes: dict[str, list[str]] = defaultdict(list)
         for node, u in unit_of.items():
             own_nodes[u].append(node)
-        units: list[ModuleInfo] = []
+        # ModuleInfo fields by unit; depends_on needs the full set of units, so it comes last.
+        rows: list[dict[str, Any]] = []
         for u in sorted(own_nodes):
             f = files_by_module[self.module_of[u]]
             own = own_nodes[u]
             own_findings = sorted((x for n in own for x in findings_at.get(n, ())), key=_by_location)
             n_funcs = sum(1 for n in own if self.kind[n] == "function")
             if u in unit_kinds:
-                cf = next(c for c in f.classes if c.qualname == u)
+                cf = self.class_fact(f, u)
                 line, end_line, loc, kind = cf.line, cf.end_line, cf.lines_of_code, unit_kinds[u]
             else:
                 has_code = n_funcs > 0 or bool(own_findings) or any(self.kind[n] == "class" for n in own)
@@ -694,15 +718,24 @@ class _Builder:
                 line, end_line, loc, kind = 1, max(1, f.lines), max(0, f.lines - inner), "file"
             lvl = status_level.get(u, 0)
             expl = self.explain(u, lvl, own, dep, findings_at, hops[lvl]) if lvl else ()
-            units.append(ModuleInfo(
+            rows.append(dict(
                 qualname=u, path=f.path, line=line, end_line=max(line, end_line), kind=kind, lines_of_code=loc,
-                status=STATUSES[lvl], explanation=expl, findings=tuple(own_findings), depends_on=(),
+                status=STATUSES[lvl], explanation=expl, findings=tuple(own_findings),
                 functions=n_funcs, is_test=is_test_path(f.path),
             ))
-        names = {m.qualname for m in units}
-        deps = _unit_deps(names, dep, own_nodes, unit_of, self.module_of, unit_kinds)
-        units = [replace(m, depends_on=tuple(sorted(deps.get(m.qualname, ())))) for m in units]
+        deps = _unit_deps({r["qualname"] for r in rows}, dep, own_nodes, unit_of, self.module_of, unit_kinds)
+        units = [ModuleInfo(**r, depends_on=tuple(sorted(deps.get(r["qualname"], ())))) for r in rows]
 
+        return Project(
+            graph=self.to_networkx(status_level, traced), findings=tuple(kept), modules=tuple(units), unresolved=self.unresolved, files=self.files,
+            traced=frozenset(traced), unit_of=unit_of,
+            external_imports={k: tuple(sorted(set(v))) for k, v in sorted(self.external_imports.items())},
+            dropped_traced_only=dropped, resolved=self.resolved,
+        )
+
+    def to_networkx(self, status_level: Mapping[str, int], traced: set[str]) -> nx.MultiDiGraph:
+        """The graph of :attr:`Project.graph`: nodes in sorted order with their attributes,
+        then edges by (source, target, kind), keyed by kind."""
         g: nx.MultiDiGraph = nx.MultiDiGraph()
         g.add_nodes_from(
             (n, {"kind": self.kind[n], "path": self.path[n], "line": self.line[n],
@@ -710,23 +743,50 @@ class _Builder:
                  "module_kind": self.module_kind.get(n, ""), "traced": n in traced})
             for n in sorted(self.kind)
         )
-        g.add_edges_from((u, v, k, {"kind": k}) for u in sorted(self.edges) for v, k in sorted(self.edges[u]))
-        return Project(
-            graph=g, findings=tuple(kept), modules=tuple(units), unresolved=self.unresolved, files=self.files,
-            traced=frozenset(traced), unit_of=unit_of,
-            external_imports={k: tuple(sorted(set(v))) for k, v in sorted(self.external_imports.items())},
-            dropped_traced_only=dropped, resolved=self.resolved,
-        )
+        # add_edge per edge: add_edges_from does the same insertion, plus two view lookups
+        # and two dict updates per edge (half of the build's networkx time).
+        add_edge = g.add_edge
+        for u in sorted(self.edges):
+            for v, k in sorted(self.edges[u]):
+                add_edge(u, v, k, kind=k)
+        return g
 
     # -- explanations ------------------------------------------------------------------------
     def label(self, node: str) -> str:
         """Display name: the class for methods, the name inside its module for classes and
-        free functions, the dotted module for a file."""
-        owner = self.class_of.get(node, node)
-        mod = self.module_of.get(owner, "")
-        if mod and owner.startswith(mod + "."):
-            return owner[len(mod) + 1:]
-        return owner
+        free functions, the dotted module for a file (memoized per node)."""
+        hit = self._labels.get(node)
+        if hit is None:
+            owner = self.class_of.get(node, node)
+            mod = self.module_of.get(owner, "")
+            hit = owner[len(mod) + 1:] if mod and owner.startswith(mod + ".") else owner
+            self._labels[node] = hit
+        return hit
+
+    def path_to_finding(self, lvl: int, start: str, hop: Mapping[str, str],
+                        findings_at: Mapping[str, list[Finding]]) -> tuple[tuple[str, ...], int, Finding]:
+        """The shortest path from ``start`` to a finding of status level ``lvl`` (``hop``: the
+        :func:`_nearest` map of that level, which must hold ``start``), as (the labels along
+        it, consecutive repeats collapsed; its number of nodes; the first finding by location
+        of that level at its end). Memoized per (level, node): the units whose code steps onto
+        one path share its tail."""
+        memo = self._paths
+        walk: list[str] = []
+        cur = start
+        while (lvl, cur) not in memo and hop[cur] != cur:
+            walk.append(cur)
+            cur = hop[cur]
+        if (lvl, cur) not in memo:  # the end of the path: a node with a finding of this level
+            fd = min((x for x in findings_at.get(cur, ()) if self.level(x) == lvl), key=_by_location)
+            memo[(lvl, cur)] = ((self.label(cur),), 1, fd)
+        labels, count, fd = memo[(lvl, cur)]
+        for node in reversed(walk):
+            lab = self.label(node)
+            if lab != labels[0]:
+                labels = (lab, *labels)
+            count += 1
+            memo[(lvl, node)] = (labels, count, fd)
+        return memo[(lvl, start)]
 
     def explain(self, unit: str, lvl: int, own: list[str], dep: Mapping[str, list[str]],
                 findings_at: Mapping[str, list[Finding]], hop: Mapping[str, str]) -> tuple[str, ...]:
@@ -734,15 +794,15 @@ class _Builder:
         own code, then one shortest path per first step out of it, as ``"A -> B -> C:
         <category> <code> at <path>:<line>"`` (consecutive repeated labels collapsed). At most
         :data:`MAX_EXPLANATIONS` lines, then ``"+N more"``."""
+        unit_label = self.label(unit)
 
-        def text(path: list[str], fd: Finding) -> str:
-            labels: list[str] = []
-            for n in path:
-                lab = self.label(n)
-                if not labels or labels[-1] != lab:
-                    labels.append(lab)
+        def text(labels: tuple[str, ...], fd: Finding) -> str:
+            """``labels``: of the path after the unit, consecutive repeats collapsed."""
+            if labels and labels[0] == unit_label:
+                labels = labels[1:]
             rule = self.rules.get(fd.code)
-            return f"{' -> '.join(labels)}: {rule.category if rule else 'other'} {fd.code} at {fd.path}:{fd.span.line}"
+            return (f"{' -> '.join((unit_label, *labels))}: {rule.category if rule else 'other'} {fd.code} "
+                    f"at {fd.path}:{fd.span.line}")
 
         own_set = set(own)
         local = [(fd, n) for n in own for fd in findings_at.get(n, ()) if self.level(fd) == lvl]
@@ -751,20 +811,15 @@ class _Builder:
         for fd, n in sorted(local, key=lambda p: _by_location(p[0])):
             if _by_location(fd) not in shown:
                 shown.add(_by_location(fd))
-                out.append(text([unit, n], fd))
+                out.append(text((self.label(n),), fd))
         # One shortest path per finding reached through a first step out of the unit's own code.
         best: dict[tuple[str, int, int, str], tuple[int, str]] = {}
         for first in sorted({v for n in own for v in dep.get(n, ()) if v not in own_set and v in hop}):
-            path = [unit, first]
-            cur = first
-            while hop[cur] != cur:
-                cur = hop[cur]
-                path.append(cur)
-            fd = min((x for x in findings_at.get(cur, ()) if self.level(x) == lvl), key=_by_location)
+            labels, count, fd = self.path_to_finding(lvl, first, hop, findings_at)
             key = _by_location(fd)
             if key in shown:
                 continue
-            cand = (len(path), text(path, fd))
+            cand = (1 + count, text(labels, fd))  # the path's nodes: the unit, then first .. end
             if key not in best or cand < best[key]:
                 best[key] = cand
         out.extend(t for _, t in sorted(best.values()))
@@ -821,21 +876,25 @@ def build_project(files: Sequence[FileFacts], catalog: Catalog, config: Config) 
 
 
 # ---------------------------------------------------------------------------- views
+def _first(pair: tuple[Any, Any]) -> Any:
+    return pair[0]
+
+
 def graph_view(project: Project) -> dict[str, Any]:
     """report.json ``graph``: node-link JSON (nodes by id with kind, status, path; edges by
     (source, target, kind) with ``key`` the index among parallel edges). Deterministic."""
     g = project.graph
-    nodes = []
-    for n in sorted(g.nodes):
-        a = g.nodes[n]
-        nodes.append({"id": n, "kind": a["kind"], "status": a["status"] or None, "path": a["path"] or None})
+    nodes = [{"id": n, "kind": a["kind"], "status": a["status"] or None, "path": a["path"] or None}
+             for n, a in sorted(g.nodes(data=True), key=_first)]
     edges = []
-    for u, v, k in sorted(g.edges(keys=True)):
-        edges.append({"source": u, "target": v, "kind": g.edges[u, v, k]["kind"], "key": 0})
-    count: dict[tuple[str, str], int] = defaultdict(int)
-    for e in edges:
-        e["key"] = count[(e["source"], e["target"])]
-        count[(e["source"], e["target"])] += 1
+    pair: tuple[str, str] | None = None
+    index = 0
+    # (source, target, key) is unique, so the kind never decides the order. Parallel edges
+    # are adjacent once sorted: their index counts up from 0.
+    for u, v, _, kind in sorted(g.edges(keys=True, data="kind")):
+        index = index + 1 if pair == (u, v) else 0
+        pair = (u, v)
+        edges.append({"source": u, "target": v, "kind": kind, "key": index})
     return {"directed": True, "multigraph": True, "graph": {}, "nodes": nodes, "edges": edges}
 
 
