@@ -30,6 +30,7 @@ codegen of the file, against ``PositionProvider``'s metadata copy + full codegen
 from __future__ import annotations
 
 import ast
+import operator
 import re
 import warnings
 from typing import Any
@@ -607,21 +608,26 @@ def fast_visit(module: cst.Module, visitor: cst.CSTVisitor, source: str) -> Posi
 
     Provides ``PositionProvider`` metadata to the visitor lazily (see :class:`Positions`).
     Returns the positions object (usable after the walk).
+
+    An explicit stack instead of libcst's recursive ``visit``: it holds nodes to enter and
+    one-element tuples ``(node,)`` to leave (a field's sequence of children is pushed in one
+    ``extend``, and ``operator.attrgetter`` reads a node's child fields in one call).
     """
     positions = Positions(module, source)
     visitor.metadata = {PositionProvider: positions}  # type: ignore[assignment]
-    # per class: (visit, leave, is statement anchor, is position unit, child fields reversed)
-    info: dict[type, tuple[Any, Any, bool, bool, tuple[str, ...]]] = {}
+    # per class: (visit, leave, is statement anchor, is position unit, child-field getter,
+    # number of child fields), or _NOT_A_NODE for values that are not libcst nodes
+    info: dict[type, Any] = {}
     units = positions.unit_stack
     enter = positions.enter_statement
-    is_node = _IS_NODE
-    stack: list[tuple[cst.CSTNode, bool]] = [(module, False)]
-    pop, push = stack.pop, stack.append
+    stack: list[Any] = [module]
+    pop, push, extend = stack.pop, stack.append, stack.extend
     while stack:
-        node, leaving = pop()
+        node = pop()
         cls = type(node)
-        if leaving:
-            meta = info[cls]
+        if cls is tuple:  # (node,): leaving it
+            node = node[0]
+            meta = info[type(node)]
             if meta[1] is not None:
                 meta[1](node)
             if meta[3]:
@@ -629,39 +635,45 @@ def fast_visit(module: cst.Module, visitor: cst.CSTVisitor, source: str) -> Posi
             continue
         meta = info.get(cls)
         if meta is None:
-            is_stmt = cls in _STATEMENT_TYPES
-            meta = info[cls] = (getattr(visitor, f"visit_{cls.__name__}", None),
-                                getattr(visitor, f"leave_{cls.__name__}", None),
-                                is_stmt, cls in _LINE_UNITS or (is_stmt and _is_header_unit(cls)),
-                                tuple(reversed(_fields(cls))))
-        visit, leave, is_stmt, is_unit, fields = meta
+            meta = info[cls] = _visit_plan(cls, visitor)
+        if meta is _NOT_A_NODE:
+            continue
+        visit, leave, is_stmt, is_unit, getter, count = meta
         if is_stmt:
             enter(node)
         if is_unit:
             units.append(node)
         if leave is not None or is_unit:
-            push((node, True))
+            push((node,))
         if visit is not None and visit(node) is False:
             continue
+        if count == 0:
+            continue
         # children pushed in reverse so they pop in source order
-        for name in fields:
-            value = getattr(node, name)
+        values = getter(node) if count > 1 else (getter(node),)
+        for i in range(count - 1, -1, -1):
+            value = values[i]
             if value is None:
                 continue
             t = type(value)
             if t is tuple or t is list:
-                for i in range(len(value) - 1, -1, -1):
-                    item = value[i]
-                    ti = type(item)
-                    known = is_node.get(ti)
-                    if known is None:
-                        known = _is_node(ti)
-                    if known:
-                        push((item, False))
+                extend(value[::-1])
             else:
-                known = is_node.get(t)
-                if known is None:
-                    known = _is_node(t)
-                if known:
-                    push((value, False))
+                push(value)
     return positions
+
+
+#: :func:`fast_visit`'s plan for a value that is not a libcst node (a sentinel, a string).
+_NOT_A_NODE = object()
+
+
+def _visit_plan(cls: type, visitor: cst.CSTVisitor) -> Any:
+    """:func:`fast_visit`'s per-class entry: (visit method or None, leave method or None, is a
+    statement anchor, is a position unit, getter of the child fields, number of child fields)."""
+    if not _is_node(cls):
+        return _NOT_A_NODE
+    is_stmt = cls in _STATEMENT_TYPES
+    fields = _fields(cls)
+    return (getattr(visitor, f"visit_{cls.__name__}", None), getattr(visitor, f"leave_{cls.__name__}", None),
+            is_stmt, cls in _LINE_UNITS or (is_stmt and _is_header_unit(cls)),
+            operator.attrgetter(*fields) if fields else None, len(fields))
