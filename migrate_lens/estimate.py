@@ -307,15 +307,17 @@ def findings_effort_hours(findings: Iterable[Finding], catalog: Catalog) -> tupl
     rule within the same set at :data:`REPEAT_FACTOR`. Returns (total, per-code totals).
     Findings whose code is not in the catalog count as (1, 2, 4) hours."""
     rules = _rules(catalog)
-    seen: Counter[str] = Counter()
-    per_code: dict[str, Pert] = defaultdict(Pert)
-    for fd in findings:
-        rule = rules.get(fd.code)
+    per_code: dict[str, Pert] = {}
+    for code, count in Counter(fd.code for fd in findings).items():  # codes in order of first finding
+        rule = rules.get(code)
         o, m, p = (rule.effort.optimistic, rule.effort.likely, rule.effort.pessimistic) if rule else (1.0, 2.0, 4.0)
-        k = 1.0 if seen[fd.code] == 0 else REPEAT_FACTOR
-        seen[fd.code] += 1
-        per_code[fd.code] = per_code[fd.code] + Pert.task(o * k, m * k, p * k)
-    return pert_sum(per_code.values()), dict(per_code)
+        total = Pert.task(o, m, p)
+        if count > 1:
+            repeat = Pert.task(o * REPEAT_FACTOR, m * REPEAT_FACTOR, p * REPEAT_FACTOR)
+            for _ in range(count - 1):
+                total = total + repeat
+        per_code[code] = total
+    return pert_sum(per_code.values()), per_code
 
 
 def module_risk(module: ModuleInfo) -> int:

@@ -890,8 +890,9 @@ def graph_view(project: Project) -> dict[str, Any]:
     pair: tuple[str, str] | None = None
     index = 0
     # (source, target, key) is unique, so the kind never decides the order. Parallel edges
-    # are adjacent once sorted: their index counts up from 0.
-    for u, v, _, kind in sorted(g.edges(keys=True, data="kind")):
+    # are adjacent once sorted: their index counts up from 0. iter(): sorted() would first
+    # ask the edge view for its length, which counts every edge.
+    for u, v, _, kind in sorted(iter(g.edges(keys=True, data="kind"))):
         index = index + 1 if pair == (u, v) else 0
         pair = (u, v)
         edges.append({"source": u, "target": v, "kind": kind, "key": index})

@@ -55,7 +55,8 @@ def build_view(result: Any) -> dict[str, Any]:
     catalog: Catalog = result.catalog
     rules = catalog.by_code()
     findings: list[Finding] = sorted(result.project.findings, key=lambda f: (f.path, f.span.line, f.span.column, f.code))
-    remedies = {code: rule_remedy(rule, catalog) for code, rule in rules.items()}
+    # only the rules that have findings: each remedy matches the rule's globs against the API map
+    remedies = {code: rule_remedy(rules[code], catalog) for code in {f.code for f in findings}}
     by_cat = Counter(rules[f.code].category for f in findings)
     by_sev = Counter(f.severity for f in findings)
     analyzed = [f for f in result.files if not f.module.startswith("native:")]
