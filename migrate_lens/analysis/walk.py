@@ -674,6 +674,16 @@ def _visit_plan(cls: type, visitor: cst.CSTVisitor) -> Any:
         return _NOT_A_NODE
     is_stmt = cls in _STATEMENT_TYPES
     fields = _fields(cls)
-    return (getattr(visitor, f"visit_{cls.__name__}", None), getattr(visitor, f"leave_{cls.__name__}", None),
+    return (_own_method(visitor, f"visit_{cls.__name__}"), _own_method(visitor, f"leave_{cls.__name__}"),
             is_stmt, cls in _LINE_UNITS or (is_stmt and _is_header_unit(cls)),
             operator.attrgetter(*fields) if fields else None, len(fields))
+
+
+def _own_method(visitor: cst.CSTVisitor, name: str) -> Any:
+    """``visitor``'s bound method ``name``, or None when it is only libcst's no-op default
+    (``CSTVisitor`` defines ``visit_X``/``leave_X`` for every node class: calling them, and
+    pushing a leave marker for every node, was a third of the walk's own time)."""
+    method = getattr(type(visitor), name, None)
+    if method is None or method is getattr(cst.CSTVisitor, name, None):
+        return None
+    return getattr(visitor, name)
