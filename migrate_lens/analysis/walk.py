@@ -180,6 +180,71 @@ def children(node: cst.CSTNode) -> list[cst.CSTNode]:
     return out
 
 
+#: per ``ast`` class: getter of its child fields (``ctx`` left out) and their number
+_AST_CHILDREN: dict[type, tuple[Any, int]] = {}
+
+
+def _ast_calls(roots: list[Any]) -> tuple[list[ast.Call], bool]:
+    """Every ``ast.Call`` under ``roots`` (nodes, lists of nodes or None), in no particular
+    order, and whether an f-string is among them. ``ast.walk`` without its per-node
+    generators (this runs for every multi-line statement that holds a call)."""
+    calls: list[ast.Call] = []
+    fstring = False
+    todo: list[Any] = []
+    for root in roots:
+        if type(root) is list:
+            todo.extend(root)
+        elif root is not None:
+            todo.append(root)
+    pop, push, extend = todo.pop, todo.append, todo.extend
+    plans = _AST_CHILDREN
+    while todo:
+        n = pop()
+        cls = type(n)
+        plan = plans.get(cls)
+        if plan is None:
+            if not isinstance(n, ast.AST):
+                continue  # None, or a str in Global.names / a None key of a Dict
+            fields = tuple(f for f in cls._fields if f != "ctx")
+            plan = plans[cls] = (operator.attrgetter(*fields) if fields else None, len(fields))
+        if cls is ast.Call:
+            calls.append(n)  # type: ignore[arg-type]
+        elif cls is ast.JoinedStr:
+            fstring = True
+        getter, count = plan
+        if count == 0:
+            continue
+        for value in (getter(n),) if count == 1 else getter(n):
+            if type(value) is list:
+                extend(value)
+            elif value is not None:
+                push(value)
+    return calls, fstring
+
+
+def _cst_calls(roots: list[Any]) -> list[cst.Call]:
+    """Every ``cst.Call`` under ``roots`` (nodes or sequences of nodes) in walk pre-order
+    (source order, outer call first), through the walk's child fields (:func:`_fields`)."""
+    calls: list[cst.Call] = []
+    todo: list[Any] = list(reversed(roots))
+    pop, push, extend = todo.pop, todo.append, todo.extend
+    while todo:
+        n = pop()
+        t = type(n)
+        if t is tuple or t is list:
+            extend(n[::-1])
+            continue
+        if n is None or not _is_node(t):
+            continue
+        if t is cst.Call:
+            calls.append(n)
+        for name in reversed(_fields(t)):
+            value = getattr(n, name)
+            if value is not None:
+                push(value)
+    return calls
+
+
 def _no_validation(self: cst.CSTNode) -> None:
     """Stand-in for ``CSTNode.__post_init__`` while :func:`parse_cst` runs."""
 
@@ -468,31 +533,10 @@ class Positions:
             if fields is not None:
                 a_roots = [getattr(twin, f) for f in fields]
                 c_roots = [getattr(unit, f) for f in _fields(type(unit)) if f not in _BODY_FIELDS]
-        a_calls: list[ast.Call] = []
-        fstring = False
-        for root in a_roots:
-            for top in (root if isinstance(root, list) else (root,)):
-                if top is None:
-                    continue
-                for n in ast.walk(top):
-                    if type(n) is ast.Call:
-                        a_calls.append(n)
-                    elif type(n) is ast.JoinedStr:
-                        fstring = True
+        a_calls, fstring = _ast_calls(a_roots)
         if a_roots and not fstring:
             a_calls.sort(key=lambda c: (c.lineno, c.col_offset, -(c.end_lineno or 0), -(c.end_col_offset or 0)))
-            c_calls: list[cst.CSTNode] = []
-            todo: list[Any] = list(reversed(c_roots))
-            while todo:
-                n = todo.pop()
-                if n is None:
-                    continue
-                if isinstance(n, (tuple, list)):
-                    todo.extend(reversed(n))
-                    continue
-                if type(n) is cst.Call:
-                    c_calls.append(n)
-                todo.extend(reversed(children(n)))
+            c_calls = _cst_calls(c_roots)
             if len(c_calls) == len(a_calls):
                 for c, a in zip(c_calls, a_calls):
                     out[id(c)] = self._ast_range(a)
@@ -683,7 +727,7 @@ def _own_method(visitor: cst.CSTVisitor, name: str) -> Any:
     """``visitor``'s bound method ``name``, or None when it is only libcst's no-op default
     (``CSTVisitor`` defines ``visit_X``/``leave_X`` for every node class: calling them, and
     pushing a leave marker for every node, was a third of the walk's own time)."""
-    method = getattr(type(visitor), name, None)
-    if method is None or method is getattr(cst.CSTVisitor, name, None):
+    bound = getattr(visitor, name, None)
+    if bound is None or getattr(bound, "__func__", None) is getattr(cst.CSTVisitor, name, None):
         return None
-    return getattr(visitor, name)
+    return bound
