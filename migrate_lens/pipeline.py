@@ -83,7 +83,8 @@ def _run_pool(jobs: list[tuple[bytes, str, str]], workers: int, rule_dirs: tuple
     # Largest files first (longest-processing-time-first scheduling): a big file started last
     # would leave the other workers idle while it finishes. Results are sorted by path later.
     jobs = sorted(jobs, key=lambda job: (-len(job[0]), job[1]))
-    with ProcessPool(max_workers=max(1, workers), initializer=init_worker, initargs=(rule_dirs,)) as pool:
+    # never more workers than files: a one-file rescan forks one worker, not one per core
+    with ProcessPool(max_workers=max(1, min(workers, len(jobs))), initializer=init_worker, initargs=(rule_dirs,)) as pool:
         futures = [
             (rel, pool.schedule(analyze_to_blob, args=(data, rel, mod, rule_dirs, markers), timeout=timeout_s))
             for data, rel, mod in jobs

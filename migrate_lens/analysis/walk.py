@@ -180,16 +180,18 @@ def children(node: cst.CSTNode) -> list[cst.CSTNode]:
     return out
 
 
+#: libcst's f-string nodes (t-strings too where libcst has them)
+_FSTRINGS = frozenset(c for c in (cst.FormattedString, getattr(cst, "TemplatedString", None)) if c is not None)
 #: per ``ast`` class: getter of its child fields (``ctx`` left out) and their number
 _AST_CHILDREN: dict[type, tuple[Any, int]] = {}
 
 
-def _ast_calls(roots: list[Any]) -> tuple[list[ast.Call], bool]:
-    """Every ``ast.Call`` under ``roots`` (nodes, lists of nodes or None), in no particular
-    order, and whether an f-string is among them. ``ast.walk`` without its per-node
-    generators (this runs for every multi-line statement that holds a call)."""
+def _ast_calls(roots: list[Any]) -> list[ast.Call]:
+    """Every ``ast.Call`` under ``roots`` (nodes, lists of nodes or None) outside f-strings, in
+    no particular order (``ast`` positions inside f-strings are unreliable before Python 3.12,
+    so their calls are left to code generation). ``ast.walk`` without its per-node generators
+    (this runs for every multi-line statement that holds a call)."""
     calls: list[ast.Call] = []
-    fstring = False
     todo: list[Any] = []
     for root in roots:
         if type(root) is list:
@@ -210,7 +212,7 @@ def _ast_calls(roots: list[Any]) -> tuple[list[ast.Call], bool]:
         if cls is ast.Call:
             calls.append(n)  # type: ignore[arg-type]
         elif cls is ast.JoinedStr:
-            fstring = True
+            continue
         getter, count = plan
         if count == 0:
             continue
@@ -219,12 +221,13 @@ def _ast_calls(roots: list[Any]) -> tuple[list[ast.Call], bool]:
                 extend(value)
             elif value is not None:
                 push(value)
-    return calls, fstring
+    return calls
 
 
 def _cst_calls(roots: list[Any]) -> list[cst.Call]:
-    """Every ``cst.Call`` under ``roots`` (nodes or sequences of nodes) in walk pre-order
-    (source order, outer call first), through the walk's child fields (:func:`_fields`)."""
+    """Every ``cst.Call`` under ``roots`` (nodes or sequences of nodes) outside f-strings, in
+    walk pre-order (source order, outer call first), through the walk's child fields
+    (:func:`_fields`)."""
     calls: list[cst.Call] = []
     todo: list[Any] = list(reversed(roots))
     pop, push, extend = todo.pop, todo.append, todo.extend
@@ -238,6 +241,8 @@ def _cst_calls(roots: list[Any]) -> list[cst.Call]:
             continue
         if t is cst.Call:
             calls.append(n)
+        elif t in _FSTRINGS:
+            continue  # as in _ast_calls: calls inside f-strings are not paired
         for name in reversed(_fields(t)):
             value = getattr(n, name)
             if value is not None:
@@ -513,8 +518,9 @@ class Positions:
         """Ranges of every call in a unit (a simple-statement line, or a compound statement's
         header) from ``ast``, without generating code: libcst calls in walk (pre-)order paired
         with ``ast.Call`` nodes sorted by start, outer first. Both exclude the call's own
-        parentheses, so the ranges are ``PositionProvider``'s. {} when the counts differ or the
-        unit holds an f-string (``ast`` positions inside f-strings are unreliable before 3.12)."""
+        parentheses, so the ranges are ``PositionProvider``'s. Calls inside f-strings are left out
+        on both sides (``ast`` positions inside f-strings are unreliable before 3.12): they get
+        code generation. {} when the counts differ."""
         key = id(unit)
         known = self._calls.get(key)
         if known is not None:
@@ -533,8 +539,8 @@ class Positions:
             if fields is not None:
                 a_roots = [getattr(twin, f) for f in fields]
                 c_roots = [getattr(unit, f) for f in _fields(type(unit)) if f not in _BODY_FIELDS]
-        a_calls, fstring = _ast_calls(a_roots)
-        if a_roots and not fstring:
+        a_calls = _ast_calls(a_roots)
+        if a_roots:
             a_calls.sort(key=lambda c: (c.lineno, c.col_offset, -(c.end_lineno or 0), -(c.end_col_offset or 0)))
             c_calls = _cst_calls(c_roots)
             if len(c_calls) == len(a_calls):
