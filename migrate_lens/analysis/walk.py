@@ -423,6 +423,15 @@ class Positions:
             self._line_starts = [0, *(m.end() for m in _NEWLINE.finditer(self.source))]
         return self._line_starts
 
+    def source_text(self, rng: CodeRange) -> str:
+        """The source text between ``rng``'s start and end (libcst's 1-based lines, character
+        columns; the lines are split where ``ast`` and libcst split them: ``\n``, ``\r\n``,
+        ``\r``). Raises ``IndexError`` for a line outside the source."""
+        starts = self._starts()
+        if not (0 < rng.start.line <= len(starts) and 0 < rng.end.line <= len(starts)):
+            raise IndexError(f"lines {rng.start.line}-{rng.end.line} outside a {len(starts)}-line source")
+        return self.source[starts[rng.start.line - 1] + rng.start.column: starts[rng.end.line - 1] + rng.end.column]
+
     def _line_text(self, line: int) -> str:
         starts = self._starts()
         if not 0 < line <= len(starts):
