@@ -100,7 +100,7 @@ def scan(path: Path, out_dir: Path, formats: str, jobs: int | None, fail_on: str
     from migrate_lens.config import ConfigError, load_config
     from migrate_lens.gctools import gc_paused
     from migrate_lens.pipeline import scan as run_scan
-    from migrate_lens.report import renderer
+    from migrate_lens.report import render_all
     from migrate_lens.report.view import build_view
 
     try:
@@ -123,6 +123,12 @@ def scan(path: Path, out_dir: Path, formats: str, jobs: int | None, fail_on: str
         )
     except ConfigError as exc:
         raise fail(str(exc)) from None
+    if "html" in fmt_names:
+        from migrate_lens.cache import default_cache_dir
+        from migrate_lens.report import chartset
+
+        chartset.use_memo(None if no_cache else (cache_dir or default_cache_dir()) / "charts")
+        chartset.start_drawer()  # imports matplotlib in a child while the files are analyzed
     console = Console(stderr=True, quiet=quiet)
     progress = _progress(console) if not quiet else None
     # allocation-heavy and short-lived: the cyclic GC only rescans live data (migrate_lens/gctools.py)
@@ -138,11 +144,7 @@ def scan(path: Path, out_dir: Path, formats: str, jobs: int | None, fail_on: str
         view = build_view(result)
         warnings = result.warnings
         if "html" in fmt_names:
-            from migrate_lens.cache import default_cache_dir
-            from migrate_lens.report import chartset
-
-            chartset.use_memo(None if no_cache else (cache_dir or default_cache_dir()) / "charts")
-            chartset.draw_ahead(view)  # in a child while the other formats are written
+            chartset.draw_ahead(view)  # in the drawer child while the other formats are written
         try:
             out_dir.mkdir(parents=True, exist_ok=True)
             written = []
@@ -157,9 +159,7 @@ def scan(path: Path, out_dir: Path, formats: str, jobs: int | None, fail_on: str
             # clear() because a networkx graph sits in reference cycles the paused GC keeps.
             result.project.graph.clear()
             del result
-            # the page last: its charts are being drawn meanwhile (chartset.draw_ahead)
-            by_fmt = {fmt: renderer(fmt)(view, out_dir) for fmt in sorted(fmt_names, key=lambda f: f == "html")}
-            written[:0] = [by_fmt[fmt] for fmt in fmt_names]
+            written[:0] = render_all(view, out_dir, fmt_names)
         except OSError as exc:
             raise fail(f"cannot write report to {out_dir}: {exc.strerror or exc}") from None
     if not quiet:

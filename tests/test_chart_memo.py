@@ -142,3 +142,33 @@ def test_stuck_child_is_given_up(tmp_path: pathlib.Path, monkeypatch) -> None:
     monkeypatch.setattr(chartset, "CHILD_TIMEOUT_S", 0.5)
     assert html.render(synthetic.sample_view(), tmp_path / "b").read_bytes() == expected
     assert not child.is_alive()
+
+
+def test_drawer_started_early_draws_the_set(tmp_path: pathlib.Path, monkeypatch) -> None:
+    chartset.use_memo(None)
+    expected = html.render(synthetic.sample_view(), tmp_path / "a").read_bytes()
+    chartset.start_drawer()  # as the CLI does before the scan
+    child = chartset._drawer[0]
+    chartset.draw_ahead(synthetic.sample_view())
+    _refuse_drawing_here(monkeypatch)
+    assert html.render(synthetic.sample_view(), tmp_path / "b").read_bytes() == expected
+    child.join(timeout=10)
+    assert not child.is_alive() and chartset._drawer is None and chartset._ahead is None
+
+
+def test_drawer_ends_when_the_memo_holds_the_set(memo: pathlib.Path, tmp_path: pathlib.Path) -> None:
+    html.render(synthetic.sample_view(), tmp_path / "a")  # fills the memo
+    chartset.start_drawer()
+    child = chartset._drawer[0]
+    chartset.draw_ahead(synthetic.sample_view())  # memo hit: the idle drawer is ended at once
+    assert not child.is_alive()
+    assert chartset._drawer is None and chartset._ahead is None
+
+
+def test_idle_drawer_is_ended_by_the_page(tmp_path: pathlib.Path) -> None:
+    chartset.use_memo(None)
+    chartset.start_drawer()  # started, but draw_ahead never called
+    child = chartset._drawer[0]
+    html.render(synthetic.sample_view(), tmp_path)
+    child.join(timeout=10)
+    assert not child.is_alive() and chartset._drawer is None

@@ -8,10 +8,12 @@ path:
 * the memo (:func:`use_memo`): the SVG of unchanged inputs is byte-identical anyway
   (``svg.hashsalt``), so a set is kept in the scan cache folder keyed by a digest of its input
   numbers, the chart code and the matplotlib version;
-* drawing ahead (:func:`draw_ahead`): on a memo miss the CLI starts the drawing in a forked
-  child as soon as the view exists, renders JSON, SARIF and Markdown meanwhile, and the HTML
-  renderer collects the set (:func:`charts_for`). Where ``fork`` is not available, or the child
-  fails, the set is drawn in the main process, with the same result.
+* drawing ahead: the CLI forks a drawer child before the scan (:func:`start_drawer`), which
+  imports matplotlib while the files are analyzed; on a memo miss it is handed the inputs as
+  soon as the view exists (:func:`draw_ahead`), the CLI renders JSON, SARIF and Markdown
+  meanwhile, and the HTML renderer collects the set (:func:`charts_for`). Where ``fork`` is
+  not available, or the child fails or hangs, the set is drawn in the main process, with the
+  same result.
 """
 
 from __future__ import annotations
@@ -38,6 +40,8 @@ MEMO_KEEP = 16
 
 #: Folder of the memo (:func:`use_memo`); None = always draw.
 _memo_dir: pathlib.Path | None = None
+#: A child forked by :func:`start_drawer`, waiting for inputs: (the child, its pipe end).
+_drawer: tuple[Any, Connection] | None = None
 #: A set being drawn in a child process: (its inputs, the child, the pipe end its set arrives on).
 _ahead: tuple[dict[str, Any], Any, Connection] | None = None
 
@@ -100,31 +104,76 @@ def draw(inputs: dict[str, Any]) -> dict[str, str]:
         return {name: str(fns[name](*inputs[name])) for name in NAMES}
 
 
-def draw_ahead(view: dict[str, Any]) -> None:
-    """Start drawing ``view``'s set in a forked child unless the memo holds it; returns at once.
-    :func:`charts_for` collects it. A no-op where ``fork`` is unavailable (the set is then
-    drawn when the page is rendered)."""
-    global _ahead
-    inputs = inputs_of(view)
-    if _read_memo(inputs) is not None:
-        return
-    if "fork" not in multiprocessing.get_all_start_methods():
+def start_drawer() -> None:
+    """Fork the child that will draw the set, now, so that it imports matplotlib (~0.5-1 s)
+    while the scan runs instead of after it; it then waits for :func:`draw_ahead`'s inputs. A
+    no-op if one is running or ``fork`` is unavailable. Best called before any thread starts
+    (the CLI calls it before the scan's worker pool): a forked child only has the forking
+    thread, and a lock another thread held at that moment would never be released in it."""
+    global _drawer
+    if _drawer is not None or "fork" not in multiprocessing.get_all_start_methods():
         return
     ctx = multiprocessing.get_context("fork")
-    receive, send = ctx.Pipe(duplex=False)
-    child = ctx.Process(target=_draw_in_child, args=(send, inputs), daemon=True)
+    here, there = ctx.Pipe(duplex=True)
+    child = ctx.Process(target=_serve, args=(there,), daemon=True)
     child.start()
-    send.close()  # the child holds its copy: EOF on `receive` if it dies
-    _ahead = (inputs, child, receive)
+    there.close()  # the child holds its copy: EOF on `here` if it dies
+    _drawer = (child, here)
 
 
-def _draw_in_child(send: Connection, inputs: dict[str, Any]) -> None:
+def _serve(conn: Connection) -> None:
+    """The drawer child: import the chart code, wait for one set of inputs, send the set back
+    (None on any failure: the parent then draws it itself). Killed when no set is wanted."""
     try:
-        send.send(draw(inputs))
-    except BaseException:  # noqa: BLE001 - the parent draws the set itself on anything else
-        send.send(None)
+        from migrate_lens.report import charts  # noqa: F401 - the import is the point: matplotlib loaded ahead
+
+        inputs = conn.recv()
+        try:
+            drawn: dict[str, str] | None = draw(inputs)
+        except BaseException:  # noqa: BLE001 - the parent draws the set itself on anything else
+            drawn = None
+        conn.send(drawn)
+    except (EOFError, OSError):
+        pass  # the parent is gone
     finally:
-        send.close()
+        conn.close()
+
+
+def _stop_drawer() -> None:
+    """End an idle drawer child (no set to draw) at once: it may still be importing
+    matplotlib, and it writes nothing, so it is killed rather than waited for."""
+    global _drawer
+    drawer, _drawer = _drawer, None
+    if drawer is not None:
+        child, conn = drawer
+        conn.close()
+        child.kill()
+        child.join(timeout=5)
+
+
+def draw_ahead(view: dict[str, Any]) -> None:
+    """Have ``view``'s set drawn in a child unless the memo holds it; returns at once. The
+    child is the one :func:`start_drawer` forked (its matplotlib import done meanwhile), else
+    one forked now. :func:`charts_for` collects the set. A no-op where ``fork`` is
+    unavailable (the set is then drawn when the page is rendered)."""
+    global _ahead, _drawer
+    inputs = inputs_of(view)
+    if _read_memo(inputs) is not None:
+        _stop_drawer()
+        return
+    start_drawer()
+    drawer, _drawer = _drawer, None
+    if drawer is None:
+        return
+    child, conn = drawer
+    try:
+        conn.send(inputs)
+    except OSError:  # the child died: the page draws the set itself
+        conn.close()
+        child.kill()
+        child.join(timeout=5)
+        return
+    _ahead = (inputs, child, conn)
 
 
 def _collect(inputs: dict[str, Any]) -> dict[str, str] | None:
@@ -133,15 +182,15 @@ def _collect(inputs: dict[str, Any]) -> dict[str, str] | None:
     ahead, _ahead = _ahead, None
     if ahead is None:
         return None
-    started_for, child, receive = ahead
+    started_for, child, conn = ahead
     drawn = None
     try:
         # a child stuck (say, on a lock some thread held at fork) is given up after a minute
-        drawn = receive.recv() if started_for == inputs and receive.poll(CHILD_TIMEOUT_S) else None
+        drawn = conn.recv() if started_for == inputs and conn.poll(CHILD_TIMEOUT_S) else None
     except (EOFError, OSError):
         drawn = None  # the child died before sending
     finally:
-        receive.close()
+        conn.close()
         if drawn is None:
             child.kill()  # stuck, failed or drawing other numbers: not waited for
         child.join(timeout=5)
@@ -156,8 +205,10 @@ def charts_for(view: dict[str, Any]) -> dict[str, Markup]:
     cached = _read_memo(inputs)
     if cached is not None:
         _collect(inputs)  # not needed; reap the child if one was started
+        _stop_drawer()
         return {k: Markup(v) for k, v in cached.items()}
     drawn = _collect(inputs)
+    _stop_drawer()  # started but never given inputs (draw_ahead not called)
     if drawn is None:
         drawn = draw(inputs)
     _store_memo(inputs, drawn)
