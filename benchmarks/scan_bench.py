@@ -156,8 +156,9 @@ def main() -> int:
             if name.split()[0] not in skip:
                 steps.append((name, make))
 
+        load_before = os.getloadavg()[0]
         print(f"corpus {args.corpus}: {nfiles} files, {nlines} lines; jobs {args.jobs}; runs {args.runs}; "
-              f"load before {os.getloadavg()[0]:.1f}", flush=True)
+              f"load before {load_before:.1f}", flush=True)
         run("floor (libcst parse)", lambda i: [sys.executable, str(floor_script), str(tree), str(args.jobs)])
         run("cold scan", lambda i: scan_cmd(tree, work / "out", args.jobs, work / f"cache-cold-{i}"))
         warm_cache = work / "cache-warm"
@@ -174,11 +175,13 @@ def main() -> int:
         run("changed (warm, 1 file)", changed)
         if args.torchfix:
             run("torchfix", lambda i: [args.torchfix, "-j", str(args.jobs), str(tree)])
-        # Rounds interleave the steps (floor, cold, warm, changed, floor, cold, ...) so that a
-        # machine that speeds up or slows down during the run skews every step alike, not one.
+        # Rounds interleave the steps so that a machine that speeds up or slows down during the
+        # run skews every step alike, not one; odd rounds run them in reverse (floor, cold, warm,
+        # changed | changed, warm, cold, floor | ...), so a steady drift cancels out of the
+        # per-round ratios (an ABBA design) instead of always favouring the step that runs first.
         samples: dict[str, list[Sample]] = {name: [] for name, _ in steps}
         for i in range(args.runs):
-            for name, make in steps:
+            for name, make in (steps if i % 2 == 0 else steps[::-1]):
                 samples[name].append(measure(make(i), env))
                 s = samples[name][-1]
                 print(f"  round {i + 1} {name:<24} wall {s.wall_s:7.1f} s  cpu {s.cpu_s:7.1f} s  peak {s.peak_mb:6.0f} MB",
@@ -188,20 +191,31 @@ def main() -> int:
         floor = dict(rows).get("floor (libcst parse)")
         cold = dict(rows).get("cold scan")
         print()
-        print(f"| step | wall s | CPU s | peak MB | lines/s | wall / floor | wall / cold |")
-        print(f"| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+        print("| step | wall s | CPU s | peak MB | lines/s | wall / floor | wall / cold |")
+        print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
         for name, s in rows:
             r_floor = f"{s.wall_s / floor.wall_s:.2f}" if floor else "-"
             r_cold = f"{s.wall_s / cold.wall_s:.2f}" if cold else "-"
             print(f"| {name} | {s.wall_s:.1f} | {s.cpu_s:.1f} | {s.peak_mb:.0f} | {nlines / s.wall_s:,.0f} | {r_floor} | {r_cold} |")
-        print(f"\nload average: before {os.getloadavg()[0]:.1f}, after {load_after:.1f} (2 cores shared with other work)")
+        print(f"\nload average: before {load_before:.1f}, after {load_after:.1f}")
+        if floor and cold:
+            # the same ratios per round: adjacent runs share the machine's speed of the moment
+            per_round = [(samples["cold scan"][i].wall_s / samples["floor (libcst parse)"][i].wall_s)
+                         for i in range(args.runs)]
+            print("cold / floor per round: " + ", ".join(f"{r:.2f}" for r in per_round)
+                  + f"; median {statistics.median(per_round):.2f}")
+            for name in ("warm scan", "changed (warm, 1 file)"):
+                if name in samples:
+                    ratios = [samples[name][i].wall_s / samples["cold scan"][i].wall_s for i in range(args.runs)]
+                    print(f"{name} / cold per round: " + ", ".join(f"{r:.1%}" for r in ratios)
+                          + f"; median {statistics.median(ratios):.1%}")
         if args.scale > 1:
             big = work / "scaled"
             for k in range(args.scale):
                 shutil.copytree(tree, big / f"copy_{k}")
             one = median([measure(scan_cmd(tree, work / "o1", args.jobs, work / f"c1-{i}"), env) for i in range(args.runs)])
             many = median([measure(scan_cmd(big, work / "oN", args.jobs, work / f"cN-{i}"), env) for i in range(args.runs)])
-            print(f"\n| scale | wall s | per copy s | peak MB |\n| --- | ---: | ---: | ---: |")
+            print("\n| scale | wall s | per copy s | peak MB |\n| --- | ---: | ---: | ---: |")
             print(f"| 1 copy | {one.wall_s:.1f} | {one.wall_s:.1f} | {one.peak_mb:.0f} |")
             print(f"| {args.scale} copies | {many.wall_s:.1f} | {many.wall_s / args.scale:.1f} | {many.peak_mb:.0f} |")
             print(f"time per copy at {args.scale}x / at 1x: {many.wall_s / args.scale / one.wall_s:.2f}")

@@ -106,9 +106,11 @@ def _run_pool(jobs: list[tuple[bytes, str, str]], workers: int, rule_dirs: tuple
 
 
 def analyze_files(root: Path, discovery: Discovery, config: Config, catalog: Catalog, *, jobs: int | None = None,
-                  cache: FactsCache | None = None, progress: Progress | None = None) -> tuple[list[FileOutcome], int]:
+                  cache: FactsCache | None = None, progress: Progress | None = None,
+                  on_analysis: Callable[[int], None] | None = None) -> tuple[list[FileOutcome], int]:
     """Per-file stage for every discovered file: cache lookups, then the pool for misses.
-    Returns (outcomes sorted by path, cache hits)."""
+    ``on_analysis(n)`` is called before the pool starts when ``n`` > 0 files need analysis (a
+    fully cached rescan never calls it). Returns (outcomes sorted by path, cache hits)."""
     root_is_pkg = (root / "__init__.py").is_file()
     pending: list[tuple[bytes, str, str]] = []
     keys: dict[str, str] = {}
@@ -134,6 +136,8 @@ def analyze_files(root: Path, discovery: Discovery, config: Config, catalog: Cat
                 still.append(item)
         pending = still
     workers = jobs or os.cpu_count() or 1
+    if pending and on_analysis is not None:
+        on_analysis(len(pending))
     fresh = _run_pool(pending, workers, config.rule_dirs, config.markers, config.timeout_s, progress)
     if cache is not None:
         # transient skips (pool failures, out of memory) are retried by the next scan
@@ -162,9 +166,11 @@ def check_codes(config: Config, catalog: Catalog) -> None:
 
 
 def scan(root: Path, config: Config, *, jobs: int | None = None, cache_dir: Path | None = None,
-         use_cache: bool = True, progress: Progress | None = None) -> ScanResult:
-    """Scan ``root`` (directory or file). Raises ``FileNotFoundError`` for a missing root and
-    :class:`migrate_lens.catalog.CatalogError` for a malformed rule catalog."""
+         use_cache: bool = True, progress: Progress | None = None,
+         on_analysis: Callable[[int], None] | None = None) -> ScanResult:
+    """Scan ``root`` (directory or file). ``on_analysis``: see :func:`analyze_files`. Raises
+    ``FileNotFoundError`` for a missing root and :class:`migrate_lens.catalog.CatalogError` for
+    a malformed rule catalog."""
     from migrate_lens.cache import default_cache_dir
     from migrate_lens.estimate import estimate
     from migrate_lens.graph import build_project
@@ -185,7 +191,8 @@ def scan(root: Path, config: Config, *, jobs: int | None = None, cache_dir: Path
         except (OSError, sqlite3.Error) as exc:  # not a folder, read-only, no space: scan anyway
             cache_warnings.append(f"cache {folder} unusable ({exc}); scanned without it")
     try:
-        outcomes, hits = analyze_files(scan_root, discovery, config, catalog, jobs=jobs, cache=cache, progress=progress)
+        outcomes, hits = analyze_files(scan_root, discovery, config, catalog, jobs=jobs, cache=cache, progress=progress,
+                                       on_analysis=on_analysis)
     finally:
         if cache is not None:
             cache.close()
