@@ -128,6 +128,7 @@ def scan(path: Path, out_dir: Path, formats: str, jobs: int | None, fail_on: str
         from migrate_lens.report import chartset
 
         chartset.use_memo(None if no_cache else (cache_dir or default_cache_dir()) / "charts")
+        chartset.start_drawer()  # forked while this process is small; idle until files need analysis
     console = Console(stderr=True, quiet=quiet)
     progress = _progress(console) if not quiet else None
     # allocation-heavy and short-lived: the cyclic GC only rescans live data (migrate_lens/gctools.py)
@@ -137,7 +138,7 @@ def scan(path: Path, out_dir: Path, formats: str, jobs: int | None, fail_on: str
                               progress=progress.update if progress else None,
                               # when files need analysis (their numbers change the charts), a
                               # child imports matplotlib meanwhile; a fully cached rescan spares it
-                              on_analysis=(lambda _n: chartset.start_drawer()) if "html" in fmt_names else None)
+                              on_analysis=(lambda _n: chartset.warm_drawer()) if "html" in fmt_names else None)
         except (CatalogError, ConfigError) as exc:
             raise fail(str(exc)) from None
         finally:

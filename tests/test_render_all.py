@@ -71,3 +71,20 @@ def _write_json(folder: pathlib.Path) -> pathlib.Path:
     folder.mkdir()
     report.renderer("json")(synthetic.sample_view(), folder)
     return folder
+
+
+def test_no_helper_children_when_forking_is_not_affordable(tmp_path: pathlib.Path, monkeypatch) -> None:
+    from migrate_lens.report import _fork
+
+    assert _fork.fork_affordable(budget_mb=10**6) and not _fork.fork_affordable(budget_mb=1)
+    monkeypatch.setattr(_fork, "FORK_BUDGET_MB", 1)  # as if this process were huge
+    monkeypatch.setattr(_fork.fork_affordable, "__defaults__", (1,))
+    started: list[object] = []
+    import multiprocessing.context
+
+    real_start = multiprocessing.context.ForkProcess.start
+    monkeypatch.setattr(multiprocessing.context.ForkProcess, "start", lambda self: started.append(self) or real_start(self))
+    chartset.start_drawer()
+    assert chartset._drawer is None
+    paths = report.render_all(synthetic.sample_view(), tmp_path / "all", FORMATS)
+    assert started == [] and all(p.is_file() for p in paths)

@@ -33,16 +33,19 @@ def render_all(view: dict[str, Any], out_dir: Path, formats: Sequence[str]) -> l
     The HTML page is written here, last (its charts are drawn meanwhile, see
     :mod:`migrate_lens.report.chartset`); where ``fork`` is available the other formats are
     written at the same time by a forked child (each renderer reads only the view and writes
-    its own file atomically). If the child fails or hangs, they are written again here, so an
+    its own file atomically) when forking is affordable (:mod:`migrate_lens.report._fork`: not
+    for a main process so large that a copy would break the memory budget). If the child fails or hangs, they are written again here, so an
     error is raised from this process as it would be without the child. On core (626k lines)
     this takes JSON's ~0.5 s off every scan. Raises what the renderers raise (``OSError``...)."""
     import multiprocessing
+
+    from migrate_lens.report._fork import fork_affordable
 
     out_dir.mkdir(parents=True, exist_ok=True)
     others = [f for f in formats if f != "html"]
     paths: dict[str, Path] = {}
     child = receive = None
-    if "html" in formats and others and "fork" in multiprocessing.get_all_start_methods():
+    if "html" in formats and others and fork_affordable():
         ctx = multiprocessing.get_context("fork")
         receive, send = ctx.Pipe(duplex=False)
         child = ctx.Process(target=_render_in_child, args=(view, out_dir, others, send), daemon=True)

@@ -9,11 +9,12 @@ path:
   (``svg.hashsalt``), so a set is kept in the scan cache folder keyed by a digest of its input
   numbers, the chart code and the matplotlib version;
 * drawing ahead: the CLI forks a drawer child before the scan (:func:`start_drawer`), which
-  imports matplotlib while the files are analyzed; on a memo miss it is handed the inputs as
-  soon as the view exists (:func:`draw_ahead`), the CLI renders JSON, SARIF and Markdown
-  meanwhile, and the HTML renderer collects the set (:func:`charts_for`). Where ``fork`` is
-  not available, or the child fails or hangs, the set is drawn in the main process, with the
-  same result.
+  imports matplotlib once files turn out to need analysis (:func:`warm_drawer`); on a memo miss
+  it is handed the inputs as soon as the view exists (:func:`draw_ahead`), the CLI renders
+  JSON, SARIF and Markdown meanwhile, and the HTML renderer collects the set
+  (:func:`charts_for`). Where ``fork`` is not available or not affordable
+  (:mod:`migrate_lens.report._fork`), or the child fails or hangs, the set is drawn in the main
+  process, with the same result.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from typing import Any
 from markupsafe import Markup
 
 from migrate_lens.report import summary as _summary
+from migrate_lens.report._fork import fork_affordable
 
 #: The charts of one set, in the order the page shows them.
 NAMES = ("gauge", "effort_by_category", "findings_by_severity", "heatmap", "waves")
@@ -105,13 +107,14 @@ def draw(inputs: dict[str, Any]) -> dict[str, str]:
 
 
 def start_drawer() -> None:
-    """Fork the child that will draw the set, now, so that it imports matplotlib (~0.5-1 s)
-    while the scan runs instead of after it; it then waits for :func:`draw_ahead`'s inputs. A
-    no-op if one is running or ``fork`` is unavailable. Best called before any thread starts
-    (the CLI calls it before the scan's worker pool): a forked child only has the forking
-    thread, and a lock another thread held at that moment would never be released in it."""
+    """Fork the child that will draw the set, now, while this process is small and has no
+    threads (the CLI calls it before the scan; a forked child only has the forking thread, so
+    a lock another thread held would never be released in it). It idles until
+    :func:`warm_drawer` has it import matplotlib (~0.5-1 s, while the files are analyzed) and
+    :func:`draw_ahead` hands it the inputs. A no-op if one is running or forking is not
+    affordable (:func:`migrate_lens.report._fork.fork_affordable`)."""
     global _drawer
-    if _drawer is not None or "fork" not in multiprocessing.get_all_start_methods():
+    if _drawer is not None or not fork_affordable():
         return
     ctx = multiprocessing.get_context("fork")
     here, there = ctx.Pipe(duplex=True)
@@ -121,18 +124,36 @@ def start_drawer() -> None:
     _drawer = (child, here)
 
 
-def _serve(conn: Connection) -> None:
-    """The drawer child: import the chart code, wait for one set of inputs, send the set back
-    (None on any failure: the parent then draws it itself). Killed when no set is wanted."""
-    try:
-        from migrate_lens.report import charts  # noqa: F401 - the import is the point: matplotlib loaded ahead
-
-        inputs = conn.recv()
+def warm_drawer() -> None:
+    """Have the drawer import the chart code now (files are being analyzed, so the charts'
+    numbers will change); a fully cached rescan never calls it and never pays the import."""
+    if _drawer is not None:
         try:
-            drawn: dict[str, str] | None = draw(inputs)
-        except BaseException:  # noqa: BLE001 - the parent draws the set itself on anything else
-            drawn = None
-        conn.send(drawn)
+            _drawer[1].send(_WARM)
+        except OSError:
+            _stop_drawer()
+
+
+#: The message that makes the drawer import the chart code.
+_WARM = "import"
+
+
+def _serve(conn: Connection) -> None:
+    """The drawer child: on :data:`_WARM`, import the chart code; on inputs, send the set back
+    (None on any failure: the parent then draws it itself) and exit. Killed when no set is
+    wanted."""
+    try:
+        while True:
+            message = conn.recv()
+            if message == _WARM:
+                from migrate_lens.report import charts  # noqa: F401 - matplotlib loaded ahead
+                continue
+            try:
+                drawn: dict[str, str] | None = draw(message)
+            except BaseException:  # noqa: BLE001 - the parent draws the set itself on anything else
+                drawn = None
+            conn.send(drawn)
+            return
     except (EOFError, OSError):
         pass  # the parent is gone
     finally:
@@ -161,7 +182,7 @@ def draw_ahead(view: dict[str, Any]) -> None:
     if _read_memo(inputs) is not None:
         _stop_drawer()
         return
-    start_drawer()
+    start_drawer()  # no-op if one is waiting, or this process is now too large to fork
     drawer, _drawer = _drawer, None
     if drawer is None:
         return
