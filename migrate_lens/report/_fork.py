@@ -11,7 +11,6 @@ the JSON/SARIF/Markdown writer) are forked only while the main process is small:
 from __future__ import annotations
 
 import multiprocessing
-import resource
 import sys
 
 #: Memory the main process and one forked copy of it may reach together, in MiB: the speed
@@ -20,10 +19,13 @@ FORK_BUDGET_MB = 1024
 
 
 def fork_affordable(budget_mb: int = FORK_BUDGET_MB) -> bool:
-    """True where ``fork`` exists and twice this process's peak resident size so far
-    (``ru_maxrss``: KiB on Linux, bytes on macOS) fits in ``budget_mb`` MiB."""
-    if "fork" not in multiprocessing.get_all_start_methods():
+    """True on Linux (where ``fork`` is the default start method; macOS made ``spawn`` its
+    default in Python 3.8 because system libraries are not fork-safe there) when twice this
+    process's peak resident size so far (``ru_maxrss``, KiB on Linux) fits in ``budget_mb``
+    MiB."""
+    if not sys.platform.startswith("linux") or "fork" not in multiprocessing.get_all_start_methods():
         return False
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    peak_mb = peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
+    import resource  # POSIX only: imported past the platform check
+
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return 2 * peak_mb <= budget_mb
