@@ -16,6 +16,8 @@ import re
 
 
 MARKER = "# %% [cell {index}]"
+_MARKER_PREFIX = MARKER.split("{", 1)[0]
+_NEWLINE = re.compile(r"\r\n|\r|\n")
 #: Cell magics whose body is Python (kept); any other ``%%magic`` cell is skipped whole.
 PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug"})
 #: ``obj?`` / ``obj??`` / ``?obj`` help lines.
@@ -50,7 +52,7 @@ def notebook_to_source(data: bytes) -> str:
         nb = json.loads(data.decode("utf-8"))
         if not isinstance(nb, dict):
             raise TypeError("top level is not an object")
-        if int(nb.get("nbformat", 4)) < 4:
+        if int(nb.get("nbformat", 4)) < 4:  # OverflowError for an infinite version: caught below
             nb = _upgrade(nb)
         if not isinstance(nb.get("cells", []), list):
             raise TypeError("cells is not a list")
@@ -58,7 +60,7 @@ def notebook_to_source(data: bytes) -> str:
         raise NotebookError(f"notebook is not UTF-8 (offset {exc.start})") from None
     except json.JSONDecodeError as exc:
         raise NotebookError(f"notebook is not valid JSON ({str(exc).splitlines()[0][:80]})") from None
-    except (KeyError, ValueError, AttributeError, TypeError) as exc:
+    except (KeyError, ValueError, AttributeError, TypeError, OverflowError) as exc:
         raise NotebookError(f"unreadable notebook ({type(exc).__name__})") from None
     lines: list[str] = []
     for index, cell in enumerate(nb.get("cells", [])):
@@ -67,16 +69,30 @@ def notebook_to_source(data: bytes) -> str:
         lines.append(MARKER.format(index=index))
         source = cell.get("source", "")
         if isinstance(source, list):
+            if not all(isinstance(part, str) for part in source):
+                raise NotebookError(f"unreadable notebook (cell {index}: source holds a non-text item)")
             source = "".join(source)
-        lines.extend(_cell_lines(str(source)))
+        elif not isinstance(source, str):
+            raise NotebookError(f"unreadable notebook (cell {index}: source is not text)")
+        lines.extend(_cell_lines(source))
     return "\n".join(lines) + "\n"
+
+
+def _split_lines(text: str) -> list[str]:
+    """``text``'s lines split where Python's tokenizer (and so ``ast`` and libcst) splits them:
+    ``\n``, ``\r\n``, ``\r``; not at the form feeds or U+2028 that ``str.splitlines`` also
+    splits at, which may sit inside a string literal. A final line break ends the last line."""
+    parts = _NEWLINE.split(text)
+    if parts and parts[-1] == "":
+        parts.pop()
+    return parts
 
 
 def _cell_lines(source: str) -> list[str]:
     """One cell as Python lines (same count as the cell): magics, shell escapes and help
     lines become ``pass``; a cell that still does not parse becomes all ``pass`` lines, so one
     broken cell never hides the others."""
-    raw_lines = source.splitlines()
+    raw_lines = _split_lines(source)
     out: list[str] = []
     skip_rest = False
     for n, raw in enumerate(raw_lines):
@@ -90,6 +106,8 @@ def _cell_lines(source: str) -> list[str]:
             out.append("pass  # body of a non-Python cell magic, skipped")
         elif stripped.startswith(("%", "!")) or _HELP.match(raw) or _ASSIGN_MAGIC.match(raw):
             out.append(f"{indent}pass  # IPython magic or shell escape, skipped")
+        elif raw.startswith(_MARKER_PREFIX):
+            out.append("#" + raw)  # a comment that looks like a cell marker must not be taken for one
         else:
             out.append(raw)
     try:
@@ -103,8 +121,8 @@ def cell_of_line(source: str, line: int) -> tuple[int, int]:
     """(cell index, 1-based line within the cell) of a 1-based ``line`` of the joined source;
     (-1, line) when the line precedes every marker."""
     cell, start = -1, 0
-    for n, text in enumerate(source.splitlines()[:line], start=1):
-        if text.startswith("# %% [cell ") and n <= line:
-            cell = int(text[len("# %% [cell "):-1])
+    for n, text in enumerate(_split_lines(source)[:line], start=1):
+        if text.startswith(_MARKER_PREFIX) and text.endswith("]") and text[len(_MARKER_PREFIX):-1].isdigit():
+            cell = int(text[len(_MARKER_PREFIX):-1])
             start = n
     return cell, line - start

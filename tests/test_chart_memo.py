@@ -172,3 +172,31 @@ def test_idle_drawer_is_ended_by_the_page(tmp_path: pathlib.Path) -> None:
     html.render(synthetic.sample_view(), tmp_path)
     child.join(timeout=10)
     assert not child.is_alive() and chartset._drawer is None
+
+
+def test_drawer_exits_when_its_parent_is_killed(tmp_path: pathlib.Path) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    script = (
+        "import os, sys\n"
+        "from migrate_lens.report import chartset\n"
+        "chartset.start_drawer()\n"
+        "print(chartset._drawer[0].pid, flush=True)\n"
+        "os.kill(os.getpid(), 9)\n"  # a killed scan: no cleanup runs
+    )
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == -signal.SIGKILL
+    drawer = int(proc.stdout.split()[0])
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        try:
+            os.kill(drawer, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.2)
+    os.kill(drawer, 9)
+    raise AssertionError("the drawer outlived its killed parent")

@@ -84,3 +84,27 @@ def test_unreadable_notebooks_are_skipped_with_reason(data: bytes, reason: str) 
 def test_notebook_without_code_cells_is_empty_not_skipped() -> None:
     out = analyze_bytes(_nb(("markdown", "just text")), "nb.ipynb", "nb")
     assert out.skipped is None and out.facts.findings == ()
+
+
+@pytest.mark.parametrize("raw, reason", [
+    (b'{"nbformat": 4, "cells": [{"cell_type": "code", "source": ["import torch\\n", 5]}]}', "non-text"),
+    (b'{"nbformat": 4, "cells": [{"cell_type": "code", "source": 5}]}', "not text"),
+    (b'{"nbformat": 1e400, "cells": []}', "OverflowError"),
+])
+def test_malformed_notebooks_are_skipped_with_a_reason(raw: bytes, reason: str) -> None:
+    out = analyze_bytes(raw, "nb.ipynb", "nb")
+    assert out.facts is None and out.skipped is not None and reason in out.skipped.reason
+
+
+def test_a_comment_like_a_cell_marker_does_not_move_findings() -> None:
+    data = _nb(("code", "import torch\n"), ("code", "# %% [cell x]\n# %% [cell 99]\ny = torch.zeros(1).cuda()\n"))
+    out = analyze_bytes(data, "nb.ipynb", "nb")
+    assert out.skipped is None
+    assert [f.message.split(":")[0] for f in out.facts.findings] == ["cell 1, line 3"]
+
+
+@pytest.mark.parametrize("separator", ["\x0c", "\u2028", "\x1c"])
+def test_string_literals_with_line_separators_keep_the_cell(separator: str) -> None:
+    data = _nb(("code", f"import torch\ns = 'a{separator}b'\ny = torch.zeros(1).cuda()\n"))
+    out = analyze_bytes(data, "nb.ipynb", "nb")
+    assert [f.message.split(":")[0] for f in out.facts.findings] == ["cell 0, line 3"]

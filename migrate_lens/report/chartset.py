@@ -118,7 +118,7 @@ def start_drawer() -> None:
         return
     ctx = multiprocessing.get_context("fork")
     here, there = ctx.Pipe(duplex=True)
-    child = ctx.Process(target=_serve, args=(there,), daemon=True)
+    child = ctx.Process(target=_serve, args=(there, here, os.getpid()), daemon=True)
     child.start()
     there.close()  # the child holds its copy: EOF on `here` if it dies
     _drawer = (child, here)
@@ -138,12 +138,18 @@ def warm_drawer() -> None:
 _WARM = "import"
 
 
-def _serve(conn: Connection) -> None:
+def _serve(conn: Connection, parent_end: Connection, parent_pid: int) -> None:
     """The drawer child: on :data:`_WARM`, import the chart code; on inputs, send the set back
     (None on any failure: the parent then draws it itself) and exit. Killed when no set is
-    wanted."""
+    wanted; exits by itself when the parent dies (a killed scan leaves no drawer behind: the
+    parent's pipe end, inherited through fork, is closed here, and other processes forked from
+    the parent may still hold it, so the parent's pid is watched too)."""
+    parent_end.close()
     try:
         while True:
+            while not conn.poll(1.0):
+                if os.getppid() != parent_pid:
+                    return
             message = conn.recv()
             if message == _WARM:
                 from migrate_lens.report import charts  # noqa: F401 - matplotlib loaded ahead
