@@ -96,11 +96,11 @@ def test_set_drawn_ahead_gives_the_same_page(tmp_path: pathlib.Path, monkeypatch
     chartset.use_memo(None)
     in_place = html.render(synthetic.sample_view(), tmp_path / "a").read_bytes()
     chartset.draw_ahead(synthetic.sample_view())
-    assert chartset._ahead is not None
+    assert chartset._drawer is not None and chartset._drawer[2] is not None  # handed its inputs
     _refuse_drawing_here(monkeypatch)  # the forked child already holds the real draw()
     ahead = html.render(synthetic.sample_view(), tmp_path / "b").read_bytes()
     assert ahead == in_place
-    assert chartset._ahead is None
+    assert chartset._drawer is None
 
 
 def test_set_drawn_ahead_is_stored_in_the_memo(memo: pathlib.Path, tmp_path: pathlib.Path) -> None:
@@ -108,7 +108,7 @@ def test_set_drawn_ahead_is_stored_in_the_memo(memo: pathlib.Path, tmp_path: pat
     html.render(synthetic.sample_view(), tmp_path)
     assert len(list(memo.glob("charts-*.json"))) == 1
     chartset.draw_ahead(synthetic.sample_view())  # now a memo hit: no child
-    assert chartset._ahead is None
+    assert chartset._drawer is None
 
 
 def test_failed_child_is_replaced_by_drawing_here(tmp_path: pathlib.Path, monkeypatch) -> None:
@@ -128,7 +128,7 @@ def test_set_drawn_ahead_for_other_numbers_is_not_used(tmp_path: pathlib.Path, m
     other["estimate"]["risk_score"] = (int(other["estimate"]["risk_score"]) + 7) % 100
     chartset.draw_ahead(other)
     assert html.render(view, tmp_path / "b").read_bytes() == expected
-    assert chartset._ahead is None
+    assert chartset._drawer is None
 
 
 def test_stuck_child_is_given_up(tmp_path: pathlib.Path, monkeypatch) -> None:
@@ -137,7 +137,7 @@ def test_stuck_child_is_given_up(tmp_path: pathlib.Path, monkeypatch) -> None:
     monkeypatch.setattr(chartset, "draw", lambda *_a: __import__("time").sleep(30))
     monkeypatch.setattr(chartset, "CHILD_TIMEOUT_S", 0.5)
     chartset.draw_ahead(synthetic.sample_view())  # the child sleeps instead of drawing
-    child = chartset._ahead[1]
+    child = chartset._drawer[0]
     monkeypatch.undo()
     monkeypatch.setattr(chartset, "CHILD_TIMEOUT_S", 0.5)
     assert html.render(synthetic.sample_view(), tmp_path / "b").read_bytes() == expected
@@ -153,7 +153,7 @@ def test_drawer_started_early_draws_the_set(tmp_path: pathlib.Path, monkeypatch)
     _refuse_drawing_here(monkeypatch)
     assert html.render(synthetic.sample_view(), tmp_path / "b").read_bytes() == expected
     child.join(timeout=10)
-    assert not child.is_alive() and chartset._drawer is None and chartset._ahead is None
+    assert not child.is_alive() and chartset._drawer is None
 
 
 def test_drawer_ends_when_the_memo_holds_the_set(memo: pathlib.Path, tmp_path: pathlib.Path) -> None:
@@ -162,7 +162,7 @@ def test_drawer_ends_when_the_memo_holds_the_set(memo: pathlib.Path, tmp_path: p
     child = chartset._drawer[0]
     chartset.draw_ahead(synthetic.sample_view())  # memo hit: the idle drawer is ended at once
     assert not child.is_alive()
-    assert chartset._drawer is None and chartset._ahead is None
+    assert chartset._drawer is None
 
 
 def test_idle_drawer_is_ended_by_the_page(tmp_path: pathlib.Path) -> None:

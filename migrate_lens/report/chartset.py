@@ -21,17 +21,17 @@ from __future__ import annotations
 
 import hashlib
 import json
-import multiprocessing
 import os
 import pathlib
 import warnings
+from functools import lru_cache
 from multiprocessing.connection import Connection
 from typing import Any
 
 from markupsafe import Markup
 
 from migrate_lens.report import summary as _summary
-from migrate_lens.report._fork import fork_affordable
+from migrate_lens.report._fork import collect, end_child, fork_child
 
 #: The charts of one set, in the order the page shows them.
 NAMES = ("gauge", "effort_by_category", "findings_by_severity", "heatmap", "waves")
@@ -42,10 +42,9 @@ MEMO_KEEP = 16
 
 #: Folder of the memo (:func:`use_memo`); None = always draw.
 _memo_dir: pathlib.Path | None = None
-#: A child forked by :func:`start_drawer`, waiting for inputs: (the child, its pipe end).
-_drawer: tuple[Any, Connection] | None = None
-#: A set being drawn in a child process: (its inputs, the child, the pipe end its set arrives on).
-_ahead: tuple[dict[str, Any], Any, Connection] | None = None
+#: The drawer child (:func:`start_drawer`): (the child, its pipe end, the inputs it was handed
+#: by :func:`draw_ahead`, None while it waits).
+_drawer: tuple[Any, Connection, dict[str, Any] | None] | None = None
 
 
 def use_memo(folder: pathlib.Path | None) -> None:
@@ -79,12 +78,18 @@ def inputs_of(view: dict[str, Any]) -> dict[str, Any]:
 
 def memo_key(inputs: dict[str, Any]) -> str:
     """Hex SHA-256 of ``inputs``, the chart code and the matplotlib version."""
+    h = hashlib.sha256(json.dumps(inputs, sort_keys=True, default=repr).encode())
+    h.update(_code_identity())
+    return h.hexdigest()
+
+
+@lru_cache(maxsize=1)
+def _code_identity() -> bytes:
+    """The chart code and the matplotlib version, read once per process (a scan looks the
+    memo up twice: when drawing ahead and when rendering the page)."""
     from importlib.metadata import version
 
-    h = hashlib.sha256(json.dumps(inputs, sort_keys=True, default=repr).encode())
-    h.update((pathlib.Path(__file__).parent / "charts.py").read_bytes())
-    h.update(version("matplotlib").encode())
-    return h.hexdigest()
+    return (pathlib.Path(__file__).parent / "charts.py").read_bytes() + version("matplotlib").encode()
 
 
 def draw(inputs: dict[str, Any]) -> dict[str, str]:
@@ -114,14 +119,9 @@ def start_drawer() -> None:
     :func:`draw_ahead` hands it the inputs. A no-op if one is running or forking is not
     affordable (:func:`migrate_lens.report._fork.fork_affordable`)."""
     global _drawer
-    if _drawer is not None or not fork_affordable():
-        return
-    ctx = multiprocessing.get_context("fork")
-    here, there = ctx.Pipe(duplex=True)
-    child = ctx.Process(target=_serve, args=(there, here, os.getpid()), daemon=True)
-    child.start()
-    there.close()  # the child holds its copy: EOF on `here` if it dies
-    _drawer = (child, here)
+    if _drawer is None:
+        started = fork_child(_serve, os.getpid())
+        _drawer = None if started is None else (*started, None)
 
 
 def warm_drawer() -> None:
@@ -138,13 +138,11 @@ def warm_drawer() -> None:
 _WARM = "import"
 
 
-def _serve(conn: Connection, parent_end: Connection, parent_pid: int) -> None:
+def _serve(conn: Connection, parent_pid: int) -> None:
     """The drawer child: on :data:`_WARM`, import the chart code; on inputs, send the set back
     (None on any failure: the parent then draws it itself) and exit. Killed when no set is
-    wanted; exits by itself when the parent dies (a killed scan leaves no drawer behind: the
-    parent's pipe end, inherited through fork, is closed here, and other processes forked from
-    the parent may still hold it, so the parent's pid is watched too)."""
-    parent_end.close()
+    wanted; exits by itself when the parent dies (other processes forked from the parent may
+    hold the parent's pipe end, so the parent's pid is watched besides EOF)."""
     try:
         while True:
             while not conn.poll(1.0):
@@ -162,65 +160,51 @@ def _serve(conn: Connection, parent_end: Connection, parent_pid: int) -> None:
             return
     except (EOFError, OSError):
         pass  # the parent is gone
-    finally:
-        conn.close()
 
 
 def _stop_drawer() -> None:
-    """End an idle drawer child (no set to draw) at once: it may still be importing
-    matplotlib, and it writes nothing, so it is killed rather than waited for."""
+    """End the drawer child, if any, at once: idle or drawing unwanted numbers, it writes
+    nothing, so it is killed rather than waited for."""
     global _drawer
     drawer, _drawer = _drawer, None
     if drawer is not None:
-        child, conn = drawer
-        conn.close()
-        child.kill()
-        child.join(timeout=5)
+        end_child(drawer[0], drawer[1])
 
 
 def draw_ahead(view: dict[str, Any]) -> None:
     """Have ``view``'s set drawn in a child unless the memo holds it; returns at once. The
     child is the one :func:`start_drawer` forked (its matplotlib import done meanwhile), else
-    one forked now. :func:`charts_for` collects the set. A no-op where ``fork`` is
-    unavailable (the set is then drawn when the page is rendered)."""
-    global _ahead, _drawer
+    one forked now. :func:`charts_for` collects the set. A no-op where forking is not
+    affordable (the set is then drawn when the page is rendered)."""
+    global _drawer
     inputs = inputs_of(view)
     if _read_memo(inputs) is not None:
         _stop_drawer()
         return
     start_drawer()  # no-op if one is waiting, or this process is now too large to fork
-    drawer, _drawer = _drawer, None
-    if drawer is None:
+    if _drawer is None:
         return
-    child, conn = drawer
+    child, conn, _ = _drawer
     try:
         conn.send(inputs)
     except OSError:  # the child died: the page draws the set itself
-        conn.close()
-        child.kill()
-        child.join(timeout=5)
+        _stop_drawer()
         return
-    _ahead = (inputs, child, conn)
+    _drawer = (child, conn, inputs)
 
 
 def _collect(inputs: dict[str, Any]) -> dict[str, str] | None:
-    """The set drawn ahead for ``inputs``, or None (none started, other inputs, child failed)."""
-    global _ahead
-    ahead, _ahead = _ahead, None
-    if ahead is None:
+    """The set the drawer drew for ``inputs``, or None (no drawer, other inputs, failed or hung
+    child); the drawer is ended either way."""
+    global _drawer
+    drawer, _drawer = _drawer, None
+    if drawer is None:
         return None
-    started_for, child, conn = ahead
-    drawn = None
-    try:
-        # a child stuck (say, on a lock some thread held at fork) is given up after a minute
-        drawn = conn.recv() if started_for == inputs and conn.poll(CHILD_TIMEOUT_S) else None
-    except (EOFError, OSError):
-        drawn = None  # the child died before sending
-    finally:
-        conn.close()
-        if drawn is None:
-            child.kill()  # stuck, failed or drawing other numbers: not waited for
-        child.join(timeout=5)
+    child, conn, started_for = drawer
+    if started_for != inputs:
+        end_child(child, conn)
+        return None
+    drawn = collect(child, conn, CHILD_TIMEOUT_S)
     return drawn if isinstance(drawn, dict) else None
 
 
@@ -231,11 +215,9 @@ def charts_for(view: dict[str, Any]) -> dict[str, Markup]:
     inputs = inputs_of(view)
     cached = _read_memo(inputs)
     if cached is not None:
-        _collect(inputs)  # not needed; reap the child if one was started
-        _stop_drawer()
+        _stop_drawer()  # not needed
         return {k: Markup(v) for k, v in cached.items()}
     drawn = _collect(inputs)
-    _stop_drawer()  # started but never given inputs (draw_ahead not called)
     if drawn is None:
         drawn = draw(inputs)
     _store_memo(inputs, drawn)
