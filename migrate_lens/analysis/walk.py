@@ -163,21 +163,18 @@ def _is_node(cls: type) -> bool:
     return known
 
 
-def children(node: cst.CSTNode) -> list[cst.CSTNode]:
-    """The child nodes the walk visits, in source order (whitespace/punctuation excluded)."""
-    out: list[cst.CSTNode] = []
-    for name in _fields(type(node)):
-        value = getattr(node, name, None)
-        if value is None:
-            continue
-        t = type(value)
-        if t is tuple or t is list:
-            for item in value:
-                if _is_node(type(item)):
-                    out.append(item)
-        elif _is_node(t):
-            out.append(value)
-    return out
+def _child_getter(cls: type) -> tuple[Any, int]:
+    """(getter of ``cls``'s child fields, their number): ``operator.attrgetter`` over
+    :func:`_fields` (one C call per node instead of a getattr loop), built once per class and
+    shared by :func:`fast_visit` and :func:`_cst_calls`. The getter is None for leaves."""
+    plan = _GETTERS.get(cls)
+    if plan is None:
+        fields = _fields(cls)
+        plan = _GETTERS[cls] = (operator.attrgetter(*fields) if fields else None, len(fields))
+    return plan
+
+
+_GETTERS: dict[type, tuple[Any, int]] = {}
 
 
 #: libcst's f-string nodes (t-strings too where libcst has them)
@@ -230,7 +227,7 @@ def _cst_calls(roots: list[Any]) -> list[cst.Call]:
     (:func:`_fields`)."""
     calls: list[cst.Call] = []
     todo: list[Any] = list(reversed(roots))
-    pop, push, extend = todo.pop, todo.append, todo.extend
+    pop, extend = todo.pop, todo.extend
     while todo:
         n = pop()
         t = type(n)
@@ -243,10 +240,10 @@ def _cst_calls(roots: list[Any]) -> list[cst.Call]:
             calls.append(n)
         elif t in _FSTRINGS:
             continue  # as in _ast_calls: calls inside f-strings are not paired
-        for name in reversed(_fields(t)):
-            value = getattr(n, name)
-            if value is not None:
-                push(value)
+        getter, count = _child_getter(t)
+        if count:
+            values = getter(n) if count > 1 else (getter(n),)
+            extend(v for v in reversed(values) if v is not None)
     return calls
 
 
@@ -732,10 +729,8 @@ def _visit_plan(cls: type, visitor: cst.CSTVisitor) -> Any:
     if not _is_node(cls):
         return _NOT_A_NODE
     is_stmt = cls in _STATEMENT_TYPES
-    fields = _fields(cls)
     return (_own_method(visitor, f"visit_{cls.__name__}"), _own_method(visitor, f"leave_{cls.__name__}"),
-            is_stmt, cls in _LINE_UNITS or (is_stmt and _is_header_unit(cls)),
-            operator.attrgetter(*fields) if fields else None, len(fields))
+            is_stmt, cls in _LINE_UNITS or (is_stmt and _is_header_unit(cls)), *_child_getter(cls))
 
 
 def _own_method(visitor: cst.CSTVisitor, name: str) -> Any:
