@@ -217,6 +217,7 @@ def analyze_source(source: str, path: str, module_name: str, catalog: Catalog,
     # place, every file's tree waited for the cyclic GC, which then traversed all of it (12% of
     # a worker's time on core, measured with gc.callbacks). Cut, reference counting frees it.
     visitor.emit = _detached
+    visitor.values.v = None  # type: ignore[assignment]  # the same for visitor -> values -> visitor
     return facts
 
 

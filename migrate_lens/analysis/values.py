@@ -1,0 +1,260 @@
+"""Value kinds: what kind of value an expression holds as far as JAX tracing cares (the
+lattice of :mod:`.kinds`: tensor ``T``, boolean mask ``B``, data-dependent host value ``H``,
+static ``S``, module ``M``, unknown ``U``), inferred from the current scope's bindings during
+the single traversal.
+
+:class:`ValueKinds` reads the names the traversal has bound so far (local variables' kinds,
+``self`` attribute kinds, import aliases, local classes and functions) from the visitor it is
+given and never walks a subtree twice: an expression's kind is computed from its own node and
+its operands'.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+import libcst as cst
+
+from migrate_lens.analysis import kinds as K
+from migrate_lens.analysis.sites import NOT_LITERAL
+
+if TYPE_CHECKING:
+    from migrate_lens.analysis.visitor import FileVisitor
+
+def literal(node: cst.BaseExpression) -> Any:
+    """The Python value of a literal expression (numbers, strings, True/False/None, tuples and
+    lists of those, unary minus), or :data:`NOT_LITERAL`."""
+    if type(node) is cst.Integer:
+        try:
+            return int(node.value.replace("_", ""), 0)
+        except ValueError:
+            return NOT_LITERAL
+    if type(node) is cst.Float:
+        try:
+            return float(node.value.replace("_", ""))
+        except ValueError:
+            return NOT_LITERAL
+    if type(node) is cst.Name and node.value in ("True", "False", "None"):
+        return {"True": True, "False": False, "None": None}[node.value]
+    if type(node) is cst.SimpleString:
+        try:
+            return node.evaluated_value
+        except Exception:  # noqa: BLE001 - libcst raises several types on odd prefixes
+            return NOT_LITERAL
+    if type(node) is cst.UnaryOperation and type(node.operator) is cst.Minus:
+        inner = literal(node.expression)
+        if isinstance(inner, (int, float)) and not isinstance(inner, bool):
+            return -inner
+        return NOT_LITERAL
+    if type(node) in (cst.Tuple, cst.List):
+        values = []
+        for el in node.elements:
+            if type(el) is cst.StarredElement:
+                return NOT_LITERAL
+            v = literal(el.value)
+            if v is NOT_LITERAL:
+                return NOT_LITERAL
+            values.append(v)
+        return tuple(values)
+    return NOT_LITERAL
+
+
+
+class ValueKinds:
+    """Kind inference for one file's traversal. ``visitor`` provides the scope: its
+    ``func_stack`` (innermost function's ``env`` of local kinds and ``cls`` with
+    ``attr_kinds``/``returns``), ``qual`` (dotted name resolution) and its module-level name
+    tables (``aliases``, ``local_classes``, ``declared_classes``, ``local_functions``,
+    ``module_globals``, ``func_returns``)."""
+
+    __slots__ = ("v",)
+
+    def __init__(self, visitor: FileVisitor) -> None:
+        self.v = visitor
+
+    # ------------------------------------------------------------------ value kinds
+    def kind(self, node: cst.BaseExpression) -> str:
+        """Value kind (see :mod:`.kinds`) of an expression in the current scope."""
+        if type(node) is cst.Name:
+            if self.v.func_stack:
+                env = self.v.func_stack[-1].env
+                if node.value in env:
+                    return env[node.value]
+            if node.value in ("True", "False", "None"):
+                return K.S
+            if node.value in self.v.aliases or node.value in self.v.local_classes or node.value in self.v.declared_classes or node.value in self.v.local_functions:
+                return K.S
+            if node.value in self.v.module_globals:
+                return K.S
+            return K.U
+        if type(node) in (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString,
+                          cst.ConcatenatedString, cst.FormattedString, cst.Ellipsis):
+            return K.S
+        if type(node) is cst.Attribute:
+            return self._attribute_kind(node)
+        if type(node) is cst.Call:
+            return self._call_kind(node)
+        if type(node) is cst.Subscript:
+            base = self.kind(node.value)
+            if base == K.B:
+                return K.B
+            if base in (K.T, K.H, K.S, K.M):
+                return base
+            return K.U
+        if type(node) is cst.BinaryOperation:
+            left, right = self.kind(node.left), self.kind(node.right)
+            if type(node.operator) in (cst.BitAnd, cst.BitOr, cst.BitXor) and K.B in (left, right):
+                return K.B
+            return K.join(left, right)
+        if type(node) is cst.UnaryOperation:
+            inner = self.kind(node.expression)
+            if type(node.operator) is cst.BitInvert and inner in K.TENSORISH:
+                return K.B
+            if type(node.operator) is cst.Not and inner in K.TENSORISH:
+                return K.B
+            return inner
+        if type(node) is cst.Comparison:
+            if any(type(c.operator) in (cst.Is, cst.IsNot, cst.In, cst.NotIn) for c in node.comparisons):
+                return K.S
+            operands = [node.left, *(c.comparator for c in node.comparisons)]
+            if any(type(o) in (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString) for o in operands):
+                return K.S  # tensors are never compared with strings: config/mode checks
+            ks = [self.kind(o) for o in operands]
+            if K.T in ks or K.B in ks:
+                return K.B
+            if K.H in ks:
+                return K.H
+            return K.U if K.U in ks else K.S
+        if type(node) is cst.BooleanOperation:
+            return K.join(self.kind(node.left), self.kind(node.right))
+        if type(node) is cst.IfExp:
+            return K.join(self.kind(node.body), self.kind(node.orelse))
+        if type(node) in (cst.Tuple, cst.List, cst.Set, cst.Dict, cst.ListComp, cst.SetComp,
+                          cst.DictComp, cst.Lambda):
+            return K.S
+        return K.U
+
+    def _attribute_kind(self, node: cst.Attribute) -> str:
+        attr = node.attr.value
+        if type(node.value) is cst.Name and node.value.value == "self":
+            cls = self.v.func_stack[-1].cls if self.v.func_stack else None
+            if cls is not None:
+                return cls.attr_kinds.get(attr, K.S)
+            return K.S
+        if attr in K.STATIC_TENSOR_ATTRS:
+            return K.S
+        resolved = self.v.qual(node)
+        if resolved.startswith("torch."):
+            return K.S  # dtypes, modules, constants
+        base = self.kind(node.value)
+        if base in K.TENSORISH:
+            if attr in K.TENSOR_ATTRS:
+                return K.T
+            return K.U
+        if base == K.M:
+            if re.search(r"weight|bias|running_|scale|embedding|buffer|_param|inv_freq|mask", attr):
+                return K.T
+            return K.S
+        if base == K.S:
+            return K.S
+        return K.U
+
+    def _call_kind(self, node: cst.Call) -> str:
+        func = node.func
+        name = self.v.qual(func)
+        if name:
+            if name.startswith("torch."):
+                return K.torch_call_kind(name)
+            if name.startswith("self."):
+                cls = self.v.func_stack[-1].cls if self.v.func_stack else None
+                attr_kind = cls.attr_kinds.get(name[5:]) if cls else None
+                if attr_kind == K.M:
+                    return K.T
+                if attr_kind in K.TENSORISH:
+                    return K.T
+                if cls is not None and attr_kind is None and name[5:] in cls.returns:
+                    return self._return_kind(cls.returns[name[5:]])
+                return K.U
+            if name in K.STATIC_BUILTINS:
+                return K.S
+            if name in K.HOST_BUILTINS:
+                if node.args and self.kind(node.args[0].value) in K.VALUE_KINDS:
+                    return K.H
+                return K.S
+            if name in ("min", "max", "sum", "abs", "round"):
+                return K.join(*(self.kind(a.value) for a in node.args)) if node.args else K.S
+            if name.startswith(("math.", "numbers.", "operator.")):
+                return K.S
+            if name.startswith("einops."):
+                return K.T
+            leaf = name.rsplit(".", 1)[-1]
+            local = self.v.local_classes.get(leaf)
+            if local is not None and local.qualname == name:
+                return K.M if local.is_module else K.U
+            if name == f"{self.v.module}.{leaf}" and leaf in self.v.func_returns:
+                return self._return_kind(self.v.func_returns[leaf])
+            return K.U
+        if type(func) is cst.Attribute:
+            method = func.attr.value
+            recv = self.kind(func.value)
+            if recv in K.TENSORISH:
+                if method in K.STATIC_METHODS:
+                    return K.S
+                if method in K.HOST_METHODS:
+                    return K.H
+                if method in K.BOOL_METHODS:
+                    return K.B
+                if recv == K.B and method in K.MASK_PRESERVING:
+                    return K.B
+                return K.T
+            if recv == K.H:
+                return K.H
+            if method in K.HOST_METHODS and method != "numpy":
+                return K.H
+            if recv == K.U and method in K.STATIC_METHODS:
+                return K.S
+            if recv == K.U and method in K.TORCH_ONLY_METHODS:
+                return K.B if method in K.BOOL_METHODS else K.T
+            if recv == K.S:
+                return K.S
+            if recv == K.M:
+                return K.T if method in ("forward", "__call__") else K.U
+        return K.U
+
+    def _return_kind(self, annotation: cst.Annotation) -> str:
+        """Kind of a call to a local function from its return annotation (``-> torch.Tensor``
+        is a tensor; other annotations say nothing about values)."""
+        return K.T if self._annotation_kind(annotation) == K.T else K.U
+
+    def _annotation_kind(self, annotation: cst.Annotation | None) -> str:
+        if annotation is None:
+            return K.U
+        names: list[str] = []
+        container = False
+        stack: list[cst.CSTNode] = [annotation.annotation]
+        while stack:
+            n = stack.pop()
+            if type(n) in (cst.Name, cst.Attribute):
+                names.append(self.v.qual(n) or (n.value if type(n) is cst.Name else n.attr.value))
+            elif type(n) is cst.Subscript:
+                outer = self.v.qual(n.value) or (n.value.value if type(n.value) is cst.Name else "")
+                if outer in K.CONTAINER_TYPE_NAMES:
+                    container = True
+                    continue
+                stack.append(n.value)
+                for el in n.slice:
+                    if type(el.slice) is cst.Index:
+                        stack.append(el.slice.value)
+            elif type(n) is cst.BinaryOperation:
+                stack.extend((n.left, n.right))
+            elif type(n) is cst.SimpleString:
+                text = n.value.strip("'\"")
+                names.append("torch.Tensor" if text.endswith("Tensor") else text)
+        if any(x in K.TENSOR_TYPE_NAMES or x in ("Tensor", "FloatTensor", "LongTensor", "BoolTensor") for x in names):
+            return K.T
+        if container:
+            return K.S
+        if names and all(x in K.STATIC_TYPE_NAMES or x in ("None", "Optional", "typing.Optional", "typing.Union", "Union") for x in names):
+            return K.S
+        return K.U
