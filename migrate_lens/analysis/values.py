@@ -65,8 +65,7 @@ class ValueKinds:
     """Kind inference for one file's traversal. ``visitor`` provides the scope: its
     ``func_stack`` (innermost function's ``env`` of local kinds and ``cls`` with
     ``attr_kinds``/``returns``), ``qual`` (dotted name resolution) and its module-level name
-    tables (``aliases``, ``local_classes``, ``declared_classes``, ``local_functions``,
-    ``module_globals``, ``func_returns``)."""
+    tables (``bindings``: :class:`~.bindings.Bindings`, and ``local_classes``)."""
 
     __slots__ = ("v",)
 
@@ -83,9 +82,9 @@ class ValueKinds:
                     return env[node.value]
             if node.value in ("True", "False", "None"):
                 return K.S
-            if node.value in self.v.aliases or node.value in self.v.local_classes or node.value in self.v.declared_classes or node.value in self.v.local_functions:
+            if self.v.bindings.is_bound(node.value) or node.value in self.v.local_classes:
                 return K.S
-            if node.value in self.v.module_globals:
+            if node.value in self.v.bindings.globals:
                 return K.S
             return K.U
         if type(node) in (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString,
@@ -192,8 +191,8 @@ class ValueKinds:
             local = self.v.local_classes.get(leaf)
             if local is not None and local.qualname == name:
                 return K.M if local.is_module else K.U
-            if name == f"{self.v.module}.{leaf}" and leaf in self.v.func_returns:
-                return self._return_kind(self.v.func_returns[leaf])
+            if name == f"{self.v.module}.{leaf}" and leaf in self.v.bindings.func_returns:
+                return self._return_kind(self.v.bindings.func_returns[leaf])
             return K.U
         if type(func) is cst.Attribute:
             method = func.attr.value

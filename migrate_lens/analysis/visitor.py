@@ -1,11 +1,10 @@
-"""The single traversal: one libcst visit per file that resolves names, binds value kinds
+"""The single traversal: one libcst visit per file that binds value kinds
 (tensor / bool mask / host value / static; inferred by :mod:`.values`), tracks the context of each piece of code
 (traced / init / function / host) and emits :class:`~.sites.Site` observations plus the
 structural facts the project graph needs (imports, calls, classes, functions, composition).
 
-Name resolution is done here from the file's own imports (aliases such as
-``import torch.nn.functional as F`` and ``from torch import nn``), without libcst's scope or
-qualified-name providers, which cost about 10x the parse (``../shared/FIELD.md``, Speed).
+What a name is bound to (imports, the file's own classes and functions) is kept in
+:mod:`.bindings`; this visitor feeds it the binding statements it meets and asks it to resolve.
 """
 
 from __future__ import annotations
@@ -18,6 +17,7 @@ import libcst as cst
 from libcst.metadata import PositionProvider
 
 from migrate_lens.analysis import kinds as K
+from migrate_lens.analysis.bindings import Bindings, dotted as _dotted, names_in_target as _names_in_target
 from migrate_lens.analysis.sites import NOT_LITERAL, LazyData, Site
 from migrate_lens.analysis.values import ValueKinds, literal
 from migrate_lens.models import CallFact, ClassFact, FunctionFact, ImportFact, SubmoduleFact
@@ -42,13 +42,6 @@ _CONTAINER_CTORS = frozenset({
 _ITER_BUILTINS = frozenset({"zip", "enumerate", "reversed", "sorted", "list", "tuple", "iter", "map", "filter"})
 _MUTATING_CONTAINER_METHODS = frozenset({
     "append", "extend", "insert", "update", "setdefault", "add", "__setitem__", "pop", "clear",
-})
-_BUILTINS = frozenset({
-    "print", "open", "len", "isinstance", "range", "int", "float", "bool", "super", "getattr",
-    "setattr", "hasattr", "type", "min", "max", "sum", "abs", "any", "all", "zip", "enumerate",
-    "list", "tuple", "dict", "set", "sorted", "round", "input", "exec", "eval", "iter", "next",
-    "map", "filter", "reversed", "str", "repr", "format", "vars", "globals", "locals", "id",
-    "hash", "divmod", "pow", "callable", "issubclass", "frozenset", "complex", "object",
 })
 
 
@@ -108,11 +101,8 @@ class FileVisitor(cst.CSTVisitor):
         self.emit = emit
         self.attribute_interest = attribute_interest
         self.name_interest = name_interest
-        self.aliases: dict[str, str] = {}
+        self.bindings = Bindings(module, is_package)
         self.local_classes: dict[str, _ClassInfo] = {}
-        self.local_functions: set[str] = set()
-        self.declared_classes: set[str] = set()
-        self.module_globals: set[str] = set()
         self.class_stack: list[_ClassInfo] = []
         self.func_stack: list[_FuncScope] = []
         self.scope_kinds: list[str] = []
@@ -120,7 +110,6 @@ class FileVisitor(cst.CSTVisitor):
         self.try_stack: list[int] = []
         self.targets: set[int] = set()
         self.cond_tests: set[int] = set()
-        self.func_returns: dict[str, cst.Annotation] = {}
         self._call_seen: set[tuple[str, str]] = set()
         self.imports: list[ImportFact] = []
         self.calls: list[CallFact] = []
@@ -156,95 +145,27 @@ class FileVisitor(cst.CSTVisitor):
 
     # ------------------------------------------------------------------ name resolution
     def qual(self, node: cst.BaseExpression) -> str:
-        """Dotted name of a Name/Attribute chain after import aliases; "" if not a name.
-        ``self.x`` stays ``self.x``; local classes and functions get the module prefix."""
-        if type(node) is cst.Name:
-            name = node.value
-            if self.func_stack and name in self.func_stack[-1].env:
-                return ""  # a local variable shadows globals
-            if name in self.aliases:
-                return self.aliases[name]
-            if name in self.local_classes:
-                return self.local_classes[name].qualname
-            if name in self.declared_classes:
-                return f"{self.module}.{name}"
-            if name in self.local_functions:
-                return f"{self.module}.{name}"
-            if name in _BUILTINS:
-                return name
-            return ""
-        if type(node) is cst.Attribute:
-            if type(node.value) is cst.Name and node.value.value == "self":
-                return f"self.{node.attr.value}"
-            base = self.qual(node.value)
-            return f"{base}.{node.attr.value}" if base else ""
-        return ""
-
-    def _absolute(self, module: str, level: int) -> str:
-        if level == 0:
-            return module
-        parts = self.module.split(".")
-        drop = level - 1 if self.is_package else level
-        base = parts[: len(parts) - drop] if drop <= len(parts) else []
-        if module:
-            base = [*base, module]
-        return ".".join(p for p in base if p)
-
+        """Dotted name of a Name/Attribute chain after this file's bindings (:mod:`.bindings`);
+        "" if not a name. Locals of the enclosing function shadow module-level names."""
+        return self.bindings.resolve(node, self.func_stack[-1].env if self.func_stack else ())
 
     # ------------------------------------------------------------------ imports
     def visit_Import(self, node: cst.Import) -> None:
         line = self._line(node)
-        for alias in node.names:
-            dotted = _dotted(alias.name)
-            if alias.asname is not None and type(alias.asname.name) is cst.Name:
-                local = alias.asname.name.value
-                self.aliases[local] = dotted
-            else:
-                local = dotted.split(".")[0]
-                self.aliases[local] = local
-            self.imports.append(ImportFact(module=dotted, name="", alias=local, line=line))
-            self._site("import", node, name=dotted)
+        for full, local in self.bindings.bind_import(node):
+            self.imports.append(ImportFact(module=full, name="", alias=local, line=line))
+            self._site("import", node, name=full)
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
         line = self._line(node)
-        level = len(node.relative)
-        module = _dotted(node.module) if node.module is not None else ""
-        absolute = self._absolute(module, level)
-        if type(node.names) is cst.ImportStar:
-            self.imports.append(ImportFact(module=absolute, name="*", alias="*", line=line, level=level))
-            self._site("import", node, name=absolute, data={"level": level})
-            return
-        for alias in node.names:
-            member = _dotted(alias.name)
-            local = member
-            if alias.asname is not None and type(alias.asname.name) is cst.Name:
-                local = alias.asname.name.value
-            full = f"{absolute}.{member}" if absolute else member
-            self.aliases[local] = full
+        absolute, level, names = self.bindings.bind_import_from(node)
+        for member, local, full in names:
             self.imports.append(ImportFact(module=absolute, name=member, alias=local, line=line, level=level))
-            self._site("import", node, name=full, data={"level": level})
+            self._site("import", node, name=full or absolute, data={"level": level})
 
     # ------------------------------------------------------------------ module-level names
     def visit_Module(self, node: cst.Module) -> None:
-        for stmt in node.body:
-            if type(stmt) is cst.ClassDef:
-                # Known by name from the start, so that classes defined further down the file
-                # resolve (composition `self.x = Later()`); details are filled in on visit.
-                self.declared_classes.add(stmt.name.value)
-            elif type(stmt) is cst.FunctionDef:
-                self.local_functions.add(stmt.name.value)
-                if stmt.returns is not None:
-                    self.func_returns[stmt.name.value] = stmt.returns
-            elif type(stmt) is cst.SimpleStatementLine:
-                for small in stmt.body:
-                    targets: list[cst.BaseExpression] = []
-                    if type(small) is cst.Assign:
-                        targets = [t.target for t in small.targets]
-                    elif type(small) is cst.AnnAssign:
-                        targets = [small.target]
-                    for t in targets:
-                        for n in _names_in_target(t):
-                            self.module_globals.add(n)
+        self.bindings.declare_module(node)
 
     # ------------------------------------------------------------------ classes
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
@@ -275,6 +196,7 @@ class FileVisitor(cst.CSTVisitor):
                 info.attr_kinds.update(base_info.attr_kinds)
         if not self.class_stack and not self.func_stack:
             self.local_classes[node.name.value] = info
+            self.bindings.declare_class(node.name.value)
         self.class_stack.append(info)
         self.scope_kinds.append("class")
         for a in node.bases:
@@ -394,11 +316,7 @@ class FileVisitor(cst.CSTVisitor):
     def visit_Assign(self, node: cst.Assign) -> None:
         vkind = self.kind(node.value)
         if not self.func_stack and type(node.value) is cst.Call:
-            ctor = self.qual(node.value.func)
-            if ctor.endswith((".getLogger", ".get_logger")):
-                for t in node.targets:
-                    if type(t.target) is cst.Name:
-                        self.aliases[t.target.value] = "logging.Logger"
+            self.bindings.bind_module_assign(node, self.qual(node.value.func))
         for t in node.targets:
             self._assign_target(t.target, vkind, node, node.value)
 
@@ -529,7 +447,7 @@ class FileVisitor(cst.CSTVisitor):
         if not self.func_stack:
             return False
         scope = self.func_stack[-1]
-        return name in self.module_globals and name not in scope.env
+        return name in self.bindings.globals and name not in scope.env
 
     def _self_write(self, stmt: cst.CSTNode, attr: str, vkind: str, aug: bool,
                     value: cst.BaseExpression | None = None) -> None:
@@ -887,13 +805,6 @@ class FileVisitor(cst.CSTVisitor):
         return rng.start.line, rng.end.line
 
 
-def _dotted(node: cst.BaseExpression) -> str:
-    if type(node) is cst.Name:
-        return node.value
-    if type(node) is cst.Attribute:
-        return f"{_dotted(node.value)}.{node.attr.value}"
-    return ""
-
 
 def _is_torch_module_base(name: str) -> bool:
     if not name.startswith(_MODULE_BASES):
@@ -911,18 +822,6 @@ def _root_name(node: cst.BaseExpression) -> str:
         node = node.value
     return node.value if type(node) is cst.Name else ""
 
-
-def _names_in_target(node: cst.BaseExpression) -> list[str]:
-    if type(node) is cst.Name:
-        return [node.value]
-    if type(node) in (cst.Tuple, cst.List):
-        out: list[str] = []
-        for el in node.elements:
-            out.extend(_names_in_target(el.value))
-        return out
-    if type(node) is cst.StarredElement:
-        return _names_in_target(node.value)
-    return []
 
 
 def _is_main_guard(node: cst.If) -> bool:
