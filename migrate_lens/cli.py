@@ -60,6 +60,7 @@ LAZY_COMMANDS = {
     "baseline": "migrate_lens.check_cli:baseline",
     "stubs": "migrate_lens.stubs.cli:stubs",
     "verify": "migrate_lens.stubs.cli:verify",
+    "probe": "migrate_lens.probe.cli:probe",
 }
 
 
@@ -89,10 +90,13 @@ def main() -> None:
 @click.option("--day-rate", type=click.FloatRange(min=0, max=1e9), default=None, help="Cost of one person-day.")
 @click.option("--monthly-spend", type=click.FloatRange(min=0, max=1e15), default=None, help="Accelerator spend per month.")
 @click.option("--saving", type=str, default=None, help="Expected compute saving range, e.g. 0.2-0.4.")
+@click.option("--probe-results", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
+              help="probe.json of an earlier `migrate-lens probe`: cross-check it against this scan.")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
 def scan(path: Path, out_dir: Path, formats: str, jobs: int | None, fail_on: str | None, no_cache: bool,
          cache_dir: Path | None, graphml: bool, team_experience: str | None, team_size: int | None,
-         day_rate: float | None, monthly_spend: float | None, saving: str | None, quiet: bool) -> None:
+         day_rate: float | None, monthly_spend: float | None, saving: str | None, probe_results: Path | None,
+         quiet: bool) -> None:
     """Scan PATH and write the migration report."""
     from rich.console import Console
 
@@ -109,6 +113,14 @@ def scan(path: Path, out_dir: Path, formats: str, jobs: int | None, fail_on: str
         raise click.UsageError(str(exc)) from None
     if not path.exists():
         raise fail(f"{path}: no such file or directory")
+    probe_data = None
+    if probe_results is not None:
+        from migrate_lens.probe.cli import ProbeResultsError, load_probe_results
+
+        try:
+            probe_data = load_probe_results(probe_results)
+        except ProbeResultsError as exc:
+            raise fail(str(exc)) from None
     saving_low = saving_high = None
     if saving:
         try:
@@ -145,6 +157,10 @@ def scan(path: Path, out_dir: Path, formats: str, jobs: int | None, fail_on: str
             if progress:
                 progress.close()
         view = build_view(result)
+        if probe_data is not None:
+            from migrate_lens.probe.cli import attach
+
+            attach(view, probe_data)
         warnings = result.warnings
         if "html" in fmt_names:
             chartset.draw_ahead(view)  # in the drawer child while the other formats are written

@@ -1,0 +1,99 @@
+"""The ``probe`` command, and the merge of probe results into a scan's view.
+
+Heavy imports (torch) happen inside the command, after the warning.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+
+class ProbeResultsError(Exception):
+    """A ``probe.json`` file cannot be read or is not probe results."""
+
+
+def load_probe_results(path: Path) -> dict[str, Any]:
+    """Read ``probe.json``; raises :class:`ProbeResultsError` when unreadable or malformed."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ProbeResultsError(f"{path}: {exc.strerror or exc}") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ProbeResultsError(f"{path}: not JSON ({exc})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("facts"), list) or "root" not in data \
+            or not isinstance(data.get("examples"), list):
+        raise ProbeResultsError(f"{path}: not probe results (expected the probe.json of `migrate-lens probe`)")
+    return data
+
+
+def attach(view: dict[str, Any], results: dict[str, Any]) -> dict[str, Any]:
+    """Add the cross-checked ``probe`` section to ``view`` (in place; returned)."""
+    from migrate_lens.probe.crosscheck import crosscheck
+
+    view["probe"] = crosscheck(view, results)
+    return view
+
+
+def _update_report(out_dir: Path, results: dict[str, Any]) -> list[Path]:
+    """When ``out_dir`` holds a scan (report.json), add the probe section and rewrite the report
+    formats found there. Returns the written paths ([] when there is no scan)."""
+    report = out_dir / "report.json"
+    if not report.is_file():
+        return []
+    from migrate_lens.report import render_all
+
+    view = attach(json.loads(report.read_text(encoding="utf-8")), results)
+    formats = [f for f, name in (("html", "report.html"), ("json", "report.json"), ("sarif", "report.sarif"),
+                                 ("md", "report.md")) if (out_dir / name).is_file()]
+    return render_all(view, out_dir, formats)
+
+
+@click.command("probe")
+@click.argument("path", type=click.Path(exists=True, path_type=Path))
+@click.option("--recipe", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Python file whose examples() yields (name, nn.Module, args tuple).")
+@click.option("--out", "-o", "out_dir", type=click.Path(path_type=Path), default=Path("migrate-lens-report"),
+              show_default=True, help="Writes DIR/probe.json; a scan's report there gets the probe section.")
+@click.option("--train", is_flag=True, help="Also run each example in train mode.")
+@click.option("--no-dynamo", is_flag=True, help="Skip torch._dynamo.explain (graph breaks).")
+@click.option("--no-export", is_flag=True, help="Skip torch.export.export(strict=False) (data-dependent guards).")
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation before running user code.")
+def probe(path: Path, recipe: Path, out_dir: Path, train: bool, no_dynamo: bool, no_export: bool, yes: bool) -> None:
+    """Run PATH's model on the recipe's examples and record what happens: IMPORTS AND RUNS CODE.
+
+    Each fact (in-place writes, random ops, data-dependent shapes, host syncs, custom ops, device
+    transfers, graph breaks, export guards, module state and attribute writes, hooks) is placed
+    at the innermost source line inside PATH. Writes OUT/probe.json; merge it into a scan with
+    `scan --probe-results OUT/probe.json` (done here when OUT already holds report.json).
+    """
+    from migrate_lens.cli import fail
+    from migrate_lens.probe import WARNING
+
+    click.secho(f"WARNING: {WARNING}", fg="red", bold=True, err=True)
+    if not yes:
+        click.confirm("Import and run this code?", abort=True, err=True)
+    from migrate_lens.probe.runner import RecipeError
+    from migrate_lens.probe.runner import probe as run_probe
+
+    try:
+        results = run_probe(path, recipe, train=train, dynamo=not no_dynamo, export=not no_export)
+    except RecipeError as exc:
+        raise fail(str(exc)) from None
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        target = out_dir / "probe.json"
+        target.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        written = [target, *_update_report(out_dir, results)]
+    except OSError as exc:
+        raise fail(f"cannot write to {out_dir}: {exc.strerror or exc}") from None
+    errors = [e for e in results["examples"] if e["status"] != "ok"]
+    click.echo(f"{len(results['facts'])} runtime fact(s) from {len(results['examples'])} run(s)"
+               f"{f', {len(errors)} failed' if errors else ''}")
+    for e in errors:
+        click.echo(f"  {e['name']} ({e['mode']}): {e['error']}", err=True)
+    for p in written:
+        click.echo(f"wrote {p}")
