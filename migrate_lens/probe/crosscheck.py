@@ -5,7 +5,7 @@ Pure data in, data out (no torch; ``scan --probe-results`` uses it). Keyed by
 
 - ``confirmed``: a static finding whose line (or span) holds a runtime fact of a kind that shows
   the finding's category (:data:`migrate_lens.probe.kinds.KINDS`); a fact also counts at its
-  ``also_at`` line, where the library module it ran in was built (static rules flag
+  ``also_at`` lines, where the library modules it ran in were built (static rules flag
   ``nn.Dropout(p)`` where it is constructed);
 - ``static-only``: a finding in a category the probe observes with no such fact. It is NOT
   refuted: ``reason`` says "not seen at runtime on these inputs", and whether the line ran at all
@@ -14,7 +14,8 @@ Pure data in, data out (no torch; ``scan --probe-results`` uses it). Keyed by
   what the static scan missed, reported in the fact kind's own category.
 
 Findings in categories no runtime event shows (layout/numerics, ecosystem-dependency, other)
-are counted in ``summary.not_observable`` and are neither confirmed nor static-only.
+are counted in ``summary.not_observable``, and findings in files where the probe ran no line in
+``summary.in_files_not_run``: neither is confirmed nor static-only.
 """
 
 from __future__ import annotations
@@ -43,10 +44,7 @@ def rebase(facts_root: str, scan_root: str, path: str) -> str | None:
 
 
 def _fact_lines(fact: dict[str, Any]) -> list[tuple[str, int]]:
-    lines = [(fact["path"], fact["line"])]
-    if fact.get("also_at"):
-        lines.append((fact["also_at"]["path"], fact["also_at"]["line"]))
-    return lines
+    return [(fact["path"], fact["line"]), *((a["path"], a["line"]) for a in fact.get("also_at") or ())]
 
 
 def crosscheck(view: dict[str, Any], probe: dict[str, Any]) -> dict[str, Any]:
@@ -57,13 +55,12 @@ def crosscheck(view: dict[str, Any], probe: dict[str, Any]) -> dict[str, Any]:
     outside_scan = 0
     for f in probe["facts"]:
         path = rebase(probe["root"], scan_root, f["path"])
-        also = f.get("also_at")
-        also_path = rebase(probe["root"], scan_root, also["path"]) if also else None
         if path is None:
             outside_scan += 1
             continue
-        facts.append({**f, "path": path,
-                      "also_at": {"path": also_path, "line": also["line"]} if also and also_path else None})
+        also = [{"path": ap, "line": a["line"]} for a in f.get("also_at") or ()
+                if (ap := rebase(probe["root"], scan_root, a["path"])) is not None]
+        facts.append({**f, "path": path, "also_at": also})
     lines_run: set[tuple[str, int]] = set()
     for p, lines in probe.get("lines_run", {}).items():
         rp = rebase(probe["root"], scan_root, p)
@@ -78,11 +75,15 @@ def crosscheck(view: dict[str, Any], probe: dict[str, Any]) -> dict[str, Any]:
     entries: dict[tuple[str, int, str, str], dict[str, Any]] = {}
     finding_status: dict[str, str] = {}
     matched_facts: set[int] = set()
-    not_observable = 0
+    not_observable = not_run = 0
+    files_run = {p for p, _ in lines_run} | {f["path"] for f in facts}
     for finding in view["findings"]:
         cat = finding["category"]
         if cat not in OBSERVABLE_CATEGORIES:
             not_observable += 1
+            continue
+        if finding["path"] not in files_run:
+            not_run += 1
             continue
         hits = [f for line in range(finding["line"], max(finding["line"], finding.get("end_line", finding["line"])) + 1)
                 for f in by_line.get((finding["path"], line), ()) if cat in _categories_of(f)]
@@ -121,7 +122,7 @@ def crosscheck(view: dict[str, Any], probe: dict[str, Any]) -> dict[str, Any]:
         "source": {"root": probe["root"], "torch_version": probe.get("torch_version", ""),
                    "modes": probe.get("modes", []), "tool_version": probe.get("tool", {}).get("version", "")},
         "examples": probe["examples"],
-        "summary": _summary(ordered, facts, matched_facts, not_observable, outside_scan),
+        "summary": _summary(ordered, facts, matched_facts, not_observable, not_run, outside_scan),
         "entries": ordered,
         "finding_status": dict(sorted(finding_status.items())),
         "module_status": _module_status(view, finding_status),
@@ -136,7 +137,7 @@ def _categories_of(fact: dict[str, Any]) -> tuple[str, ...]:
 
 
 def _summary(entries: list[dict[str, Any]], facts: list[dict[str, Any]], matched: set[int],
-             not_observable: int, outside_scan: int) -> dict[str, Any]:
+             not_observable: int, not_run: int, outside_scan: int) -> dict[str, Any]:
     counts = {s: sum(1 for e in entries if e["status"] == s) for s in STATUSES}
     by_kind: dict[str, dict[str, int]] = {}
     for f in facts:
@@ -149,6 +150,7 @@ def _summary(entries: list[dict[str, Any]], facts: list[dict[str, Any]], matched
     return {
         **counts,
         "not_observable": not_observable,
+        "in_files_not_run": not_run,
         "facts": len(facts),
         "facts_outside_scan": outside_scan,
         "runtime_sites": len(sites),

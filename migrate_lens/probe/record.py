@@ -19,12 +19,12 @@ Three layers watch one eager forward pass:
   aten/prims is a custom op;
 - ``nn.Module`` patches for the length of the pass: ``__setattr__``/``register_buffer``/
   ``register_parameter`` (attributes written during forward), and global forward hooks keeping
-  the stack of modules running (to find hooks that fire, and the construction site of the
-  library module, e.g. ``nn.Dropout``, an op ran in).
+  the stack of modules running (to find hooks that fire, and the construction sites of the
+  library modules, e.g. ``nn.Dropout``, an op ran in).
 
 Each fact is placed at the innermost Python frame inside ``root`` (the PATH the user gave); a
-fact also carries ``also_at``, the line that constructed the outermost library module the op ran
-in (``self.drop = nn.Dropout(p)``), because static rules flag such modules where they are built.
+fact also carries ``also_at``, the lines that constructed the library modules the op ran in
+(``self.drop = nn.Dropout(p)``, and the ``nn.Sequential`` holding it), because static rules flag such modules where they are built.
 Construction sites are learned by :func:`construction_sites`, which wraps ``nn.Module.__init__``
 while the recipe builds its models.
 """
@@ -67,14 +67,15 @@ class Site:
 class Fact:
     """One runtime event at one source line (see :data:`migrate_lens.probe.kinds.KINDS`).
     ``op`` names what ran (``aten::add_.Tensor``, ``Tensor.item``, a hook's name); ``detail`` the
-    target or reason (``buffer 'count'``, a graph-break reason). ``also_at`` is the construction
-    site of the library module the op ran in, or None."""
+    target or reason (``buffer 'count'``, a graph-break reason). ``also_at`` holds the
+    construction sites of the library modules the op ran in (innermost first), when built from
+    the root."""
 
     kind: str
     site: Site
     op: str
     detail: str = ""
-    also_at: Site | None = None
+    also_at: tuple[Site, ...] = ()
 
 
 class Roots:
@@ -169,6 +170,21 @@ def _tensors(value: Any, out: list[torch.Tensor], depth: int = 0) -> list[torch.
     return out
 
 
+def _random_disabled(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+    """True when a ``nondeterministic_seeded`` op draws nothing on this call: a dropout
+    probability argument (``dropout_p``, ``p``) of 0, or a ``train`` flag that is False
+    (``aten::_scaled_dot_product_*_attention`` and ``aten::native_dropout`` in eval)."""
+    for i, a in enumerate(func._schema.arguments):
+        if a.name not in ("dropout_p", "p", "train"):
+            continue
+        value = kwargs.get(a.name, a.default_value) if a.kwarg_only or i >= len(args) else args[i]
+        if a.name == "train" and value is False:
+            return True
+        if a.name != "train" and isinstance(value, (int, float)) and not isinstance(value, bool) and value == 0:
+            return True
+    return False
+
+
 def _device_arg(args: tuple[Any, ...], kwargs: dict[str, Any]) -> str | None:
     """The device a ``Tensor.to(...)`` call names, or None when it only changes the dtype."""
     if "device" in kwargs and kwargs["device"] is not None:
@@ -232,15 +248,18 @@ class Recorder:
             hit = self._class_inside[cls] = self.roots.class_inside(cls)
         return hit
 
-    def _library_site(self) -> Site | None:
-        """Construction site of the outermost library module (class outside the root) at the top
-        of the running-module stack, when it was built from the root."""
-        site = None
+    def _library_sites(self) -> tuple[Site, ...]:
+        """Construction sites (inside the root) of the library modules (classes outside the root)
+        at the top of the running-module stack, innermost first: ``nn.Dropout`` inside an
+        ``nn.Sequential`` built in a user module gives both lines."""
+        out: list[Site] = []
         for m in reversed(self._stack):
             if self._inside(type(m)):
                 break
-            site = self.sites.get(id(m), site)
-        return site
+            site = self.sites.get(id(m))
+            if site is not None and site not in out:
+                out.append(site)
+        return tuple(out)
 
     def add(self, kind: str, op: str, detail: str = "", frame: types.FrameType | None = None,
             site: Site | None = None) -> None:
@@ -249,8 +268,8 @@ class Recorder:
         if site is None:
             self.outside += 1
             return
-        also = self._library_site()
-        self.facts[Fact(kind, site, op, detail, also if also != site else None)] += 1
+        also = tuple(a for a in self._library_sites() if a != site)
+        self.facts[Fact(kind, site, op, detail, also)] += 1
 
     # -- the two modes -------------------------------------------------------------------------
     def on_call(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
@@ -283,7 +302,7 @@ class Recorder:
         if func.namespace not in CORE_NAMESPACES:
             self.add("custom-op", name, f"namespace '{func.namespace}'", site=site)
         tags = set(func.tags)
-        if torch.Tag.nondeterministic_seeded in tags:
+        if torch.Tag.nondeterministic_seeded in tags and not _random_disabled(func, args, kwargs):
             self.add("random", name, "global PRNG", site=site)
         overload = f"{func._schema.name.partition('::')[2]}.{func._overloadname}"
         if overload in _INDEX_OPS:

@@ -76,7 +76,7 @@ def _quiet() -> Iterator[None]:
     for lg in loggers:
         lg.setLevel(logging.CRITICAL)
     try:
-        with warnings.catch_warnings(), contextlib.redirect_stdout(sink):
+        with warnings.catch_warnings(), contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
             warnings.simplefilter("ignore")
             yield
     finally:
@@ -236,7 +236,7 @@ def probe(root: Path, recipe: Path, train: bool = False, dynamo: bool = True, ex
     Raises :class:`RecipeError` when the recipe cannot be loaded or ``examples()`` raises before
     yielding anything usable. Facts: ``kind``, ``category`` (the kind's own static category, see
     :mod:`migrate_lens.probe.kinds`), ``path``/``line`` (inside ``root``), ``op``, ``detail``,
-    ``also_at`` (construction site or null), ``count`` (times seen), ``modes``, ``examples``."""
+    ``also_at`` (construction sites of the library modules it ran in), ``count`` (times seen), ``modes``, ``examples``."""
     import torch
 
     from migrate_lens.probe.record import Recorder, Roots, construction_sites, hook_registrations
@@ -292,13 +292,13 @@ def _merge(into: dict[tuple[Any, ...], dict[str, Any]], counts: Counter[Any], ex
     for fact, n in counts.items():
         also = fact.also_at
         key = (fact.kind, fact.site.path, fact.site.line, fact.op, fact.detail,
-               (also.path, also.line) if also else None)
+               tuple((a.path, a.line) for a in also))
         entry = into.get(key)
         if entry is None:
             entry = into[key] = {
                 "kind": fact.kind, "category": categories(fact.kind)[0], "path": fact.site.path,
                 "line": fact.site.line, "op": fact.op, "detail": fact.detail,
-                "also_at": {"path": also.path, "line": also.line} if also else None,
+                "also_at": [{"path": a.path, "line": a.line} for a in also],
                 "count": 0, "modes": [], "examples": [],
             }
         if fact.kind == "graph-break":  # category from the break's reason

@@ -1,0 +1,87 @@
+"""Probe real models (tiny configs) and cross-check them against a static scan of their library.
+
+For each model: ``migrate-lens scan ROOT`` (JSON) then ``migrate-lens probe ROOT --train`` into
+the same folder (which merges the probe section), then one table row: static findings (in
+categories the probe observes), confirmed, static-only, runtime-only, static recall. Also
+prints the runtime-only kinds with an example line each.
+
+    python benchmarks/probe_models.py --corpus /path/to/smoke --out .scratch/probe-models [names...]
+
+ROOTs: transformers models are probed against the installed ``transformers/models/<name>``;
+segment-anything, x-transformers and vit-pytorch against ``CORPUS/<package>``. Needs the
+``verify`` extra; RUNS the models' code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+HERE = Path(__file__).parent / "probe"
+MODELS = {
+    "bert": ("transformers", "bert"), "gpt2": ("transformers", "gpt2"), "t5": ("transformers", "t5"),
+    "llama": ("transformers", "llama"), "mixtral": ("transformers", "mixtral"), "vit-hf": ("transformers", "vit"),
+    "sam_encoder": ("segment_anything", ""), "sam_prompt": ("segment_anything", ""),
+    "sam_decoder": ("segment_anything", ""), "xt_decoder": ("x_transformers", ""),
+    "xt_encoder": ("x_transformers", ""), "vit": ("vit_pytorch", ""), "vit_mae": ("vit_pytorch", ""),
+    "vit_cait": ("vit_pytorch", ""),
+}
+
+
+def _root(lib: str, sub: str, corpus: Path) -> Path:
+    if lib == "transformers":
+        import transformers
+
+        return Path(transformers.__file__).parent / "models" / sub
+    return corpus / lib
+
+
+def run(name: str, corpus: Path, out: Path) -> dict:
+    lib, sub = MODELS[name]
+    root = _root(lib, sub, corpus)
+    recipe = HERE / ("hf_models.py" if lib == "transformers" else "corpus_models.py")
+    dest = out / name
+    cli = [sys.executable, "-m", "migrate_lens.cli"]
+    subprocess.run([*cli, "scan", str(root), "--out", str(dest), "--format", "json", "--no-cache", "-q"], check=True)
+    env = {**os.environ, "PROBE_MODEL": sub or name}
+    subprocess.run([*cli, "probe", str(root), "--recipe", str(recipe), "--out", str(dest), "--train", "--yes"],
+                   check=True, env=env, stdout=subprocess.DEVNULL)
+    view = json.loads((dest / "report.json").read_text())
+    return {"name": name, "library": lib, "probe": view["probe"]}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--corpus", type=Path, required=True)
+    ap.add_argument("--out", type=Path, default=Path(".scratch/probe-models"))
+    ap.add_argument("names", nargs="*", default=list(MODELS))
+    args = ap.parse_args()
+    rows, missed = [], Counter()
+    examples: dict[str, str] = {}
+    for name in args.names:
+        r = run(name, args.corpus, args.out)
+        s = r["probe"]["summary"]
+        errors = [e["error"] for e in r["probe"]["examples"] if e["status"] != "ok"]
+        rows.append((name, r["library"], s["confirmed"] + s["static-only"], s["confirmed"], s["static-only"],
+                     s["runtime-only"], s["static_recall"], s["runtime_sites"], "; ".join(errors)[:60]))
+        for e in r["probe"]["entries"]:
+            if e["status"] == "runtime-only":
+                for k in e["kinds"]:
+                    missed[k] += 1
+                    examples.setdefault(k, f"{name}: {e['path']}:{e['line']} {e['category']} {e['ops'][:2]} {e['detail'][:80]}")
+    print("| model | library | static (observable) | confirmed | static-only | runtime-only | static recall | runtime sites | errors |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for row in rows:
+        print("| " + " | ".join("" if v is None else str(v) for v in row) + " |")
+    print("\nruntime-only kinds:")
+    for k, n in missed.most_common():
+        print(f"- {k}: {n} (e.g. {examples[k]})")
+
+
+if __name__ == "__main__":
+    main()
