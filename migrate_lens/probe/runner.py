@@ -108,7 +108,7 @@ def _graph_breaks(rec: Any, module: Any, args: Any) -> tuple[int, str]:
     torch._dynamo.reset()
     pos, kw = _split(args)
     try:
-        with _quiet():
+        with _quiet(), torch.no_grad():  # as the eager eval pass
             explained = torch._dynamo.explain(module)(*pos, **kw)
     except Exception as exc:  # noqa: BLE001 - dynamo failing is itself a fact about the model
         return 0, f"{type(exc).__name__}: {_first_line(str(exc))}"

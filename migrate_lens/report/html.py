@@ -98,6 +98,8 @@ def payload(view: dict[str, Any]) -> dict[str, Any]:
         }
         for r in view["rules"]
     }
+    runtime = view["probe"]["finding_status"] if "probe" in view else None
+    module_runtime = view["probe"]["module_status"] if "probe" in view else {}
     findings = []
     for f in view["findings"]:
         item = {
@@ -111,6 +113,8 @@ def payload(view: dict[str, Any]) -> dict[str, Any]:
         rule = rules.get(f["code"])
         if rule is None or f["remedy"].strip() != rule["remedy"]:
             item["remedy"] = f["remedy"].strip()
+        if runtime and f["fingerprint"] in runtime:  # "confirmed" | "static-only" (docs/probe.md)
+            item["runtime"] = runtime[f["fingerprint"]]
         findings.append(item)
     modules = [
         {
@@ -126,6 +130,7 @@ def payload(view: dict[str, Any]) -> dict[str, Any]:
             "wave": m["wave"],
             "loc": m["lines_of_code"],
             "explanation": m["explanation"],
+            **({"runtime": module_runtime[m["qualname"]]} if m["qualname"] in module_runtime else {}),
         }
         for m in view["modules"]
     ]

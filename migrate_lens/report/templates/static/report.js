@@ -62,7 +62,7 @@
     clear(body);
     var frag = document.createDocumentFragment();
     rows.slice(0, modState.shown).forEach(function (m) {
-      var name = el("td", null, [el("code", { text: m.qualname }), el("div", { cls: "expl", text: m.path + ":" + m.line })]);
+      var name = el("td", null, [el("code", { text: m.qualname }), runtimeMark(m.runtime), el("div", { cls: "expl", text: m.path + ":" + m.line })]);
       if (m.explanation.length) name.appendChild(el("div", { cls: "expl", text: m.explanation.slice(0, 3).join(" · ") + (m.explanation.length > 3 ? " …" : "") }));
       frag.appendChild(el("tr", { "data-status": m.status, "data-qualname": m.qualname }, [
         name,
@@ -161,6 +161,12 @@
       return true;
     });
   }
+  // probe cross-check (docs/probe.md): never a silent override of a static finding
+  function runtimeMark(status) {
+    if (status === "confirmed") return el("span", { cls: "chip runtime-confirmed", text: "confirmed at runtime" });
+    if (status === "static-only") return el("span", { cls: "chip runtime-unseen", text: "not seen at runtime on these inputs" });
+    return null;
+  }
   function findingCard(f) {
     var rule = DATA.rules[f.code] || null;
     var head = el("div", { cls: "finding-head" }, [
@@ -169,7 +175,8 @@
       el("span", { cls: "chip", text: f.category }),
       el("span", { cls: "finding-where", text: f.path + ":" + f.line + ":" + (f.column + 1) }),
       el("span", { cls: "muted", text: f.symbol + " · " + f.context + " · " + f.porting + " · ~" + fmt(f.effort, 2) + " h" }),
-      f.suppressed ? el("span", { cls: "fixme", text: "fixme (accepted debt)" }) : null
+      f.suppressed ? el("span", { cls: "fixme", text: "fixme (accepted debt)" }) : null,
+      runtimeMark(f.runtime)
     ]);
     var remedyText = f.remedy !== undefined ? f.remedy : (rule ? rule.remedy : "");
     var remedy = el("div", { cls: "remedy" }, [el("span", { cls: "remedy-label", text: "JAX remedy: " }), remedyText]);
