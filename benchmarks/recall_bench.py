@@ -1,0 +1,119 @@
+"""Recall benchmark: prints tables, asserts nothing (issue 14's targets are read off them).
+
+Two yardsticks, both analyzed the way ``scan`` analyzes code (never imported or run):
+
+* **cases** (``--cases DIR``, default ``fixtures/cases``; the shared set is
+  ``/work/shared/cases``): real-world hazard snippets with the header convention of
+  ``tests/test_cases.py``. A ``P`` file's expected pairs are its ``(category, line)`` pairs; a
+  pair is recalled when the line carries at least one finding of that category. ``N`` files
+  must stay silent: every finding there is a false finding. Single-file analysis with
+  ``traced_only`` findings resolved from the file alone (as ``tests/test_cases.py`` does).
+* **engine-v2 fixtures** (``fixtures/engine-v2/<kind>/<package>``, see
+  ``tests/helpers_engine_v2.py``): per kind, recall of the ``(file, line, code)`` sites marked
+  ``# expect:``, unexpected findings of annotated codes in positive packages, and every
+  finding in ``neg_`` packages (false findings on near-miss negatives). Project-level analysis
+  over each package (cross-file bindings, calls, reachability).
+
+    python benchmarks/recall_bench.py --cases /work/shared/cases
+    python benchmarks/recall_bench.py --cases /work/shared/cases --verbose   # list the misses
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests"))
+sys.path.insert(0, str(REPO))
+
+from helpers_analysis import findings  # noqa: E402
+from helpers_engine_v2 import KINDS, evaluate, packages  # noqa: E402
+from test_cases import _expectations  # noqa: E402
+
+from migrate_lens.catalog import load_catalog  # noqa: E402
+
+
+def bench_cases(folder: Path, catalog, verbose: bool) -> None:
+    """Per-category recall of the P files and false findings on the N files of ``folder``."""
+    rules = catalog.by_code()
+    hit: dict[str, int] = defaultdict(int)
+    total: dict[str, int] = defaultdict(int)
+    false_on_neg = 0
+    neg_files = 0
+    misses: list[str] = []
+    for path in sorted(folder.glob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        clean, wanted = _expectations(text)
+        found = findings(text, catalog, path=path.name, module=path.stem)
+        if clean:
+            neg_files += 1
+            false_on_neg += len(found)
+            misses += [f"  FALSE {path.name}:{f.span.line} {f.code} {f.snippet[:60]!r}" for f in found]
+            continue
+        got: dict[int, set[str]] = defaultdict(set)
+        for f in found:
+            got[f.span.line].add(rules[f.code].category)
+        for line, cats in sorted(wanted.items()):
+            for cat in sorted(cats):
+                total[cat] += 1
+                if cat in got[line]:
+                    hit[cat] += 1
+                else:
+                    misses.append(f"  MISS  {path.name}:{line} {cat}")
+    print(f"cases: {folder}")
+    print(f"  {'category':24} {'recall':>8} {'hit/total':>10}")
+    for cat in sorted(total):
+        print(f"  {cat:24} {hit[cat] / total[cat]:8.0%} {hit[cat]:>4}/{total[cat]:<5}")
+    all_hit, all_total = sum(hit.values()), sum(total.values())
+    print(f"  {'ALL':24} {all_hit / max(all_total, 1):8.0%} {all_hit:>4}/{all_total:<5}")
+    print(f"  false findings on {neg_files} negative files: {false_on_neg}")
+    if verbose:
+        print("\n".join(misses))
+
+
+def bench_fixtures(catalog, verbose: bool) -> None:
+    """Per-kind recall, unexpected findings and negative-package findings of engine-v2."""
+    print("engine-v2 fixtures (fixtures/engine-v2)")
+    print(f"  {'kind':16} {'recall':>8} {'hit/total':>10} {'unexpected':>11} {'neg findings':>13} {'pkgs ok':>8}")
+    lines: list[str] = []
+    sums = [0, 0, 0, 0, 0, 0]
+    for kind in KINDS:
+        hit = total = unexpected = neg = ok = n = 0
+        for pkg in packages(kind):
+            r = evaluate(pkg, catalog)
+            n += 1
+            ok += r.got == r.want
+            if r.negative:
+                neg += len(r.got)
+                lines += [f"  FALSE {kind}/{s[0]}:{s[1]} {s[2]}" for s in r.unexpected]
+                continue
+            total += len(r.want)
+            hit += len(r.want & r.got)
+            unexpected += len(r.unexpected)
+            lines += [f"  MISS  {kind}/{s[0]}:{s[1]} {s[2]}" for s in r.missing]
+            lines += [f"  EXTRA {kind}/{s[0]}:{s[1]} {s[2]}" for s in r.unexpected]
+        for i, v in enumerate((hit, total, unexpected, neg, ok, n)):
+            sums[i] += v
+        print(f"  {kind:16} {hit / max(total, 1):8.0%} {hit:>4}/{total:<5} {unexpected:>11} {neg:>13} {ok:>4}/{n:<3}")
+    hit, total, unexpected, neg, ok, n = sums
+    print(f"  {'ALL':16} {hit / max(total, 1):8.0%} {hit:>4}/{total:<5} {unexpected:>11} {neg:>13} {ok:>4}/{n:<3}")
+    if verbose:
+        print("\n".join(lines))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cases", type=Path, default=REPO / "fixtures" / "cases")
+    ap.add_argument("--verbose", action="store_true", help="list every miss and false finding")
+    args = ap.parse_args()
+    catalog = load_catalog()
+    bench_cases(args.cases, catalog, args.verbose)
+    print()
+    bench_fixtures(catalog, args.verbose)
+
+
+if __name__ == "__main__":
+    main()
