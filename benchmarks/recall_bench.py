@@ -104,12 +104,49 @@ def bench_fixtures(catalog, verbose: bool) -> None:
         print("\n".join(lines))
 
 
+def gaps_markdown(catalog) -> str:
+    """Markdown list of every engine-v2 package and status expectation the engine misses:
+    fixture ``file:line``, expected vs got, and the part of issue 14 it waits for (the
+    ``GAPS`` / ``STATUS_GAPS`` tables of ``tests/test_engine_v2.py``)."""
+    import test_engine_v2 as T
+    from helpers_engine_v2 import ROOT, scan_package
+
+    part = {"bindings": "A", "injection": "A", "external-state": "A", "flow": "B", "contexts": "B"}
+    out: list[str] = []
+    for kind in KINDS:
+        out.append(f"\n### {kind} (part {part[kind]})\n")
+        for pkg in packages(kind):
+            r = evaluate(pkg, catalog)
+            key = f"{kind}/{pkg.name}"
+            if r.got == r.want:
+                out.append(f"- `{key}`: passes" + (" (listed in GAPS: un-mark it)" if key in T.GAPS else ""))
+                continue
+            out.append(f"- `{key}`: {T.GAPS.get(key, '(NOT in GAPS: a regression)')}")
+            out += [f"  - missing `fixtures/engine-v2/{kind}/{f}:{n}`: expected {c}, got none" for f, n, c in r.missing]
+            out += [f"  - unexpected `fixtures/engine-v2/{kind}/{f}:{n}`: got {c}, expected none" for f, n, c in r.unexpected]
+    out.append("\n### statuses (fixtures/engine-v2/statuses/zoo)\n")
+    mods = {m.qualname: m for m in scan_package(ROOT / "statuses" / "zoo", catalog).modules}
+    for unit, (op, want, real, why) in T.EXPECTED_STATUS.items():
+        m = mods[f"zoo.{unit}"]
+        ok = T._CMP[op](T._ORDER[m.status], T._ORDER[want])
+        tag = "passes" if ok else f"got {m.status}, expected {op} {want}"
+        gap = T.STATUS_GAPS.get(unit, "")
+        if ok and gap:
+            tag += " (listed in STATUS_GAPS: un-mark it)"
+        out.append(f"- `{unit}` ({real}): {tag}" + (f"; waits for {gap}" if gap and not ok else "") + (f"; {why}" if not ok else ""))
+    return "\n".join(out) + "\n"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cases", type=Path, default=REPO / "fixtures" / "cases")
     ap.add_argument("--verbose", action="store_true", help="list every miss and false finding")
+    ap.add_argument("--gaps-md", action="store_true", help="print the engine-v2 gap list as Markdown and stop")
     args = ap.parse_args()
     catalog = load_catalog()
+    if args.gaps_md:
+        print(gaps_markdown(catalog), end="")
+        return
     bench_cases(args.cases, catalog, args.verbose)
     print()
     bench_fixtures(catalog, args.verbose)
