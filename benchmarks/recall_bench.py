@@ -16,6 +16,7 @@ Two yardsticks, both analyzed the way ``scan`` analyzes code (never imported or 
 
     python benchmarks/recall_bench.py --cases /work/shared/cases
     python benchmarks/recall_bench.py --cases /work/shared/cases --verbose   # list the misses
+    PYTHONPATH=/work/wt/other python benchmarks/recall_bench.py              # another tree's engine
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
-sys.path.insert(0, str(REPO))
+sys.path.append(str(REPO))  # after PYTHONPATH: `PYTHONPATH=/other/tree` measures that tree's engine
 
 from helpers_analysis import findings  # noqa: E402
 from helpers_engine_v2 import KINDS, evaluate, packages  # noqa: E402
