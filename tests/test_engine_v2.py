@@ -18,6 +18,7 @@ from helpers_engine_v2 import KINDS, evaluate, packages
 #: state; B: value-kind flow, contexts by reachability).
 GAPS: dict[str, str] = {
     "bindings/bound_method": "A: bound method stored on self, called from forward",
+    "bindings/conditional_kernels": "A: local variable holding a kernel, class chosen by a branch",
     "bindings/kernel_fallback": "A: try/except import fallback call, torch.ops alias across files",
     "bindings/patched_forward": "A: monkey-patched forward",
     "bindings/vocoder_wn": "A: module-level and conditional aliases across files",
@@ -27,6 +28,7 @@ GAPS: dict[str, str] = {
     "injection/stage_block_default": "A: block = block or CNBlock; non-forward method reached through it",
     "flow/deform_spatial_shapes": "B: tensor argument flowing into a helper in another file, iterated",
     "flow/fixed_point_done": "B: return kinds through calls and tuple unpacking",
+    "flow/tolist_sizes": "B: host list returned by a helper in another file, iterated and used as slice bounds",
     "flow/ragged_lengths": "B: host values through comprehension, branch join and return",
     "contexts/lazy_init_from_forward": "B: _init_* method called from forward is traced",
     "contexts/lightning_step": "B: training_step is a traced entry",
