@@ -3,19 +3,29 @@
 Key: SHA-256 of the file's bytes + its relative path and module name (findings carry both)
 + tool version + analyzer code digest + rule catalog digest. A changed rule, a new version,
 an edited analyzer module or an edited file is a miss. A cache that SQLite cannot read (corrupt, truncated, another format) is discarded
-with a warning and rebuilt: it is never trusted. Values are pickled facts, zlib-compressed;
-the cache directory belongs to the user, so pickle is safe here (never load a cache
-someone else wrote).
+with a warning and rebuilt: it is never trusted. Values are plain data (MessagePack arrays of
+the facts' fields, type-checked on load, zlib-compressed), never pickles: a planted value can at
+worst be wrong facts, never code. A folder or file not owned by the current user, writable by
+group or others, or a symbolic link is refused (:func:`check_private`). A database another
+process holds locked is waited for, then skipped; it is never deleted for being busy.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import errno
 import hashlib
-import pickle
+import os
 import sqlite3
+import stat
 import zlib
 from functools import lru_cache
+from operator import attrgetter
 from pathlib import Path
+from types import UnionType
+from typing import Any, Callable, Union, get_args, get_origin, get_type_hints
+
+import msgspec
 
 from platformdirs import user_cache_dir
 
@@ -63,49 +73,194 @@ def file_digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def _plain_type(tp: Any) -> Any:
+    """The msgspec type of a field's encoded value: a dataclass becomes the fixed-length tuple
+    of its fields' plain types, ``tuple[X, ...]`` and unions map element-wise."""
+    if dataclasses.is_dataclass(tp):
+        hints = get_type_hints(tp)
+        return tuple[tuple(_plain_type(hints[f.name]) for f in dataclasses.fields(tp))]  # type: ignore[misc]
+    origin = get_origin(tp)
+    if origin is tuple:
+        args = get_args(tp)
+        return tuple[_plain_type(args[0]), ...] if len(args) == 2 and args[1] is Ellipsis else tp  # type: ignore[misc]
+    if origin in (Union, UnionType):
+        return Union[tuple(_plain_type(a) for a in get_args(tp))]  # type: ignore[return-value]
+    return tp
+
+
+def _converters(tp: Any) -> tuple[Callable[[Any], Any] | None, Callable[[Any], Any] | None]:
+    """(to plain, from plain) for a value of type ``tp``; (None, None) for a scalar or a tuple
+    of scalars, which msgspec encodes and decodes as they are. A dataclass's pair is compiled
+    once into one expression over its fields (``cls(a[0], conv_1(a[1]), ...)``): decoding
+    ``core``'s 170k fact objects through generic per-field loops took 3x pickle's time."""
+    if dataclasses.is_dataclass(tp):
+        names = tuple(f.name for f in dataclasses.fields(tp))
+        hints = get_type_hints(tp)
+        env: dict[str, Any] = {"cls": tp}
+        out_parts: list[str] = []
+        in_parts: list[str] = []
+        for i, name in enumerate(names):
+            to_f, from_f = _converters(hints[name])
+            optional = type(None) in get_args(hints[name])
+            if to_f is None or from_f is None:
+                out_parts.append(f"o.{name}")
+                in_parts.append(f"a[{i}]")
+                continue
+            env[f"to_{i}"], env[f"from_{i}"] = to_f, from_f
+            if optional:
+                out_parts.append(f"(None if o.{name} is None else to_{i}(o.{name}))")
+                in_parts.append(f"(None if a[{i}] is None else from_{i}(a[{i}]))")
+            else:
+                out_parts.append(f"to_{i}(o.{name})")
+                in_parts.append(f"from_{i}(a[{i}])")
+        # generated from the dataclass's own field list only (no outside input)
+        to_plain = eval(f"lambda o: ({', '.join(out_parts)},)", env)  # noqa: S307
+        from_plain = eval(f"lambda a: cls({', '.join(in_parts)})", env)  # noqa: S307
+        return to_plain, from_plain
+    origin = get_origin(tp)
+    if origin is tuple:
+        args = get_args(tp)
+        if len(args) == 2 and args[1] is Ellipsis:
+            to_el, from_el = _converters(args[0])
+            if to_el is None or from_el is None:
+                return None, None
+            return (lambda t: [to_el(x) for x in t]), (lambda t: tuple([from_el(x) for x in t]))
+        return None, None
+    if origin in (Union, UnionType):
+        inner = [a for a in get_args(tp) if a is not type(None)]
+        if len(inner) == 1:
+            return _converters(inner[0])  # None is handled by the enclosing dataclass
+    return None, None
+
+
+_to_plain, _from_plain = _converters(FileOutcome)
+_encoder = msgspec.msgpack.Encoder()
+_decoder = msgspec.msgpack.Decoder(_plain_type(FileOutcome))
+
+
 def encode(outcome: FileOutcome) -> bytes:
-    """A cache value: the outcome pickled (highest protocol) and zlib-compressed (level 1)."""
-    return zlib.compress(pickle.dumps(outcome, protocol=pickle.HIGHEST_PROTOCOL), 1)
+    """A cache value: the outcome as plain data (nested MessagePack arrays of strings, numbers
+    and booleans, one array per dataclass in field order, :func:`_plain_type`), zlib-compressed
+    (level 1). Never a pickle: decoding a value can build only :mod:`migrate_lens.models` facts."""
+    assert _to_plain is not None
+    return zlib.compress(_encoder.encode(_to_plain(outcome)), 1)
 
 
 def decode(blob: bytes) -> FileOutcome:
     """Inverse of :func:`encode`. Raises ``ValueError`` when ``blob`` is not an encoded
-    :class:`FileOutcome` (corrupt or foreign data)."""
+    :class:`FileOutcome` (corrupt or foreign data: every field's type is checked by msgspec
+    against the facts' annotations before any object is built)."""
+    assert _from_plain is not None
     try:
-        value = pickle.loads(zlib.decompress(blob))
-    except (zlib.error, pickle.UnpicklingError, EOFError, AttributeError, ImportError, TypeError) as exc:
+        plain = _decoder.decode(zlib.decompress(blob))
+    except (zlib.error, msgspec.DecodeError, TypeError) as exc:
         raise ValueError(f"undecodable cache value ({type(exc).__name__})") from None
-    if not isinstance(value, FileOutcome):
-        raise ValueError(f"cache value is a {type(value).__name__}, not a FileOutcome")
-    return value
+    try:
+        return _from_plain(plain)  # type: ignore[no-any-return]
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"cache value is not a FileOutcome ({type(exc).__name__})") from None
+
+
+def check_private(path: Path, what: str) -> None:
+    """Refuse ``path`` (a cache folder or file) unless only the current user could have
+    written it: owned by this user, not writable by group or others, not a symbolic link.
+    Raises ``PermissionError`` with a one-line reason (saying how to fix it). Anything the
+    caches read back (facts, chart memos) goes through this first: a cache someone else could
+    write is input from someone else."""
+    st = os.lstat(path)
+    if stat.S_ISLNK(st.st_mode):
+        raise PermissionError(f"{what} {path} is a symbolic link; not used")
+    if hasattr(os, "getuid") and st.st_uid != os.getuid():
+        raise PermissionError(f"{what} {path} is not owned by the current user (uid {st.st_uid}); not used")
+    if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        raise PermissionError(f"{what} {path} is writable by group or others (chmod go-w it); not used")
+
+
+def private_folder(folder: Path) -> Path:
+    """Create ``folder`` (and missing parents) readable and writable by this user only (0700),
+    then :func:`check_private` it. Returns ``folder``. Raises ``OSError`` (``PermissionError``
+    for a folder someone else could write)."""
+    if not folder.is_dir():
+        folder.mkdir(parents=True, mode=0o700, exist_ok=True)
+    check_private(folder, "cache folder")
+    return folder
+
+
+#: Seconds a cache lookup or write waits for another process's lock before it gives up (the
+#: scan then runs without the cache for that step; the database is never deleted for it).
+BUSY_TIMEOUT_S = 30.0
+
+
+def _is_busy(exc: sqlite3.Error) -> bool:
+    """A lock held by another connection (SQLITE_BUSY / SQLITE_LOCKED), not corruption."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None:
+        return code & 0xFF in (5, 6)  # SQLITE_BUSY, SQLITE_LOCKED (and their extended codes)
+    text = str(exc).lower()
+    return "locked" in text or "busy" in text
+
+
+class CacheBusy(sqlite3.OperationalError):
+    """The cache database stayed locked by another process past the busy timeout."""
 
 
 class FactsCache:
     """Open (creating if needed) the cache database in ``folder``.
 
     ``warnings`` collects one-line messages (e.g. a corrupt cache discarded) for the report.
-    Raises ``OSError`` or ``sqlite3.Error`` when the folder cannot hold a database (not a
-    folder, read-only, no space); the scan then runs without a cache.
+    The folder and the database file must be private to the current user
+    (:func:`check_private`); new ones are created so. A database that another process keeps
+    locked is waited for ``busy_timeout_s`` seconds (WAL journal: readers never wait for a
+    writer), then skipped for that step with a warning; only a database SQLite reports as
+    corrupt or not a database is discarded. Raises ``PermissionError`` for a folder or file
+    someone else could write, ``OSError`` or ``sqlite3.Error`` when the folder cannot hold a
+    database (not a folder, read-only, no space, busy at open); the scan then runs without a
+    cache.
     """
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, busy_timeout_s: float = BUSY_TIMEOUT_S) -> None:
         self.warnings: list[str] = []
-        folder.mkdir(parents=True, exist_ok=True)
+        self.busy_timeout_s = busy_timeout_s
+        private_folder(folder)
         self.path = folder / f"facts-v{SCHEMA}.sqlite"
         self.conn = self._open()
 
+    def _connect(self) -> sqlite3.Connection:
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise PermissionError(f"cache file {self.path} is a symbolic link; not used") from None
+            raise
+        os.close(fd)
+        check_private(self.path, "cache file")
+        conn = sqlite3.connect(self.path, timeout=self.busy_timeout_s)
+        try:
+            conn.execute("PRAGMA journal_mode=WAL").fetchone()
+        except sqlite3.OperationalError as exc:
+            if _is_busy(exc):
+                conn.close()
+                raise CacheBusy(f"cache {self.path} is busy (locked by another process)") from None
+            # read-only medium, or a file system without shared memory: keep the rollback journal
+        conn.execute("CREATE TABLE IF NOT EXISTS facts (key TEXT PRIMARY KEY, value BLOB NOT NULL)")
+        return conn
+
     def _open(self) -> sqlite3.Connection:
         try:
-            conn = sqlite3.connect(self.path)
-            conn.execute("CREATE TABLE IF NOT EXISTS facts (key TEXT PRIMARY KEY, value BLOB NOT NULL)")
-            conn.execute("PRAGMA quick_check").fetchone()
+            conn = self._connect()
+            result = conn.execute("PRAGMA quick_check").fetchone()
+            if result != ("ok",):
+                conn.close()
+                raise sqlite3.DatabaseError(f"quick_check: {result[0] if result else 'no result'}")
             return conn
         except sqlite3.DatabaseError as exc:
+            if _is_busy(exc):
+                raise CacheBusy(f"cache {self.path} is busy (locked by another process for over "
+                                f"{self.busy_timeout_s:g} s)") from None
             self.warnings.append(f"cache {self.path} unreadable ({exc}); discarded and rebuilt")
-            self.path.unlink(missing_ok=True)
-            conn = sqlite3.connect(self.path)
-            conn.execute("CREATE TABLE IF NOT EXISTS facts (key TEXT PRIMARY KEY, value BLOB NOT NULL)")
-            return conn
+            for suffix in ("", "-wal", "-shm", "-journal"):
+                Path(f"{self.path}{suffix}").unlink(missing_ok=True)
+            return self._connect()
 
     def get_many(self, keys: list[str]) -> dict[str, FileOutcome]:
         """Cached outcomes for ``keys`` (missing or undecodable entries are absent)."""
@@ -117,7 +272,8 @@ class FactsCache:
             try:
                 rows = self.conn.execute(f"SELECT key, value FROM facts WHERE key IN ({marks})", chunk).fetchall()
             except sqlite3.DatabaseError as exc:
-                self.warnings.append(f"cache read failed ({exc}); treating as empty")
+                why = "busy (locked by another process)" if _is_busy(exc) else str(exc)
+                self.warnings.append(f"cache read failed ({why}); treating as empty")
                 return {}
             for key, blob in rows:
                 try:
@@ -126,8 +282,11 @@ class FactsCache:
                     bad.append(key)
         if bad:
             self.warnings.append(f"{len(bad)} corrupt cache entries discarded")
-            self.conn.executemany("DELETE FROM facts WHERE key = ?", [(k,) for k in bad])
-            self.conn.commit()
+            try:
+                self.conn.executemany("DELETE FROM facts WHERE key = ?", [(k,) for k in bad])
+                self.conn.commit()
+            except sqlite3.DatabaseError:
+                self.conn.rollback()
         return out
 
     def put_many(self, items: list[tuple[str, FileOutcome]]) -> None:
@@ -142,7 +301,12 @@ class FactsCache:
             self.conn.executemany("INSERT OR REPLACE INTO facts (key, value) VALUES (?, ?)", rows)
             self.conn.commit()
         except sqlite3.DatabaseError as exc:
-            self.warnings.append(f"cache write failed ({exc}); results not cached")
+            try:
+                self.conn.rollback()
+            except sqlite3.Error:
+                pass
+            why = "busy (locked by another process)" if _is_busy(exc) else str(exc)
+            self.warnings.append(f"cache write failed ({why}); results not cached")
 
     def close(self) -> None:
         """Close the database."""

@@ -1,0 +1,186 @@
+"""The per-file cache is untrusted input (issue 18, items 1 and 8): it holds plain data and never
+runs code, a folder or file someone else could have written is refused, and a database another
+process holds locked is waited for and then skipped, never deleted."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import sqlite3
+import threading
+import time
+import zlib
+from pathlib import Path
+
+import pytest
+
+from migrate_lens.cache import FactsCache, content_key, decode, encode
+from migrate_lens.config import Config
+from migrate_lens.models import (CallFact, ClassFact, FileFacts, FileOutcome, Finding, FunctionFact, ImportFact,
+                                 RuleError, Skipped, Span, SubmoduleFact, Suppression)
+from migrate_lens.pipeline import scan
+
+NOBODY = 65534
+
+
+def _rich_outcome() -> FileOutcome:
+    finding = Finding("ML101", "high", "a.py", Span(3, 4, 3, 12), "a.f", "traced", "msg", "x.item()",
+                      traced_only=True, suppressed="fixme", suppress_reason="later")
+    facts = FileFacts(path="a.py", module="a", sha256="0" * 64, lines=9, findings=(finding,),
+                      imports=(ImportFact("torch", "", "torch", 1),), calls=(CallFact("a.f", "torch.relu", 4),),
+                      classes=(ClassFact("a.M", 2, 8, ("torch.nn.Module",), True, 6),),
+                      functions=(FunctionFact("a.M.forward", 3, 8, "traced", True),),
+                      submodules=(SubmoduleFact("a.M", "fc", "torch.nn.Linear", 4),),
+                      suppressions=(Suppression(3, "fixme", ("ML101",), "later"),),
+                      traced_entries=("a.M.forward",), rule_errors=(RuleError("ML999", "boom"),), mentions_torch=True)
+    return FileOutcome("a.py", facts=facts)
+
+
+def test_cache_values_are_plain_data_not_pickles() -> None:
+    for outcome in (_rich_outcome(), FileOutcome("b.py", skipped=Skipped("b.py", "binary file", transient=False))):
+        blob = encode(outcome)
+        assert decode(blob) == outcome
+        with pytest.raises(Exception):
+            pickle.loads(zlib.decompress(blob))
+
+
+class _Planted:
+    def __reduce__(self):  # type: ignore[no-untyped-def]
+        return (os.system, (f"touch {os.environ['ML_TEST_MARKER']}",))
+
+
+def test_planted_pickle_in_cache_never_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Repro: a pickle whose ``__reduce__`` calls ``os.system`` stored under the key the scan
+    computes ran during ``scan``."""
+    root = tmp_path / "tree"
+    root.mkdir()
+    (root / "m.py").write_text("import torch\nx = torch.ones(2)\n", encoding="utf-8")
+    cache_dir = tmp_path / "c"
+    scan(root, Config(), jobs=1, cache_dir=cache_dir)
+    marker = tmp_path / "PWNED"
+    monkeypatch.setenv("ML_TEST_MARKER", str(marker))
+    evil = zlib.compress(pickle.dumps(_Planted()), 1)
+    db = next(cache_dir.glob("facts-*.sqlite"))
+    conn = sqlite3.connect(db)
+    conn.execute("UPDATE facts SET value = ?", (evil,))
+    conn.commit()
+    conn.close()
+    again = scan(root, Config(), jobs=1, cache_dir=cache_dir)
+    assert not marker.exists()
+    assert [f.path for f in again.files] == ["m.py"] and again.cache_hits == 0
+
+
+def test_decode_refuses_wrong_shapes() -> None:
+    import msgspec
+
+    for bad in ([1, 2, 3], ["a.py", None, ["a.py", 5, False]], {"path": "a.py"}, "x", None,
+                ["a.py", ["a.py", "a", "0", "many lines", [], [], [], [], [], [], [], [], [], True], None]):
+        with pytest.raises(ValueError):
+            decode(zlib.compress(msgspec.msgpack.encode(bad), 1))
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid") or os.getuid() != 0, reason="needs root to chown to another user")
+def test_cache_folder_owned_by_another_user_is_refused(tmp_path: Path) -> None:
+    folder = tmp_path / "c"
+    FactsCache(folder).close()
+    os.chown(folder, NOBODY, NOBODY)
+    with pytest.raises(PermissionError, match="not owned by"):
+        FactsCache(folder)
+    os.chown(folder, os.getuid(), os.getgid())
+    db = next(folder.glob("facts-*.sqlite"))
+    os.chown(db, NOBODY, NOBODY)
+    with pytest.raises(PermissionError, match="not owned by"):
+        FactsCache(folder)
+
+
+@pytest.mark.parametrize("target", ["folder", "file"])
+@pytest.mark.parametrize("mode_bits", [0o020, 0o002])
+def test_group_or_other_writable_cache_is_refused(tmp_path: Path, target: str, mode_bits: int) -> None:
+    folder = tmp_path / "c"
+    FactsCache(folder).close()
+    path = folder if target == "folder" else next(folder.glob("facts-*.sqlite"))
+    os.chmod(path, path.stat().st_mode | mode_bits)
+    with pytest.raises(PermissionError, match="writable by"):
+        FactsCache(folder)
+
+
+def test_refused_cache_means_a_scan_without_cache_and_a_warning(tmp_path: Path) -> None:
+    root = tmp_path / "tree"
+    root.mkdir()
+    (root / "m.py").write_text("import torch\n", encoding="utf-8")
+    folder = tmp_path / "c"
+    folder.mkdir(mode=0o700)
+    os.chmod(folder, 0o777)
+    result = scan(root, Config(), jobs=1, cache_dir=folder)
+    assert [f.path for f in result.files] == ["m.py"]
+    assert any("writable by" in w and "scanned without it" in w for w in result.warnings)
+    assert not list(folder.iterdir())
+
+
+def test_new_cache_folder_and_file_are_private(tmp_path: Path) -> None:
+    old = os.umask(0o002)  # a umask that would make the folder group-writable
+    try:
+        FactsCache(tmp_path / "new" / "c").close()
+    finally:
+        os.umask(old)
+    folder = tmp_path / "new" / "c"
+    assert folder.stat().st_mode & 0o077 == 0
+    assert all(p.stat().st_mode & 0o077 == 0 for p in folder.iterdir())
+
+
+def test_symlinked_cache_file_is_refused(tmp_path: Path) -> None:
+    folder = tmp_path / "c"
+    FactsCache(folder).close()
+    db = next(folder.glob("facts-*.sqlite"))
+    elsewhere = tmp_path / "elsewhere.sqlite"
+    db.rename(elsewhere)
+    db.symlink_to(elsewhere)
+    with pytest.raises(PermissionError, match="symbolic link"):
+        FactsCache(folder)
+
+
+def test_busy_database_is_not_corrupt(tmp_path: Path) -> None:
+    """Repro: a cache another process held locked for over 5 s was deleted as corrupt."""
+    folder = tmp_path / "c"
+    cache = FactsCache(folder)
+    key = content_key("d" * 64, "a.py", "a", "c")
+    cache.put_many([(key, _rich_outcome())])
+    cache.close()
+    db = next(folder.glob("facts-*.sqlite"))
+    holder = sqlite3.connect(db, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        started = time.monotonic()
+        busy = FactsCache(folder, busy_timeout_s=0.3)
+        got = busy.get_many([key])
+        busy.put_many([(content_key("e" * 64, "b.py", "b", "c"), _rich_outcome())])
+        busy.close()
+        assert time.monotonic() - started < 5
+        assert got == {key: _rich_outcome()}  # WAL: a reader never waits for the writer's lock
+        assert len(busy.warnings) == 1 and "cache write failed (busy" in busy.warnings[0]
+        assert not any("discarded" in w for w in busy.warnings)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert db.exists()
+    again = FactsCache(folder)
+    assert again.get_many([key]) == {key: _rich_outcome()} and again.warnings == []
+    again.close()
+
+
+def test_busy_database_is_waited_for(tmp_path: Path) -> None:
+    folder = tmp_path / "c"
+    FactsCache(folder).close()
+    db = next(folder.glob("facts-*.sqlite"))
+    holder = sqlite3.connect(db, isolation_level=None, check_same_thread=False)
+    holder.execute("BEGIN EXCLUSIVE")
+    timer = threading.Timer(0.5, lambda: (holder.execute("COMMIT"), holder.close()))
+    timer.start()
+    try:
+        cache = FactsCache(folder, busy_timeout_s=10)
+        key = content_key("d" * 64, "a.py", "a", "c")
+        cache.put_many([(key, _rich_outcome())])
+        assert cache.get_many([key]) == {key: _rich_outcome()} and cache.warnings == []
+        cache.close()
+    finally:
+        timer.join()
