@@ -229,7 +229,11 @@ def expand_paths(paths: Sequence[Path], cwd: Path | None = None) -> tuple[list[P
     for given in paths or (Path("."),):
         full = given if given.is_absolute() else cwd / given
         if not full.exists() and not full.is_symlink():
-            raise CheckError(f"{_display(given)}: no such file or directory")
+            hint = ""
+            if given.as_posix().startswith("-"):
+                hint = ("; options of the pre-commit hook are set in pyproject.toml's [tool.migrate-lens.check] "
+                        "table, not in `args:` (the hook's file names are never read as options)")
+            raise CheckError(f"{_display(given)}: no such file or directory{hint}")
         if full.is_dir():
             root = find_project_root(full)
             config = load_config(root)

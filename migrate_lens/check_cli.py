@@ -103,7 +103,13 @@ def check(
         raise click.UsageError("--baseline and --no-baseline exclude each other")
 
     def run() -> int:
+        nonlocal fmt, fail_on, baseline_file, no_baseline, diff_ref, jobs
         cwd = Path.cwd()
+        # The pre-commit hook's entry ends option parsing (`migrate-lens check --`), so its
+        # options come from [tool.migrate-lens.check]; an option given here wins.
+        fmt, fail_on, baseline_file, no_baseline, diff_ref, jobs = _check_defaults(
+            cwd, fmt=fmt, fail_on=fail_on, baseline_file=baseline_file, no_baseline=no_baseline,
+            diff_ref=diff_ref, jobs=jobs)
         targets, discovered_skips = expand_paths(list(files), cwd)
         bl_path = None if no_baseline else (baseline_file or default_baseline_path(cwd))
         baseline = read_baseline(bl_path) if bl_path is not None else None
@@ -125,6 +131,31 @@ def check(
         return 1 if result.failing(fail_on) else 0
 
     click.get_current_context().exit(_run_guarded(run))
+
+
+def _check_defaults(cwd: Path, **given: Any) -> tuple[Any, ...]:
+    """``check``'s options: each one left at its default takes the value of the current
+    project's ``[tool.migrate-lens.check]`` table (``config.Config.check_*``), if set. Returns
+    (format, fail_on, baseline_file, no_baseline, diff_ref, jobs). Raises ``ConfigError``."""
+    from click.core import ParameterSource
+
+    from migrate_lens.config import load_config
+
+    ctx = click.get_current_context()
+    config = load_config(cwd)
+    params = {"fmt": "check_format", "fail_on": "check_fail_on", "baseline_file": "check_baseline",
+              "no_baseline": "check_no_baseline", "diff_ref": "check_diff", "jobs": "check_jobs"}
+    out = dict(given)
+    for param, field_name in params.items():
+        value = getattr(config, field_name)
+        if value and ctx.get_parameter_source(param) in (ParameterSource.DEFAULT, None):
+            out[param] = Path(value) if param == "baseline_file" else value
+    if given["baseline_file"] is not None or given["no_baseline"]:
+        # a baseline choice on the command line replaces the config's whole choice
+        out["baseline_file"], out["no_baseline"] = given["baseline_file"], given["no_baseline"]
+    if out["baseline_file"] is not None and not out["no_baseline"] and not Path(out["baseline_file"]).is_file():
+        raise UsageProblem(f"{out['baseline_file']}: baseline file not found (tool.migrate-lens.check.baseline)")
+    return out["fmt"], out["fail_on"], out["baseline_file"], out["no_baseline"], out["diff_ref"], out["jobs"]
 
 
 @click.group("baseline")

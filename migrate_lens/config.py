@@ -34,7 +34,10 @@ class Config:
     person-day), ``monthly_spend`` (accelerator spend per month, same currency),
     ``saving_low``/``saving_high`` (expected compute saving, fractions; default 0.2-0.4, the range
     migration guides quote), ``hours_per_day``. Limits: ``max_file_bytes``, ``timeout_s``
-    (per file, seconds). ``rule_dirs``: extra rule folders.
+    (per file, seconds). ``rule_dirs``: extra rule folders. ``check_*``: the
+    ``[tool.migrate-lens.check]`` table, defaults of ``migrate-lens check``'s options (the
+    pre-commit hook passes no options: its entry ends option parsing so that file names never
+    become options); "" / 0 / False = the command's own default. ``check_baseline`` is absolute.
     """
 
     include: tuple[str, ...] = ()
@@ -55,6 +58,12 @@ class Config:
     hours_per_day: float = 8.0
     max_file_bytes: int = 5_000_000
     timeout_s: float = 30.0
+    check_fail_on: str = ""
+    check_format: str = ""
+    check_baseline: str = ""
+    check_no_baseline: bool = False
+    check_diff: str = ""
+    check_jobs: int = 0
     source: str = field(default="defaults", compare=False)
 
     def severity_overrides(self) -> dict[str, str]:
@@ -66,7 +75,46 @@ class Config:
         return replace(self, **{k: v for k, v in kwargs.items() if v is not None})
 
 
-_KEYS = {f.name.replace("_", "-"): f.name for f in fields(Config) if f.name != "source"}
+_KEYS = {f.name.replace("_", "-"): f.name for f in fields(Config)
+         if f.name != "source" and not f.name.startswith("check_")}
+_KEYS["check"] = "check"
+
+#: ``[tool.migrate-lens.check]`` keys -> (Config field, allowed values or the value's type).
+CHECK_FORMATS = ("text", "github", "json")
+_CHECK_KEYS: dict[str, tuple[str, Any]] = {
+    "fail-on": ("check_fail_on", SEVERITIES),
+    "format": ("check_format", CHECK_FORMATS),
+    "baseline": ("check_baseline", str),
+    "no-baseline": ("check_no_baseline", bool),
+    "diff": ("check_diff", str),
+    "jobs": ("check_jobs", int),
+}
+
+
+def _check_table(path: Path, value: Any) -> dict[str, Any]:
+    """Validate ``[tool.migrate-lens.check]``; Config field -> value."""
+    where = "tool.migrate-lens.check"
+    if not isinstance(value, dict):
+        raise ConfigError(f"{path}: {where}: must be a table (keys: {', '.join(_CHECK_KEYS)})")
+    out: dict[str, Any] = {}
+    for raw_key, item in value.items():
+        key = raw_key.replace("_", "-")
+        if key not in _CHECK_KEYS:
+            raise ConfigError(f"{path}: {where}.{raw_key}: unknown key (known: {', '.join(_CHECK_KEYS)})")
+        name, kind = _CHECK_KEYS[key]
+        if isinstance(kind, tuple):
+            if item not in kind:
+                raise ConfigError(f"{path}: {where}.{raw_key}: must be one of {', '.join(kind)}")
+        elif kind is bool:
+            if not isinstance(item, bool):
+                raise ConfigError(f"{path}: {where}.{raw_key}: must be true or false")
+        elif kind is int:
+            if not isinstance(item, int) or isinstance(item, bool) or not 1 <= item <= 1024:
+                raise ConfigError(f"{path}: {where}.{raw_key}: must be an integer from 1 to 1024")
+        elif not isinstance(item, str) or not item or "\0" in item:
+            raise ConfigError(f"{path}: {where}.{raw_key}: must be a non-empty string")
+        out[name] = item
+    return out
 
 
 def _str_list(path: Path, key: str, value: Any) -> tuple[str, ...]:
@@ -84,7 +132,9 @@ def parse_config(data: dict[str, Any], path: Path) -> Config:
             raise ConfigError(f"{path}: tool.migrate-lens.{raw_key}: unknown key (known: {', '.join(sorted(_KEYS))})")
         name = _KEYS[key]
         where = f"tool.migrate-lens.{raw_key}"
-        if name in ("include", "exclude", "select", "ignore", "traced_entries", "markers", "rule_dirs"):
+        if name == "check":
+            values.update(_check_table(path, value))
+        elif name in ("include", "exclude", "select", "ignore", "traced_entries", "markers", "rule_dirs"):
             values[name] = _str_list(path, where, value)
         elif name == "severity":
             if not isinstance(value, dict):
@@ -149,5 +199,6 @@ def load_config(root: Path) -> Config:
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: tool.migrate-lens: must be a table")
     cfg = parse_config(table, path)
-    # Rule folders are relative to the pyproject.toml that names them (as in `check`).
-    return cfg.with_overrides(rule_dirs=tuple(str((path.parent / d).resolve()) for d in cfg.rule_dirs) or None)
+    # Rule folders and the check's baseline are relative to the pyproject.toml that names them.
+    return cfg.with_overrides(rule_dirs=tuple(str((path.parent / d).resolve()) for d in cfg.rule_dirs) or None,
+                              check_baseline=str((path.parent / cfg.check_baseline).resolve()) if cfg.check_baseline else None)

@@ -12,9 +12,10 @@ blocked, a baseline written by the installed ``migrate-lens baseline write`` let
 findings pass, code moving down the file stays baselined, a suppression comment works.
 
 The in-place rule is the shipped one that flags ``x.add_(y)`` in ``forward`` (ML301, severity
-medium: a mechanical fix, below the default ``--fail-on high``). The installed hook gets
-``args: [--fail-on, medium]`` in the user's config; for try-repo, which takes no hook
-arguments, the user's ``pyproject.toml`` raises the rule's severity to ``high``.
+medium: a mechanical fix, below the default ``--fail-on high``). The user's config is the README's
+snippet as written (``rev: main``) with the clone as ``repo:``, and the hook's options are the
+README's ``[tool.migrate-lens.check]`` table (``fail-on`` = the rule's severity): the hook's
+entry ends option parsing, so ``args:`` would be file names.
 """
 
 from __future__ import annotations
@@ -94,28 +95,34 @@ def setup(tmp_path_factory: pytest.TempPathFactory) -> Setup:
     env = _env(base / "home")
     hook = base / "hook"
     run(base, env, "git", "clone", "--quiet", str(REPO), str(hook))
-    rev = run(hook, env, "git", "rev-parse", "HEAD").stdout.strip()
+    # the README's snippet as written, with this checkout's clone as `repo:`; its `rev: main`
+    # must exist there (the clone of a worktree on another branch gets a `main` at its HEAD)
+    run(hook, env, "git", "checkout", "-q", "-B", "main")
     user = base / "user"
     user.mkdir()
     run(user, env, "git", "init", "-q", "-b", "main")
     code, remedy, severity = inplace_rule()
-    (user / "pyproject.toml").write_text('[project]\nname = "user"\nversion = "0"\n', encoding="utf-8")
+    snippet = readme_snippet("yaml")
+    assert "rev: main" in snippet
     (user / ".pre-commit-config.yaml").write_text(
-        textwrap.dedent(f"""\
-        repos:
-        -   repo: {hook}
-            rev: {rev}
-            hooks:
-            -   id: migrate-lens
-                args: [--fail-on, {severity}]
-        """),
-        encoding="utf-8",
-    )
+        snippet.replace("https://github.com/migrate-lens/migrate-lens", str(hook)), encoding="utf-8")
+    options = readme_snippet("toml")
+    assert options.startswith("[tool.migrate-lens.check]") and 'fail-on = "medium"' in options
+    user_options = options.replace('fail-on = "medium"', f'fail-on = "{severity}"')
+    (user / "pyproject.toml").write_text('[project]\nname = "user"\nversion = "0"\n\n' + user_options, encoding="utf-8")
     (user / "pkg").mkdir()
     (user / "pkg" / "block.py").write_text(CLEAN, encoding="utf-8")
     run(user, env, "git", "add", ".")
     run(user, env, "git", "commit", "-qm", "initial (no hook yet)")
     return hook, user, env, code, remedy
+
+
+def readme_snippet(lang: str) -> str:
+    """The first ``lang`` code block of the README's "Pre-commit" section."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    section = text[text.index("## Pre-commit"):]
+    start = section.index(f"```{lang}\n") + len(lang) + 4
+    return section[start:section.index("```", start)]
 
 
 def commit(user: Path, env: dict[str, str], text: str, message: str) -> subprocess.CompletedProcess[str]:
