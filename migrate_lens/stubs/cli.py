@@ -47,6 +47,13 @@ def _targets_from_report(report_path: Path, root: Path) -> list[StubTarget]:
     if not isinstance(view, dict) or not isinstance(view.get("modules"), list):
         raise StubsError(f"{report_path}: not a migrate-lens report.json (no 'modules' list)")
     targets = select_targets(view)
+    from migrate_lens.stubs.generate import confined
+
+    for t in targets:  # module paths are untrusted: every read and write stays inside its root
+        try:
+            confined(root, t.path)
+        except ValueError as exc:
+            raise StubsError(f"{report_path}: module {t.qualname!r}: {exc}; refused") from None
     missing = sorted({t.path for t in targets if not (root / t.path).is_file()})
     if missing:
         raise StubsError(

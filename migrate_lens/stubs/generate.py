@@ -15,7 +15,7 @@ import ast
 import builtins
 from collections import defaultdict
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import libcst as cst
 
@@ -155,22 +155,39 @@ def generate_stubs(root: Path | str, targets: list[StubTarget], out_dir: Path | 
     return results
 
 
+def confined(base: Path, rel: str) -> Path:
+    """``base / rel`` when ``rel`` is a relative POSIX path that stays inside ``base`` (no
+    ``..``, not absolute, no NUL, no symbolic link out of ``base``). Raises ``ValueError``
+    naming the path otherwise. Paths from a report.json are untrusted input."""
+    pure = PurePosixPath(rel)
+    if not rel or "\0" in rel or pure.is_absolute() or Path(rel).is_absolute() or ".." in pure.parts:
+        raise ValueError(f"path {rel!r} lies outside {base}")
+    full = base / pure
+    if not full.resolve().is_relative_to(base.resolve()):
+        raise ValueError(f"path {rel!r} lies outside {base} (through a symbolic link)")
+    return full
+
+
 def write_stubs(out_dir: Path, files: list[StubFile]) -> None:
     """Write stubs under ``out_dir`` and an empty ``__init__.py`` in every package folder that has
-    none. Raises ``OSError`` if the directory cannot be written."""
+    none. Every path is checked with :func:`confined` before anything is written. Raises
+    ``ValueError`` for a stub path outside ``out_dir``, ``OSError`` if the directory cannot be
+    written."""
+    for f in files:
+        confined(out_dir, f.stub_path)
     for f in files:
         if not f.source:
             continue
-        dest = out_dir / f.stub_path
+        dest = confined(out_dir, f.stub_path)
         dest.parent.mkdir(parents=True, exist_ok=True)
         dest.write_text(f.source, encoding="utf-8")
     for f in files:
-        parent = Path(f.stub_path).parent
-        while parent != Path("."):
-            init = out_dir / parent / "__init__.py"
+        for parent in PurePosixPath(f.stub_path).parents:
+            if parent == PurePosixPath("."):
+                break
+            init = confined(out_dir, (parent / "__init__.py").as_posix())
             if not init.exists():
                 init.write_text('"""Package folder for migrate-lens stubs."""\n', encoding="utf-8")
-            parent = parent.parent
 
 
 def _failed(rel: str, targets: list[StubTarget], error: str) -> StubFile:
