@@ -43,6 +43,7 @@ from migrate_lens.filters import apply_config
 from migrate_lens.fingerprint import fingerprint
 from migrate_lens.models import Finding, RuleError, Skipped, severity_rank
 from migrate_lens.onefile import analyze_file
+from migrate_lens.safetext import is_utf8_name, printable
 
 #: The suffixes ``check`` analyzes (Python files and Jupyter notebooks, as the scan does);
 #: anything else pre-commit passes (``.md``, ``.toml``...) is ignored.
@@ -227,6 +228,10 @@ def expand_paths(paths: Sequence[Path], cwd: Path | None = None) -> tuple[list[P
     out: list[Path] = []
     skipped: list[Skipped] = []
     for given in paths or (Path("."),):
+        if not is_utf8_name(str(given)):
+            skipped.append(Skipped(printable(_display(given)), "file name is not valid UTF-8 (shown with \\x escapes); "
+                                                                "not checked, rename it to check it"))
+            continue
         full = given if given.is_absolute() else cwd / given
         if not full.exists() and not full.is_symlink():
             hint = ""
@@ -295,6 +300,10 @@ def _check_one(absolute: Path, rel: str, project: _Project) -> _FileResult:
     try:
         with gc_paused():  # as in the scan's workers (gctools.py): the parse is allocation-heavy
             outcome = analyze_file(data, rel, module, project.catalog, project.index, project.config.markers)
+    except MemoryError:
+        return _FileResult(skip_reason="out of memory while analyzing", checked=False)
+    except Exception as exc:  # noqa: BLE001 - an analyzer bug on one file never aborts the check
+        return _FileResult(skip_reason=f"analysis failed ({type(exc).__name__})", checked=False)
     finally:
         forget_ast()
     if outcome.skipped is not None:
@@ -525,20 +534,22 @@ def _summary(result: CheckResult, fail_on: str) -> str:
 def render_text(result: CheckResult, fail_on: str, out: IO[str]) -> None:
     """``path:line:col: CODE message`` (column 1-based), the remedy indented under it, then
     skipped files and a one-line summary."""
+    p = printable  # names, messages and snippets come from the checked files: no raw escapes
     for c in result.new:
         f = c.finding
-        out.write(f"{c.display_path}:{f.span.line}:{f.span.column + 1}: {f.code} {f.message}\n")
+        out.write(f"{p(c.display_path)}:{f.span.line}:{f.span.column + 1}: {f.code} {p(f.message)}\n")
         if c.remedy:
-            out.write(f"    remedy: {c.remedy}\n")
+            out.write(f"    remedy: {p(c.remedy)}\n")
     for s in result.skipped:
-        out.write(f"{s.path}: skipped: {s.reason}\n")
+        out.write(f"{p(s.path)}: skipped: {p(s.reason)}\n")
     for path, err in result.rule_errors:
-        out.write(f"{path}: rule {err.code} failed: {err.message}\n")
+        out.write(f"{p(path)}: rule {err.code} failed: {p(err.message)}\n")
     out.write(_summary(result, fail_on) + "\n")
 
 
 def _gh_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    # line breaks as the workflow-command escapes, then no other control character raw
+    return printable(text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
 
 
 def _gh_prop(text: str) -> str:

@@ -33,7 +33,9 @@ class UsageProblem(click.ClickException):
     exit_code = 2
 
     def show(self, file: IO[Any] | None = None) -> None:
-        click.echo(f"migrate-lens: error: {self.format_message()}", err=True)
+        from migrate_lens.safetext import printable
+
+        click.echo(f"migrate-lens: error: {printable(self.format_message())}", err=True)
 
 
 def _run_guarded(fn: Callable[[], T]) -> T:
@@ -194,12 +196,14 @@ def baseline_write(path: Path, output: Path, jobs: int | None) -> None:
         try:
             write_baseline(baseline, output)
         except OSError as exc:
-            raise UsageProblem(f"{output}: cannot write ({exc.strerror})") from None
+            raise UsageProblem(f"{output}: cannot write ({exc.strerror})") from None  # printed escaped
+        from migrate_lens.safetext import printable
+
         click.echo(
             f"migrate-lens: wrote {baseline.total} finding{'s' if baseline.total != 1 else ''} "
-            f"({len(baseline.entries)} fingerprints) from {collected.files_checked} files to {output}"
+            f"({len(baseline.entries)} fingerprints) from {collected.files_checked} files to {printable(output)}"
         )
         for s in collected.skipped:
-            click.echo(f"{s.path}: skipped: {s.reason}", err=True)
+            click.echo(f"{printable(s.path)}: skipped: {printable(s.reason)}", err=True)
 
     _run_guarded(run)

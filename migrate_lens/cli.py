@@ -21,7 +21,9 @@ FORMAT_NAMES = ("html", "json", "sarif", "md")
 
 def fail(message: str) -> "click.exceptions.Exit":
     """Print ``migrate-lens: error: <message>`` on stderr and exit with status 2."""
-    click.echo(f"migrate-lens: error: {message}", err=True)
+    from migrate_lens.safetext import printable
+
+    click.echo(f"migrate-lens: error: {printable(message)}", err=True)
     return click.exceptions.Exit(2)
 
 
@@ -186,10 +188,15 @@ def scan(path: Path, out_dir: Path, formats: str, jobs: int | None, fail_on: str
 
         out = Console(quiet=quiet)
         render_terminal(view, out)
+        from rich.text import Text
+
+        from migrate_lens.safetext import printable
+
+        # names and paths are never console markup (`o[/x]`) nor raw control characters
         for w in warnings:
-            console.print(f"[yellow]warning:[/] {w}", highlight=False, markup=True)
+            console.print(Text.assemble(("warning:", "yellow"), " ", printable(w)), highlight=False, soft_wrap=True)
         for p in written:
-            out.print(f"wrote {p}", highlight=False)
+            out.print(Text(f"wrote {printable(p)}"), highlight=False, soft_wrap=True)
     if fail_on is not None:
         floor = SEVERITIES.index(fail_on)
         failing = sum(1 for f in view["findings"] if SEVERITIES.index(f["severity"]) >= floor and f["suppressed"] != "fixme")

@@ -23,6 +23,7 @@ import pathspec
 
 from migrate_lens.config import Config
 from migrate_lens.models import Skipped
+from migrate_lens.safetext import is_utf8_name, printable
 
 PYTHON_SUFFIXES = (".py", ".ipynb")
 NATIVE_SUFFIXES = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".hip", ".metal")
@@ -55,7 +56,7 @@ def _gitignore(dirpath: Path) -> pathspec.PathSpec | None:
 
 def _link_reason(path: Path, root: Path) -> str:
     try:
-        target = os.readlink(path)
+        target = printable(os.readlink(path))
     except OSError as exc:
         return f"symbolic link, unreadable ({exc.strerror})"
     try:
@@ -64,7 +65,10 @@ def _link_reason(path: Path, root: Path) -> str:
         if exc.errno == errno.ELOOP:
             return f"symbolic link loop (-> {target})"
         return f"broken symbolic link (-> {target})"
-    real = Path(os.path.realpath(path))
+    try:
+        real = Path(os.path.realpath(path))
+    except OSError as exc:
+        return f"symbolic link, unresolvable ({_strerror(exc)})"
     if not real.is_relative_to(root):
         return f"symbolic link pointing outside the scanned root (-> {target}), not followed"
     return f"symbolic link (-> {target}); its target is scanned at its own path"
@@ -104,9 +108,24 @@ def discover(root: Path, config: Config) -> Discovery:
                 return True
         return bool(exclude and exclude.match_file(probe))
 
+    def rel_of(path: str) -> str:
+        try:
+            rel = os.path.relpath(path, root)
+        except ValueError:
+            return printable(path)
+        return "?" if rel == "." else printable(Path(rel).as_posix())
+
     def walk_error(err: OSError) -> None:
-        rel = Path(err.filename).resolve().relative_to(root).as_posix() if err.filename else "?"
-        skipped.append(Skipped(rel, f"unreadable directory ({err.strerror})"))
+        rel = rel_of(err.filename) if err.filename else "?"
+        skipped.append(Skipped(rel, f"unreadable directory ({_strerror(err)})"))
+
+    def odd_name(rel: str, name: str, what: str) -> bool:
+        """Skip (with a reason) a name that cannot be reported: bytes that are not UTF-8."""
+        if is_utf8_name(name):
+            return False
+        skipped.append(Skipped(printable(rel), f"{what} name is not valid UTF-8 (shown with \\x escapes); "
+                                               "not scanned, rename it to scan it"))
+        return True
 
     for dirpath, dirnames, filenames in os.walk(root, topdown=True, onerror=walk_error, followlinks=False):
         dpath = Path(dirpath)
@@ -119,10 +138,15 @@ def discover(root: Path, config: Config) -> Discovery:
         for d in sorted(dirnames):
             rel = f"{drel}/{d}" if drel else d
             full = dpath / d
-            if d in ALWAYS_EXCLUDED_DIRS or d.startswith(".") or ignored(rel, True):
+            if d in ALWAYS_EXCLUDED_DIRS or d.startswith(".") or odd_name(rel, d, "folder") or ignored(rel, True):
                 continue
-            if full.is_symlink():
-                skipped.append(Skipped(rel, _link_reason(full, root).replace("its target is scanned", "directory not followed; its target is scanned")))
+            try:
+                link = full.is_symlink()
+            except OSError as exc:  # a path past PATH_MAX, a parent readable but not searchable
+                skipped.append(Skipped(printable(rel), f"unreadable directory ({_strerror(exc)})"))
+                continue
+            if link:
+                skipped.append(Skipped(printable(rel), _link_reason(full, root).replace("its target is scanned", "directory not followed; its target is scanned")))
                 continue
             keep_dirs.append(d)
         dirnames[:] = keep_dirs
@@ -131,13 +155,19 @@ def discover(root: Path, config: Config) -> Discovery:
             full = dpath / f
             is_py = f.endswith(PYTHON_SUFFIXES)
             is_native = f.endswith(NATIVE_SUFFIXES)
-            if not (is_py or is_native) or ignored(rel, False):
+            if not (is_py or is_native) or odd_name(rel, f, "file") or ignored(rel, False):
                 continue
             if include is not None and not include.match_file(rel):
                 continue
-            if full.is_symlink():
+            try:
+                link = full.is_symlink()
+            except OSError as exc:
                 if is_py:
-                    skipped.append(Skipped(rel, _link_reason(full, root)))
+                    skipped.append(Skipped(printable(rel), f"unreadable ({_strerror(exc)})"))
+                continue
+            if link:
+                if is_py:
+                    skipped.append(Skipped(printable(rel), _link_reason(full, root)))
                 continue
             (files if is_py else native).append(rel)
     return Discovery(
@@ -145,6 +175,11 @@ def discover(root: Path, config: Config) -> Discovery:
         native_sources=tuple(sorted(native)),
         skipped=tuple(sorted(skipped, key=lambda s: s.path)),
     )
+
+
+def _strerror(exc: OSError) -> str:
+    """An OSError's message without the path (``Permission denied``, ``File name too long``)."""
+    return exc.strerror or type(exc).__name__
 
 
 def read_bytes(path: Path, max_bytes: int = 5_000_000) -> tuple[bytes | None, str]:

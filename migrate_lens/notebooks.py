@@ -60,6 +60,8 @@ def notebook_to_source(data: bytes) -> str:
         raise NotebookError(f"notebook is not UTF-8 (offset {exc.start})") from None
     except json.JSONDecodeError as exc:
         raise NotebookError(f"notebook is not valid JSON ({str(exc).splitlines()[0][:80]})") from None
+    except RecursionError:
+        raise NotebookError("notebook JSON nested too deeply (RecursionError)") from None
     except (KeyError, ValueError, AttributeError, TypeError, OverflowError) as exc:
         raise NotebookError(f"unreadable notebook ({type(exc).__name__})") from None
     lines: list[str] = []

@@ -99,6 +99,8 @@ def _run_pool(jobs: list[tuple[bytes, str, str]], workers: int, rule_dirs: tuple
                 outcomes.append((FileOutcome(rel, skipped=Skipped(rel, f"worker crashed (exit code {exc.exitcode})", transient=True)), None))
             except MemoryError:
                 outcomes.append((FileOutcome(rel, skipped=Skipped(rel, "worker ran out of memory", transient=True)), None))
+            except Exception as exc:  # noqa: BLE001 - e.g. a result the pool could not transfer
+                outcomes.append((FileOutcome(rel, skipped=Skipped(rel, f"analysis failed ({type(exc).__name__})", transient=True)), None))
             done += 1
             if progress is not None:
                 progress(done, len(futures))

@@ -29,7 +29,8 @@ from migrate_lens.onefile import analyze_file
 DEFAULT_WORKER_MEMORY_MB = 3072
 
 #: TEST-ONLY fault injection: ``MIGRATE_LENS_TEST_FAULTS="a.py:sleep=5,b.py:exit=3,c.py:memory"``
-#: makes the worker sleep, ``os._exit`` or raise ``MemoryError`` on those relative paths. It
+#: makes the worker sleep, ``os._exit`` or raise ``MemoryError`` on those relative paths
+#: (``d.py:raise=KeyError``: raise that builtin exception, as an analyzer bug would). It
 #: exists so tests can prove a slow or crashing file never loses the other files' results; it
 #: is never set in normal use.
 TEST_FAULTS_ENV = "MIGRATE_LENS_TEST_FAULTS"
@@ -82,6 +83,10 @@ def _inject_fault(rel_path: str) -> None:
             os._exit(int(arg or 1))
         elif kind == "memory":
             raise MemoryError("injected")
+        elif kind == "raise":  # an unexpected exception of the named builtin type
+            import builtins
+
+            raise getattr(builtins, arg or "RuntimeError")("injected")
 
 
 @lru_cache(maxsize=4)
@@ -118,7 +123,7 @@ def analyze_bytes(data: bytes, rel_path: str, module: str, rule_dirs: tuple[str,
                   markers: tuple[str, ...] = ("torch",)) -> FileOutcome:
     """Analyze one file's bytes. Never raises for bad input: returns a skipped outcome with a
     specific reason instead (binary, undecodable, syntax error, too deep, out of memory, bad
-    notebook). In a worker process the address space is capped first
+    notebook) nor for an unexpected exception (``analysis failed (<type>)``). In a worker process the address space is capped first
     (:func:`limit_worker_memory`)."""
     limit_worker_memory()
     try:
@@ -130,6 +135,14 @@ def analyze_bytes(data: bytes, rel_path: str, module: str, rule_dirs: tuple[str,
                 forget_ast()
     except MemoryError:
         return FileOutcome(rel_path, skipped=Skipped(rel_path, "out of memory while analyzing (worker memory cap)", transient=True))
+    except Exception as exc:  # noqa: BLE001 - an analyzer bug on one file never aborts the run
+        return FileOutcome(rel_path, skipped=Skipped(rel_path, analysis_failed(exc)))
+
+
+def analysis_failed(exc: BaseException) -> str:
+    """The skip reason of a file whose analysis raised unexpectedly: ``analysis failed
+    (<exception type>)`` (the type only: the message may quote the file's content)."""
+    return f"analysis failed ({type(exc).__name__})"
 
 
 def _analyze(data: bytes, rel_path: str, module: str, rule_dirs: tuple[str, ...],

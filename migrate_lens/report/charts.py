@@ -83,7 +83,11 @@ def _figure(width: float, height: float) -> Figure:
 
 
 def shorten(label: str, width: int = 48) -> str:
-    """``label`` cut from the left to ``width`` characters with a leading ellipsis."""
+    """``label`` cut from the left to ``width`` characters with a leading ellipsis; control
+    characters (a file name may hold any) shown as escapes, since SVG text cannot hold them."""
+    from migrate_lens.safetext import printable
+
+    label = printable(label)
     return label if len(label) <= width else "…" + label[-(width - 1) :]
 
 

@@ -2,7 +2,8 @@
 
 Prints to the :class:`rich.console.Console` it is given, so the CLI decides colour, width,
 ``--quiet`` and ``NO_COLOR``. Every string from the view is passed as a :class:`rich.text.Text`
-(never parsed as console markup), so ``[bold]`` in scanned identifiers prints literally.
+(never parsed as console markup), so ``[bold]`` in scanned identifiers prints literally, and
+control characters in them print as escapes (``\\x1b``), never raw.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from migrate_lens.report import summary as _summary
+from migrate_lens.safetext import printable
 
 SEVERITY_STYLE: dict[str, str] = {
     "critical": "bold red",
@@ -23,6 +25,12 @@ SEVERITY_STYLE: dict[str, str] = {
     "info": "dim",
 }
 VERDICT_STYLE: dict[str, str] = {"go": "bold green", "pilot-first": "bold yellow", "not-now": "bold red"}
+
+
+def _t(text: str, style: str = "") -> Text:
+    """A table cell: ``text`` (names, paths, headlines from the scanned tree) as plain text,
+    never console markup, with control characters escaped (:func:`migrate_lens.safetext.printable`)."""
+    return Text(printable(text), style=style)
 
 
 def build(view: dict[str, Any]) -> list[Table | Text]:
@@ -36,33 +44,33 @@ def build(view: dict[str, Any]) -> list[Table | Text]:
     head = Table(title="migrate-lens: PyTorch -> JAX assessment", show_header=False, title_justify="left")
     head.add_column("what", style="bold")
     head.add_column("value")
-    head.add_row("Decision", Text(_summary.VERDICT_PLAIN.get(verdict, verdict), style=VERDICT_STYLE.get(verdict, "")))
-    head.add_row("", Text(est["decision"]["headline"]))
+    head.add_row("Decision", _t(_summary.VERDICT_PLAIN.get(verdict, verdict), style=VERDICT_STYLE.get(verdict, "")))
+    head.add_row("", _t(est["decision"]["headline"]))
     files = f"{fmt(s['files_scanned'])} scanned, {fmt(s['files_prefiltered'])} pre-filtered, {fmt(s['files_skipped'])} skipped"
-    head.add_row("Files", Text(files))
-    head.add_row("Lines of code", Text(fmt(s["lines_of_code"])))
+    head.add_row("Files", _t(files))
+    head.add_row("Lines of code", _t(fmt(s["lines_of_code"])))
     sev = Text()
     for name in reversed(_summary.SEVERITIES):
         n = s["findings_by_severity"][name]
         if n:
             sev.append(f"{name} {fmt(n)}  ", style=SEVERITY_STYLE[name])
-    found = Text(f"{fmt(s['findings_total'])} ({fmt(s['findings_ignored'])} ignored)  ")
+    found = _t(f"{fmt(s['findings_total'])} ({fmt(s['findings_ignored'])} ignored)  ")
     head.add_row("Findings", found + sev)
     e, w = est["effort_person_days"], est["calendar_weeks"]
-    head.add_row("Effort", Text(f"{days(e['p50'])}-{days(e['p90'])} person-days (P50-P90), {days(w['p50'])}-{days(w['p90'])} calendar weeks"))
-    head.add_row("Risk", Text(f"{est['risk_score']}/100"))
+    head.add_row("Effort", _t(f"{days(e['p50'])}-{days(e['p90'])} person-days (P50-P90), {days(w['p50'])}-{days(w['p90'])} calendar weeks"))
+    head.add_row("Risk", _t(f"{est['risk_score']}/100"))
     st = d["status_counts"]
-    head.add_row("Modules", Text(", ".join(f"{fmt(n)} {k}" for k, n in st.items())))
+    head.add_row("Modules", _t(", ".join(f"{fmt(n)} {k}" for k, n in st.items())))
     if s["rule_errors"]:
-        head.add_row("Rule errors", Text(fmt(s["rule_errors"]), style="red"))
-    head.add_row("Time", Text(f"{s['duration_s']:.2f} s"))
+        head.add_row("Rule errors", _t(fmt(s["rule_errors"]), style="red"))
+    head.add_row("Time", _t(f"{s['duration_s']:.2f} s"))
 
     cats = Table(title="Findings by category", title_justify="left")
     cats.add_column("category")
     cats.add_column("findings", justify="right")
     cats.add_column("likely effort (person-days)", justify="right")
     for row in d["categories"]:
-        cats.add_row(Text(row["category"]), fmt(row["count"]), days(row["likely"]))
+        cats.add_row(_t(row["category"]), fmt(row["count"]), days(row["likely"]))
 
     out: list[Table | Text] = [head, cats]
     if d["blockers"]:
@@ -72,7 +80,7 @@ def build(view: dict[str, Any]) -> list[Table | Text]:
         blk.add_column("where")
         blk.add_column("person-days", justify="right")
         for i, b in enumerate(d["blockers"], 1):
-            blk.add_row(str(i), Text(f"{b.plain} ({', '.join(b.rules)})"), Text(f"{_summary.plural(b.count, 'place')}, e.g. {b.example}"), days(b.effort_person_days))
+            blk.add_row(str(i), _t(f"{b.plain} ({', '.join(b.rules)})"), _t(f"{_summary.plural(b.count, 'place')}, e.g. {b.example}"), days(b.effort_person_days))
         out.append(blk)
     return out
 

@@ -20,7 +20,9 @@ class StubsError(click.ClickException):
     exit_code = 2
 
     def show(self, file: Any = None) -> None:
-        click.echo(f"migrate-lens: error: {self.format_message()}", err=True)
+        from migrate_lens.safetext import printable
+
+        click.echo(f"migrate-lens: error: {printable(self.format_message())}", err=True)
 
 
 def _targets_from_pipeline(root: Path) -> list[StubTarget]:
@@ -86,11 +88,13 @@ def stubs(path: Path, out_dir: Path, report_path: Path | None, discover: bool, a
     if as_json:
         click.echo(json.dumps([f.as_dict() for f in files], indent=2, sort_keys=True))
         return
+    from migrate_lens.safetext import printable
+
     for f in files:
         mark = "ok" if f.compiles else f"DOES NOT COMPILE: {f.error}"
-        click.echo(f"{f.stub_path}: {len(f.modules)} module(s), {len(f.todos)} TODO(s), {mark}")
+        click.echo(printable(f"{f.stub_path}: {len(f.modules)} module(s), {len(f.todos)} TODO(s), {mark}"))
     total = sum(len(f.modules) for f in files)
-    click.echo(f"{total} module(s) in {len(files)} file(s) -> {out_dir}")
+    click.echo(printable(f"{total} module(s) in {len(files)} file(s) -> {out_dir}"))
 
 
 def _json_object(text: str, what: str) -> dict[str, Any]:

@@ -64,13 +64,16 @@ def select_targets(report: dict[str, Any]) -> list[StubTarget]:
 
 def iter_python_files(root: Path) -> list[Path]:
     """Python files under ``root`` (or ``root`` itself if it is a file), sorted, skipping VCS,
-    virtualenv and build folders."""
+    virtualenv and build folders and names that are not UTF-8."""
     if root.is_file():
         return [root]
+    from migrate_lens.safetext import is_utf8_name
+
     found: list[Path] = []
     for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS and not d.startswith("."))
-        found.extend(Path(dirpath) / f for f in filenames if f.endswith(".py"))
+        # names that are not UTF-8 cannot be module names nor written to a report: not stubbed
+        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS and not d.startswith(".") and is_utf8_name(d))
+        found.extend(Path(dirpath) / f for f in filenames if f.endswith(".py") and is_utf8_name(f))
     return sorted(found)
 
 

@@ -1,0 +1,225 @@
+"""One bad input never aborts a run, and nothing printed carries a terminal escape (issue 18,
+items 5 and 6): non-UTF-8 and control-character file names, a notebook of 100,000 nested
+brackets, paths past PATH_MAX, unreadable directories and unexpected worker exceptions become
+``skipped`` rows with their reason, in ``scan``, ``check``, ``baseline`` and ``stubs``."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from migrate_lens.cli import main
+from migrate_lens.config import Config
+from migrate_lens.pipeline import scan
+from migrate_lens.worker import TEST_FAULTS_ENV
+
+BLOCKING = (b"import torch\n\n\nclass M(torch.nn.Module):\n    def forward(self, x):\n"
+            b"        if x.sum() > 0:\n            return x\n        return x\n")
+ESCAPE_NAME = "t\x1b]0;PWNED\x07.py"
+
+
+def _tree(root: Path) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "good.py").write_bytes(BLOCKING)
+    with open(os.fsencode(root) + b"/bad\xff.py", "wb") as fh:
+        fh.write(BLOCKING)
+    os.mkdir(os.fsencode(root) + b"/dir\xfe")
+    with open(os.fsencode(root) + b"/dir\xfe/inner.py", "wb") as fh:
+        fh.write(BLOCKING)
+    (root / ESCAPE_NAME).write_bytes(BLOCKING)
+    return root
+
+
+def _invoke(args: list[str], cwd: Path | None = None) -> tuple[int, str]:
+    runner = CliRunner()
+    old = Path.cwd()
+    if cwd is not None:
+        os.chdir(cwd)
+    try:
+        result = runner.invoke(main, args, catch_exceptions=True)
+    finally:
+        os.chdir(old)
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    return result.exit_code, result.output
+
+
+def _no_control(text: str) -> None:
+    bad = [c for c in text if (ord(c) < 32 and c not in "\n") or 0x7f <= ord(c) < 0xa0 or 0xd800 <= ord(c) < 0xe000
+           or c in "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u2028\u2029"]
+    assert not bad, f"raw control characters printed: {bad!r}"
+
+
+def test_scan_skips_non_utf8_names_and_escapes_control_characters(tmp_path: Path) -> None:
+    """Repro: ``open(b't/bad\\xff.py','wb')`` crashed ``scan``; an ESC in a name reached the
+    terminal raw; a control character in a name crashed chart drawing (no report.html)."""
+    root = _tree(tmp_path / "t")
+    out = tmp_path / "o"
+    code, output = _invoke(["scan", str(root), "-o", str(out), "--no-cache", "--format", "html,json,sarif,md"])
+    assert code == 0, output
+    _no_control(output)
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    skipped = {s["path"]: s["reason"] for s in report["skipped"]}
+    assert "not valid UTF-8" in skipped["bad\\xff.py"]
+    assert "not valid UTF-8" in skipped["dir\\xfe"]
+    assert {f["path"] for f in report["findings"]} == {"good.py", ESCAPE_NAME}
+    assert (out / "report.html").stat().st_size > 0 and (out / "report.sarif").is_file() and (out / "report.md").is_file()
+
+
+def test_check_and_baseline_skip_non_utf8_names(tmp_path: Path) -> None:
+    root = _tree(tmp_path / "t")
+    (root / "pyproject.toml").write_text("[project]\nname='t'\nversion='0'\n", encoding="utf-8")
+    code, output = _invoke(["check", "--no-baseline", "."], cwd=root)
+    assert code == 1, output
+    _no_control(output)
+    assert "bad\\xff.py: skipped: file name is not valid UTF-8" in output
+    assert "t\\x1b]0;PWNED\\x07.py:6:" in output
+    code, output = _invoke(["check", "--no-baseline", "--", os.fsdecode(b"bad\xff.py"), "good.py"], cwd=root)
+    assert code == 1 and "bad\\xff.py: skipped: file name is not valid UTF-8" in output, output
+    for fmt in ("github", "json"):
+        code, output = _invoke(["check", "--no-baseline", "--format", fmt, "."], cwd=root)
+        assert code == 1, output
+        _no_control(output)
+    code, output = _invoke(["baseline", "write", ".", "-o", "bl.json"], cwd=root)
+    assert code == 0, output
+    _no_control(output)
+    assert json.loads((root / "bl.json").read_text(encoding="utf-8"))
+
+
+def test_stubs_discover_skips_non_utf8_names(tmp_path: Path) -> None:
+    root = tmp_path / "t"
+    root.mkdir()
+    src = b"import torch\nfrom torch import nn\n\n\nclass A(nn.Module):\n    def forward(self, x):\n        return x * 2\n"
+    (root / "ok.py").write_bytes(src)
+    with open(os.fsencode(root) + b"/bad\xff.py", "wb") as fh:
+        fh.write(src)
+    (root / ESCAPE_NAME).write_bytes(src)
+    code, output = _invoke(["stubs", str(root), "-o", str(tmp_path / "st"), "--discover"])
+    assert code == 0, output
+    _no_control(output)
+    assert (tmp_path / "st" / "ok.py").is_file()
+
+
+def test_notebook_of_deeply_nested_brackets_is_skipped(tmp_path: Path) -> None:
+    """Repro: a notebook of 100,000 nested JSON brackets raised RecursionError."""
+    root = tmp_path / "t"
+    root.mkdir()
+    (root / "deep.ipynb").write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    (root / "deep2.ipynb").write_text('{"cells": ' + "[" * 100_000 + "]" * 100_000 + "}", encoding="utf-8")
+    (root / "good.py").write_bytes(BLOCKING)
+    result = scan(root, Config(), jobs=1, use_cache=False)
+    reasons = {s.path: s.reason for s in result.skipped}
+    assert "nested too deeply" in reasons["deep.ipynb"] and "nested too deeply" in reasons["deep2.ipynb"]
+    assert [f.path for f in result.files] == ["good.py"]
+    code, output = _invoke(["check", "--no-baseline", "--", "deep.ipynb", "good.py"], cwd=root)
+    assert code == 1 and "deep.ipynb: skipped: notebook JSON nested too deeply" in output, output
+
+
+def test_path_longer_than_path_max_is_skipped(tmp_path: Path) -> None:
+    root = tmp_path / "t"
+    root.mkdir()
+    (root / "good.py").write_bytes(BLOCKING)
+    fd = os.open(root, os.O_RDONLY)
+    try:  # build the deep chain with *at() calls (each component short, the whole > PATH_MAX)
+        for _ in range(40):
+            os.mkdir("d" * 200, dir_fd=fd)
+            new = os.open("d" * 200, os.O_RDONLY, dir_fd=fd)
+            os.close(fd)
+            fd = new
+        with open(os.open("deep.py", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd), "wb") as fh:
+            fh.write(BLOCKING)
+    finally:
+        os.close(fd)
+    result = scan(root, Config(), jobs=1, use_cache=False)
+    assert [f.path for f in result.files] == ["good.py"]
+    assert any("too long" in s.reason for s in result.skipped), result.skipped
+
+
+def test_unreadable_or_unsearchable_directory_is_skipped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A directory readable but not executable (listing works, every stat fails): simulated,
+    since the tests may run as root, where permission bits do not apply."""
+    import migrate_lens.discover as discover_mod
+
+    root = tmp_path / "t"
+    (root / "locked").mkdir(parents=True)
+    (root / "locked" / "a.py").write_bytes(BLOCKING)
+    (root / "locked" / "sub").mkdir()
+    (root / "good.py").write_bytes(BLOCKING)
+    real_lstat = os.lstat
+
+    def lstat(path, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if "locked" + os.sep in os.fspath(path):
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return real_lstat(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "lstat", lstat)
+    real_stat = os.stat
+
+    def stat(path, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if "locked" + os.sep in os.fspath(path):
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return real_stat(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "stat", stat)
+    found = discover_mod.discover(root, Config())
+    assert "good.py" in found.files
+    reasons = {s.path: s.reason for s in found.skipped}
+    assert any(p.startswith("locked") and "permission denied" in r.lower() for p, r in reasons.items()), reasons
+
+
+def test_unexpected_worker_exception_is_a_skip(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path / "t"
+    root.mkdir()
+    (root / "good.py").write_bytes(BLOCKING)
+    (root / "boom.py").write_bytes(BLOCKING)
+    monkeypatch.setenv(TEST_FAULTS_ENV, "boom.py:raise=LookupError")
+    result = scan(root, Config(), jobs=2, use_cache=False)
+    assert {s.path: s.reason for s in result.skipped} == {"boom.py": "analysis failed (LookupError)"}
+    assert [f.path for f in result.files] == ["good.py"]
+
+
+def test_unexpected_exception_in_check_is_a_skip(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import migrate_lens.check as check_mod
+
+    root = tmp_path / "t"
+    root.mkdir()
+    (root / "good.py").write_bytes(BLOCKING)
+    (root / "boom.py").write_bytes(BLOCKING)
+    real = check_mod.analyze_file
+
+    def flaky(data, rel, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if rel.endswith("boom.py"):
+            raise KeyError("injected")
+        return real(data, rel, *args, **kwargs)
+
+    monkeypatch.setattr(check_mod, "analyze_file", flaky)
+    code, output = _invoke(["check", "--no-baseline", "-j", "1", "--", "boom.py", "good.py"], cwd=root)
+    assert code == 1, output
+    assert "boom.py: skipped: analysis failed (KeyError)" in output and "good.py:6:" in output
+
+
+@pytest.mark.parametrize("name", ["o[/x]", "o[bold]x", "o\x1b[31mred"])
+def test_output_folder_names_never_reach_the_terminal_as_markup_or_escapes(tmp_path: Path, name: str) -> None:
+    """Repro: an output folder named ``o[/x]`` crashed rich markup after the report was written."""
+    root = tmp_path / "t"
+    root.mkdir()
+    (root / "good.py").write_bytes(BLOCKING)
+    code, output = _invoke(["scan", str(root), "-o", str(tmp_path / name), "--no-cache", "--format", "json"])
+    assert code == 0, output
+    _no_control(output)
+    assert "wrote " in output and "report.json" in output
+
+
+def test_printable_escapes_every_kind_of_control_character() -> None:
+    from migrate_lens.safetext import printable
+
+    assert printable("a\x1b]0;x\x07b") == "a\\x1b]0;x\\x07b"
+    assert printable("a\nb\rc\td") == "a\\nb\\rc\\td"
+    assert printable("\x9b31m") == "\\x9b31m"
+    assert printable(os.fsdecode(b"bad\xff.py")) == "bad\\xff.py"
+    assert printable("x\u202eyz\u2066") == "x\\u202eyz\\u2066"
+    assert printable("héllo wörld ✓ 中文") == "héllo wörld ✓ 中文"
+    assert printable("a\\x1b") == "a\\x1b"  # backslashes already in names are left as they are
