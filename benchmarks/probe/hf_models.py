@@ -25,6 +25,8 @@ def _build(name: str):
         cfg = T.LlamaConfig(vocab_size=99, num_key_value_heads=1, max_position_embeddings=64, use_cache=False, **small)
         return T.LlamaForCausalLM(cfg), (_ids(),)
     if name == "mixtral":
+        # the grouped expert matmul needs 16-byte-aligned strides: an intermediate size of 48
+        small = {**small, "intermediate_size": 48}
         cfg = T.MixtralConfig(vocab_size=99, num_key_value_heads=1, max_position_embeddings=64, num_local_experts=4,
                               num_experts_per_tok=2, use_cache=False, **small)
         return T.MixtralForCausalLM(cfg), (_ids(),)

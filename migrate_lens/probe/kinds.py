@@ -24,7 +24,7 @@ KINDS: dict[str, tuple[str, tuple[str, ...]]] = {
                   ("side-effect", "dynamic-control-flow", "data-dependent-shape")),
     # an op outside the aten/prims namespaces (torch.library, torch.ops.<ns>, C++ extensions)
     "custom-op": ("op outside the aten/prims namespaces", ("custom-op",)),
-    # Tensor.to(device)/.cuda()/.cpu()/.pin_memory()
+    # Tensor.to(device)/.cuda()/.cpu()/.pin_memory(), and factories given device= by user code
     "device-transfer": ("explicit device placement or transfer", ("device",)),
     # torch._dynamo.explain: a graph break with its reason
     "graph-break": ("torch._dynamo graph break", ("dynamic-control-flow", "side-effect", "data-dependent-shape",

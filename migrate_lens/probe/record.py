@@ -277,9 +277,14 @@ class Recorder:
         self._call_name = name
         self._call_storages = {_storage_key(t) for t in _tensors((args, kwargs), [])}
         short = name.rpartition(".")[2]
-        if not name.startswith("torch.Tensor."):
-            return
         frame = sys._getframe(2)
+        if not name.startswith("torch.Tensor."):
+            device = kwargs.get("device")
+            # a factory called with an explicit device, directly from the root (library code
+            # creating tensors on its input's device is not the user's placement)
+            if device is not None and self.roots.rel(frame.f_code.co_filename) is not None:
+                self.add("device-transfer", name.removeprefix("torch."), f"created on device {device}", frame)
+            return
         if short in HOST_READS:
             self.add("host-sync", f"Tensor.{short}", "value read on the host", frame)
         elif short in DEVICE_METHODS:
