@@ -46,9 +46,12 @@ def _facts(results, path="model.py"):
 @verify
 @needs_torch
 def test_every_kind_at_its_marked_line_and_nowhere_else(toy_results) -> None:
+    for name in ("model.py", "ops.py"):
+        got = {(f["line"], f["kind"]) for f in _facts(toy_results, name)}
+        # construction sites of library modules, definition sites of custom ops
+        got |= {(a["line"], f["kind"]) for f in toy_results["facts"] for a in f["also_at"] if a["path"] == name}
+        assert got == marks(TOY / name), name
     got = {(f["line"], f["kind"]) for f in _facts(toy_results)}
-    got |= {(a["line"], f["kind"]) for f in _facts(toy_results) for a in f["also_at"]}  # construction sites
-    assert got == marks(TOY / "model.py")
     kinds = {k for _, k in got}
     from migrate_lens.probe.kinds import KINDS
 

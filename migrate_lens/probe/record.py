@@ -261,14 +261,28 @@ class Recorder:
                 out.append(site)
         return tuple(out)
 
+    def _op_definition(self, func: Any) -> tuple[Site, ...]:
+        """Where a ``torch.library.custom_op`` was defined, when inside the root (static rules
+        flag the registration, the run sees the call)."""
+        try:
+            from torch._library.custom_ops import OPDEFS
+
+            fn = getattr(OPDEFS.get(func._schema.name), "_init_fn", None)
+        except ImportError:
+            return ()
+        code = getattr(fn, "__code__", None)
+        rel = self.roots.rel(code.co_filename) if code is not None else None
+        return (Site(rel, code.co_firstlineno),) if rel is not None and code is not None else ()
+
     def add(self, kind: str, op: str, detail: str = "", frame: types.FrameType | None = None,
-            site: Site | None = None) -> None:
-        """Count one fact placed at ``site`` or at the innermost root frame above ``frame``."""
+            site: Site | None = None, extra: tuple[Site, ...] = ()) -> None:
+        """Count one fact placed at ``site`` or at the innermost root frame above ``frame``;
+        ``extra`` sites join the library modules' construction sites in ``also_at``."""
         site = site or self.roots.site_of(frame or sys._getframe(1))
         if site is None:
             self.outside += 1
             return
-        also = tuple(a for a in self._library_sites() if a != site)
+        also = tuple(a for a in (*extra, *self._library_sites()) if a != site)
         self.facts[Fact(kind, site, op, detail, also)] += 1
 
     # -- the two modes -------------------------------------------------------------------------
@@ -305,7 +319,7 @@ class Recorder:
         self.lines_run.add(site)
         name = f"{func.namespace}::{func._schema.name.partition('::')[2]}.{func._overloadname}"
         if func.namespace not in CORE_NAMESPACES:
-            self.add("custom-op", name, f"namespace '{func.namespace}'", site=site)
+            self.add("custom-op", name, f"namespace '{func.namespace}'", site=site, extra=self._op_definition(func))
         tags = set(func.tags)
         if torch.Tag.nondeterministic_seeded in tags and not _random_disabled(func, args, kwargs):
             self.add("random", name, "global PRNG", site=site)
