@@ -80,7 +80,7 @@ def test_in_place_targets_are_classified_by_storage(toy_results) -> None:
 @verify
 @needs_torch
 def test_dropout_is_random_in_train_only_and_points_at_its_construction(toy_results) -> None:
-    [drop] = [f for f in _facts(toy_results) if f["line"] == _line_of("return self.drop(")]
+    [drop] = [f for f in _facts(toy_results) if f["line"] == _line_of("return self.drop(") and f["kind"] == "random"]
     assert drop["kind"] == "random" and drop["modes"] == ["train"]
     assert drop["also_at"] == [{"path": "model.py", "line": _line_of("nn.Dropout(0.5)")}]
 
@@ -99,12 +99,20 @@ def test_state_hooks_custom_op_and_runs(toy_results) -> None:
     by_kind = {f["kind"]: f for f in _facts(toy_results)}
     assert by_kind["custom-op"]["op"] == "probe_toy::scale.default"
     assert by_kind["hook"]["op"] == "_log_hook" and by_kind["hook"]["line"] == _line_of("register_forward_hook")
-    assert by_kind["state-write"]["detail"] == "buffer 'counter.calls' value changed"
+    states = {(f["line"], f["detail"]) for f in _facts(toy_results) if f["kind"] == "state-write"}
+    assert states == {(_line_of("self.calls += 1"), "buffer 'counter.calls' value changed"),
+                      (_line_of("self.last = "), "buffer 'counter.last' replaced by a new tensor"),
+                      (_line_of("return self.drop("), "buffer 'counter.norm.num_batches_tracked' value changed"),
+                      (_line_of("return self.drop("), "buffer 'counter.norm.running_mean' value changed"),
+                      (_line_of("return self.drop("), "buffer 'counter.norm.running_var' value changed")}
+    norm = [f for f in _facts(toy_results) if f["kind"] == "in-place" and "counter.norm" in f["detail"]]
+    assert norm and all(f["modes"] == ["train"] for f in norm)
+    assert all(f["also_at"] == [{"path": "model.py", "line": _line_of("nn.BatchNorm1d(dim)")}] for f in norm)
     assert by_kind["export-guard"]["op"] == "GuardOnDataDependentSymNode"
     [ev, tr] = toy_results["examples"]
     assert (ev["mode"], tr["mode"]) == ("eval", "train")
     assert ev["graph_breaks"] == 5 and ev["export"].startswith("GuardOnDataDependentSymNode")
-    assert ev["state_written"] == ["buffer 'counter.calls' value changed"]
+    assert ev["state_written"] == ["buffer 'counter.calls' value changed", "buffer 'counter.last' replaced by a new tensor"]
     assert toy_results["lines_run"]["model.py"]
     assert all(p == "model.py" or p == "ops.py" for p in toy_results["lines_run"])
 

@@ -52,6 +52,15 @@ DEVICE_METHODS = frozenset({"cuda", "cpu", "pin_memory", "mps", "xpu"})
 CORE_NAMESPACES = frozenset({"aten", "prims"})
 #: Index ops whose output shape depends on values only when an index is a boolean mask.
 _INDEX_OPS = frozenset({"index.Tensor", "index_put.default", "index_put_.default", "_index_put_impl_.default"})
+#: aten ops that write arguments their schema does not annotate as written: op name ->
+#: (written argument names, the flag argument that must be true). ``native_batch_norm`` updates
+#: the running statistics in training (its schema predates ``_native_batch_norm_legit``'s
+#: ``Tensor(a!) running_mean``).
+_UNANNOTATED_WRITES: dict[str, tuple[tuple[str, ...], str]] = {
+    "aten::native_batch_norm": (("running_mean", "running_var"), "training"),
+    "aten::cudnn_batch_norm": (("running_mean", "running_var"), "training"),
+    "aten::miopen_batch_norm": (("running_mean", "running_var"), "training"),
+}
 _THIS_FILE = str(Path(__file__).resolve())
 
 
@@ -167,6 +176,24 @@ def _tensors(value: Any, out: list[torch.Tensor], depth: int = 0) -> list[torch.
     elif depth < 3 and isinstance(value, dict):
         for v in value.values():
             _tensors(v, out, depth + 1)
+    return out
+
+
+def _argument(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any], i: int, a: Any) -> Any:
+    return kwargs.get(a.name, a.default_value) if a.kwarg_only or i >= len(args) else args[i]
+
+
+def _written_arguments(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[tuple[Any, Any]]:
+    """(schema argument, value) for each argument the op writes: those annotated ``(a!)`` and
+    those of :data:`_UNANNOTATED_WRITES` when its flag argument is true."""
+    schema = func._schema
+    out = []
+    extra = _UNANNOTATED_WRITES.get(schema.name)
+    flags = {a.name: _argument(func, args, kwargs, i, a) for i, a in enumerate(schema.arguments)} if extra else {}
+    for i, a in enumerate(schema.arguments):
+        annotated = a.alias_info is not None and a.alias_info.is_write
+        if annotated or (extra and a.name in extra[0] and flags.get(extra[1]) is True):
+            out.append((a, _argument(func, args, kwargs, i, a)))
     return out
 
 
@@ -333,11 +360,9 @@ class Recorder:
             self.add("dynamic-shape", name, "output shape depends on values", site=site)
         if torch.Tag.data_dependent_output in tags and self._call_name.rpartition(".")[2] not in HOST_READS:
             self.add("host-sync", name, f"value read on the host in {self._call_name or 'an op'}", site=site)
-        if func._schema.is_mutable:
-            for i, a in enumerate(func._schema.arguments):
-                if a.alias_info is None or not a.alias_info.is_write:
-                    continue
-                value = kwargs.get(a.name) if a.kwarg_only or i >= len(args) else args[i]
+        written = _written_arguments(func, args, kwargs)
+        if written:
+            for a, value in written:
                 for t in _tensors(value, []):
                     if _storage_key(t) in self._call_storages:
                         how = "out= argument" if a.kwarg_only and a.name.startswith("out") else "in place"

@@ -176,10 +176,9 @@ def _state_facts(rec: Any, model: Any, changes: list[tuple[str, str]]) -> None:
         short = name.split("'")[1].rpartition(".")[2] if "'" in name else name
         sites = sorted({f.site for f in rec.facts if f.kind == "in-place" and f.detail.endswith(name)},
                        key=lambda s: (s.path, s.line))
-        if not sites:
-            sites = sorted({f.site for f in rec.facts if f.kind == "attr-write" and f.detail.endswith(f".{short} = Tensor")
-                            or f.kind == "attr-write" and f.detail.endswith(f".{short} = Parameter")
-                            or f.kind == "attr-write" and f.detail.endswith(f".{short}")},
+        if not sites:  # replaced or registered: the attribute write naming it
+            sites = sorted({f.site for f in rec.facts if f.kind == "attr-write"
+                            and (f.detail.endswith(f".{short}") or f".{short} = " in f.detail)},
                            key=lambda s: (s.path, s.line))
         if not sites and (site := _owner_site(rec, model, name)) is not None:
             sites = [site]
