@@ -41,8 +41,12 @@ def _root(lib: str, sub: str, corpus: Path) -> Path:
     return corpus / lib
 
 
-def run(name: str, corpus: Path, out: Path) -> dict:
+def run(name: str, corpus: Path, out: Path, reuse: bool = False) -> dict:
     lib, sub = MODELS[name]
+    if reuse and (out / name / "report.json").is_file():
+        view = json.loads((out / name / "report.json").read_text())
+        if "probe" in view:
+            return {"name": name, "library": lib, "probe": view["probe"]}
     root = _root(lib, sub, corpus)
     recipe = HERE / ("hf_models.py" if lib == "transformers" else "corpus_models.py")
     dest = out / name
@@ -59,16 +63,21 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--corpus", type=Path, required=True)
     ap.add_argument("--out", type=Path, default=Path(".scratch/probe-models"))
+    ap.add_argument("--reuse", action="store_true", help="Read the reports already in --out instead of probing again.")
     ap.add_argument("names", nargs="*", default=list(MODELS))
     args = ap.parse_args()
     rows, missed = [], Counter()
+    kind_sites, kind_confirmed = Counter(), Counter()
     examples: dict[str, str] = {}
     for name in args.names:
-        r = run(name, args.corpus, args.out)
+        r = run(name, args.corpus, args.out, args.reuse)
         s = r["probe"]["summary"]
         errors = [e["error"] for e in r["probe"]["examples"] if e["status"] != "ok"]
         rows.append((name, r["library"], s["confirmed"] + s["static-only"], s["confirmed"], s["static-only"],
                      s["runtime-only"], s["static_recall"], s["runtime_sites"], "; ".join(errors)[:60]))
+        for k, v in s["by_kind"].items():
+            kind_sites[k] += v["sites"]
+            kind_confirmed[k] += v["confirmed"]
         for e in r["probe"]["entries"]:
             if e["status"] == "runtime-only":
                 for k in e["kinds"]:
@@ -78,6 +87,13 @@ def main() -> None:
     print("|---|---|---|---|---|---|---|---|---|")
     for row in rows:
         print("| " + " | ".join("" if v is None else str(v) for v in row) + " |")
+    tot = [sum(r[i] for r in rows) for i in (2, 3, 4, 5, 7)]
+    print(f"| total | {len({r[1] for r in rows})} libraries | {tot[0]} | {tot[1]} | {tot[2]} | {tot[3]} | | {tot[4]} | |")
+    print("\nruntime facts by kind (fact sites, confirmed by a static finding):")
+    for k in sorted(kind_sites):
+        print(f"- {k}: {kind_confirmed[k]}/{kind_sites[k]}")
+    all_sites, all_conf = sum(kind_sites.values()), sum(kind_confirmed.values())
+    print(f"static recall over all runtime facts: {all_conf}/{all_sites}" + (f" = {all_conf / all_sites:.2f}" if all_sites else ""))
     print("\nruntime-only kinds:")
     for k, n in missed.most_common():
         print(f"- {k}: {n} (e.g. {examples[k]})")

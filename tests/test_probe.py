@@ -89,6 +89,7 @@ def test_dropout_is_random_in_train_only_and_points_at_its_construction(toy_resu
 @needs_torch
 def test_host_syncs_name_the_python_call(toy_results) -> None:
     ops = {(f["line"], f["op"]) for f in _facts(toy_results) if f["kind"] == "host-sync"}
+    assert all(f["detail"] == "value read on the host" for f in _facts(toy_results) if f["kind"] == "host-sync")
     assert ops == {(_line_of("if h.sum() > 0"), "Tensor.__bool__"), (_line_of(".item()"), "Tensor.item"),
                    (_line_of(".tolist()"), "Tensor.tolist")}
 

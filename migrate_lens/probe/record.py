@@ -212,19 +212,25 @@ def _random_disabled(func: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -
     return False
 
 
+def _named_device(value: Any) -> str | None:
+    """``value`` as a device the code names (a string such as ``"cuda"``, or an ordinal), else
+    None. A ``torch.device`` object or a tensor is taken as following another tensor's device
+    (``x.to(y.device)``, ``device=x.device``): device-agnostic code, which the static rules do not
+    flag either, looks the same at runtime as a hard-coded ``torch.device("cuda")``."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"cuda:{value}"
+    return None
+
+
 def _device_arg(args: tuple[Any, ...], kwargs: dict[str, Any]) -> str | None:
-    """The device a ``Tensor.to(...)`` call names, or None when it only changes the dtype."""
-    if "device" in kwargs and kwargs["device"] is not None:
-        return str(kwargs["device"])
+    """The device a ``Tensor.to(...)`` call names (:func:`_named_device`), or None."""
+    if kwargs.get("device") is not None:
+        return _named_device(kwargs["device"])
     for a in args[1:]:
-        if isinstance(a, torch.device):
-            return str(a)
-        if isinstance(a, str):
-            return a
-        if isinstance(a, int) and not isinstance(a, bool):
-            return f"cuda:{a}"
-        if isinstance(a, torch.Tensor):
-            return f"like a tensor on {a.device}"
+        if isinstance(a, (str, int, torch.device, torch.Tensor)) and not isinstance(a, bool):
+            return _named_device(a)
     return None
 
 
@@ -288,6 +294,13 @@ class Recorder:
                 out.append(site)
         return tuple(out)
 
+    def _via(self, frame: types.FrameType) -> str:
+        """`` in file:line function`` for a call made by code outside the root (a library helper
+        the root called), so a fact placed at the root's call line still says where it ran."""
+        if self.roots.rel(frame.f_code.co_filename) is not None:
+            return ""
+        return f" in {Path(frame.f_code.co_filename).name}:{frame.f_lineno} {frame.f_code.co_name}"
+
     def _op_definition(self, func: Any) -> tuple[Site, ...]:
         """Where a ``torch.library.custom_op`` was defined, when inside the root (static rules
         flag the registration, the run sees the call)."""
@@ -320,18 +333,18 @@ class Recorder:
         short = name.rpartition(".")[2]
         frame = sys._getframe(2)
         if not name.startswith("torch.Tensor."):
-            device = kwargs.get("device")
-            # a factory called with an explicit device, directly from the root (library code
-            # creating tensors on its input's device is not the user's placement)
+            device = _named_device(kwargs.get("device"))
+            # a factory called with a named device, directly from the root (library code
+            # creating tensors on a device it was handed is not the user's placement)
             if device is not None and self.roots.rel(frame.f_code.co_filename) is not None:
-                self.add("device-transfer", name.removeprefix("torch."), f"created on device {device}", frame)
+                self.add("device-transfer", name.removeprefix("torch."), f"created on device {device!r}", frame)
             return
         if short in HOST_READS:
-            self.add("host-sync", f"Tensor.{short}", "value read on the host", frame)
+            self.add("host-sync", f"Tensor.{short}", "value read on the host" + self._via(frame), frame)
         elif short in DEVICE_METHODS:
             self.add("device-transfer", f"Tensor.{short}", "", frame)
         elif short == "to" and (device := _device_arg(args, kwargs)) is not None:
-            self.add("device-transfer", "Tensor.to", f"device {device}", frame)
+            self.add("device-transfer", "Tensor.to", f"device {device!r}", frame)
         elif short == "register_hook":
             self.add("hook", "Tensor.register_hook", "tensor hook registered in forward (runs in backward)", frame)
 
