@@ -138,9 +138,9 @@ def _export_guard(rec: Any, module: Any, args: Any) -> str:
     except Exception as exc:  # noqa: BLE001 - the failure is what we record
         frames = [(fs.filename, fs.lineno or 0) for fs in traceback.extract_tb(exc.__traceback__)]
         text = str(exc)
-        data_dependent = ("data-dependent" in text or "data dependent" in text
-                          or type(exc).__name__ in {"GuardOnDataDependentSymNode", "UserError"}
-                          and "u0" in text)
+        # GuardOnDataDependentSymNode, or a UserError/RuntimeError saying the same in words
+        data_dependent = (type(exc).__name__ == "GuardOnDataDependentSymNode"
+                          or "data-dependent" in text or "data dependent" in text)
         site = rec.roots.site_of_stack(frames)
         if site is not None and data_dependent:
             rec.facts[Fact("export-guard", site, type(exc).__name__, _first_line(text))] += 1
