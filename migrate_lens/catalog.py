@@ -11,6 +11,7 @@ Errors: :class:`CatalogError` (one line naming the file and the key) for any mal
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 import tomllib
 from dataclasses import dataclass
@@ -190,8 +191,10 @@ def parse_rule(path: Path, data: dict[str, Any]) -> Rule:
         o, m, p = (float(effort_raw[k]) for k in _EFFORT_KEYS)
     except (TypeError, ValueError) as exc:
         raise _fail(path, "effort_hours", f"not a number ({exc})") from None
-    if not 0 <= o <= m <= p:
-        raise _fail(path, "effort_hours", "needs 0 <= optimistic <= likely <= pessimistic")
+    if not all(math.isfinite(v) for v in (o, m, p)):
+        raise _fail(path, "effort_hours", "must be finite numbers (no inf or nan)")
+    if not 0 <= o <= m <= p <= 10_000:
+        raise _fail(path, "effort_hours", "needs 0 <= optimistic <= likely <= pessimistic <= 10000")
     matcher_raw = data["matcher"]
     if not isinstance(matcher_raw, dict):
         raise _fail(path, "matcher", "must be a table")

@@ -6,6 +6,7 @@ stderr). Heavy modules are imported inside commands so ``check`` stays fast.
 
 from __future__ import annotations
 
+import math
 import sys
 import time
 from pathlib import Path
@@ -124,12 +125,11 @@ def scan(path: Path, out_dir: Path, formats: str, jobs: int | None, fail_on: str
         except ProbeResultsError as exc:
             raise fail(str(exc)) from None
     saving_low = saving_high = None
-    if saving:
-        try:
-            lo, _, hi = saving.partition("-")
-            saving_low, saving_high = float(lo), float(hi or lo)
-        except ValueError:
-            raise click.UsageError(f"--saving: expected LOW-HIGH fractions like 0.2-0.4, got {saving!r}") from None
+    if saving is not None:
+        saving_low, saving_high = _saving_range(saving)
+    for option, value in (("--day-rate", day_rate), ("--monthly-spend", monthly_spend)):
+        if value is not None and not math.isfinite(value):
+            raise fail(f"{option}: must be a finite number, not {value}")
     try:
         config = load_config(path.resolve()).with_overrides(
             team_experience=team_experience, team_size=team_size, day_rate=day_rate, monthly_spend=monthly_spend,
@@ -203,6 +203,28 @@ def scan(path: Path, out_dir: Path, formats: str, jobs: int | None, fail_on: str
         if failing:
             click.echo(f"migrate-lens: {failing} finding(s) at or above --fail-on {fail_on}", err=True)
             sys.exit(1)
+
+
+_FRACTION = r"\s*(\d+(?:\.\d*)?|\.\d+)\s*"
+
+
+def _saving_range(text: str) -> tuple[float, float]:
+    """``--saving LOW-HIGH`` (or one fraction) as two fractions with 0 <= LOW <= HIGH <= 1.
+    Raises ``click.exceptions.Exit`` (a one-line error naming the option) otherwise: ``5-9``
+    would otherwise report a gain of five to nine times the whole compute bill."""
+    import re
+
+    match = re.fullmatch(f"{_FRACTION}(?:-{_FRACTION})?", text)
+    if match is None:
+        raise fail(f"--saving: expected LOW-HIGH fractions from 0 to 1 like 0.2-0.4, got {text!r}")
+    low = float(match.group(1))
+    high = float(match.group(2) or match.group(1))
+    if high > 1:
+        raise fail(f"--saving: {text!r} is above 1: the range is a fraction of the compute bill "
+                   f"(20-40 % is 0.2-0.4)")
+    if low > high:
+        raise fail(f"--saving: {text!r} is reversed (LOW-HIGH, e.g. {high:g}-{low:g})")
+    return low, high
 
 
 class _progress:

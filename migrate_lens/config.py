@@ -6,6 +6,7 @@ Errors: :class:`ConfigError` with a one-line message naming the file and the key
 
 from __future__ import annotations
 
+import math
 import tomllib
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -123,6 +124,49 @@ def _str_list(path: Path, key: str, value: Any) -> tuple[str, ...]:
     return tuple(value)
 
 
+#: Integer settings: field -> (lowest, highest) allowed.
+INT_BOUNDS: dict[str, tuple[int, int]] = {"team_size": (1, 10_000), "max_file_bytes": (1, 1 << 40)}
+
+#: Number settings: field -> (lowest, highest, lowest excluded?). Every one must be finite: an
+#: ``inf`` or ``nan`` day rate would make every cost figure ``inf``/``nan`` (and report.json
+#: invalid JSON); ``hours-per-day = 0`` would divide by zero.
+NUMBER_BOUNDS: dict[str, tuple[float, float, bool]] = {
+    "day_rate": (0.0, 1e9, False),
+    "monthly_spend": (0.0, 1e15, False),
+    "saving_low": (0.0, 1.0, False),
+    "saving_high": (0.0, 1.0, False),
+    "hours_per_day": (0.0, 24.0, True),
+    "timeout_s": (0.0, 86_400.0, True),
+}
+
+
+def number_problem(name: str, value: Any) -> str:
+    """Why ``value`` is not a valid setting ``name`` (a :data:`NUMBER_BOUNDS` field), or ""."""
+    low, high, open_low = NUMBER_BOUNDS[name]
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return "must be a number"
+    try:
+        number = float(value)
+    except OverflowError:
+        number = math.inf
+    bound = f"{'above' if open_low else 'from'} {low:g} {'and at most' if open_low else 'to'} {high:g}"
+    if not math.isfinite(number):
+        return f"must be a finite number {bound}, not {number}"
+    if number < low or number > high or (open_low and number == low):
+        return f"must be a number {bound}"
+    return ""
+
+
+def _check_glob(path: Path, where: str, pattern: str) -> None:
+    """Refuse a gitignore-style pattern pathspec cannot compile (``!``, a lone ``\\``)."""
+    import pathspec
+
+    try:
+        pathspec.GitIgnoreSpec.from_lines([pattern])
+    except Exception as exc:  # noqa: BLE001 - pathspec raises several types for bad patterns
+        raise ConfigError(f"{path}: {where}: invalid gitignore-style pattern {pattern!r} ({type(exc).__name__})") from None
+
+
 def parse_config(data: dict[str, Any], path: Path) -> Config:
     """Validate a ``[tool.migrate-lens]`` table (keys in kebab-case or snake_case)."""
     values: dict[str, Any] = {}
@@ -151,14 +195,22 @@ def parse_config(data: dict[str, Any], path: Path) -> Config:
             if value not in EXPERIENCE_LEVELS:
                 raise ConfigError(f"{path}: {where}: must be one of {', '.join(EXPERIENCE_LEVELS)}")
             values[name] = value
-        elif name in ("team_size", "max_file_bytes"):
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise ConfigError(f"{path}: {where}: must be a positive integer")
+        elif name in INT_BOUNDS:
+            low, high = INT_BOUNDS[name]
+            if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+                raise ConfigError(f"{path}: {where}: must be an integer from {low} to {high}")
             values[name] = value
         else:
-            if not isinstance(value, (int, float)) or isinstance(value, bool) or value < 0:
-                raise ConfigError(f"{path}: {where}: must be a non-negative number")
+            problem = number_problem(name, value)
+            if problem:
+                raise ConfigError(f"{path}: {where}: {problem}")
             values[name] = float(value)
+        if name in ("include", "exclude"):
+            for pattern in values[name]:
+                _check_glob(path, where, pattern)
+        elif name == "per_path_ignores":
+            for pattern, _codes in values[name]:
+                _check_glob(path, where, pattern)
     cfg = Config(**values, source=str(path))
     if not 0 <= cfg.saving_low <= cfg.saving_high <= 1:
         raise ConfigError(f"{path}: tool.migrate-lens.saving-low/high: need 0 <= saving-low <= saving-high <= 1")
@@ -191,9 +243,14 @@ def load_config(root: Path) -> Config:
             data = tomllib.load(fh)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: invalid TOML: nested too deeply") from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
-    table = data.get("tool", {}).get("migrate-lens")
+    tool = data.get("tool", {})
+    if not isinstance(tool, dict):
+        raise ConfigError(f"{path}: tool: must be a table")
+    table = tool.get("migrate-lens")
     if table is None:
         return Config(source=str(path))
     if not isinstance(table, dict):
