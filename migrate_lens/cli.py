@@ -45,6 +45,15 @@ class _LazyGroup(click.Group):
         super().__init__(*args, **kwargs)
         self.lazy = dict(lazy or {})
 
+    def invoke(self, ctx: click.Context) -> Any:
+        """Run the command; Ctrl-C stops the helper processes at once and exits 130 with one
+        line (:func:`_interrupted`)."""
+        _watch_interrupts()
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            raise _interrupted() from None
+
     def list_commands(self, ctx: click.Context | None) -> list[str]:  # type: ignore[override]
         return sorted({*super().list_commands(ctx), *self.lazy})  # type: ignore[arg-type]
 
@@ -55,6 +64,45 @@ class _LazyGroup(click.Group):
             module, attr = self.lazy[name].split(":")
             self.add_command(getattr(importlib.import_module(module), attr), name)
         return super().get_command(ctx, name)  # type: ignore[arg-type]
+
+
+_MAIN_PID: list[int] = []
+
+
+def _on_sigint(signum: int, frame: Any) -> None:
+    """SIGINT in the main process raises ``KeyboardInterrupt``; a forked helper (pool worker,
+    chart drawer, report writer: they inherit this handler) ends at once and quietly, since its
+    parent stops too (a terminal's Ctrl-C reaches the whole process group)."""
+    import os
+
+    if _MAIN_PID and os.getpid() != _MAIN_PID[0]:
+        os._exit(130)
+    raise KeyboardInterrupt
+
+
+def _watch_interrupts() -> None:
+    """Install :func:`_on_sigint` (only when SIGINT is not ignored, e.g. in a background job)."""
+    import os
+    import signal
+
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        return
+    _MAIN_PID[:] = [os.getpid()]
+    signal.signal(signal.SIGINT, _on_sigint)
+
+
+def _interrupted() -> "click.exceptions.Exit":
+    """After Ctrl-C: kill every helper child still running (pool workers are stopped by the
+    pipeline; the chart drawer and report writer here), print ``migrate-lens: interrupted``
+    and exit with 130 (128 + SIGINT, the shell convention)."""
+    import multiprocessing
+
+    for child in multiprocessing.active_children():
+        child.kill()
+    for child in multiprocessing.active_children():
+        child.join(timeout=2)
+    click.echo("migrate-lens: interrupted", err=True)
+    return click.exceptions.Exit(130)
 
 
 #: Commands defined in their own small CLI modules, loaded on use.
@@ -167,20 +215,25 @@ def scan(path: Path, out_dir: Path, formats: str, jobs: int | None, fail_on: str
         if "html" in fmt_names:
             chartset.draw_ahead(view)  # in the drawer child while the other formats are written
         try:
+            from migrate_lens.report._files import atomic_write, output_set
+
             out_dir.mkdir(parents=True, exist_ok=True)
             written = []
-            if graphml:
-                from migrate_lens.graph import write_graphml
+            # the set of outputs replaces the previous set together, once every file is complete
+            with output_set(out_dir):
+                if graphml:
+                    from migrate_lens.graph import write_graphml
 
-                target = out_dir / "graph.graphml"
-                write_graphml(result.project, target)
-                written.append(target)
-            # The renderers read only the view: free the project graph and per-file facts first
-            # (on a 5M-line tree they are about half of the memory the renderers would add to).
-            # clear() because a networkx graph sits in reference cycles the paused GC keeps.
-            result.project.graph.clear()
-            del result
-            written[:0] = render_all(view, out_dir, fmt_names)
+                    target = out_dir / "graph.graphml"
+                    with atomic_write(target, binary=True) as fh:
+                        write_graphml(result.project, fh)
+                    written.append(target)
+                # The renderers read only the view: free the project graph and per-file facts first
+                # (on a 5M-line tree they are about half of the memory the renderers would add to).
+                # clear() because a networkx graph sits in reference cycles the paused GC keeps.
+                result.project.graph.clear()
+                del result
+                written[:0] = render_all(view, out_dir, fmt_names)
         except OSError as exc:
             raise fail(f"cannot write report to {out_dir}: {exc.strerror or exc}") from None
     if not quiet:

@@ -25,7 +25,7 @@ from collections import defaultdict, deque
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import networkx as nx
 
@@ -899,9 +899,10 @@ def graph_view(project: Project) -> dict[str, Any]:
     return {"directed": True, "multigraph": True, "graph": {}, "nodes": nodes, "edges": edges}
 
 
-def write_graphml(project: Project, path: Path | str) -> None:
+def write_graphml(project: Project, path: Path | str | IO[bytes]) -> None:
     """Write the project graph as GraphML (scalar attributes only: kind, path, line, status,
-    module_kind, traced; edges: kind). Raises OSError if ``path`` cannot be written."""
+    module_kind, traced; edges: kind) to ``path`` (or a binary file object). Raises OSError if
+    ``path`` cannot be written."""
     g = project.graph
     out: nx.MultiDiGraph = nx.MultiDiGraph()
     for n in sorted(g.nodes):
@@ -910,4 +911,4 @@ def write_graphml(project: Project, path: Path | str) -> None:
                      module_kind=a["module_kind"], traced=bool(a["traced"]))
     for u, v, k in sorted(g.edges(keys=True)):
         out.add_edge(u, v, key=k, kind=k)
-    nx.write_graphml(out, str(path))
+    nx.write_graphml(out, path if hasattr(path, "write") else str(path))

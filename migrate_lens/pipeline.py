@@ -84,7 +84,8 @@ def _run_pool(jobs: list[tuple[bytes, str, str]], workers: int, rule_dirs: tuple
     # would leave the other workers idle while it finishes. Results are sorted by path later.
     jobs = sorted(jobs, key=lambda job: (-len(job[0]), job[1]))
     # never more workers than files: a one-file rescan forks one worker, not one per core
-    with ProcessPool(max_workers=max(1, min(workers, len(jobs))), initializer=init_worker, initargs=(rule_dirs,)) as pool:
+    pool = ProcessPool(max_workers=max(1, min(workers, len(jobs))), initializer=init_worker, initargs=(rule_dirs,))
+    try:
         futures = [
             (rel, pool.schedule(analyze_to_blob, args=(data, rel, mod, rule_dirs, markers), timeout=timeout_s))
             for data, rel, mod in jobs
@@ -104,6 +105,14 @@ def _run_pool(jobs: list[tuple[bytes, str, str]], workers: int, rule_dirs: tuple
             done += 1
             if progress is not None:
                 progress(done, len(futures))
+    except BaseException:
+        # Ctrl-C (KeyboardInterrupt) or any error here: stop the workers at once instead of
+        # letting close() wait for every scheduled file (12-25 s on a large tree)
+        pool.stop()
+        pool.join(timeout=5)
+        raise
+    pool.close()
+    pool.join()
     return outcomes
 
 

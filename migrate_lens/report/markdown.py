@@ -18,6 +18,7 @@ from typing import Any
 import jinja2
 
 from migrate_lens.report import summary as _summary
+from migrate_lens.report._files import atomic_write
 
 #: Row cap of every list in the comment.
 MAX_ROWS = 10
@@ -88,5 +89,7 @@ def render(view: dict[str, Any], out_dir: pathlib.Path) -> pathlib.Path:
     """Write ``out_dir/report.md`` and return its path. Raises OSError if it cannot be written."""
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "report.md"
-    path.write_text(build(view), encoding="utf-8")
+    text = build(view)
+    with atomic_write(path) as fh:  # a full disk keeps the previous report.md
+        fh.write(text)
     return path

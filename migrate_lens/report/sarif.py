@@ -21,6 +21,8 @@ import pathlib
 from typing import Any
 from urllib.parse import quote
 
+from migrate_lens.report._files import atomic_write
+
 SARIF_SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_VERSION = "2.1.0"
 FINGERPRINT_KEY = "migrateLens/v1"
@@ -150,5 +152,7 @@ def render(view: dict[str, Any], out_dir: pathlib.Path) -> pathlib.Path:
     """
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / "report.sarif"
-    path.write_text(json.dumps(build(view), indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+    text = json.dumps(build(view), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    with atomic_write(path) as fh:  # a full disk keeps the previous report.sarif
+        fh.write(text)
     return path

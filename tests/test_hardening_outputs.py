@@ -1,0 +1,178 @@
+"""Nothing lost (issue 18, items 9 and 10): every report is written atomically and the set of
+reports is replaced together at the end of a scan, so a full disk or a failing renderer keeps
+the previous good set; Ctrl-C stops the pool and the helper children at once and exits 130
+with one line."""
+
+from __future__ import annotations
+
+import errno
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from migrate_lens.cli import main
+
+MODEL = "import torch\n\n\nclass M(torch.nn.Module):\n    def forward(self, x):\n        return x.item()\n"
+FORMATS = "html,json,sarif,md"
+NAMES = ["report.html", "report.json", "report.md", "report.sarif"]
+
+
+def _project(tmp_path: Path) -> Path:
+    root = tmp_path / "t"
+    root.mkdir()
+    (root / "m.py").write_text(MODEL, encoding="utf-8")
+    return root
+
+
+def _scan(root: Path, out: Path) -> int:
+    return CliRunner().invoke(main, ["scan", str(root), "-o", str(out), "--no-cache", "-q", "--format", FORMATS,
+                                     "--graphml"]).exit_code
+
+
+def _snapshot(out: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(out.iterdir())}
+
+
+@pytest.mark.parametrize("failing", ["report.sarif", "report.md", "report.json", "report.html", "graph.graphml"])
+def test_full_disk_keeps_the_previous_report_set(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, failing: str) -> None:
+    """Repro: report.sarif and report.md were written in place: a full disk left a truncated
+    SARIF where the previous good one was."""
+    root = _project(tmp_path)
+    out = tmp_path / "o"
+    assert _scan(root, out) == 0
+    before = _snapshot(out)
+    assert sorted(before) == sorted([*NAMES, "graph.graphml"])
+    (root / "m.py").write_text(MODEL + "\n\ndef g(x):\n    return x.numpy()\n", encoding="utf-8")
+
+    real_open = os.fdopen
+
+    class FullDisk:
+        def __init__(self, fh):  # type: ignore[no-untyped-def]
+            self.fh = fh
+            self.written = 0
+
+        def write(self, data):  # type: ignore[no-untyped-def]
+            self.written += len(data)
+            if self.written > 10:
+                self.fh.write(data[:5])
+                raise OSError(errno.ENOSPC, "No space left on device")
+            return self.fh.write(data)
+
+        def writelines(self, lines):  # type: ignore[no-untyped-def]
+            for line in lines:
+                self.write(line)
+
+        def __getattr__(self, name):  # type: ignore[no-untyped-def]
+            return getattr(self.fh, name)
+
+        def __enter__(self):  # type: ignore[no-untyped-def]
+            return self
+
+        def __exit__(self, *exc):  # type: ignore[no-untyped-def]
+            return self.fh.__exit__(*exc)
+
+    import migrate_lens.report._files as files_mod
+
+    def fdopen(fd, *args, **kwargs):  # type: ignore[no-untyped-def]
+        fh = real_open(fd, *args, **kwargs)
+        name = os.readlink(f"/proc/self/fd/{fd}") if os.path.exists(f"/proc/self/fd/{fd}") else ""
+        return FullDisk(fh) if f".{failing}." in name else fh
+
+    monkeypatch.setattr(files_mod.os, "fdopen", fdopen)
+    from migrate_lens.report import _fork
+
+    monkeypatch.setattr(_fork, "fork_affordable", lambda *a, **k: False, raising=False)
+    result = CliRunner().invoke(main, ["scan", str(root), "-o", str(out), "--no-cache", "-q", "--format", FORMATS,
+                                       "--graphml"])
+    assert result.exit_code == 2, result.output
+    assert "No space left" in result.output and result.output.count("\n") == 1
+    assert _snapshot(out) == before  # every previous report intact, no temporary file left
+
+
+def test_scan_writes_the_set_and_leaves_no_temporary_files(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    out = tmp_path / "o"
+    assert _scan(root, out) == 0
+    assert sorted(p.name for p in out.iterdir()) == sorted([*NAMES, "graph.graphml"])
+    assert _scan(root, out) == 0
+    assert sorted(p.name for p in out.iterdir()) == sorted([*NAMES, "graph.graphml"])
+
+
+def test_staged_set_replaces_together(tmp_path: Path) -> None:
+    from migrate_lens.report._files import atomic_write, output_set
+
+    (tmp_path / "a.txt").write_text("old a", encoding="utf-8")
+    (tmp_path / "b.txt").write_text("old b", encoding="utf-8")
+    with output_set(tmp_path):
+        with atomic_write(tmp_path / "a.txt") as fh:
+            fh.write("new a")
+        assert (tmp_path / "a.txt").read_text(encoding="utf-8") == "old a"  # not yet
+        with atomic_write(tmp_path / "b.txt") as fh:
+            fh.write("new b")
+    assert [(tmp_path / n).read_text(encoding="utf-8") for n in ("a.txt", "b.txt")] == ["new a", "new b"]
+    with pytest.raises(RuntimeError):
+        with output_set(tmp_path):
+            with atomic_write(tmp_path / "a.txt") as fh:
+                fh.write("newer a")
+            raise RuntimeError("a later renderer failed")
+    assert (tmp_path / "a.txt").read_text(encoding="utf-8") == "new a"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt", "b.txt"]
+
+
+def _children(pid: int) -> set[int]:
+    out: set[int] = set()
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            text = status.read_text()
+        except OSError:
+            continue
+        fields = dict(line.split(":\t", 1) for line in text.splitlines() if ":\t" in line)
+        if fields.get("PPid", "").strip() == str(pid):
+            child = int(status.parent.name)
+            out |= {child, *_children(child)}
+    return out
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads the process table from /proc (Linux)")
+def test_ctrl_c_stops_workers_at_once_and_exits_130(tmp_path: Path) -> None:
+    """Repro: after Ctrl-C the workers kept analysing for 12-25 s, then the tool exited 1 with a
+    traceback."""
+    root = tmp_path / "t"
+    root.mkdir()
+    for i in range(6):
+        (root / f"m{i}.py").write_text(MODEL, encoding="utf-8")
+    env = {**os.environ, "MIGRATE_LENS_TEST_FAULTS": ",".join(f"m{i}.py:sleep=60" for i in range(6)),
+           "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    proc = subprocess.Popen([sys.executable, "-m", "migrate_lens.cli", "scan", str(root), "-o", str(tmp_path / "o"),
+                             "--no-cache", "-j", "2"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and len(_children(proc.pid)) < 2:
+        time.sleep(0.2)
+    children = _children(proc.pid)
+    assert len(children) >= 2, "the pool did not start"
+    time.sleep(0.5)
+    started = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    try:
+        stdout, stderr = proc.communicate(timeout=30)
+    finally:
+        for pid in (*children, proc.pid):  # never leave a sleeping scan behind on failure
+            try:
+                if str(root).encode() in Path(f"/proc/{pid}/cmdline").read_bytes():  # still this scan's
+                    os.kill(pid, signal.SIGKILL)
+            except (OSError, ProcessLookupError):
+                pass
+    took = time.monotonic() - started
+    assert proc.returncode == 130, stderr
+    assert took < 5, took
+    assert "Traceback" not in stderr and stderr.strip().splitlines() == ["migrate-lens: interrupted"], stderr
+    time.sleep(0.5)
+    assert not [c for c in children if Path(f"/proc/{c}").exists()
+                and "zombie" not in Path(f"/proc/{c}/status").read_text().lower()]
