@@ -10,18 +10,24 @@ DEMO_PACKAGE ?= segment-anything==1.0
 
 .PHONY: demo test install install-test browser clean
 
+# pip prints one line per package it collects and a progress bar per download (torch is ~200 MB):
+# no -q, so a long install is never silent.
 $(BIN)/python:
+	@echo "== creating $(VENV) with $(PY)"
 	$(PY) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install --progress-bar on --upgrade pip
 
 install: $(BIN)/python
-	$(BIN)/pip install -q -e .
+	@echo "== installing migrate-lens into $(VENV)"
+	$(BIN)/pip install --progress-bar on -e .
+	@echo "== done: run '. $(VENV)/bin/activate' to put migrate-lens on PATH (or call $(BIN)/migrate-lens)"
 
 install-test: $(BIN)/python
-	$(BIN)/pip install -q -e '.[test,verify]'
+	@echo "== installing migrate-lens with the test and verify extras (torch CPU, jax, flax: a few minutes)"
+	$(BIN)/pip install --progress-bar on -e '.[test,verify]'
 
 browser:
-	@command -v chromium >/dev/null 2>&1 || (apt-get update -qq && apt-get install -y -qq chromium >/dev/null) \
+	@command -v chromium >/dev/null 2>&1 || (echo "== installing Chromium for the browser tests (apt-get)" && apt-get update -qq && apt-get install -y -qq chromium >/dev/null) \
 	  || echo "chromium not installed: browser tests will be skipped"
 
 demo: install
@@ -30,9 +36,11 @@ demo: install
 	$(BIN)/python -m zipfile -e .demo/wheels/*.whl .demo/src
 	$(BIN)/migrate-lens scan .demo/src --out .demo/report --format html,json,sarif,md
 	@echo "open .demo/report/report.html"
+	@echo "next: '. $(VENV)/bin/activate', then the README's commands work as written (migrate-lens scan .demo/src ...)"
 
+# -rs: every skipped test is listed with its reason at the end
 test: install-test browser
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -rs
 
 clean:
 	rm -rf $(VENV) .demo

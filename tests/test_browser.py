@@ -38,7 +38,8 @@ _spec.loader.exec_module(synthetic)
 
 sync_api = pytest.importorskip("playwright.sync_api")
 if not pathlib.Path(CHROMIUM).exists():
-    pytest.skip(f"{CHROMIUM} not installed (apt-get install chromium)", allow_module_level=True)
+    pytest.skip(f"Chromium not installed ({pathlib.Path(CHROMIUM).name} not found; `make browser` or apt-get install chromium)",
+                allow_module_level=True)
 
 
 class Session:

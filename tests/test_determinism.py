@@ -14,13 +14,17 @@ from click.testing import CliRunner
 
 from migrate_lens.cli import main
 
-CORPUS = Path("/work/corpus/smoke/segment_anything")
+#: Real-shaped code shipped with the tests (a layered project, the field cases, the stub
+#: fixtures): the same tree on every machine, no corpus needed.
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+SOURCES = {"proj": FIXTURES / "projects" / "layered" / "proj", "cases": FIXTURES / "cases",
+           "tiny": FIXTURES / "stubs" / "src" / "tiny"}
 
 
 def _tree(base: Path) -> Path:
     root = base / "project"
-    if CORPUS.is_dir():
-        shutil.copytree(CORPUS, root / "segment_anything")
+    for name, source in SOURCES.items():
+        shutil.copytree(source, root / name)
     (root / "extra").mkdir(parents=True, exist_ok=True)
     (root / "extra" / "model.py").write_text(
         "import torch\nfrom torch import nn\n\n\nclass Net(nn.Module):\n    def forward(self, x):\n"
@@ -69,7 +73,6 @@ def test_reports_are_byte_identical_across_cwd_jobs_and_cache(tmp_path: Path) ->
     assert sarif[0] == sarif[1] == sarif[2]
 
 
-@pytest.mark.skipif(not CORPUS.is_dir(), reason="corpus not present")
 def test_raw_json_differs_only_in_duration_and_root(tmp_path: Path) -> None:
     root = _tree(tmp_path)
     outs = [tmp_path / "x", tmp_path / "y"]

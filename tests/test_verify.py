@@ -19,7 +19,6 @@ from migrate_lens.stubs.verify import InputSpec, compare, make_inputs, parse_inp
 
 REPO = Path(__file__).resolve().parent.parent
 SRC = REPO / "fixtures" / "stubs" / "src"
-SMOKE = Path("/work/corpus/smoke")
 
 
 @pytest.fixture(scope="module")
@@ -68,10 +67,8 @@ def test_parse_input_spec():
 
 @pytest.fixture(scope="module")
 def sam_root(tmp_path_factory):
-    """A tree holding segment-anything 1.0's source: the corpus copy when present, else the
-    installed package (the `verify` extra pins segment-anything==1.0) copied without importing it."""
-    if (SMOKE / "segment_anything" / "modeling" / "image_encoder.py").is_file():
-        return SMOKE
+    """A tree holding segment-anything 1.0's source: the installed package (the `verify` extra
+    pins segment-anything==1.0) copied without importing it."""
     import importlib.util
     import shutil
 
