@@ -105,6 +105,8 @@ def loads(text: str, source: str = "<baseline>") -> Baseline:
         doc: Any = json.loads(text)
     except json.JSONDecodeError as exc:
         raise BaselineError(f"{source}: not JSON ({exc.msg} at line {exc.lineno})") from None
+    except RecursionError:
+        raise BaselineError(f"{source}: not a baseline (JSON nested too deeply)") from None
     if not isinstance(doc, dict) or doc.get("tool") != "migrate-lens":
         raise BaselineError(f'{source}: not a migrate-lens baseline (no "tool": "migrate-lens")')
     if doc.get("version") != BASELINE_VERSION:
@@ -143,8 +145,23 @@ def read_baseline(path: Path) -> Baseline:
 
 
 def write_baseline(baseline: Baseline, path: Path) -> None:
-    """Write ``baseline`` to ``path`` (UTF-8, ``\\n`` line endings). Raises OSError."""
-    path.write_text(dumps(baseline), encoding="utf-8", newline="\n")
+    """Write ``baseline`` to ``path`` (UTF-8, ``\\n`` line endings), atomically: a full disk or
+    an interrupted write keeps the previous baseline. Raises OSError."""
+    import os
+    import tempfile
+
+    text = dumps(baseline)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # the mode open() would give it
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def split_new(fingerprints: Sequence[str], baseline: Baseline) -> tuple[list[bool], int]:

@@ -399,15 +399,20 @@ def changed_lines(ref: str, cwd: Path | None = None) -> dict[Path, frozenset[int
 
     Returns ``{absolute path: line numbers}`` (1-based, new side of the diff); untracked files
     map to None (every line is new). Files absent from the map did not change. Parses
-    ``git diff -U0`` with ``unidiff``. Raises :class:`CheckError` if ``cwd`` is not in a git
-    work tree or ``ref`` is unknown.
+    ``git diff -U0`` with ``unidiff``; ``ref`` is never read as an option (refused when it starts
+    with ``-``, and placed after ``--end-of-options``). Raises :class:`CheckError` if ``cwd`` is
+    not in a git work tree or ``ref`` is unknown or not a ref.
     """
     from unidiff.patch import PatchSet
 
     cwd = cwd or Path.cwd()
+    if not ref or ref.startswith("-") or "\0" in ref:
+        # `--diff=--output=x` would otherwise be an option of git diff (it writes the file x)
+        raise CheckError(f"--diff: {ref!r} is not a git ref (refs never start with '-')")
     top = Path(_git(["rev-parse", "--show-toplevel"], cwd).strip())
     diff = _git(
-        ["-c", "core.quotePath=false", "diff", "--no-color", "--no-ext-diff", "--no-renames", "-U0", ref, "--"], top
+        ["-c", "core.quotePath=false", "diff", "--no-color", "--no-ext-diff", "--no-renames", "-U0",
+         "--end-of-options", ref, "--"], top
     )
     out: dict[Path, frozenset[int] | None] = {}
     for patched in PatchSet(diff):

@@ -164,6 +164,10 @@ def scan(path: Path, out_dir: Path, formats: str, jobs: int | None, fail_on: str
         raise click.UsageError(str(exc)) from None
     if not path.exists():
         raise fail(f"{path}: no such file or directory")
+    from migrate_lens.safetext import is_utf8_name
+
+    if not is_utf8_name(str(path.resolve())):  # the report names its root: it must be text
+        raise fail(f"{path}: the path is not valid UTF-8 (shown with \\x escapes); rename or move it to scan it")
     probe_data = None
     if probe_results is not None:
         from migrate_lens.probe.cli import ProbeResultsError, load_probe_results

@@ -48,10 +48,29 @@ def _gitignore(dirpath: Path) -> pathspec.PathSpec | None:
     gi = dirpath / ".gitignore"
     try:
         if gi.is_file() and not gi.is_symlink():
-            return pathspec.GitIgnoreSpec.from_lines(gi.read_text(encoding="utf-8", errors="replace").splitlines())
+            return pathspec.GitIgnoreSpec.from_lines(_valid_patterns(gi.read_text(encoding="utf-8", errors="replace")))
     except OSError:
         return None
     return None
+
+
+def _valid_patterns(text: str) -> list[str]:
+    """The lines of a ``.gitignore`` that pathspec can compile: an invalid line (``!`` alone,
+    a trailing lone ``\``) is dropped, as git gives it no effect, instead of aborting discovery."""
+    lines = text.splitlines()
+    try:
+        pathspec.GitIgnoreSpec.from_lines(lines)
+        return lines
+    except Exception:  # noqa: BLE001 - pathspec raises several types for bad patterns
+        pass
+    kept = []
+    for line in lines:
+        try:
+            pathspec.GitIgnoreSpec.from_lines([line])
+        except Exception:  # noqa: BLE001
+            continue
+        kept.append(line)
+    return kept
 
 
 def _link_reason(path: Path, root: Path) -> str:

@@ -223,3 +223,67 @@ def test_printable_escapes_every_kind_of_control_character() -> None:
     assert printable("x\u202eyz\u2066") == "x\\u202eyz\\u2066"
     assert printable("héllo wörld ✓ 中文") == "héllo wörld ✓ 中文"
     assert printable("a\\x1b") == "a\\x1b"  # backslashes already in names are left as they are
+
+
+# --------------------------------------------------------------------------- own attacker pass
+
+
+def test_invalid_gitignore_line_is_dropped_not_fatal(tmp_path: Path) -> None:
+    root = tmp_path / "t"
+    root.mkdir()
+    (root / ".gitignore").write_text("!\nignored.py\n\\\n", encoding="utf-8")
+    (root / "good.py").write_bytes(BLOCKING)
+    (root / "ignored.py").write_bytes(BLOCKING)
+    result = scan(root, Config(), jobs=1, use_cache=False)
+    assert [f.path for f in result.files] == ["good.py"]
+
+
+def test_diff_ref_is_never_a_git_option(tmp_path: Path) -> None:
+    import subprocess
+
+    root = tmp_path / "t"
+    root.mkdir()
+    (root / "good.py").write_bytes(BLOCKING)
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@e", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@e"}
+    for args in (["init", "-q"], ["add", "."], ["commit", "-qm", "x"]):
+        subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True)
+    planted = tmp_path / "PLANTED"
+    for bad in (f"--output={planted}", "-p", "--no-index"):
+        code, output = _invoke(["check", "--no-baseline", f"--diff={bad}", "good.py"], cwd=root)
+        assert code == 2 and "is not a git ref" in output and output.count("\n") == 1, output
+    assert not planted.exists()
+    with (root / "pyproject.toml").open("w", encoding="utf-8") as fh:
+        fh.write(f'[tool.migrate-lens.check]\ndiff = "--output={planted}"\n')
+    code, output = _invoke(["check", "--no-baseline", "good.py"], cwd=root)
+    assert code == 2 and not planted.exists(), output
+
+
+@pytest.mark.parametrize("what", ["baseline", "stubs report", "config"])
+def test_deeply_nested_json_inputs_are_one_line_errors(tmp_path: Path, what: str) -> None:
+    root = tmp_path / "t"
+    root.mkdir()
+    (root / "good.py").write_bytes(BLOCKING)
+    deep = "[" * 100_000 + "]" * 100_000
+    if what == "baseline":
+        (root / ".migrate-lens-baseline.json").write_text(deep, encoding="utf-8")
+        code, output = _invoke(["check", "good.py"], cwd=root)
+    elif what == "stubs report":
+        (tmp_path / "r.json").write_text('{"modules": ' + deep + "}", encoding="utf-8")
+        code, output = _invoke(["stubs", str(root), "-o", str(tmp_path / "st"), "--report", str(tmp_path / "r.json")])
+    else:
+        (root / "pyproject.toml").write_text("[tool.migrate-lens]\nselect = " + deep + "\n", encoding="utf-8")
+        code, output = _invoke(["check", "good.py"], cwd=root)
+    assert code == 2 and "nested too deeply" in output and output.count("\n") == 1, output
+
+
+def test_scan_root_that_is_not_utf8_is_a_one_line_error(tmp_path: Path) -> None:
+    root = os.fsencode(tmp_path) + b"/pk\xfe"
+    os.mkdir(root)
+    with open(root + b"/__init__.py", "wb"):
+        pass
+    with open(root + b"/m.py", "wb") as fh:
+        fh.write(BLOCKING)
+    code, output = _invoke(["scan", os.fsdecode(root), "-o", str(tmp_path / "o"), "--no-cache", "-q"])
+    assert code == 2 and "not valid UTF-8" in output and output.count("\n") == 1, output
+    _no_control(output)

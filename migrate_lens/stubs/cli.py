@@ -46,6 +46,8 @@ def _targets_from_report(report_path: Path, root: Path) -> list[StubTarget]:
         view = json.loads(report_path.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise StubsError(f"{report_path}: not a migrate-lens report.json ({exc})") from None
+    except RecursionError:
+        raise StubsError(f"{report_path}: not a migrate-lens report.json (JSON nested too deeply)") from None
     if not isinstance(view, dict) or not isinstance(view.get("modules"), list):
         raise StubsError(f"{report_path}: not a migrate-lens report.json (no 'modules' list)")
     targets = select_targets(view)
