@@ -135,7 +135,7 @@ NUMBER_BOUNDS: dict[str, tuple[float, float, bool]] = {
     "monthly_spend": (0.0, 1e15, False),
     "saving_low": (0.0, 1.0, False),
     "saving_high": (0.0, 1.0, False),
-    "hours_per_day": (0.0, 24.0, True),
+    "hours_per_day": (0.5, 24.0, False),  # a tiny day made person-days overflow to inf
     "timeout_s": (0.0, 86_400.0, True),
 }
 

@@ -34,6 +34,7 @@ def _scan(tmp_path: Path, pyproject: str | None, *extra: str) -> tuple[int, str]
     ("[tool.migrate-lens]\nday-rate = 1e400\n", "tool.migrate-lens.day-rate"),
     ("[tool.migrate-lens]\nhours-per-day = 0\n", "tool.migrate-lens.hours-per-day"),
     ("[tool.migrate-lens]\nhours-per-day = 25\n", "tool.migrate-lens.hours-per-day"),
+    ("[tool.migrate-lens]\nhours-per-day = 1e-300\nday-rate = 1e9\n", "tool.migrate-lens.hours-per-day"),
     ("[tool.migrate-lens]\ntimeout-s = 0\n", "tool.migrate-lens.timeout-s"),
     ("[tool.migrate-lens]\nsaving-low = nan\n", "tool.migrate-lens.saving-low"),
     ("[tool.migrate-lens]\nsaving-low = 0.5\nsaving-high = 0.2\n", "saving-low"),
