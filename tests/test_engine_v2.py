@@ -37,6 +37,7 @@ GAPS: dict[str, str] = {
     "contexts/neg_init_and_generate": "B: helper reached only from __init__ is init code",
     "contexts/rl_update": "B: loss + backward + optimizer.step function is a traced entry",
     "contexts/train_step_logger": "B: train step and the helpers it calls across files are traced",
+    "external-state/gumbel_schedule": "A: ML708 float set by a per-step setter, read in forward; a bool switch is not",
     "external-state/kv_cache": "A: methods of a cache object built in / passed to forward are traced",
     "external-state/token_counter": "A: methods of an object passed into forward are traced",
 }
