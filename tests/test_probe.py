@@ -259,3 +259,23 @@ def test_crosscheck_is_deterministic() -> None:
     one = json.dumps(crosscheck(view, _probe(facts)), sort_keys=False)
     two = json.dumps(crosscheck(view, _probe(list(reversed(facts)))), sort_keys=False)
     assert one == two
+
+
+@verify
+@needs_torch
+def test_dynamo_never_traces_the_recorder_in_a_fresh_process(tmp_path) -> None:
+    """torch._dynamo keeps references to what it sees when first imported; imported after the
+    recorder patched nn.Module, it traced the patches (a tiny Llama then broke its graph at every
+    ModuleList slice, "SourcelessBuilder ... Roots")."""
+    import os
+    import subprocess
+    import sys
+
+    transformers = pytest.importorskip("transformers")
+    root = Path(transformers.__file__).parent / "models" / "llama"
+    out = tmp_path / "out"
+    subprocess.run([sys.executable, "-m", "migrate_lens.cli", "probe", str(root), "--recipe",
+                    str(REPO / "benchmarks" / "probe" / "hf_models.py"), "--out", str(out), "--yes"],
+                   check=True, capture_output=True, cwd=REPO, env={**os.environ, "PROBE_MODEL": "llama"})
+    [run] = json.loads((out / "probe.json").read_text(encoding="utf-8"))["examples"]
+    assert run["status"] == "ok" and run["graph_breaks"] == 0 and run["export"] == "ok", run

@@ -29,7 +29,8 @@ import sys
 import traceback
 import warnings
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
@@ -189,9 +190,12 @@ def _state_facts(rec: Any, model: Any, changes: list[tuple[str, str]]) -> None:
 
 
 def run_example(rec: Any, name: str, model: Any, args: Any, mode: str, hook_sites: dict[int, Any],
-                dynamo: bool, export: bool) -> dict[str, Any]:
+                dynamo: bool, export: bool,
+                patches: Callable[[], AbstractContextManager[Any]] = contextlib.nullcontext) -> dict[str, Any]:
     """Probe one example in ``mode`` (``eval``/``train``) into ``rec``; the example's summary
-    (``status`` ok/error, ``error``, ``ops``, ``graph_breaks``, ``export``, ``state_written``)."""
+    (``status`` ok/error, ``error``, ``ops``, ``graph_breaks``, ``export``, ``state_written``).
+    ``patches()`` is entered around the eager pass only: dynamo and export must not trace the
+    recorder's own wrappers."""
     import torch
 
     from migrate_lens.probe.record import snapshot, state_changes
@@ -204,7 +208,7 @@ def run_example(rec: Any, name: str, model: Any, args: Any, mode: str, hook_site
     before = snapshot(model)
     rec.watch(model, tuple(args.values()) if isinstance(args, dict) else tuple(args))
     try:
-        with _quiet(), rec.active():
+        with _quiet(), patches(), rec.active():
             with torch.no_grad() if mode == "eval" else contextlib.nullcontext():
                 _call(model, args)
     except Exception as exc:  # noqa: BLE001 - the user's model: reported, the probe goes on
@@ -237,6 +241,8 @@ def probe(root: Path, recipe: Path, train: bool = False, dynamo: bool = True, ex
     :mod:`migrate_lens.probe.kinds`), ``path``/``line`` (inside ``root``), ``op``, ``detail``,
     ``also_at`` (construction sites of the library modules it ran in), ``count`` (times seen), ``modes``, ``examples``."""
     import torch
+    import torch._dynamo  # noqa: F401 - imported before any patch: dynamo keeps references to
+    import torch.export  # noqa: F401 - nn.Module methods it sees at import, and would trace ours
 
     from migrate_lens.probe.record import Recorder, Roots, construction_sites, hook_registrations
 
@@ -264,16 +270,20 @@ def probe(root: Path, recipe: Path, train: bool = False, dynamo: bool = True, ex
     lines_run: dict[str, set[int]] = {}
     outside = 0
     modes = ("eval", "train") if train else ("eval",)
-    with construction_sites(roots, sites), hook_registrations(roots, hook_sites):
-        for name, model, args in examples:
-            for mode in modes:
-                rec = Recorder(roots, sites)
-                torch.manual_seed(0)
-                runs.append(run_example(rec, name, model, args, mode, hook_sites, dynamo, export))
-                outside += rec.outside
-                for s in rec.lines_run:
-                    lines_run.setdefault(s.path, set()).add(s.line)
-                _merge(facts, rec.facts, name, mode)
+    @contextlib.contextmanager
+    def patches() -> Iterator[None]:  # modules and hooks created during forward get sites too
+        with construction_sites(roots, sites), hook_registrations(roots, hook_sites):
+            yield
+
+    for name, model, args in examples:
+        for mode in modes:
+            rec = Recorder(roots, sites)
+            torch.manual_seed(0)
+            runs.append(run_example(rec, name, model, args, mode, hook_sites, dynamo, export, patches))
+            outside += rec.outside
+            for s in rec.lines_run:
+                lines_run.setdefault(s.path, set()).add(s.line)
+            _merge(facts, rec.facts, name, mode)
     return {
         "schema_version": PROBE_SCHEMA_VERSION,
         "tool": {"name": "migrate-lens", "version": __version__},
