@@ -2,7 +2,8 @@
 
 For each model: ``migrate-lens scan ROOT`` (JSON) then ``migrate-lens probe ROOT --train`` into
 the same folder (which merges the probe section), then one table row: static findings (in
-categories the probe observes), confirmed, static-only, runtime-only, static recall. Also
+categories the probe observes, in files the run reached), confirmed, static-only (and how many
+of those lines ran), runtime-only, static recall. Also
 prints the runtime-only kinds with an example line each.
 
     python benchmarks/probe_models.py --corpus /path/to/smoke --out .scratch/probe-models [names...]
@@ -28,7 +29,7 @@ MODELS = {
     "llama": ("transformers", "llama"), "mixtral": ("transformers", "mixtral"), "vit-hf": ("transformers", "vit"),
     "sam_encoder": ("segment_anything", ""), "sam_prompt": ("segment_anything", ""),
     "sam_decoder": ("segment_anything", ""), "xt_decoder": ("x_transformers", ""),
-    "xt_encoder": ("x_transformers", ""), "vit": ("vit_pytorch", ""), "vit_mae": ("vit_pytorch", ""),
+    "xt_encoder": ("x_transformers", ""), "vit": ("vit_pytorch", ""), "vit_patch_dropout": ("vit_pytorch", ""),
     "vit_cait": ("vit_pytorch", ""),
 }
 
@@ -73,8 +74,9 @@ def main() -> None:
         r = run(name, args.corpus, args.out, args.reuse)
         s = r["probe"]["summary"]
         errors = [e["error"] for e in r["probe"]["examples"] if e["status"] != "ok"]
+        ran = sum(1 for e in r["probe"]["entries"] if e["status"] == "static-only" and e["line_ran"])
         rows.append((name, r["library"], s["confirmed"] + s["static-only"], s["confirmed"], s["static-only"],
-                     s["runtime-only"], s["static_recall"], s["runtime_sites"], "; ".join(errors)[:60]))
+                     s["runtime-only"], s["static_recall"], s["runtime_sites"], ran, "; ".join(errors)[:60]))
         for k, v in s["by_kind"].items():
             kind_sites[k] += v["sites"]
             kind_confirmed[k] += v["confirmed"]
@@ -83,12 +85,14 @@ def main() -> None:
                 for k in e["kinds"]:
                     missed[k] += 1
                     examples.setdefault(k, f"{name}: {e['path']}:{e['line']} {e['category']} {e['ops'][:2]} {e['detail'][:80]}")
-    print("| model | library | static (observable) | confirmed | static-only | runtime-only | static recall | runtime sites | errors |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| model | library | static (observable) | confirmed | static-only | runtime-only | static recall | runtime sites "
+          "| static-only, line ran | errors |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for row in rows:
         print("| " + " | ".join("" if v is None else str(v) for v in row) + " |")
-    tot = [sum(r[i] for r in rows) for i in (2, 3, 4, 5, 7)]
-    print(f"| total | {len({r[1] for r in rows})} libraries | {tot[0]} | {tot[1]} | {tot[2]} | {tot[3]} | | {tot[4]} | |")
+    tot = [sum(r[i] for r in rows) for i in (2, 3, 4, 5, 7, 8)]
+    print(f"| total | {len({r[1] for r in rows})} libraries | {tot[0]} | {tot[1]} | {tot[2]} | {tot[3]} | | {tot[4]} "
+          f"| {tot[5]} | |")
     print("\nruntime facts by kind (fact sites, confirmed by a static finding):")
     for k in sorted(kind_sites):
         print(f"- {k}: {kind_confirmed[k]}/{kind_sites[k]}")

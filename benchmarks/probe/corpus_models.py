@@ -1,7 +1,7 @@
 """Probe recipe: tiny configs of models from segment-anything, x-transformers and vit-pytorch.
 
 ``PROBE_MODEL`` picks one (sam_encoder, sam_prompt, sam_decoder, xt_decoder, xt_encoder, vit,
-vit_mae, vit_cait). The probe puts PATH's parent on ``sys.path``; segment-anything's and
+vit_patch_dropout, vit_cait). The probe puts PATH's parent on ``sys.path``; segment-anything's and
 vit-pytorch's package ``__init__`` import torchvision (not installed), so their modules are loaded with a bare parent
 package instead.
 """
@@ -71,12 +71,10 @@ def _vit(name):
         ViT = importlib.import_module("vit_pytorch.vit").ViT
         return ViT(image_size=32, patch_size=8, num_classes=10, dim=32, depth=1, heads=2, mlp_dim=64,
                    dropout=0.1, emb_dropout=0.1), (torch.randn(2, 3, 32, 32),)
-    if name == "vit_mae":
-        ViT = importlib.import_module("vit_pytorch.vit").ViT
-        MAE = importlib.import_module("vit_pytorch.mae").MAE
-        enc = ViT(image_size=32, patch_size=8, num_classes=10, dim=32, depth=1, heads=2, mlp_dim=64)
-        return MAE(encoder=enc, decoder_dim=16, decoder_depth=1, decoder_heads=2, decoder_dim_head=8), \
-            (torch.randn(2, 3, 32, 32),)
+    if name == "vit_patch_dropout":
+        ViT = importlib.import_module("vit_pytorch.vit_with_patch_dropout").ViT
+        return ViT(image_size=32, patch_size=8, num_classes=10, dim=32, depth=1, heads=2, mlp_dim=64,
+                   dim_head=16, patch_dropout=0.25), (torch.randn(2, 3, 32, 32),)
     CaiT = importlib.import_module("vit_pytorch.cait").CaiT
     return CaiT(image_size=32, patch_size=8, num_classes=10, dim=32, depth=2, cls_depth=1, heads=2, mlp_dim=64,
                 dim_head=16, dropout=0.1, emb_dropout=0.1, layer_dropout=0.2), (torch.randn(2, 3, 32, 32),)
