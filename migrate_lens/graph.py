@@ -32,7 +32,7 @@ import networkx as nx
 from migrate_lens.catalog import Catalog
 from migrate_lens.config import Config
 from migrate_lens.gctools import gc_paused
-from migrate_lens.models import ClassFact, FileFacts, Finding
+from migrate_lens.models import ClassFact, FileFacts, Finding, InjectionFact
 
 #: Unit statuses from best to worst; a finding's rule ``porting`` kind maps onto them.
 STATUSES: tuple[str, ...] = ("pure", "mechanical", "redesign", "blocked")
@@ -522,6 +522,50 @@ class _Builder:
                     self.submods[s.owner][s.attr].append(r)
                     self.add_edge(s.owner, r, "composition")
 
+    def injections(self) -> None:
+        """Constructor injection (:class:`~migrate_lens.models.InjectionFact`): a project class
+        passed to a constructor parameter that the constructor stores, calls or passes on (a
+        ``slot``) is held by that constructor's class in the slot's attribute (composition:
+        ``self.<attr>.<method>(...)`` then resolves to it, its status reaches the holder). Classes
+        injected into a slot of a non-module class (a config entry) are what a ``field`` call
+        ``<config>.<field>(...)`` in a module's init code builds."""
+        slots: dict[str, list[InjectionFact]] = defaultdict(list)
+        args: list[InjectionFact] = []
+        fields: list[InjectionFact] = []
+        for f in self.files:
+            for j in f.injections:
+                (slots[j.owner] if j.kind == "slot" else args if j.kind == "arg" else fields).append(j)
+        field_targets: dict[str, set[str]] = defaultdict(set)
+
+        def hold(owner: str, attr: str, target: str) -> None:
+            if target in self.res.classes and owner in self.kind and target in self.kind:
+                self.submods[owner][attr].append(target)
+                self.add_edge(owner, target, "composition")
+                if not self.module_kind.get(owner):
+                    field_targets[attr].add(target)
+
+        for owner in sorted(slots):
+            for j in slots[owner]:
+                if j.target:  # a class the constructor binds itself (a default, `block = block or B`)
+                    r = self.res.resolve(j.target)
+                    if r is not None and r != _EXTERNAL:
+                        hold(owner, j.attr, r)
+        for j in args:
+            callee = self.res.resolve(j.owner)
+            target = self.res.resolve(j.target)
+            if callee is None or callee == _EXTERNAL or callee not in self.res.classes or target is None or target == _EXTERNAL:
+                continue
+            for cls in (callee, *self.res.bases(callee)[0]):
+                matched = [s for s in slots.get(cls, ()) if not s.target and (
+                    s.param == j.param if j.param else (j.index >= 0 and s.index == j.index))]
+                for s in matched:
+                    hold(cls, s.attr, target)
+                if matched:
+                    break
+        for j in fields:
+            for t in sorted(field_targets.get(j.param, ())):
+                hold(j.owner, j.attr, t)
+
     def submodule_targets(self, cls: str, attr: str, seen: frozenset[str] = frozenset()) -> list[str]:
         found = self.submods.get(cls, {}).get(attr)
         if found:
@@ -654,6 +698,7 @@ class _Builder:
         self.inheritance()
         self.imports()
         self.composition()
+        self.injections()
         self.calls()
         traced = self.traced()
 

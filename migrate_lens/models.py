@@ -144,6 +144,33 @@ class SubmoduleFact:
 
 @_fast_pickle
 @dataclass(frozen=True, slots=True)
+class InjectionFact:
+    """Constructor injection, in halves the project graph joins (no CST nodes, plain names).
+
+    - ``kind="slot"``: class ``owner``'s ``__init__`` stores what its parameter ``param``
+      (positional ``index``, -1 if keyword-only) holds, or what calling it builds, in
+      attribute ``attr`` (``self.corr = corr_block``, ``self.norm = norm_layer(dim)``;
+      ``attr="[]"`` for layers built into a list);
+    - ``kind="arg"``: a call of the constructor ``owner`` (dotted, as resolved in-file)
+      passes the class, or an instance of the class, ``target`` as parameter ``param``
+      (keyword) or at position ``index`` (``RAFT(corr_block=CorrBlock(...))``,
+      ``Block(dim, mlp_layer=Mlp)``, ``super().__init__(..., block)``);
+    - ``kind="field"``: class ``owner``'s init code calls ``<object>.<param>(...)`` on an
+      object of unknown class (a config entry: ``block_cnf.block(...)``): it builds whatever
+      was injected into a slot ``param`` of a non-module class.
+    """
+
+    kind: str
+    owner: str
+    attr: str
+    param: str
+    index: int
+    target: str
+    line: int
+
+
+@_fast_pickle
+@dataclass(frozen=True, slots=True)
 class FunctionFact:
     """A function or method: its dotted ``qualname``, the lines it spans, its local context."""
 
@@ -210,6 +237,7 @@ class FileFacts:
     traced_entries: tuple[str, ...] = ()
     rule_errors: tuple[RuleError, ...] = ()
     mentions_torch: bool = True
+    injections: tuple[InjectionFact, ...] = ()
 
 
 @_fast_pickle

@@ -3,14 +3,20 @@
 One table per file, filled during the single traversal from the file's own statements:
 ``import torch.nn.functional as F`` binds ``F`` to ``torch.nn.functional``; ``from . import x``
 is made absolute from the file's dotted module name; top-level ``class``/``def`` statements are
-declared before the walk reaches them so forward references resolve. Nothing is imported or
+declared before the walk reaches them so forward references resolve. Assignments of callables
+bind too, at module, class and function level: ``weight_norm = nn.utils.weight_norm``,
+``_C = torch.ops._C``, ``norm = partial(nn.LayerNorm, eps=1e-6)``, ``block = block or Block``,
+``wrap = weight_norm if wn else spectral_norm`` (every alternative is kept: a call of ``wrap``
+is a call of either), a parameter default ``act_layer=nn.GELU``, ``self.act = F.gelu``.
+Local variables holding instances (``corr = CorrBlock(...)``) are tracked apart
+(:meth:`Bindings.instances`): they feed constructor-injection facts, not name resolution. Nothing is imported or
 executed, and libcst's scope / qualified-name providers are not used (they cost about 10x the
 parse: ``../shared/FIELD.md``, Speed).
 """
 
 from __future__ import annotations
 
-from collections.abc import Container
+from collections.abc import Container, Mapping
 
 import libcst as cst
 
@@ -47,6 +53,23 @@ def names_in_target(node: cst.BaseExpression) -> list[str]:
     return []
 
 
+#: Names ``functools.partial`` resolves to (``partial(Cls, eps=1e-6)`` is still ``Cls``).
+PARTIAL_NAMES = frozenset({"functools.partial", "partial"})
+
+
+def merge(old: tuple[str, ...], new: tuple[str, ...]) -> tuple[str, ...]:
+    """``old`` then the names of ``new`` not in it: every alternative a name may hold, in the
+    order the code binds them (the first is the one :meth:`Bindings.resolve` returns)."""
+    return old + tuple(n for n in dict.fromkeys(new) if n not in old)
+
+
+def is_class_like(name: str) -> bool:
+    """A dotted name whose last part is capitalised (``torch.nn.GELU``, ``pkg.mod.Block``):
+    the naming convention of classes, the only evidence without importing the code."""
+    leaf = name.rsplit(".", 1)[-1]
+    return leaf[:1].isupper() and not leaf.isupper() and not leaf.endswith(("Error", "Exception", "Warning"))
+
+
 class Bindings:
     """The module-level name table of one file.
 
@@ -58,7 +81,7 @@ class Bindings:
     functions by name.
     """
 
-    __slots__ = ("module", "is_package", "aliases", "classes", "functions", "globals", "func_returns")
+    __slots__ = ("module", "is_package", "aliases", "classes", "functions", "globals", "func_returns", "alts")
 
     def __init__(self, module: str, is_package: bool) -> None:
         self.module = module
@@ -68,15 +91,26 @@ class Bindings:
         self.functions: set[str] = set()
         self.globals: set[str] = set()
         self.func_returns: dict[str, cst.Annotation] = {}
+        #: module-level names bound to several callables (``try``/``except ImportError``
+        #: fallbacks, ``if``/``else`` aliases): every alternative, the first in ``aliases``
+        self.alts: dict[str, tuple[str, ...]] = {}
 
     # ------------------------------------------------------------------ resolution
-    def resolve(self, node: cst.BaseExpression, shadowed: Container[str] = ()) -> str:
+    def resolve(self, node: cst.BaseExpression, shadowed: Container[str] = (),
+                local: Mapping[str, tuple[str, ...]] | None = None) -> str:
         """Dotted name of a Name/Attribute chain after this file's bindings; "" if not a name
-        or not bound. A name in ``shadowed`` (the enclosing function's locals) hides the
-        module-level binding. ``self.x`` stays ``self.x``; the file's own classes and
-        functions get the module prefix; builtins of :data:`BUILTINS` resolve to themselves."""
+        or not bound. ``local``: the enclosing function's names bound to callables (see
+        :meth:`targets`), which win; a name in ``shadowed`` (the function's other locals)
+        hides the module-level binding. ``self.x`` stays ``self.x``; the file's own classes
+        and functions get the module prefix; builtins of :data:`BUILTINS` resolve to
+        themselves. A name bound to several callables resolves to the first
+        (:meth:`resolve_all` gives them all)."""
         if type(node) is cst.Name:
             name = node.value
+            if local:
+                hit = local.get(name)
+                if hit:
+                    return hit[0]
             if name in shadowed:
                 return ""  # a local variable shadows globals
             hit = self.aliases.get(name)
@@ -90,9 +124,73 @@ class Bindings:
         if type(node) is cst.Attribute:
             if type(node.value) is cst.Name and node.value.value == "self":
                 return f"self.{node.attr.value}"
-            base = self.resolve(node.value, shadowed)
+            base = self.resolve(node.value, shadowed, local)
             return f"{base}.{node.attr.value}" if base else ""
         return ""
+
+    def resolve_all(self, node: cst.BaseExpression, shadowed: Container[str] = (),
+                    local: Mapping[str, tuple[str, ...]] | None = None) -> tuple[str, ...]:
+        """Every dotted name ``node`` may stand for (one, or the alternatives of a name bound
+        to several callables, also as the root of an attribute chain); () if unresolved."""
+        if type(node) is cst.Name:
+            name = node.value
+            if local and name in local:
+                return local[name]
+            if name in shadowed:
+                return ()
+            if name in self.alts:
+                return self.alts[name]
+        elif type(node) is cst.Attribute and type(node.value) is cst.Name:
+            bases = self.resolve_all(node.value, shadowed, local)
+            if len(bases) > 1:
+                return tuple(f"{b}.{node.attr.value}" for b in bases)
+        r = self.resolve(node, shadowed, local)
+        return (r,) if r else ()
+
+    def targets(self, value: cst.BaseExpression, shadowed: Container[str] = (),
+                local: Mapping[str, tuple[str, ...]] | None = None,
+                methods: Container[str] = ()) -> tuple[str, ...]:
+        """The callables (classes, functions, op namespaces) an expression evaluates to, as
+        dotted names: a resolved name (``F.gelu``, ``torch.ops._C``), ``partial(X, ...)``
+        (X's), both sides of ``A if c else B`` and of ``a or B``; ``self.m`` when ``m`` is in
+        ``methods`` (a bound method of the current class). () for anything else (call
+        results, literals, ``None``): the expression holds no known callable."""
+        t = type(value)
+        if t is cst.Name or t is cst.Attribute:
+            if t is cst.Attribute and type(value.value) is cst.Name and value.value.value == "self":
+                return (f"self.{value.attr.value}",) if value.attr.value in methods else ()
+            return tuple(r for r in self.resolve_all(value, shadowed, local) if r not in BUILTINS)
+        if t is cst.Call:
+            if value.args and not value.args[0].keyword and not value.args[0].star and \
+                    self.resolve(value.func, shadowed, local) in PARTIAL_NAMES:
+                return self.targets(value.args[0].value, shadowed, local, methods)
+            return ()
+        if t is cst.IfExp:
+            return merge(self.targets(value.body, shadowed, local, methods),
+                         self.targets(value.orelse, shadowed, local, methods))
+        if t is cst.BooleanOperation:
+            return merge(self.targets(value.left, shadowed, local, methods),
+                         self.targets(value.right, shadowed, local, methods))
+        return ()
+
+    def instances(self, value: cst.BaseExpression, shadowed: Container[str] = (),
+                  local: Mapping[str, tuple[str, ...]] | None = None,
+                  instances: Mapping[str, tuple[str, ...]] | None = None) -> tuple[str, ...]:
+        """The classes whose instance ``value`` evaluates to: ``Cls(...)`` (also through a
+        name bound to classes), either side of ``x or Cls(...)`` / ``A(...) if c else B(...)``,
+        a local name already holding an instance (``instances``). () if none is known."""
+        t = type(value)
+        if t is cst.Call:
+            return tuple(n for n in self.targets(value.func, shadowed, local) if is_class_like(n))
+        if t is cst.Name and instances:
+            return instances.get(value.value, ())
+        if t is cst.IfExp:
+            return merge(self.instances(value.body, shadowed, local, instances),
+                         self.instances(value.orelse, shadowed, local, instances))
+        if t is cst.BooleanOperation:
+            return merge(self.instances(value.left, shadowed, local, instances),
+                         self.instances(value.right, shadowed, local, instances))
+        return ()
 
     def is_bound(self, name: str) -> bool:
         """True for a name bound at module level to an import, class or function."""
@@ -176,3 +274,65 @@ class Bindings:
             for t in node.targets:
                 if type(t.target) is cst.Name:
                     self.aliases[t.target.value] = "logging.Logger"
+
+    def bind_module_value(self, name: str, value: cst.BaseExpression) -> None:
+        """A module-level ``name = value`` (also inside a top-level ``if``/``try``): when
+        ``value`` is a callable (:meth:`targets`), ``name`` is bound to it, added to what the
+        name already held (``try: from flash_attn import f`` / ``except ImportError: f = ref``
+        keeps both). A non-callable value (``f = None``) leaves the binding alone."""
+        new = self.targets(value)
+        if not new:
+            return
+        old = self.alts.get(name) or ((self.aliases[name],) if name in self.aliases else ())
+        both = merge(old, new)
+        self.aliases[name] = both[0]
+        if len(both) > 1:
+            self.alts[name] = both
+
+    # ------------------------------------------------------------------ function scopes
+    def bind_local(self, scope: LocalBindings, name: str, value: cst.BaseExpression,
+                   shadowed: Container[str], methods: Container[str] = ()) -> None:
+        """``name = value`` inside a function: queued (:meth:`LocalBindings.flush` applies it
+        once the right-hand side has been visited). A callable value is added to what the
+        name held (``if block is None: block = Block`` keeps a default bound before); an
+        instance (``corr = CorrBlock(...)``) is recorded apart; any other value unbinds."""
+        new = self.targets(value, shadowed, scope.callables, methods)
+        inst = () if new else self.instances(value, shadowed, scope.callables, scope.instances)
+        scope.pending.append((name, merge(scope.callables.get(name, ()), new) if new else (), inst))
+
+    def bind_param(self, scope: LocalBindings, name: str, index: int, default: cst.BaseExpression | None) -> None:
+        """Parameter ``name`` at position ``index`` (``self`` not counted): a callable default
+        (``act_layer=nn.GELU``, ``norm_layer=partial(nn.LayerNorm, eps=1e-6)``) binds it."""
+        scope.param_index[name] = index
+        if default is not None:
+            new = self.targets(default)
+            if new:
+                scope.callables[name] = new
+
+
+class LocalBindings:
+    """The names of one function bound to callables (``callables``: name -> alternatives),
+    holding instances of known classes (``instances``: name -> classes), and the positions of
+    its parameters (``param_index``; ``self``/``cls`` excluded). ``pending``: bindings of the
+    assignment being visited, applied by :meth:`flush`."""
+
+    __slots__ = ("callables", "instances", "param_index", "pending")
+
+    def __init__(self) -> None:
+        self.callables: dict[str, tuple[str, ...]] = {}
+        self.instances: dict[str, tuple[str, ...]] = {}
+        self.param_index: dict[str, int] = {}
+        self.pending: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = []
+
+    def flush(self) -> None:
+        """Apply the queued bindings (after the right-hand side: ``f = f or g`` reads the old ``f``)."""
+        for name, callables, instances in self.pending:
+            if callables:
+                self.callables[name] = callables
+            else:
+                self.callables.pop(name, None)
+            if instances:
+                self.instances[name] = instances
+            else:
+                self.instances.pop(name, None)
+        self.pending.clear()

@@ -212,6 +212,7 @@ def analyze_source(source: str, path: str, module_name: str, catalog: Catalog,
         suppressions=tuple(suppressions),
         traced_entries=tuple(sorted(set(visitor.traced_entries))),
         rule_errors=tuple(RuleError(c, m) for c, m in sorted(errors.items())),
+        injections=tuple(sorted(set(visitor.injections), key=lambda j: (j.owner, j.line, j.kind, j.param, j.attr, j.target))),
     )
     # visitor -> emit -> (closure) visitor is a reference cycle holding the whole CST: left in
     # place, every file's tree waited for the cyclic GC, which then traversed all of it (12% of

@@ -17,10 +17,12 @@ import libcst as cst
 from libcst.metadata import PositionProvider
 
 from migrate_lens.analysis import kinds as K
-from migrate_lens.analysis.bindings import Bindings, dotted as _dotted, names_in_target as _names_in_target
+from migrate_lens.analysis.bindings import PARTIAL_NAMES, Bindings, LocalBindings, is_class_like, merge
+from migrate_lens.analysis.bindings import dotted as _dotted
+from migrate_lens.analysis.bindings import names_in_target as _names_in_target
 from migrate_lens.analysis.sites import NOT_LITERAL, LazyData, Site
 from migrate_lens.analysis.values import ValueKinds, literal
-from migrate_lens.models import CallFact, ClassFact, FunctionFact, ImportFact, SubmoduleFact
+from migrate_lens.models import CallFact, ClassFact, FunctionFact, ImportFact, InjectionFact, SubmoduleFact
 
 _INIT_NAMES = re.compile(
     r"^(__init__|__post_init__|reset_parameters|_reset_parameters|_init_weights|init_weights|"
@@ -40,6 +42,9 @@ _CONTAINER_CTORS = frozenset({
 })
 #: Builtins whose iteration yields (tuples of) the elements of their arguments.
 _ITER_BUILTINS = frozenset({"zip", "enumerate", "reversed", "sorted", "list", "tuple", "iter", "map", "filter"})
+#: Builtins whose arguments are data, not injected classes (``dict(gelu=nn.GELU)`` is a table).
+BINDING_BUILTINS = frozenset({"dict", "list", "tuple", "set", "frozenset", "getattr", "setattr", "hasattr",
+                              "print", "repr", "str", "id", "callable", "vars", "sorted", "map", "filter", "zip"})
 _MUTATING_CONTAINER_METHODS = frozenset({
     "append", "extend", "insert", "update", "setdefault", "add", "__setitem__", "pop", "clear",
 })
@@ -56,6 +61,9 @@ class _ClassInfo:
     has_conv: bool = False
     returns: dict[str, cst.Annotation] = field(default_factory=dict)
     global_pools: set[str] = field(default_factory=set)
+    methods: set[str] = field(default_factory=set)
+    #: attributes bound to callables (``self.act = F.gelu``, ``self.fn = self._impl``, class body ``act = nn.GELU``)
+    attr_binds: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 @dataclass
@@ -72,6 +80,7 @@ class _FuncScope:
     pending: list[tuple[str, str]] = field(default_factory=list)
     params: set[str] = field(default_factory=set)
     views: dict[str, str] = field(default_factory=dict)
+    binds: LocalBindings = field(default_factory=LocalBindings)
 
 
 class FileVisitor(cst.CSTVisitor):
@@ -117,6 +126,7 @@ class FileVisitor(cst.CSTVisitor):
         self.functions: list[FunctionFact] = []
         self.submodules: list[SubmoduleFact] = []
         self.traced_entries: list[str] = []
+        self.injections: list[InjectionFact] = []
         self.values = values = ValueKinds(self)
         #: value kind of an expression in the current scope (:class:`.values.ValueKinds`)
         self.kind = values.kind
@@ -147,7 +157,18 @@ class FileVisitor(cst.CSTVisitor):
     def qual(self, node: cst.BaseExpression) -> str:
         """Dotted name of a Name/Attribute chain after this file's bindings (:mod:`.bindings`);
         "" if not a name. Locals of the enclosing function shadow module-level names."""
-        return self.bindings.resolve(node, self.func_stack[-1].env if self.func_stack else ())
+        if self.func_stack:
+            scope = self.func_stack[-1]
+            return self.bindings.resolve(node, scope.env, scope.binds.callables)
+        return self.bindings.resolve(node)
+
+    def _targets(self, value: cst.BaseExpression) -> tuple[str, ...]:
+        """The callables ``value`` evaluates to in the current scope (:meth:`Bindings.targets`)."""
+        if self.func_stack:
+            scope = self.func_stack[-1]
+            return self.bindings.targets(value, scope.env, scope.binds.callables,
+                                         scope.cls.methods if scope.cls is not None else ())
+        return self.bindings.targets(value, (), None, self.class_stack[-1].methods if self.class_stack else ())
 
     # ------------------------------------------------------------------ imports
     def visit_Import(self, node: cst.Import) -> None:
@@ -187,13 +208,17 @@ class FileVisitor(cst.CSTVisitor):
         info = _ClassInfo(qualname=qualname, bases=bases, is_module=is_module, is_autograd_function=is_fn)
         if type(node.body) is cst.IndentedBlock:
             for st in node.body.body:
-                if type(st) is cst.FunctionDef and st.returns is not None:
-                    info.returns[st.name.value] = st.returns
+                if type(st) is cst.FunctionDef:
+                    info.methods.add(st.name.value)
+                    if st.returns is not None:
+                        info.returns[st.name.value] = st.returns
         # Inherit attribute kinds from a local base class.
         for b in bases:
             base_info = self.local_classes.get(b.rsplit(".", 1)[-1])
             if base_info is not None and base_info.qualname == b:
                 info.attr_kinds.update(base_info.attr_kinds)
+                info.attr_binds.update(base_info.attr_binds)
+                info.methods.update(base_info.methods)
         if not self.class_stack and not self.func_stack:
             self.local_classes[node.name.value] = info
             self.bindings.declare_class(node.name.value)
@@ -283,11 +308,14 @@ class FileVisitor(cst.CSTVisitor):
         traced = scope.context == "traced" or (
             scope.context == "function" and scope.cls is not None and scope.cls.is_module and is_method
         )
+        n_positional = len(params.posonly_params) + len(params.params)
+        offset = 1 if is_method and all_params and all_params[0].name.value in ("self", "cls", "ctx") else 0
         for i, p in enumerate(all_params):
             pname = p.name.value
             if is_method and i == 0 and pname in ("self", "cls", "ctx"):
                 scope.env[pname] = K.S
                 continue
+            self.bindings.bind_param(scope.binds, pname, i - offset if i < n_positional else -1, p.default)
             ann = self._annotation_kind(p.annotation)
             if ann != K.U:
                 kind = ann
@@ -339,6 +367,7 @@ class FileVisitor(cst.CSTVisitor):
                 scope.env[name] = kind
                 scope.params.discard(name)  # rebound: no longer the argument as passed
             scope.pending.clear()
+            scope.binds.flush()
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         target = node.target
@@ -373,11 +402,20 @@ class FileVisitor(cst.CSTVisitor):
                 if target.value in scope.globals_declared:
                     self._site("global-write", stmt, name=target.value, data={"how": "global"})
                 scope.pending.append((target.value, vkind))
+                self.bindings.bind_local(scope.binds, target.value, value, scope.env,
+                                         scope.cls.methods if scope.cls is not None else ())
                 src = _view_source(value) if vkind in K.TENSORISH else ""
                 if src and src != target.value:
                     scope.views[target.value] = src
                 else:
                     scope.views.pop(target.value, None)
+            elif self.class_stack:  # class body: `act = nn.GELU` is `self.act` in methods
+                found = self._targets(value)
+                if found:
+                    cls_info = self.class_stack[-1]
+                    cls_info.attr_binds[target.value] = merge(cls_info.attr_binds.get(target.value, ()), found)
+            else:
+                self.bindings.bind_module_value(target.value, value)
         elif type(target) in (cst.Tuple, cst.List):
             if type(value) in (cst.Tuple, cst.List) and len(value.elements) == len(target.elements) and not any(
                 type(e) is cst.StarredElement for e in (*value.elements, *target.elements)
@@ -402,6 +440,13 @@ class FileVisitor(cst.CSTVisitor):
             else:
                 self._site("attribute-write", stmt, name=target.attr.value,
                            receiver=self.kind(target.value), data={"aug": False})
+                if target.attr.value in _TRACED_METHODS and is_class_like(self.qual(target.value)):
+                    # monkey-patched forward (`SomeModel.forward = my_forward`): runs traced
+                    patched = self.qual(target)
+                    for t in self._targets(value):
+                        if not t.startswith("self."):
+                            self.traced_entries.append(t)
+                            self.calls.append(CallFact(caller=patched, callee=t, line=self._line(stmt)))
 
     def _subscript_write(self, stmt: cst.CSTNode, target: cst.Subscript, base: str, vkind: str,
                          aug: bool) -> None:
@@ -472,6 +517,12 @@ class FileVisitor(cst.CSTVisitor):
                         new_kind = K.M
                     self.ctor_attr[id(value)] = attr
                 cls.attr_kinds[attr] = new_kind if new_kind != K.U or attr not in cls.attr_kinds else cls.attr_kinds[attr]
+            if value is not None:
+                found = self._targets(value)
+                if found:
+                    cls.attr_binds[attr] = merge(cls.attr_binds.get(attr, ()), found)
+                if ctx == "init" and type(value) is cst.Name and self._may_hold_class(value.value):
+                    self._slot(value.value, attr, value)  # `self.corr = corr_block`
         if ctx != "init":
             self._site("self-write", stmt, name=attr, data={
                 "how": "aug" if aug else "assign", "value": vkind, "aug": aug,
@@ -716,6 +767,120 @@ class FileVisitor(cst.CSTVisitor):
                     self._state_write(node, root, "inplace", receiver)
                     self._view_write(node, root)
         self._site("call", node, name=name, method=method, receiver=receiver, data=data)
+        if scope is not None:
+            self._bound_calls(node, scope, name, method, receiver, data)
+            self._injected_args(node, scope, name)
+
+    # ------------------------------------------------------------------ bindings at call sites
+    def _bound_calls(self, node: cst.Call, scope: _FuncScope, name: str, method: str, receiver: str,
+                     data: Any) -> None:
+        """A call of a name bound to several callables (``wrap(conv)`` with ``wrap = weight_norm
+        if wn else spectral_norm``) or of a ``self`` attribute bound to one (``self.act(x)``
+        with ``self.act = F.gelu``) is a call of each: a call site, a call fact and, in init
+        code, a composition edge per alternative. A call of a constructor parameter in init
+        code (``block(dim)``, ``norm_layer(dim)``) is an injection slot."""
+        func = node.func
+        if name.startswith("self."):
+            bound = scope.cls.attr_binds.get(name[5:], ()) if scope.cls is not None else ()
+        elif type(func) is cst.Name or (type(func) is cst.Attribute and type(func.value) is cst.Name):
+            bound = self.bindings.resolve_all(func, scope.env, scope.binds.callables)
+        else:
+            bound = ()
+        if scope.context == "init" and scope.cls is not None and type(func) is cst.Name:
+            self._slot(func.value, self.ctor_attr.get(id(node), "[]"), node)
+        for alt in bound:
+            if alt == name:
+                continue
+            if (scope.qualname, alt) not in self._call_seen:
+                self._call_seen.add((scope.qualname, alt))
+                self.calls.append(CallFact(caller=scope.qualname, callee=alt, line=self._line(node)))
+            if scope.context == "init" and scope.cls is not None and scope.cls.is_module and \
+                    is_class_like(alt) and alt not in _CONTAINER_CTORS and self._is_class_name(alt):
+                self.submodules.append(SubmoduleFact(owner=scope.cls.qualname, attr=self.ctor_attr.get(id(node), "[]"),
+                                                     target=alt, line=self._line(node)))
+            self._site("call", node, name=alt, method=method, receiver=receiver, data=data)
+
+    def _may_hold_class(self, name: str) -> bool:
+        """A local name that may hold a class or module: bound to callables, or of a kind other
+        than static (``dim``, ``num_heads`` and literals are not injected classes)."""
+        scope = self.func_stack[-1]
+        return name in scope.binds.callables or scope.env.get(name) != K.S
+
+    def _slot(self, param: str, attr: str, node: cst.CSTNode) -> None:
+        """Init code of a class stores (or builds by calling) what constructor parameter
+        ``param`` holds in ``attr``: an injection slot the project graph fills with the classes
+        callers pass."""
+        scope = self.func_stack[-1]
+        index = scope.binds.param_index.get(param)
+        if index is None or scope.cls is None or scope.name != "__init__":
+            return
+        line = self._line(node)
+        self.injections.append(InjectionFact(kind="slot", owner=scope.cls.qualname, attr=attr, param=param,
+                                             index=index, target="", line=line))
+        for t in scope.binds.callables.get(param, ()):  # what the constructor binds itself: `block = block or B`
+            if is_class_like(t):
+                self.injections.append(InjectionFact(kind="slot", owner=scope.cls.qualname, attr=attr, param=param,
+                                                     index=index, target=t, line=line))
+
+    def _injected_args(self, node: cst.Call, scope: _FuncScope, name: str) -> None:
+        """Classes (and instances of classes) passed as call arguments: ``Block(dim,
+        norm_layer=partial(nn.LayerNorm, eps=1e-6), mlp_layer=Mlp)``, ``RAFT(corr_block=corr)``.
+
+        - to a constructor: an ``arg`` injection fact (the graph joins it with the callee's
+          slots); in a module's init code, a class passed is also held by the module
+          (composition, attribute ``[injected]``);
+        - a torch class named in the argument itself is a use of that class (a call site
+          without arguments but the ``partial``'s): ``act_layer=nn.GELU`` is an exact GELU;
+        - ``<config>.<field>(...)`` in a module's init code builds a class injected into a
+          config field (a ``field`` fact)."""
+        func = node.func
+        cls = scope.cls
+        if name in PARTIAL_NAMES or name in ("isinstance", "issubclass", "type", "super") or \
+                (name and "." not in name and name in BINDING_BUILTINS):
+            return
+        callee = name
+        if not callee and type(func) is cst.Attribute and func.attr.value == "__init__" and \
+                type(func.value) is cst.Call and self.qual(func.value.func) == "super" and cls is not None and cls.bases:
+            callee = cls.bases[0]
+        ctor = bool(callee) and is_class_like(callee) and not callee.startswith("torch.")
+        in_module_init = scope.context == "init" and cls is not None and cls.is_module
+        if in_module_init and not name and type(func) is cst.Attribute and type(func.value) is cst.Name \
+                and scope.env.get(func.value.value, K.S) != K.S and func.value.value not in scope.binds.instances:
+            self.injections.append(InjectionFact(kind="field", owner=cls.qualname, attr="[]", param=func.attr.value,
+                                                 index=-1, target="", line=self._line(node)))
+        position = 0
+        for a in node.args:
+            if a.star:
+                continue
+            keyword = a.keyword.value if a.keyword is not None else ""
+            index = -1 if keyword else position
+            position += 0 if keyword else 1
+            v = a.value
+            if type(v) not in (cst.Name, cst.Attribute, cst.Call, cst.IfExp, cst.BooleanOperation):
+                continue
+            if type(v) is cst.Name and ctor and scope.context == "init" and cls is not None and self._may_hold_class(v.value):
+                self._slot(v.value, "[injected]", a)  # a parameter passed on: `block(dim, norm_layer=norm_layer)`
+            classes = tuple(t for t in self._targets(v) if is_class_like(t))
+            held = classes or self.bindings.instances(v, scope.env, scope.binds.callables, scope.binds.instances)
+            for t in held:
+                if ctor:
+                    self.injections.append(InjectionFact(kind="arg", owner=callee, attr="", param=keyword,
+                                                         index=index, target=t, line=self._line(a)))
+            for t in classes:
+                if in_module_init and not t.startswith("torch.") and self._is_class_name(t):
+                    self.submodules.append(SubmoduleFact(owner=cls.qualname, attr="[injected]", target=t,  # type: ignore[union-attr]
+                                                         line=self._line(a)))
+            direct = v.args[0].value if type(v) is cst.Call and classes else v
+            if classes and type(direct) in (cst.Name, cst.Attribute) and (
+                    type(direct) is cst.Attribute or direct.value not in scope.env):
+                ref = self.qual(direct)
+                if ref.startswith("torch.") and is_class_like(ref):
+                    kwargs = {k.keyword.value: (self.kind(k.value), literal(k.value))
+                              for k in (v.args[1:] if type(v) is cst.Call else ()) if k.keyword is not None}
+                    self._site("call", direct, name=ref, data={
+                        "args": (), "kwargs": kwargs, "star": False, "no_grad": self._no_grad(), "result": K.U,
+                        "reference": True,
+                    })
 
     def _is_global_pool_result(self, expr: cst.BaseExpression | None) -> bool:
         """``self.pool(x)`` with ``self.pool = nn.AdaptiveAvgPool2d(1)``, ``F.adaptive_*_pool*d(x, 1)``
