@@ -65,9 +65,11 @@ def merge(old: tuple[str, ...], new: tuple[str, ...]) -> tuple[str, ...]:
 
 def is_class_like(name: str) -> bool:
     """A dotted name whose last part is capitalised (``torch.nn.GELU``, ``pkg.mod.Block``):
-    the naming convention of classes, the only evidence without importing the code."""
+    the naming convention of classes, the only evidence without importing the code. Constants
+    (``DEFAULT_CFG``) and exceptions are not."""
     leaf = name.rsplit(".", 1)[-1]
-    return leaf[:1].isupper() and not leaf.isupper() and not leaf.endswith(("Error", "Exception", "Warning"))
+    return leaf[:1].isupper() and not (leaf.isupper() and "_" in leaf) and \
+        not leaf.endswith(("Error", "Exception", "Warning"))
 
 
 class Bindings:
@@ -81,7 +83,8 @@ class Bindings:
     functions by name.
     """
 
-    __slots__ = ("module", "is_package", "aliases", "classes", "functions", "globals", "func_returns", "alts")
+    __slots__ = ("module", "is_package", "aliases", "classes", "functions", "globals", "func_returns", "alts",
+                 "partials")
 
     def __init__(self, module: str, is_package: bool) -> None:
         self.module = module
@@ -94,6 +97,9 @@ class Bindings:
         #: module-level names bound to several callables (``try``/``except ImportError``
         #: fallbacks, ``if``/``else`` aliases): every alternative, the first in ``aliases``
         self.alts: dict[str, tuple[str, ...]] = {}
+        #: module-level names bound to ``partial(f, *args, **kwargs)``: the partial call (its
+        #: arguments are part of every call of the name)
+        self.partials: dict[str, cst.Call] = {}
 
     # ------------------------------------------------------------------ resolution
     def resolve(self, node: cst.BaseExpression, shadowed: Container[str] = (),
@@ -283,6 +289,8 @@ class Bindings:
         new = self.targets(value)
         if not new:
             return
+        if self.is_partial(value):
+            self.partials[name] = value  # type: ignore[assignment]
         old = self.alts.get(name) or ((self.aliases[name],) if name in self.aliases else ())
         both = merge(old, new)
         self.aliases[name] = both[0]
@@ -298,7 +306,21 @@ class Bindings:
         instance (``corr = CorrBlock(...)``) is recorded apart; any other value unbinds."""
         new = self.targets(value, shadowed, scope.callables, methods)
         inst = () if new else self.instances(value, shadowed, scope.callables, scope.instances)
-        scope.pending.append((name, merge(scope.callables.get(name, ()), new) if new else (), inst))
+        scope.pending.append((name, merge(scope.callables.get(name, ()), new) if new else (), inst,
+                              value if new and self.is_partial(value, shadowed, scope.callables) else None))
+
+    def is_partial(self, value: cst.BaseExpression, shadowed: Container[str] = (),
+                   local: Mapping[str, tuple[str, ...]] | None = None) -> bool:
+        """``value`` is a ``functools.partial(...)`` call."""
+        return type(value) is cst.Call and self.resolve(value.func, shadowed, local) in PARTIAL_NAMES
+
+    def partial_of(self, func: cst.BaseExpression, scope: LocalBindings | None) -> cst.Call | None:
+        """The ``partial(...)`` call the called name ``func`` is bound to (locally first), if any."""
+        if type(func) is not cst.Name:
+            return None
+        if scope is not None and func.value in scope.callables:
+            return scope.partials.get(func.value)
+        return self.partials.get(func.value)
 
     def bind_param(self, scope: LocalBindings, name: str, index: int, default: cst.BaseExpression | None) -> None:
         """Parameter ``name`` at position ``index`` (``self`` not counted): a callable default
@@ -308,25 +330,34 @@ class Bindings:
             new = self.targets(default)
             if new:
                 scope.callables[name] = new
+                if self.is_partial(default):
+                    scope.partials[name] = default  # type: ignore[assignment]
 
 
 class LocalBindings:
     """The names of one function bound to callables (``callables``: name -> alternatives),
     holding instances of known classes (``instances``: name -> classes), and the positions of
-    its parameters (``param_index``; ``self``/``cls`` excluded). ``pending``: bindings of the
-    assignment being visited, applied by :meth:`flush`."""
+    its parameters (``param_index``; ``self``/``cls`` excluded), and the names bound to a
+    ``partial(...)`` call (``partials``). ``pending``: bindings of the assignment being
+    visited, applied by :meth:`flush`."""
 
-    __slots__ = ("callables", "instances", "param_index", "pending")
+    __slots__ = ("callables", "instances", "param_index", "pending", "partials")
 
     def __init__(self) -> None:
         self.callables: dict[str, tuple[str, ...]] = {}
         self.instances: dict[str, tuple[str, ...]] = {}
         self.param_index: dict[str, int] = {}
-        self.pending: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = []
+        self.pending: list[tuple[str, tuple[str, ...], tuple[str, ...], cst.Call | None]] = []
+        #: names bound to a ``partial(...)`` call (the call node: its arguments join each call)
+        self.partials: dict[str, cst.Call] = {}
 
     def flush(self) -> None:
         """Apply the queued bindings (after the right-hand side: ``f = f or g`` reads the old ``f``)."""
-        for name, callables, instances in self.pending:
+        for name, callables, instances, partial in self.pending:
+            if partial is not None:
+                self.partials[name] = partial
+            elif not callables or name not in self.callables:
+                self.partials.pop(name, None)
             if callables:
                 self.callables[name] = callables
             else:

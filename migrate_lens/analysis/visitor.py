@@ -281,6 +281,9 @@ class FileVisitor(cst.CSTVisitor):
         self._bind_params(scope, node.params, is_method and not static)
         self.func_stack.append(scope)
         self.scope_kinds.append("func")
+        for p in (*node.params.posonly_params, *node.params.params, *node.params.kwonly_params):
+            if p.default is not None:
+                self._class_refs(p.default)  # `act_layer=nn.GELU`: a use in this function's context
         for d in node.decorators:
             dec = d.decorator.func if type(d.decorator) is cst.Call else d.decorator
             dname = self.qual(dec)
@@ -404,6 +407,7 @@ class FileVisitor(cst.CSTVisitor):
                 scope.pending.append((target.value, vkind))
                 self.bindings.bind_local(scope.binds, target.value, value, scope.env,
                                          scope.cls.methods if scope.cls is not None else ())
+                self._class_refs(value)
                 src = _view_source(value) if vkind in K.TENSORISH else ""
                 if src and src != target.value:
                     scope.views[target.value] = src
@@ -521,6 +525,7 @@ class FileVisitor(cst.CSTVisitor):
                 found = self._targets(value)
                 if found:
                     cls.attr_binds[attr] = merge(cls.attr_binds.get(attr, ()), found)
+                    self._class_refs(value)
                 if ctx == "init" and type(value) is cst.Name and self._may_hold_class(value.value):
                     self._slot(value.value, attr, value)  # `self.corr = corr_block`
         if ctx != "init":
@@ -674,6 +679,17 @@ class FileVisitor(cst.CSTVisitor):
                 kwargs[a.keyword.value] = entry
             else:
                 args.append(entry)
+        bound_partial = self.bindings.partial_of(func, self.func_stack[-1].binds if self.func_stack else None)
+        if bound_partial is not None:  # `norm = partial(nn.LayerNorm, eps=1e-6)`; `norm(d)` is `nn.LayerNorm(d, eps=1e-6)`
+            before: list[tuple[str, Any]] = []
+            for a in bound_partial.args[1:]:
+                if a.star:
+                    star = True
+                elif a.keyword is not None:
+                    kwargs.setdefault(a.keyword.value, (self.kind(a.value), literal(a.value)))
+                else:
+                    before.append((self.kind(a.value), literal(a.value)))
+            args[:0] = before
         scope = self.func_stack[-1] if self.func_stack else None
         result_kind = self._call_kind(node)
         if scope is not None and (result_kind in K.TENSORISH or receiver in K.TENSORISH or name.startswith("torch.")):
@@ -766,7 +782,8 @@ class FileVisitor(cst.CSTVisitor):
                 elif _is_inplace_method(method) and receiver in (K.T, K.B, K.U):
                     self._state_write(node, root, "inplace", receiver)
                     self._view_write(node, root)
-        self._site("call", node, name=name, method=method, receiver=receiver, data=data)
+        if not self._is_bound_torch_class(func, name):
+            self._site("call", node, name=name, method=method, receiver=receiver, data=data)
         if scope is not None:
             self._bound_calls(node, scope, name, method, receiver, data)
             self._injected_args(node, scope, name)
@@ -798,7 +815,9 @@ class FileVisitor(cst.CSTVisitor):
                     is_class_like(alt) and alt not in _CONTAINER_CTORS and self._is_class_name(alt):
                 self.submodules.append(SubmoduleFact(owner=scope.cls.qualname, attr=self.ctor_attr.get(id(node), "[]"),
                                                      target=alt, line=self._line(node)))
-            self._site("call", node, name=alt, method=method, receiver=receiver, data=data)
+            if not self._is_bound_torch_class(func, alt) and not (
+                    name.startswith("self.") and alt.startswith("torch.") and is_class_like(alt)):
+                self._site("call", node, name=alt, method=method, receiver=receiver, data=data)
 
     def _may_hold_class(self, name: str) -> bool:
         """A local name that may hold a class or module: bound to callables, or of a kind other
@@ -870,17 +889,55 @@ class FileVisitor(cst.CSTVisitor):
                 if in_module_init and not t.startswith("torch.") and self._is_class_name(t):
                     self.submodules.append(SubmoduleFact(owner=cls.qualname, attr="[injected]", target=t,  # type: ignore[union-attr]
                                                          line=self._line(a)))
-            direct = v.args[0].value if type(v) is cst.Call and classes else v
-            if classes and type(direct) in (cst.Name, cst.Attribute) and (
-                    type(direct) is cst.Attribute or direct.value not in scope.env):
-                ref = self.qual(direct)
-                if ref.startswith("torch.") and is_class_like(ref):
-                    kwargs = {k.keyword.value: (self.kind(k.value), literal(k.value))
-                              for k in (v.args[1:] if type(v) is cst.Call else ()) if k.keyword is not None}
-                    self._site("call", direct, name=ref, data={
-                        "args": (), "kwargs": kwargs, "star": False, "no_grad": self._no_grad(), "result": K.U,
-                        "reference": True,
-                    })
+            if classes:
+                self._class_refs(v)
+
+    def _class_refs(self, value: cst.BaseExpression, partial: cst.Call | None = None) -> None:
+        """A torch class named as a value (a parameter default, a call argument, the right
+        side of an assignment: ``act_layer=nn.GELU``, ``act_layer or nn.GELU``,
+        ``partial(nn.BatchNorm2d, momentum=0.01)``) is a use of that class where it is named:
+        a call site with the ``partial``'s arguments (``data["reference"]``). Calls of the name
+        it is bound to are not call sites again (:meth:`_is_bound_torch_class`)."""
+        t = type(value)
+        if t is cst.Name or t is cst.Attribute:
+            if t is cst.Name and self.func_stack and value.value in self.func_stack[-1].env:  # type: ignore[union-attr]
+                return  # a local name: named where it was bound
+            ref = self.bindings.resolve(value)
+            if not (ref.startswith("torch.") and is_class_like(ref)):
+                return
+            args: list[tuple[str, Any]] = []
+            kwargs: dict[str, tuple[str, Any]] = {}
+            star = False
+            for a in (partial.args[1:] if partial is not None else ()):
+                if a.star:
+                    star = True
+                elif a.keyword is not None:
+                    kwargs[a.keyword.value] = (self.kind(a.value), literal(a.value))
+                else:
+                    args.append((self.kind(a.value), literal(a.value)))
+            self._site("call", value, name=ref, data={
+                "args": tuple(args), "kwargs": kwargs, "star": star, "no_grad": self._no_grad(), "result": K.U,
+                "reference": True,
+            })
+        elif t is cst.Call:
+            if value.args and value.args[0].keyword is None and not value.args[0].star and \
+                    self.qual(value.func) in PARTIAL_NAMES:  # type: ignore[union-attr]
+                self._class_refs(value.args[0].value, value)  # type: ignore[union-attr]
+        elif t is cst.IfExp:
+            self._class_refs(value.body)  # type: ignore[union-attr]
+            self._class_refs(value.orelse)  # type: ignore[union-attr]
+        elif t is cst.BooleanOperation:
+            self._class_refs(value.left)  # type: ignore[union-attr]
+            self._class_refs(value.right)  # type: ignore[union-attr]
+
+    def _is_bound_torch_class(self, func: cst.BaseExpression, name: str) -> bool:
+        """``func`` is a local name bound (by assignment or as a parameter default) to a torch
+        class (``act_layer()`` with ``act_layer=nn.GELU``): the class was a use where it was
+        named. Module-level aliases (``LN = partial(nn.LayerNorm, bias=False)``) are named in
+        host code, so their calls stay the call sites."""
+        if type(func) is not cst.Name or not name.startswith("torch.") or not is_class_like(name):
+            return False
+        return bool(self.func_stack) and func.value in self.func_stack[-1].binds.callables
 
     def _is_global_pool_result(self, expr: cst.BaseExpression | None) -> bool:
         """``self.pool(x)`` with ``self.pool = nn.AdaptiveAvgPool2d(1)``, ``F.adaptive_*_pool*d(x, 1)``
