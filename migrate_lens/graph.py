@@ -150,6 +150,7 @@ class _Resolver:
         self.functions: set[str] = set()
         self.bindings: dict[str, dict[str, str]] = defaultdict(dict)  # module -> alias -> dotted
         self.stars: dict[str, list[str]] = defaultdict(list)
+        self.guarded: set[tuple[str, str]] = set()  # (module, alias) imported in try/except ImportError
         for f in files:
             for c in f.classes:
                 self.classes.setdefault(c.qualname, c.bases)
@@ -165,6 +166,10 @@ class _Resolver:
                     # `import a.b` binds `a`; `import a.b as c` binds `c` to `a.b`.
                     target = imp.module if imp.alias != imp.module.split(".", 1)[0] else imp.alias
                     self.bindings[f.module].setdefault(imp.alias, target)
+                if imp.guarded:
+                    self.guarded.add((f.module, imp.alias))
+            for imp in f.value_aliases:  # `weight_norm = nn.utils.weight_norm` (imports win)
+                self.bindings[f.module].setdefault(imp.alias, f"{imp.module}.{imp.name}")
         self._cache: dict[str, str | None] = {}
         self._bases_cache: dict[str, tuple[list[str], int]] = {}
 
@@ -217,6 +222,29 @@ class _Resolver:
                 if found is not None and found != _EXTERNAL:
                     return found
         return None
+
+    def external_name(self, dotted: str) -> tuple[str, bool]:
+        """The name outside the project that ``dotted`` (a name under a project module) is
+        bound to through imports and module-level aliases, and whether a ``try``/``except
+        ImportError`` import is on the way; ("", False) for project code or unresolvable
+        names (``pkg.utils.weight_norm`` -> ``torch.nn.utils.weight_norm``)."""
+        guarded = False
+        for _ in range(12):
+            if dotted in self.classes or dotted in self.functions or dotted in self.modules:
+                return "", False
+            parts = dotted.split(".")
+            for i in range(len(parts) - 1, 0, -1):
+                mod = ".".join(parts[:i])
+                if mod in self.modules:
+                    binding = self.bindings.get(mod, {}).get(parts[i])
+                    if binding is None or binding == f"{mod}.{parts[i]}":
+                        return "", False
+                    guarded = guarded or (mod, parts[i]) in self.guarded
+                    dotted = ".".join([binding, *parts[i + 1:]])
+                    break
+            else:
+                return ("", False) if self.is_projectish(dotted) else (dotted, guarded)
+        return "", False
 
     def member(self, cls: str, rest: Sequence[str], seen: frozenset[str] = frozenset()) -> str | None:
         """``cls.rest[0].rest[1]...`` looked up through the class's project bases (MRO-like,
@@ -532,9 +560,12 @@ class _Builder:
         slots: dict[str, list[InjectionFact]] = defaultdict(list)
         args: list[InjectionFact] = []
         fields: list[InjectionFact] = []
+        args_passed: list[InjectionFact] = []
+        methods: list[InjectionFact] = []
+        lists = {"arg": args, "field": fields, "pass": args_passed, "method": methods}
         for f in self.files:
             for j in f.injections:
-                (slots[j.owner] if j.kind == "slot" else args if j.kind == "arg" else fields).append(j)
+                (slots[j.owner] if j.kind == "slot" else lists[j.kind]).append(j)
         field_targets: dict[str, set[str]] = defaultdict(set)
 
         def hold(owner: str, attr: str, target: str) -> None:
@@ -565,6 +596,42 @@ class _Builder:
         for j in fields:
             for t in sorted(field_targets.get(j.param, ())):
                 hold(j.owner, j.attr, t)
+        # objects handed on by keyword (a KV cache built in forward): methods called on
+        # parameters of that name run that class's methods
+        passed: dict[str, set[str]] = defaultdict(set)
+        for j in args_passed:
+            r = self.res.resolve(j.target)
+            if r is not None and r != _EXTERNAL and r in self.res.classes:
+                passed[j.param].add(r)
+        for j in methods:
+            for cls in sorted(passed.get(j.attr, ())):
+                m = self.res.member(cls, [j.param])
+                if m is not None and m != _EXTERNAL and m in self.kind and j.owner in self.kind:
+                    self.add_edge(j.owner, m, "call")
+
+    def project_call_findings(self) -> dict[str, list[Finding]]:
+        """Findings, by path, of calls of project names that are aliases of library callables
+        (:class:`~migrate_lens.models.CallSiteFact`; see :meth:`_Resolver.external_name`), with
+        the config applied as to per-file findings; the per-file stage could not see them."""
+        from migrate_lens.analysis.engine import build_index, match_project_call
+        from migrate_lens.filters import apply_config
+
+        out: dict[str, list[Finding]] = {}
+        index = None
+        for f in self.files:
+            found: list[Finding] = []
+            for call in f.calls_to_project:
+                name, guarded = self.res.external_name(call.callee)
+                if not name:
+                    continue
+                if index is None:
+                    index = build_index(self.catalog.rules)
+                found.extend(match_project_call(call, name, guarded, f.path, index, f.suppressions))
+            if found:
+                have = {(x.span.line, x.span.column, x.code) for x in f.findings}
+                kept, _ = apply_config([x for x in found if (x.span.line, x.span.column, x.code) not in have], self.config)
+                out[f.path] = kept
+        return out
 
     def submodule_targets(self, cls: str, attr: str, seen: frozenset[str] = frozenset()) -> list[str]:
         found = self.submods.get(cls, {}).get(attr)
@@ -705,8 +772,9 @@ class _Builder:
         kept: list[Finding] = []
         dropped = 0
         findings_at: dict[str, list[Finding]] = defaultdict(list)
+        through_aliases = self.project_call_findings()
         for f in self.files:
-            for fd in f.findings:
+            for fd in (*f.findings, *through_aliases.get(f.path, ())):
                 node = self.owner_node(fd.symbol, f.module)
                 if fd.traced_only:
                     if node not in traced:

@@ -108,7 +108,9 @@ class ImportFact:
     """``import a.b as c`` / ``from .x import y as z``: ``module`` is absolute when resolvable.
 
     ``name`` is the imported member ("" for a plain ``import``), ``alias`` the bound local name.
-    ``level`` is the relative-import depth as written (0 = absolute).
+    ``level`` is the relative-import depth as written (0 = absolute). ``guarded``: the import
+    sits in a ``try`` whose handler catches ``ImportError`` (a fallback: the *call* of the name
+    is where the optional library is used).
     """
 
     module: str
@@ -116,6 +118,7 @@ class ImportFact:
     alias: str
     line: int
     level: int = 0
+    guarded: bool = False  # inside ``try: ... except ImportError`` (an optional kernel library)
 
 
 @_fast_pickle
@@ -157,7 +160,12 @@ class InjectionFact:
       ``Block(dim, mlp_layer=Mlp)``, ``super().__init__(..., block)``);
     - ``kind="field"``: class ``owner``'s init code calls ``<object>.<param>(...)`` on an
       object of unknown class (a config entry: ``block_cnf.block(...)``): it builds whatever
-      was injected into a slot ``param`` of a non-module class.
+      was injected into a slot ``param`` of a non-module class;
+    - ``kind="pass"``: function ``owner`` hands an instance of ``target`` it built on as
+      keyword ``param`` (``layer(x, past_key_values=cache)`` with ``cache = DynamicCache()``);
+    - ``kind="method"``: function ``owner`` calls method ``param`` on its parameter ``attr``
+      whose class it cannot see (``past_key_values.update(...)``): the graph joins it with
+      the ``pass`` facts of that keyword.
     """
 
     kind: str
@@ -167,6 +175,33 @@ class InjectionFact:
     index: int
     target: str
     line: int
+
+
+@_fast_pickle
+@dataclass(frozen=True, slots=True)
+class CallSiteFact:
+    """A call of a name imported from the project, kept for rule matching at the project level:
+    what such a name is bound to is known only there (``from .utils import weight_norm`` where
+    ``utils`` binds ``weight_norm = nn.utils.weight_norm``; ``_C.op(...)`` with ``_C`` imported
+    from a module binding ``_C = torch.ops.mylib``). ``callee`` is the in-file resolved name,
+    ``method`` the attribute called (or ""), ``args``/``kwargs`` the (value kind, literal)
+    pairs the call matchers read (``kwargs`` as (keyword, kind, literal)); a non-literal is
+    :data:`NONLITERAL`. No CST node: plain picklable data."""
+
+    callee: str
+    method: str
+    span: Span
+    snippet: str
+    symbol: str
+    context: str
+    args: tuple[tuple[str, object], ...]
+    kwargs: tuple[tuple[str, str, object], ...]
+    star: bool
+    no_grad: bool
+
+
+#: The stand-in for "not a literal" in :class:`CallSiteFact` arguments (picklable).
+NONLITERAL = "\0not-literal"
 
 
 @_fast_pickle
@@ -238,6 +273,10 @@ class FileFacts:
     rule_errors: tuple[RuleError, ...] = ()
     mentions_torch: bool = True
     injections: tuple[InjectionFact, ...] = ()
+    #: module-level names bound by assignment to a callable (``weight_norm = nn.utils.weight_norm``),
+    #: as import bindings (``module``.``name`` is the target, ``alias`` the bound name)
+    value_aliases: tuple[ImportFact, ...] = ()
+    calls_to_project: tuple[CallSiteFact, ...] = ()
 
 
 @_fast_pickle

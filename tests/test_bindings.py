@@ -214,3 +214,44 @@ def test_injected_instance_methods_are_traced(project: Project) -> None:
     assert ("zoo/layers.py", 35, "ML102") in lines  # host-value branch in a method forward reaches via self.corr
     assert ("zoo/models.py", 86, "ML102") in lines  # in the patched forward
     assert "Flow -> CorrPyramid" in project.module("zoo.models.Flow").explanation[0]
+
+
+# ---------------------------------------------------------------------------- across files
+@pytest.fixture(scope="module")
+def shipped_project(catalog: Catalog) -> Project:
+    return build_project(analyze_tree(INJECTED, catalog), catalog, Config())
+
+
+def test_aliases_imported_from_another_file_are_matched_by_the_project(shipped_project: Project) -> None:
+    got = {(f.span.line, f.code) for f in shipped_project.findings if f.path == "kernels/model.py"}
+    assert (10, "ML1018") in got   # weight_norm = nn.utils.weight_norm in ops.py
+    assert (19, "ML405") in got    # _C = torch.ops.fused_rope in ops.py
+    assert (18, "ML410") in got    # the call of the try/except-imported flash_attn_func
+    assert not any(code == "ML903" for _, code in got)  # LayerNormNoBias(dim, eps=1e-6): eps given
+    assert (5, "ML410") in {(f.span.line, f.code) for f in shipped_project.findings if f.path == "kernels/ops.py"}
+
+
+def test_cache_object_passed_into_forward_is_mutated_state_and_its_methods_are_traced(shipped_project: Project) -> None:
+    got = {(f.path, f.span.line, f.code) for f in shipped_project.findings}
+    assert ("kernels/model.py", 16, "ML707") in got  # past_key_values.update(k, v, 0)
+    assert "kernels.cache.KVCache.update" in shipped_project.traced
+    assert ("kernels/cache.py", 9, "ML102") in got  # host-value branch inside the cache's update
+    assert shipped_project.module("kernels.decoder.Decoder").status in ("redesign", "blocked")
+
+
+def test_argument_mutation_near_misses(catalog: Catalog) -> None:
+    src = '''
+import torch
+import torch.nn as nn
+
+class Block(nn.Module):
+    def forward(self, x, feats=None, **kwargs):
+        kwargs.update(scale=2.0)
+        outs = []
+        outs.append(x)
+        y = x.add(1)
+        if feats is not None:
+            feats.append(y)
+        return torch.cat(outs) * kwargs["scale"]
+'''
+    assert pairs(src, catalog, "ML707") == {(12, "ML707")}

@@ -84,7 +84,7 @@ class Bindings:
     """
 
     __slots__ = ("module", "is_package", "aliases", "classes", "functions", "globals", "func_returns", "alts",
-                 "partials")
+                 "partials", "project_names", "guarded", "guard_depth", "assigned")
 
     def __init__(self, module: str, is_package: bool) -> None:
         self.module = module
@@ -100,6 +100,14 @@ class Bindings:
         #: module-level names bound to ``partial(f, *args, **kwargs)``: the partial call (its
         #: arguments are part of every call of the name)
         self.partials: dict[str, cst.Call] = {}
+        #: resolved names imported from this project (relative imports, the file's own top package)
+        self.project_names: set[str] = set()
+        #: resolved names imported inside ``try: ... except ImportError`` (and ``guard_depth`` > 0
+        #: while the walk is in such a ``try``)
+        self.guarded: set[str] = set()
+        self.guard_depth = 0
+        #: module-level names bound by assignment to callables: name -> alternatives
+        self.assigned: dict[str, tuple[str, ...]] = {}
 
     # ------------------------------------------------------------------ resolution
     def resolve(self, node: cst.BaseExpression, shadowed: Container[str] = (),
@@ -225,6 +233,7 @@ class Bindings:
             else:
                 local = full.split(".")[0]
                 self.aliases[local] = local
+            self._note_import(local, full, 0)
             out.append((full, local))
         return out
 
@@ -245,8 +254,34 @@ class Bindings:
                 local = alias.asname.name.value
             full = f"{absolute}.{member}" if absolute else member
             self.aliases[local] = full
+            self._note_import(local, full, level)
             out.append((member, local, full))
         return absolute, level, out
+
+    def _note_import(self, local: str, full: str, level: int) -> None:
+        if level > 0 or full.split(".", 1)[0] == self.module.split(".", 1)[0]:
+            self.project_names.add(full)
+        if self.guard_depth:
+            self.guarded.add(full)
+
+    @staticmethod
+    def _under(name: str, roots: set[str]) -> str:
+        """The longest of ``roots`` that ``name`` is or is under (dotted), else ""."""
+        while True:
+            if name in roots:
+                return name
+            if "." not in name:
+                return ""
+            name = name.rsplit(".", 1)[0]
+
+    def guarded_import(self, name: str) -> str:
+        """The name imported inside ``try: ... except ImportError`` that ``name`` (resolved) is
+        or is under (``selective_scan_cuda`` for ``selective_scan_cuda.fwd``), else ""."""
+        return self._under(name, self.guarded) if self.guarded else ""
+
+    def is_project(self, name: str) -> bool:
+        """``name`` (resolved) is, or is under, a name this file imports from its own project."""
+        return bool(self.project_names) and bool(self._under(name, self.project_names))
 
     def declare_module(self, node: cst.Module) -> None:
         """Declare the file's top-level classes, functions and assigned names before the walk
@@ -291,6 +326,8 @@ class Bindings:
             return
         if self.is_partial(value):
             self.partials[name] = value  # type: ignore[assignment]
+        else:  # exported to the project graph as an alias (a partial's arguments would be lost)
+            self.assigned[name] = merge(self.assigned.get(name, ()), new)
         old = self.alts.get(name) or ((self.aliases[name],) if name in self.aliases else ())
         both = merge(old, new)
         self.aliases[name] = both[0]
@@ -322,10 +359,19 @@ class Bindings:
             return scope.partials.get(func.value)
         return self.partials.get(func.value)
 
-    def bind_param(self, scope: LocalBindings, name: str, index: int, default: cst.BaseExpression | None) -> None:
+    def bind_param(self, scope: LocalBindings, name: str, index: int, default: cst.BaseExpression | None,
+                   annotation: cst.Annotation | None = None) -> None:
         """Parameter ``name`` at position ``index`` (``self`` not counted): a callable default
-        (``act_layer=nn.GELU``, ``norm_layer=partial(nn.LayerNorm, eps=1e-6)``) binds it."""
+        (``act_layer=nn.GELU``, ``norm_layer=partial(nn.LayerNorm, eps=1e-6)``) binds it; an
+        annotation naming a non-torch class (``cache: Optional[Cache]``, ``p: "Params | None"``)
+        makes it an instance of that class."""
         scope.param_index[name] = index
+        if annotation is not None:
+            classes = self.annotation_classes(annotation.annotation)
+            if classes:
+                scope.typed[name] = classes
+        if type(default) is cst.Name and default.value == "None" and annotation is None:
+            scope.optional.add(name)
         if default is not None:
             new = self.targets(default)
             if new:
@@ -334,14 +380,46 @@ class Bindings:
                     scope.partials[name] = default  # type: ignore[assignment]
 
 
+    def annotation_classes(self, node: cst.BaseExpression) -> tuple[str, ...]:
+        """The non-torch classes a parameter annotation names: ``X``, ``Optional[X]``,
+        ``X | None``, ``Union[X, Y]``, ``"X"``; () for torch types, builtins and containers."""
+        t = type(node)
+        if t is cst.Name or t is cst.Attribute:
+            r = self.resolve(node)
+            ok = r and is_class_like(r) and not r.startswith(("torch.", "typing.", "collections.", "numpy."))
+            return (r,) if ok else ()
+        if t is cst.BinaryOperation and type(node.operator) is cst.BitOr:
+            return merge(self.annotation_classes(node.left), self.annotation_classes(node.right))
+        if t is cst.Subscript and self.resolve(node.value) in ("typing.Optional", "typing.Union", "Optional", "Union"):
+            out: tuple[str, ...] = ()
+            for el in node.slice:
+                if type(el.slice) is cst.Index:
+                    out = merge(out, self.annotation_classes(el.slice.value))
+            return out
+        if t is cst.SimpleString:
+            text = node.value.strip("'\"")
+            parts = [p.strip() for p in text.replace("Optional[", "").rstrip("]").split("|")]
+            out = ()
+            for p in parts:
+                if p and p != "None" and p.replace(".", "").isidentifier():
+                    head = p.split(".", 1)[0]
+                    base = self.aliases.get(head) or (f"{self.module}.{head}" if head in self.classes else "")
+                    r = f"{base}{p[len(head):]}" if base else ""
+                    if r and is_class_like(r) and not r.startswith("torch."):
+                        out = merge(out, (r,))
+            return out
+        return ()
+
+
 class LocalBindings:
     """The names of one function bound to callables (``callables``: name -> alternatives),
     holding instances of known classes (``instances``: name -> classes), and the positions of
-    its parameters (``param_index``; ``self``/``cls`` excluded), and the names bound to a
+    its parameters (``param_index``; ``self``/``cls`` excluded; ``typed``: annotated with
+    classes; ``optional``: unannotated, defaulting to None), and the names bound to a
     ``partial(...)`` call (``partials``). ``pending``: bindings of the assignment being
     visited, applied by :meth:`flush`."""
 
-    __slots__ = ("callables", "instances", "param_index", "pending", "partials")
+    __slots__ = ("callables", "instances", "param_index", "pending", "partials", "typed", "optional")
 
     def __init__(self) -> None:
         self.callables: dict[str, tuple[str, ...]] = {}
@@ -350,6 +428,10 @@ class LocalBindings:
         self.pending: list[tuple[str, tuple[str, ...], tuple[str, ...], cst.Call | None]] = []
         #: names bound to a ``partial(...)`` call (the call node: its arguments join each call)
         self.partials: dict[str, cst.Call] = {}
+        #: parameters annotated with (optional) classes: name -> classes
+        self.typed: dict[str, tuple[str, ...]] = {}
+        #: unannotated parameters defaulting to None (optional objects: a cache, a state)
+        self.optional: set[str] = set()
 
     def flush(self) -> None:
         """Apply the queued bindings (after the right-hand side: ``f = f or g`` reads the old ``f``)."""

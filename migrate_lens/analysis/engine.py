@@ -19,7 +19,8 @@ from migrate_lens.analysis.sites import Site
 from migrate_lens.analysis.visitor import FileVisitor
 from migrate_lens.analysis.walk import Positions, fast_visit, parse_cst
 from migrate_lens.catalog import Catalog, Rule
-from migrate_lens.models import FileFacts, Finding, RuleError, Span, Suppression
+from migrate_lens.analysis.sites import NOT_LITERAL
+from migrate_lens.models import NONLITERAL, CallSiteFact, FileFacts, Finding, ImportFact, RuleError, Span, Suppression
 
 #: ``# migrate-lens: ignore[ML101, ML301]`` or ``# migrate-lens: fixme[ML101] reason``.
 SUPPRESSION_RE = re.compile(r"#\s*migrate-lens:\s*(?P<kind>ignore|fixme)\b(?:\[(?P<codes>[^\]]*)\])?\s*(?P<reason>.*)$")
@@ -195,6 +196,21 @@ def analyze_source(source: str, path: str, module_name: str, catalog: Catalog,
     for line, problem in malformed:
         _meta(index, "malformed", problem, line, lines, path, module_name, findings, _apply)
 
+    positions = visitor.metadata[PositionProvider]
+    project_calls = []
+    for node, callee, method, data, ctx, symbol in visitor.project_calls:
+        rng = positions[node]
+        project_calls.append(CallSiteFact(
+            callee=callee, method=method, span=Span(rng.start.line, rng.start.column, rng.end.line, rng.end.column),
+            snippet=_snippet(tree, node, positions, rng), symbol=symbol, context=ctx,
+            args=tuple((k, NONLITERAL if v is NOT_LITERAL else v) for k, v in data["args"]),
+            kwargs=tuple((kw, k, NONLITERAL if v is NOT_LITERAL else v) for kw, (k, v) in data["kwargs"].items()),
+            star=bool(data["star"]), no_grad=bool(data["no_grad"]),
+        ))
+    value_aliases = tuple(
+        ImportFact(module=t.rsplit(".", 1)[0], name=t.rsplit(".", 1)[-1], alias=name, line=0)
+        for name, targets in sorted(visitor.bindings.assigned.items()) for t in targets[:1] if "." in t
+    )
     unique = {(f.span.line, f.span.column, f.code): f for f in findings}
     ordered = tuple(sorted(unique.values(), key=lambda f: (f.span.line, f.span.column, f.code)))
     submodules = tuple(sorted(set(visitor.submodules), key=lambda s: (s.owner, s.line, s.attr, s.target)))
@@ -213,6 +229,8 @@ def analyze_source(source: str, path: str, module_name: str, catalog: Catalog,
         traced_entries=tuple(sorted(set(visitor.traced_entries))),
         rule_errors=tuple(RuleError(c, m) for c, m in sorted(errors.items())),
         injections=tuple(sorted(set(visitor.injections), key=lambda j: (j.owner, j.line, j.kind, j.param, j.attr, j.target))),
+        value_aliases=value_aliases,
+        calls_to_project=tuple(project_calls),
     )
     # visitor -> emit -> (closure) visitor is a reference cycle holding the whole CST: left in
     # place, every file's tree waited for the cyclic GC, which then traversed all of it (12% of
@@ -220,6 +238,51 @@ def analyze_source(source: str, path: str, module_name: str, catalog: Catalog,
     visitor.emit = _detached
     visitor.values.v = None  # type: ignore[assignment]  # the same for visitor -> values -> visitor
     return facts
+
+
+def match_project_call(call: CallSiteFact, name: str, guarded: bool, path: str, index: RuleIndex,
+                       suppressions: tuple[Suppression, ...] = ()) -> list[Finding]:
+    """Findings of the call rules (and, for a ``guarded`` optional import, the import rules)
+    on a call recorded per file (:class:`CallSiteFact`) whose callee the project graph
+    resolved to ``name`` (``torch.nn.utils.weight_norm`` through a re-exported alias). Same
+    contexts, severities and suppression comments as the per-file stage."""
+    data = {
+        "args": tuple((k, NOT_LITERAL if v == NONLITERAL else v) for k, v in call.args),
+        "kwargs": {kw: (k, NOT_LITERAL if v == NONLITERAL else v) for kw, k, v in call.kwargs},
+        "star": call.star, "no_grad": call.no_grad, "result": "U", "project_alias": True, "level": 0,
+    }
+    sites = [Site(kind="call", node=None, context=call.context, symbol=call.symbol, name=name,  # type: ignore[arg-type]
+                  method=call.method, data=data)]
+    if guarded:
+        sites.append(Site(kind="import", node=None, context=call.context, symbol=call.symbol, name=name,  # type: ignore[arg-type]
+                          data=data))
+    by_line = {sup.line: sup for sup in suppressions}
+    out: list[Finding] = []
+    for site in sites:
+        rules = index.call_candidates(site.name, site.method) if site.kind == "call" else index.by_site.get(site.kind, ())
+        for rule in rules:
+            m = rule.matcher
+            ctx = site.context
+            if ctx in m.contexts:
+                traced_only = False
+            elif ctx == "function" and "traced" in m.contexts:
+                traced_only = True
+            else:
+                continue
+            try:
+                detail = MATCHERS[m.kind].fn(site, m)
+            except Exception:  # noqa: BLE001 - a rule failing on one site is not fatal
+                continue
+            if detail is None:
+                continue
+            fd = Finding(code=rule.code, severity=rule.init_severity if ctx == "init" else rule.severity, path=path,
+                         span=call.span, symbol=call.symbol, context=ctx, message=rule.message.replace("{detail}", detail),
+                         snippet=call.snippet, traced_only=traced_only)
+            sup = by_line.get(call.span.line) or by_line.get(call.span.end_line)
+            if sup is not None and rule.code in sup.codes:
+                fd = replace(fd, suppressed=sup.kind, suppress_reason=sup.reason)
+            out.append(fd)
+    return out
 
 
 def _detached(site: Site) -> None:

@@ -544,6 +544,9 @@ MATCHERS: dict[str, MatcherSpec] = {
     "subscript-read": MatcherSpec("subscript-read", match_subscript_read, match_subscript_read.__doc__ or ""),
     "self-write": MatcherSpec("self-write", match_self_write, match_self_write.__doc__ or ""),
     "global-write": MatcherSpec("global-write", match_global_write, match_global_write.__doc__ or ""),
+    "argument-write": MatcherSpec("argument-write", match_global_write,
+                                  "Mutations, through a container/cache method (update, append, ...), of an "
+                                  "object a function was given (a parameter) or built (a local instance of a class)."),
     "attribute-read": MatcherSpec("attribute-read", match_attribute, match_attribute.__doc__ or ""),
     "attribute-write": MatcherSpec("attribute-write", match_attribute, match_attribute.__doc__ or ""),
     "class-base": MatcherSpec("class", match_name, match_name.__doc__ or ""),

@@ -22,7 +22,7 @@ NOT_LITERAL = object()
 SITE_KINDS = (
     "call", "condition", "subscript-assign", "aug-assign", "subscript-read", "self-write",
     "global-write", "attribute-read", "attribute-write", "class", "import", "decorator",
-    "loop", "try", "name-ref", "suppression", "source-file", "view-write",
+    "loop", "try", "name-ref", "suppression", "source-file", "view-write", "argument-write",
 )
 
 

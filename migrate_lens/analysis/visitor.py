@@ -45,6 +45,10 @@ _ITER_BUILTINS = frozenset({"zip", "enumerate", "reversed", "sorted", "list", "t
 #: Builtins whose arguments are data, not injected classes (``dict(gelu=nn.GELU)`` is a table).
 BINDING_BUILTINS = frozenset({"dict", "list", "tuple", "set", "frozenset", "getattr", "setattr", "hasattr",
                               "print", "repr", "str", "id", "callable", "vars", "sorted", "map", "filter", "zip"})
+#: Methods that mutate a container or cache object and that no tensor has (``x.add`` is a tensor op).
+_STATE_METHODS = frozenset({"update", "append", "extend", "insert", "setdefault", "pop", "popitem", "clear", "remove"})
+#: Handlers that make a ``try`` an optional-import guard.
+_IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError"})
 _MUTATING_CONTAINER_METHODS = frozenset({
     "append", "extend", "insert", "update", "setdefault", "add", "__setitem__", "pop", "clear",
 })
@@ -127,6 +131,9 @@ class FileVisitor(cst.CSTVisitor):
         self.submodules: list[SubmoduleFact] = []
         self.traced_entries: list[str] = []
         self.injections: list[InjectionFact] = []
+        #: calls of names imported from the project: (node, callee, method, data, context, symbol)
+        self.project_calls: list[tuple[cst.Call, str, str, Any, str, str]] = []
+        self.guard_tries: set[int] = set()
         self.values = values = ValueKinds(self)
         #: value kind of an expression in the current scope (:class:`.values.ValueKinds`)
         self.kind = values.kind
@@ -174,14 +181,16 @@ class FileVisitor(cst.CSTVisitor):
     def visit_Import(self, node: cst.Import) -> None:
         line = self._line(node)
         for full, local in self.bindings.bind_import(node):
-            self.imports.append(ImportFact(module=full, name="", alias=local, line=line))
+            self.imports.append(ImportFact(module=full, name="", alias=local, line=line,
+                                           guarded=self.bindings.guard_depth > 0))
             self._site("import", node, name=full)
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
         line = self._line(node)
         absolute, level, names = self.bindings.bind_import_from(node)
         for member, local, full in names:
-            self.imports.append(ImportFact(module=absolute, name=member, alias=local, line=line, level=level))
+            self.imports.append(ImportFact(module=absolute, name=member, alias=local, line=line, level=level,
+                                           guarded=self.bindings.guard_depth > 0))
             self._site("import", node, name=full or absolute, data={"level": level})
 
     # ------------------------------------------------------------------ module-level names
@@ -318,7 +327,7 @@ class FileVisitor(cst.CSTVisitor):
             if is_method and i == 0 and pname in ("self", "cls", "ctx"):
                 scope.env[pname] = K.S
                 continue
-            self.bindings.bind_param(scope.binds, pname, i - offset if i < n_positional else -1, p.default)
+            self.bindings.bind_param(scope.binds, pname, i - offset if i < n_positional else -1, p.default, p.annotation)
             ann = self._annotation_kind(p.annotation)
             if ann != K.U:
                 kind = ann
@@ -651,8 +660,15 @@ class FileVisitor(cst.CSTVisitor):
 
     def visit_Try(self, node: cst.Try) -> None:
         self.try_stack.append(self.func_stack[-1].tensor_ops if self.func_stack else 0)
+        if any(_dotted(h.type).rsplit(".", 1)[-1] in _IMPORT_ERRORS for h in node.handlers if h.type is not None) or \
+                any(type(h.type) is cst.Tuple and any(_dotted(e.value).rsplit(".", 1)[-1] in _IMPORT_ERRORS
+                                                     for e in h.type.elements) for h in node.handlers):
+            self.bindings.guard_depth += 1
+            self.guard_tries.add(id(node))
 
     def leave_Try(self, original_node: cst.Try) -> None:
+        if id(original_node) in self.guard_tries:
+            self.bindings.guard_depth -= 1
         before = self.try_stack.pop()
         if self.func_stack and self.func_stack[-1].tensor_ops > before:
             caught = tuple(sorted(self.qual(h.type) or "?" for h in original_node.handlers if h.type is not None))
@@ -779,11 +795,29 @@ class FileVisitor(cst.CSTVisitor):
                         self._state_write(node, root, "container", result_kind)
                     elif type(root) is cst.Name and self._is_outer_container(root.value):
                         self._site("global-write", node, name=root.value, data={"how": "container", "method": method})
+                    elif type(root) is cst.Name and method in _STATE_METHODS and (
+                            root.value in scope.params or root.value in scope.binds.instances) and \
+                            scope.env.get(root.value) != K.S:
+                        # the caller's object (a KV cache, a list it reads back) mutated in place
+                        self._site("argument-write", node, name=f"{root.value}.{method}(...)",
+                                   data={"how": "argument" if root.value in scope.params else "built", "method": method})
                 elif _is_inplace_method(method) and receiver in (K.T, K.B, K.U):
                     self._state_write(node, root, "inplace", receiver)
                     self._view_write(node, root)
         if not self._is_bound_torch_class(func, name):
             self._site("call", node, name=name, method=method, receiver=receiver, data=data)
+        if name and (self.bindings.guarded or self.bindings.project_names):
+            if type(func) is cst.Name and scope is not None and func.value in scope.binds.callables:
+                candidates = scope.binds.callables[func.value]
+            else:
+                candidates = self.bindings.alts.get(func.value, (name,)) if type(func) is cst.Name else (name,)
+            for c in candidates:
+                guarded = self.bindings.guarded_import(c)
+                if guarded:
+                    # `f(q, k, v)` with `try: from flash_attn import f`: the use of the optional library
+                    self._site("import", node, name=guarded, data={"level": 0, "call": True})
+                if self.bindings.is_project(c):  # matched by the project graph (aliases across files)
+                    self.project_calls.append((node, c, method, data, self.context, self.symbol))
         if scope is not None:
             self._bound_calls(node, scope, name, method, receiver, data)
             self._injected_args(node, scope, name)
@@ -797,10 +831,24 @@ class FileVisitor(cst.CSTVisitor):
         code, a composition edge per alternative. A call of a constructor parameter in init
         code (``block(dim)``, ``norm_layer(dim)``) is an injection slot."""
         func = node.func
+        on_instance = False
         if name.startswith("self."):
             bound = scope.cls.attr_binds.get(name[5:], ()) if scope.cls is not None else ()
+        elif type(func) is cst.Attribute and type(func.value) is cst.Name and (
+                func.value.value in scope.binds.instances or func.value.value in scope.binds.typed):
+            # `cache.update(...)` with `cache = DynamicCache()` or `cache: Cache` (parameter annotation)
+            held = scope.binds.instances.get(func.value.value) or scope.binds.typed[func.value.value]
+            bound = tuple(f"{c}.{method}" for c in held)
+            on_instance = True  # call facts for the graph; the object's construction is the use site
         elif type(func) is cst.Name or (type(func) is cst.Attribute and type(func.value) is cst.Name):
             bound = self.bindings.resolve_all(func, scope.env, scope.binds.callables)
+            if not bound and type(func) is cst.Attribute and func.value.value in scope.params and (
+                    func.value.value in scope.binds.optional or scope.env.get(func.value.value) == K.U) and \
+                    method not in K.TORCH_ONLY_METHODS and method not in K.STATIC_METHODS and not method.startswith("__"):
+                # a method of an object passed in (class unknown here): joined by the project graph
+                # with the classes built in traced code (`past_key_values.update(...)`)
+                self.injections.append(InjectionFact(kind="method", owner=scope.qualname, attr=func.value.value,
+                                                     param=method, index=-1, target="", line=self._line(node)))
         else:
             bound = ()
         if scope.context == "init" and scope.cls is not None and type(func) is cst.Name:
@@ -815,7 +863,7 @@ class FileVisitor(cst.CSTVisitor):
                     is_class_like(alt) and alt not in _CONTAINER_CTORS and self._is_class_name(alt):
                 self.submodules.append(SubmoduleFact(owner=scope.cls.qualname, attr=self.ctor_attr.get(id(node), "[]"),
                                                      target=alt, line=self._line(node)))
-            if not self._is_bound_torch_class(func, alt) and not (
+            if not on_instance and not self._is_bound_torch_class(func, alt) and not (
                     name.startswith("self.") and alt.startswith("torch.") and is_class_like(alt)):
                 self._site("call", node, name=alt, method=method, receiver=receiver, data=data)
 
@@ -885,6 +933,11 @@ class FileVisitor(cst.CSTVisitor):
                 if ctor:
                     self.injections.append(InjectionFact(kind="arg", owner=callee, attr="", param=keyword,
                                                          index=index, target=t, line=self._line(a)))
+                elif keyword and not classes and type(v) is cst.Name and scope.context != "init":
+                    # an object built here handed on by keyword (`layer(x, past_key_values=cache)`):
+                    # the graph joins it with method calls on parameters of that name
+                    self.injections.append(InjectionFact(kind="pass", owner=scope.qualname, attr="", param=keyword,
+                                                         index=-1, target=t, line=self._line(a)))
             for t in classes:
                 if in_module_init and not t.startswith("torch.") and self._is_class_name(t):
                     self.submodules.append(SubmoduleFact(owner=cls.qualname, attr="[injected]", target=t,  # type: ignore[union-attr]
