@@ -185,8 +185,9 @@ class CallSiteFact:
     ``utils`` binds ``weight_norm = nn.utils.weight_norm``; ``_C.op(...)`` with ``_C`` imported
     from a module binding ``_C = torch.ops.mylib``). ``callee`` is the in-file resolved name,
     ``method`` the attribute called (or ""), ``args``/``kwargs`` the (value kind, literal)
-    pairs the call matchers read (``kwargs`` as (keyword, kind, literal)); a non-literal is
-    :data:`NONLITERAL`. No CST node: plain picklable data."""
+    pairs the call matchers read (``kwargs`` as (keyword, kind, literal)), each literal as its
+    ``repr`` (``ast.literal_eval`` reads it back) and a non-literal as :data:`NONLITERAL`. No
+    CST node: plain data of strings and booleans."""
 
     callee: str
     method: str
@@ -194,8 +195,8 @@ class CallSiteFact:
     snippet: str
     symbol: str
     context: str
-    args: tuple[tuple[str, object], ...]
-    kwargs: tuple[tuple[str, str, object], ...]
+    args: tuple[tuple[str, str], ...]
+    kwargs: tuple[tuple[str, str, str], ...]
     star: bool
     no_grad: bool
 

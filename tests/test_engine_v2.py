@@ -17,13 +17,6 @@ from helpers_engine_v2 import KINDS, evaluate, packages
 #: ``kind/package`` -> the part of issue 14 it waits for (A: bindings, injection, external
 #: state; B: value-kind flow, contexts by reachability).
 GAPS: dict[str, str] = {
-    "bindings/bound_method": "A: bound method stored on self, called from forward",
-    "bindings/conditional_kernels": "A: local variable holding a kernel, class chosen by a branch",
-    "bindings/kernel_fallback": "A: try/except import fallback call, torch.ops alias across files",
-    "bindings/patched_forward": "A: monkey-patched forward",
-    "bindings/vocoder_wn": "A: module-level and conditional aliases across files",
-    "injection/effnet_config": "A: partial(BatchNorm2d, momentum=...) injected as norm_layer",
-    "injection/mlp_act_layer": "A: act_layer=nn.GELU defaults and arguments",
     "injection/raft_corr": "A: methods of a constructor-injected object get a traced context",
     "injection/stage_block_default": "A: block = block or CNBlock; non-forward method reached through it",
     "flow/deform_spatial_shapes": "B: tensor argument flowing into a helper in another file, iterated",
@@ -132,27 +125,10 @@ EXPECTED_STATUS: dict[str, tuple[str, str, str, str]] = {
 
 #: units the engine gets wrong today (engine gap: statuses): the part of issue 14 they wait for
 STATUS_GAPS: dict[str, str] = {
-    "tv_swin.SwinTransformer": "A: block class as constructor default",
-    "tv_convnext.ConvNeXt": "A: `if block is None: block = CNBlock`",
-    "tv_mvit.MViT": "A: injected block class appended to a ModuleList",
-    "tv_efficientnet.EfficientNet": "A: block class as a config dataclass field",
-    "tv_raft.RAFT": "A: injected instances built by a builder function",
-    "hf_llama.LlamaModel": "A: cache object built in forward, mutated by layers",
-    "hf_wav2vec2.Wav2Vec2PositionalConvEmbedding": "A: local alias of nn.utils.weight_norm (needs ML1018 through the alias)",
     "hf_siglip.SiglipMultiheadAttentionPoolingHead": "rules: nn.MultiheadAttention DIFFERENT_SEMANTICS finding (issue 15)",
-    "timm_resnet.BasicBlock": "A: norm class default + injected instance",
     "tv_raft.CorrBlock": "A: method of an injected object reached from forward is traced (ML706)",
-    "tv_raft.FeatureEncoder": "A: class default passed through a helper to an injected block class",
-    "ops.Conv2dNormActivation": "A: class default handed to the parent through super().__init__",
-    "tv_mobilenet.InvertedResidual": "A: `if x is None: x = nn.BatchNorm2d` binding",
-    "timm_coord_attn.CoordAttn": "A: Optional norm class default",
-    "timm_sequencer.Sequencer2dStage": "A: block_layer class default",
-    "timm_gcvit.MbConvBlock": "A: act_layer=nn.GELU default is an exact-GELU use",
-    "timm_qwen3_vit.Qwen3VitPatchMerger": "A: act_layer=nn.GELU default is an exact-GELU use",
     "hf_clip.CLIPModel": "A: submodule built by a classmethod factory then attribute",
     "hf_clip.CLIPAttention": "B/rules: static Python-bool self write is not a traced side effect",
-    "hf_gpt2.GPT2Model": "A: cache object built in forward, mutated by layers",
-    "hf_wav2vec2.Wav2Vec2GumbelVectorQuantizer": "A: Python attribute read in traced code, written by host code between steps",
     "tv_maxvit.RelativePositionalMultiHeadAttention": "B: init-only helper findings must not raise the status",
     "timm_norm.LayerNorm": "B/rules: try/except around a host API is not traced control flow; flag-off path",
 }

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 from collections import defaultdict
 from collections.abc import Callable
@@ -203,8 +204,8 @@ def analyze_source(source: str, path: str, module_name: str, catalog: Catalog,
         project_calls.append(CallSiteFact(
             callee=callee, method=method, span=Span(rng.start.line, rng.start.column, rng.end.line, rng.end.column),
             snippet=_snippet(tree, node, positions, rng), symbol=symbol, context=ctx,
-            args=tuple((k, NONLITERAL if v is NOT_LITERAL else v) for k, v in data["args"]),
-            kwargs=tuple((kw, k, NONLITERAL if v is NOT_LITERAL else v) for kw, (k, v) in data["kwargs"].items()),
+            args=tuple((k, NONLITERAL if v is NOT_LITERAL else repr(v)) for k, v in data["args"]),
+            kwargs=tuple((kw, k, NONLITERAL if v is NOT_LITERAL else repr(v)) for kw, (k, v) in data["kwargs"].items()),
             star=bool(data["star"]), no_grad=bool(data["no_grad"]),
         ))
     value_aliases = tuple(
@@ -246,9 +247,17 @@ def match_project_call(call: CallSiteFact, name: str, guarded: bool, path: str, 
     on a call recorded per file (:class:`CallSiteFact`) whose callee the project graph
     resolved to ``name`` (``torch.nn.utils.weight_norm`` through a re-exported alias). Same
     contexts, severities and suppression comments as the per-file stage."""
+    def value(text: str) -> object:
+        if text == NONLITERAL:
+            return NOT_LITERAL
+        try:
+            return ast.literal_eval(text)
+        except (ValueError, SyntaxError, RecursionError, MemoryError):
+            return NOT_LITERAL
+
     data = {
-        "args": tuple((k, NOT_LITERAL if v == NONLITERAL else v) for k, v in call.args),
-        "kwargs": {kw: (k, NOT_LITERAL if v == NONLITERAL else v) for kw, k, v in call.kwargs},
+        "args": tuple((k, value(v)) for k, v in call.args),
+        "kwargs": {kw: (k, value(v)) for kw, k, v in call.kwargs},
         "star": call.star, "no_grad": call.no_grad, "result": "U", "project_alias": True, "level": 0,
     }
     sites = [Site(kind="call", node=None, context=call.context, symbol=call.symbol, name=name,  # type: ignore[arg-type]

@@ -544,6 +544,9 @@ MATCHERS: dict[str, MatcherSpec] = {
     "subscript-read": MatcherSpec("subscript-read", match_subscript_read, match_subscript_read.__doc__ or ""),
     "self-write": MatcherSpec("self-write", match_self_write, match_self_write.__doc__ or ""),
     "global-write": MatcherSpec("global-write", match_global_write, match_global_write.__doc__ or ""),
+    "host-state-read": MatcherSpec("host-state-read", match_global_write,
+                                   "A plain attribute read in traced code and set by a host-side method "
+                                   "(on the module or through a submodule) to a computed value."),
     "argument-write": MatcherSpec("argument-write", match_global_write,
                                   "Mutations, through a container/cache method (update, append, ...), of an "
                                   "object a function was given (a parameter) or built (a local instance of a class)."),

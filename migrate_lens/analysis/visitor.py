@@ -10,6 +10,7 @@ What a name is bound to (imports, the file's own classes and functions) is kept 
 from __future__ import annotations
 
 import re
+from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -131,6 +132,10 @@ class FileVisitor(cst.CSTVisitor):
         self.submodules: list[SubmoduleFact] = []
         self.traced_entries: list[str] = []
         self.injections: list[InjectionFact] = []
+        #: (class, submodule attribute or "", attribute, setter method): Python state set outside init/forward
+        self.host_writes: list[tuple[str, str, str, str]] = []
+        #: class -> attribute -> (first read in traced code, its symbol)
+        self.traced_reads: dict[str, dict[str, tuple[cst.Attribute, str]]] = {}
         #: calls of names imported from the project: (node, callee, method, data, context, symbol)
         self.project_calls: list[tuple[cst.Call, str, str, Any, str, str]] = []
         self.guard_tries: set[int] = set()
@@ -196,6 +201,38 @@ class FileVisitor(cst.CSTVisitor):
     # ------------------------------------------------------------------ module-level names
     def visit_Module(self, node: cst.Module) -> None:
         self.bindings.declare_module(node)
+
+    def leave_Module(self, original_node: cst.Module) -> None:
+        self._host_state_reads()
+
+    # ------------------------------------------------------------------ host-set Python state
+    def _host_state_reads(self) -> None:
+        """A plain Python attribute that traced code reads (``tau=self.temperature``) and that a
+        method outside init and forward sets to a computed value, on the module itself or on a
+        submodule (``self.quantizer.temperature = t`` in ``set_gumbel_temperature``): jit bakes
+        in the value seen when tracing. Joined once the file is walked (the setter may come
+        after the reader); setters called from the class's traced methods are traced writes
+        (another rule), not host state."""
+        if not self.host_writes:
+            return
+        traced_callees = {c.callee[5:] for c in self.calls if c.callee.startswith("self.")
+                          and c.caller.rsplit(".", 1)[-1] in _TRACED_METHODS}
+        held: dict[tuple[str, str], set[str]] = defaultdict(set)
+        for sm in self.submodules:
+            held[(sm.owner, sm.attr)].add(sm.target)
+        seen: set[tuple[str, str]] = set()
+        for owner, sub, attr, writer in self.host_writes:
+            if writer in traced_callees:
+                continue
+            for cls in ({owner} if not sub else held.get((owner, sub), set())):
+                hit = self.traced_reads.get(cls, {}).get(attr)
+                if hit is None or (cls, attr) in seen:
+                    continue
+                seen.add((cls, attr))
+                node, symbol = hit
+                setter = f"{owner.rsplit('.', 1)[-1]}.{writer}"
+                self.emit(Site(kind="host-state-read", node=node, context="traced", symbol=symbol,
+                               name=f"self.{attr}` (set by `{setter}`", data={"setter": setter}))
 
     # ------------------------------------------------------------------ classes
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
@@ -448,6 +485,8 @@ class FileVisitor(cst.CSTVisitor):
                 self._site("global-write", stmt, name=root, data={"how": "subscript"})
             self._subscript_write(stmt, target, base, vkind, aug=False)
         elif type(target) is cst.Attribute:
+            self.targets.add(id(target))
+            self._host_write(target, value)
             if _is_self_attr(target):
                 self._self_write(stmt, target.attr.value, vkind, aug=False, value=value)
             else:
@@ -867,6 +906,21 @@ class FileVisitor(cst.CSTVisitor):
                     name.startswith("self.") and alt.startswith("torch.") and is_class_like(alt)):
                 self._site("call", node, name=alt, method=method, receiver=receiver, data=data)
 
+    def _host_write(self, target: cst.Attribute, value: cst.BaseExpression) -> None:
+        """``self.x = <computed>`` / ``self.sub.x = <computed>`` in a method that is neither init
+        code nor a traced method: a setter called by host code between steps."""
+        if not self.func_stack:
+            return
+        scope = self.func_stack[-1]
+        if scope.context != "function" or not scope.is_method or scope.cls is None or \
+                scope.name in _TRACED_METHODS or literal(value) is not NOT_LITERAL:
+            return
+        base = target.value
+        if _is_self_attr(target):
+            self.host_writes.append((scope.cls.qualname, "", target.attr.value, scope.name))
+        elif _is_self_attr(base):
+            self.host_writes.append((scope.cls.qualname, base.attr.value, target.attr.value, scope.name))  # type: ignore[union-attr]
+
     def _may_hold_class(self, name: str) -> bool:
         """A local name that may hold a class or module: bound to callables, or of a kind other
         than static (``dim``, ``num_heads`` and literals are not injected classes)."""
@@ -1045,6 +1099,12 @@ class FileVisitor(cst.CSTVisitor):
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         attr = node.attr.value
+        if self.func_stack and type(node.value) is cst.Name and node.value.value == "self" and id(node) not in self.targets:
+            scope = self.func_stack[-1]
+            cls = scope.cls
+            if scope.context == "traced" and cls is not None and attr not in cls.methods and \
+                    cls.attr_kinds.get(attr, K.S) in (K.S, K.U) and attr != "training":
+                self.traced_reads.setdefault(cls.qualname, {}).setdefault(attr, (node, scope.qualname))
         if attr in self.attribute_interest:
             self._site("attribute-read", node, name=attr, receiver=self.kind(node.value),
                        data={"on_self": type(node.value) is cst.Name and node.value.value == "self"})
