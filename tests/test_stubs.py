@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from migrate_lens.stubs import StubTarget, discover_targets, generate_stubs, select_targets
+from migrate_lens.stubs.targets import not_selected
 from migrate_lens.stubs.apimap import ApiRenames, parse_renames
 from migrate_lens.stubs.tables import Unbindable, bind
 
@@ -44,15 +45,21 @@ def test_discover_follows_project_and_known_third_party_bases(tmp_path):
     assert [t.class_name for t in discover_targets(tmp_path)] == ["A", "B", "C"]
 
 
-def test_select_targets_keeps_pure_and_mechanical_nn_modules():
+def test_select_targets_translates_redesign_and_lists_blocked_with_reason():
     report = {"modules": [
         {"qualname": "p.b.B", "path": "p/b.py", "kind": "nn.Module", "status": "mechanical"},
         {"qualname": "p.a.A", "path": "p/a.py", "kind": "nn.Module", "status": "pure"},
-        {"qualname": "p.a.R", "path": "p/a.py", "kind": "nn.Module", "status": "redesign"},
+        {"qualname": "p.a.R", "path": "p/a.py", "kind": "nn.Module", "status": "redesign",
+         "explanation": ["R -> drop_path: rng ML608 at p/a.py:3"]},
+        {"qualname": "p.a.X", "path": "p/a.py", "kind": "nn.Module", "status": "blocked",
+         "explanation": ["X: custom-op ML410 at p/a.py:9"]},
         {"qualname": "p.a.F", "path": "p/a.py", "kind": "autograd.Function", "status": "pure"},
         {"qualname": "p.a", "path": "p/a.py", "kind": "file", "status": "pure"},
     ]}
-    assert select_targets(report) == [StubTarget("p/a.py", "p.a.A", "pure"), StubTarget("p/b.py", "p.b.B", "mechanical")]
+    assert select_targets(report) == [StubTarget("p/a.py", "p.a.A", "pure"),
+                                      StubTarget("p/a.py", "p.a.R", "redesign", "R -> drop_path: rng ML608 at p/a.py:3"),
+                                      StubTarget("p/b.py", "p.b.B", "mechanical")]
+    assert not_selected(report) == [StubTarget("p/a.py", "p.a.X", "blocked", "X: custom-op ML410 at p/a.py:9")]
 
 
 @pytest.mark.parametrize("name", ["tiny/mlp.py", "tiny/convnet.py"])
@@ -137,7 +144,7 @@ def test_stubs_command_writes_files_and_reports_json(tmp_path):
 
     result = CliRunner().invoke(stubs, [str(SRC), "-o", str(tmp_path), "--discover", "--json"])
     assert result.exit_code == 0, result.output
-    rows = json.loads(result.output)
+    rows = json.loads(result.output)["files"]
     assert [r["stub_path"] for r in rows] == ["tiny/convnet.py", "tiny/mlp.py"]
     assert all(r["compiles"] for r in rows)
     assert (tmp_path / "tiny" / "mlp.py").is_file() and (tmp_path / "tiny" / "__init__.py").is_file()

@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from migrate_lens.stubs.generate import generate_stubs
-from migrate_lens.stubs.targets import StubTarget, discover_targets, select_targets
+from migrate_lens.stubs.targets import StubTarget, discover_targets, module_classes, not_selected, select_targets
 
 
 class StubsError(click.ClickException):
@@ -25,9 +25,17 @@ class StubsError(click.ClickException):
         click.echo(f"migrate-lens: error: {printable(self.format_message())}", err=True)
 
 
-def _targets_from_pipeline(root: Path) -> list[StubTarget]:
-    """Targets from a scan of ``root``: its pure and mechanical nn.Modules (the project graph
-    decides purity across files)."""
+#: (targets, modules left out with their reason, qualnames of every nn.Module class)
+Selection = tuple[list[StubTarget], list[StubTarget], set[str] | None]
+
+
+def _select(view: dict[str, Any]) -> Selection:
+    return select_targets(view), not_selected(view), module_classes(view)
+
+
+def _targets_from_pipeline(root: Path) -> Selection:
+    """Targets from a scan of ``root``: its pure, mechanical and redesign nn.Modules (the
+    project graph decides across files)."""
     from migrate_lens.config import ConfigError, load_config
     from migrate_lens.pipeline import scan
     from migrate_lens.report.view import build_view
@@ -36,10 +44,10 @@ def _targets_from_pipeline(root: Path) -> list[StubTarget]:
         config = load_config(root.resolve())
     except ConfigError as exc:
         raise StubsError(str(exc)) from None
-    return select_targets(build_view(scan(root, config)))
+    return _select(build_view(scan(root, config)))
 
 
-def _targets_from_report(report_path: Path, root: Path) -> list[StubTarget]:
+def _targets_from_report(report_path: Path, root: Path) -> Selection:
     """Targets from a saved report.json; one-line errors for a file that is not a report or
     that describes another tree."""
     try:
@@ -50,7 +58,7 @@ def _targets_from_report(report_path: Path, root: Path) -> list[StubTarget]:
         raise StubsError(f"{report_path}: not a migrate-lens report.json (JSON nested too deeply)") from None
     if not isinstance(view, dict) or not isinstance(view.get("modules"), list):
         raise StubsError(f"{report_path}: not a migrate-lens report.json (no 'modules' list)")
-    targets = select_targets(view)
+    targets, skipped, classes = _select(view)
     from migrate_lens.stubs.generate import confined
 
     for t in targets:  # module paths are untrusted: every read and write stays inside its root
@@ -62,7 +70,20 @@ def _targets_from_report(report_path: Path, root: Path) -> list[StubTarget]:
     if missing:
         raise StubsError(
             f"{report_path}: describes another tree ({missing[0]} is not under {root}); scan {root} first")
-    return targets
+    return targets, skipped, classes
+
+
+def _verdict(f: Any) -> str:
+    """One honest word for a stub file: it does not compile, it cannot run as written
+    (placeholders for untranslated names), it needs review (TODOs), or it is ready."""
+    if not f.compiles:
+        return f"DOES NOT COMPILE: {f.error}"
+    if f.placeholders:
+        names = ", ".join(f.placeholders[:4]) + (", ..." if len(f.placeholders) > 4 else "")
+        return f"CANNOT RUN AS IS: untranslated names {names}"
+    if f.todos:
+        return "compiles; review the TODOs"
+    return "ready"
 
 
 @click.command("stubs")
@@ -80,23 +101,41 @@ def stubs(path: Path, out_dir: Path, report_path: Path | None, discover: bool, a
     Never imports the scanned code. Targets come from --report, else from the scan pipeline, else
     (--discover) from a syntax scan of nn.Module subclasses.
     """
+    skipped: list[StubTarget] = []
+    classes: set[str] | None = None
     if report_path is not None:
-        targets = _targets_from_report(report_path, path if path.is_dir() else path.parent)
+        targets, skipped, classes = _targets_from_report(report_path, path if path.is_dir() else path.parent)
     elif discover:
         targets = discover_targets(path)
     else:
-        targets = _targets_from_pipeline(path)
-    files = generate_stubs(path, targets, out_dir)
+        targets, skipped, classes = _targets_from_pipeline(path)
+    files = generate_stubs(path, targets, out_dir, module_classes=classes)
+    missing = [m for f in files for m in f.modules if not m.generated]
     if as_json:
-        click.echo(json.dumps([f.as_dict() for f in files], indent=2, sort_keys=True))
+        click.echo(json.dumps({
+            "files": [f.as_dict() for f in files],
+            "not_translated": [{"module": t.qualname, "path": t.path, "status": t.status, "reason": t.reason}
+                               for t in skipped] + [
+                {"module": m.qualname, "path": m.source_path, "status": m.status,
+                 "reason": f.error or "class not found in the source"} for f in files for m in f.modules
+                if not m.generated]}, indent=2, sort_keys=True))
         return
     from migrate_lens.safetext import printable
 
     for f in files:
-        mark = "ok" if f.compiles else f"DOES NOT COMPILE: {f.error}"
-        click.echo(printable(f"{f.stub_path}: {len(f.modules)} module(s), {len(f.todos)} TODO(s), {mark}"))
+        click.echo(printable(f"{f.stub_path}: {len(f.modules)} module(s), {len(f.todos)} TODO(s), {_verdict(f)}"))
+        for m in f.modules:
+            if m.status == "redesign" and m.generated:
+                click.echo(printable(f"  {m.class_name}: redesign ({m.reason or 'see the report'}); "
+                                     f"{m.todo_count} TODO(s)"))
+    for t in skipped:
+        click.echo(printable(f"not translated: {t.qualname} ({t.path}): {t.status}: {t.reason or 'no reason given'}"))
+    for m in missing:
+        click.echo(printable(f"not translated: {m.qualname} ({m.source_path}): class not found or file unreadable"))
     total = sum(len(f.modules) for f in files)
-    click.echo(printable(f"{total} module(s) in {len(files)} file(s) -> {out_dir}"))
+    ready = sum(1 for f in files if _verdict(f) == "ready")
+    click.echo(printable(f"{total} module(s) in {len(files)} file(s) -> {out_dir}; {ready} file(s) ready, "
+                         f"{len(skipped) + len(missing)} module(s) not translated"))
 
 
 def _json_object(text: str, what: str) -> dict[str, Any]:

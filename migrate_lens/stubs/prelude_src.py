@@ -17,7 +17,9 @@ Conventions (documented in docs/stubs.md):
 # ruff: noqa: E731  (helpers are copied verbatim into generated code)
 from __future__ import annotations
 
+import difflib
 import functools
+import inspect
 import math
 from typing import Any
 
@@ -357,9 +359,12 @@ def convert_state_dict(module: nnx.Module, state_dict: dict[str, Any], *, strict
     unused = sorted(k for k in state_dict if k not in layout and not k.endswith("num_batches_tracked"))
     missing = sorted(k for k, (_, how) in layout.items() if k not in state_dict and not how.endswith("?"))
     if missing:
-        raise ValueError(f"state_dict is missing {len(missing)} key(s), first: {missing[0]!r}")
+        near = difflib.get_close_matches(missing[0], unused, n=1, cutoff=0.5)
+        hint = f"; the checkpoint has {near[0]!r}" if near else ""
+        raise ValueError(f"the stub expects {missing[0]!r}{hint} ({len(missing)} key(s) missing, "
+                         f"{len(unused)} unused): the stub's structure differs from the PyTorch module")
     if unused and strict:
-        raise ValueError(f"state_dict has {len(unused)} unexpected key(s), first: {unused[0]!r}")
+        raise ValueError(f"state_dict has {len(unused)} key(s) the stub does not have, first: {unused[0]!r}")
     for key, (var, how) in sorted(layout.items()):
         if key not in state_dict:
             continue
@@ -373,7 +378,8 @@ def convert_state_dict(module: nnx.Module, state_dict: dict[str, Any], *, strict
         if tuple(arr.shape) != expected:
             raise ValueError(f"{key}: PyTorch shape {tuple(np.asarray(state_dict[key]).shape)} "
                              f"({how}) does not fit the NNX variable of shape {expected}")
-        var.set_value(jnp.asarray(arr, dtype=var.get_value().dtype))
+        # a copy: jnp.asarray may alias the caller's buffer (a live torch tensor's memory on CPU)
+        var.set_value(jnp.array(arr, dtype=var.get_value().dtype, copy=True))
     return unused
 
 
@@ -461,3 +467,36 @@ class Sequential(nnx.Sequential):
 
     def __getitem__(self, i: Any) -> Any:
         return self.layers[i]
+
+
+def rngs_kw(fn: Any, rngs: nnx.Rngs) -> dict[str, Any]:
+    """``{"rngs": rngs}`` when calling ``fn`` builds something that takes ``rngs`` (an NNX module
+    class, an ``nn_<Layer>`` factory, a ``functools.partial`` of one), else ``{}`` (plain
+    functions and classes). For callables only known at run time: ``act_layer(**rngs_kw(...))``."""
+    target = fn
+    while isinstance(target, functools.partial):
+        target = target.func
+    if isinstance(target, type):
+        return {"rngs": rngs} if issubclass(target, nnx.Module) else {}
+    try:
+        params = inspect.signature(target).parameters
+    except (TypeError, ValueError):
+        return {}
+    return {"rngs": rngs} if "rngs" in params else {}
+
+
+class TorchDevice:
+    """Stands in for ``tensor.device``: JAX places arrays itself and a tracer has no device, so
+    the stub only keeps the backend name (``.type``) for code that branches on it."""
+
+    def __init__(self) -> None:
+        self.type = {"gpu": "cuda"}.get(jax.default_backend(), jax.default_backend())
+        self.index = 0
+
+    def __repr__(self) -> str:
+        return f"device(type={self.type!r})"
+
+
+def device_of(x: Any) -> TorchDevice:
+    """``x.device`` of PyTorch code (see :class:`TorchDevice`)."""
+    return TorchDevice()

@@ -21,8 +21,11 @@ import libcst as cst
 
 from migrate_lens.stubs.names import Aliases, module_name
 
-#: Statuses of the project graph that mean "safe to translate" (docs/report-json.md).
-TRANSLATABLE_STATUSES: frozenset[str] = frozenset({"pure", "mechanical"})
+#: Statuses of the project graph whose modules get a stub (docs/report-json.md). ``redesign``
+#: modules (BatchNorm state, dropout and drop_path randomness, config-static branches, ...) are
+#: translated too: every construct the translator cannot rewrite is a TODO at its line, and the
+#: command prints the graph's reason next to them. ``blocked`` modules are listed, not translated.
+TRANSLATABLE_STATUSES: frozenset[str] = frozenset({"pure", "mechanical", "redesign"})
 
 _TORCH_MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
 #: Third-party classes known to subclass nn.Module, matched by their last name when the import
@@ -35,11 +38,13 @@ _SKIP_DIRS = frozenset({".git", ".hg", ".venv", "venv", "__pycache__", "node_mod
 class StubTarget:
     """One nn.Module class to translate. ``path`` is POSIX, relative to the scanned root;
     ``qualname`` is dotted (``segment_anything.modeling.image_encoder.Block``); ``status`` is the
-    project graph's verdict (pure | mechanical | redesign | blocked) or ``unknown``."""
+    project graph's verdict (pure | mechanical | redesign | blocked) or ``unknown``; ``reason``
+    the graph's first explanation line ("" when none)."""
 
     path: str
     qualname: str
     status: str
+    reason: str = ""
 
     @property
     def class_name(self) -> str:
@@ -48,18 +53,40 @@ class StubTarget:
 
 
 def select_targets(report: dict[str, Any]) -> list[StubTarget]:
-    """Targets from a report.json dict: ``modules`` with kind ``nn.Module`` and status pure or
-    mechanical, sorted by (path, qualname). Raises ``KeyError`` if ``modules`` is missing and
-    ``ValueError`` if an entry lacks ``path``/``qualname``/``status``."""
+    """Targets from a report.json dict: ``modules`` with kind ``nn.Module`` and a status in
+    :data:`TRANSLATABLE_STATUSES`, sorted by (path, qualname); ``reason`` is the graph's first
+    explanation line. Raises ``KeyError`` if ``modules`` is missing and ``ValueError`` if an
+    entry lacks ``path``/``qualname``/``status``."""
     out: list[StubTarget] = []
     for i, entry in enumerate(report["modules"]):
         if entry.get("kind") != "nn.Module" or entry.get("status") not in TRANSLATABLE_STATUSES:
             continue
         try:
-            out.append(StubTarget(str(entry["path"]), str(entry["qualname"]), str(entry["status"])))
+            out.append(StubTarget(str(entry["path"]), str(entry["qualname"]), str(entry["status"]),
+                                  _reason(entry)))
         except KeyError as exc:
             raise ValueError(f"report modules[{i}]: missing key {exc.args[0]!r}") from None
     return sorted(out, key=lambda t: (t.path, t.qualname))
+
+
+def not_selected(report: dict[str, Any]) -> list[StubTarget]:
+    """The report's nn.Modules that :func:`select_targets` leaves out (status ``blocked`` or
+    unknown), with the graph's reason, sorted by (path, qualname)."""
+    out = [StubTarget(str(e.get("path", "")), str(e.get("qualname", "")), str(e.get("status", "")), _reason(e))
+           for e in report.get("modules", []) if e.get("kind") == "nn.Module"
+           and e.get("status") not in TRANSLATABLE_STATUSES]
+    return sorted(out, key=lambda t: (t.path, t.qualname))
+
+
+def module_classes(report: dict[str, Any]) -> set[str]:
+    """Qualified names of every nn.Module class the report knows (any status): a stub never
+    copies such a class as plain Python code."""
+    return {str(e["qualname"]) for e in report.get("modules", []) if e.get("kind") == "nn.Module" and "qualname" in e}
+
+
+def _reason(entry: dict[str, Any]) -> str:
+    expl = entry.get("explanation") or []
+    return str(expl[0]) if isinstance(expl, list) and expl else ""
 
 
 def iter_python_files(root: Path) -> list[Path]:

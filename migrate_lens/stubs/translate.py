@@ -89,6 +89,10 @@ class FileContext:
     class_maps: set[str] = field(default_factory=set)
     #: target classes of this file that define ``__init__`` (a base without one runs object.__init__)
     classes_with_init: set[str] = field(default_factory=set)
+    #: plain (non-nn.Module) classes copied into the stub: their bases and methods stay Python
+    plain_classes: set[str] = field(default_factory=set)
+    #: module-level names bound by assignment (``LayerNorm = partial(nn.LayerNorm, eps=1e-6)``)
+    top_assigned: set[str] = field(default_factory=set)
 
 
 class _Translator(cst.CSTTransformer):
@@ -116,6 +120,8 @@ class _Translator(cst.CSTTransformer):
         self._local_names: list[set[str]] = []
         self._top: str = ""
         self._class_has_stub_base = False
+        self._plain = False
+        self._init_locals: set[str] = set()
         self._class_methods: set[str] = set()
         self._factories_local: set[str] = set()
         self._param_attrs: set[str] = set()
@@ -195,7 +201,8 @@ class _Translator(cst.CSTTransformer):
         return self._pop_attach(original, updated.with_changes(body=body))
 
     def _statement(self, orig: cst.BaseSmallStatement, new: cst.BaseSmallStatement) -> cst.BaseSmallStatement | None:
-        in_init = bool(self._func_stack) and self._func_stack[-1] == "__init__" and bool(self._class)
+        in_init = (bool(self._func_stack) and self._func_stack[-1] == "__init__" and bool(self._class)
+                   and not self._plain)
         if isinstance(orig, cst.Expr) and isinstance(orig.value, cst.Call):
             call = orig.value
             func = call.func
@@ -354,6 +361,7 @@ class _Translator(cst.CSTTransformer):
             self._factories_local = set()
             self._class_has_stub_base = False
             self._class_methods = {s.name.value for s in node.body.body if isinstance(s, cst.FunctionDef)}
+            self._plain = node.name.value in self.ctx.plain_classes
             for arg in node.bases:
                 q = self.qualify(arg.value)
                 local = isinstance(arg.value, cst.Name) and arg.value.value in self.ctx.targets
@@ -365,6 +373,11 @@ class _Translator(cst.CSTTransformer):
     def leave_ClassDef(self, original: cst.ClassDef, updated: cst.ClassDef) -> cst.CSTNode:
         if self._func_stack or self._class != original.name.value:
             return self._pop_attach(original, updated)
+        if self._plain:  # a plain Python class (config, dataclass): bases and methods stay
+            self._class = ""
+            self._plain = False
+            return self._pop_attach(original, updated.with_changes(
+                decorators=self._decorators(updated.decorators, original)))
         bases: list[cst.Arg] = []
         for orig_arg, arg in zip(original.bases, updated.bases):
             qual = self.qualify(orig_arg.value)
@@ -414,8 +427,9 @@ class _Translator(cst.CSTTransformer):
             if isinstance(extra, cst.Param):
                 params.add(extra.name.value)
         self._local_names.append(params)
-        if node.name.value == "__init__" and self._class and len(self._func_stack) == 1:
+        if node.name.value == "__init__" and self._class and not self._plain and len(self._func_stack) == 1:
             self._rngs = "rngs"
+            self._init_locals = set()
             self._module_params = set()
             for p in [*node.params.params, *node.params.kwonly_params]:
                 ann = code(p.annotation.annotation) if p.annotation else ""
@@ -427,7 +441,7 @@ class _Translator(cst.CSTTransformer):
         name = self._func_stack.pop()
         self._local_names.pop()
         result = _ensure_body(updated)
-        in_class_method = bool(self._class) and not self._func_stack
+        in_class_method = bool(self._class) and not self._plain and not self._func_stack
         if in_class_method and name == "forward":
             result = result.with_changes(name=cst.Name("__call__"))
         if in_class_method and name == "__init__":
@@ -486,6 +500,11 @@ class _Translator(cst.CSTTransformer):
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
         if dotted(original) == "self.training":
             return _expr("(not self.deterministic)")
+        if (original.attr.value == "device" and self._func_stack and id(original) not in self._call_funcs
+                and id(original) not in self._assign_targets and dotted(original.value) != "self"):
+            # tensors carry no device under a tracer; JAX places arrays itself
+            self.helpers.add("device_of")
+            return _expr(f"device_of({code(updated.value)})")
         if (isinstance(original.value, cst.Attribute) and dotted(original.value.value) == "self"
                 and original.value.attr.value in self._layer_attrs and original.attr.value == "weight"):
             kind = self._layer_attrs[original.value.attr.value]
@@ -540,9 +559,7 @@ class _Translator(cst.CSTTransformer):
         try:
             args = _args(updated)
         except T.Unbindable as exc:
-            if qual.startswith("torch."):
-                self.todo(T.TODO_UNMAPPED, f"{qual}: {exc}")
-            return updated
+            return self._star_call(original, updated, qual, exc)
         last = qual.rsplit(".", 1)[-1]
         if qual.startswith("torch.nn.") and last in T.LAYERS and not qual.startswith("torch.nn.functional."):
             return self._layer(qual, T.LAYERS[last], args, updated)
@@ -588,17 +605,69 @@ class _Translator(cst.CSTTransformer):
                     return _expr(renamed)
                 self.todo(T.TODO_UNMAPPED, f"Tensor.{method}: {self.ctx.api.note(f'Tensor.{method}')}")
             return updated
+        return self._plumb_rngs(original, updated, qual)
+
+    def _plumb_rngs(self, original: cst.Call, updated: cst.Call, qual: str) -> cst.Call:
+        """In ``__init__``, pass ``rngs`` on: directly to stub classes and module-typed
+        parameters; through ``rngs_kw`` (which checks at run time whether the callee takes
+        ``rngs``) to callables only known at run time (parameters such as ``act_layer``, locals
+        such as ``layer = A if cfg else B`` or ``functools.partial`` aliases, module-level
+        aliases)."""
+        func = original.func
+        if not self._rngs or any(a.keyword is not None and a.keyword.value == "rngs" for a in updated.args):
+            return updated
         is_factory = isinstance(func, cst.Name) and (func.value in self._module_params or func.value in self.ctx.targets
                                                       or func.value in self._factories_local)
         if isinstance(func, cst.Subscript) and isinstance(func.value, cst.Name):
             is_factory = func.value.value in self.ctx.class_maps
-        if self._rngs and (qual in self.ctx.stub_classes or is_factory):
-            if not any(a.keyword is not None and a.keyword.value == "rngs" for a in updated.args):
-                return updated.with_changes(args=[*_commas(updated.args), cst.Arg(
-                    keyword=cst.Name("rngs"), value=cst.Name(self._rngs),
-                    equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
-                                          whitespace_after=cst.SimpleWhitespace("")))])
+        if qual in self.ctx.stub_classes or is_factory:
+            return updated.with_changes(args=[*_commas(updated.args), cst.Arg(
+                keyword=cst.Name("rngs"), value=cst.Name(self._rngs),
+                equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                      whitespace_after=cst.SimpleWhitespace("")))])
+        name = func.value if isinstance(func, cst.Name) else ""
+        dynamic = bool(name) and name not in _BUILTIN_NAMES and (
+            any(name in scope for scope in self._local_names) or name in self._init_locals
+            or name in self.ctx.top_assigned)
+        if dynamic:
+            self.helpers.add("rngs_kw")
+            return updated.with_changes(args=[*_commas(updated.args), cst.Arg(
+                value=_expr(f"rngs_kw({code(updated.func)}, {self._rngs})"), star="**")])
         return updated
+
+    def _star_call(self, original: cst.Call, updated: cst.Call, qual: str, exc: Exception) -> cst.BaseExpression:
+        """A call with ``*args``/``**kwargs``: torch layers go through their ``nn_<Layer>``
+        factory (PyTorch's signature, so ``**dd`` binds at run time); tensor methods taking a
+        variable shape (``x.view(*shape)``) are translated; any other torch call, and a known
+        tensor method that cannot be bound, gets a TODO."""
+        func = original.func
+        last = qual.rsplit(".", 1)[-1]
+        if (qual.startswith("torch.nn.") and not qual.startswith("torch.nn.functional.") and last in T.LAYERS
+                and T.LAYERS[last].kind != "container"):
+            self.factories.add(last)
+            return self._plumb_rngs(original, updated.with_changes(func=cst.Name(f"nn_{last}")), "")
+        if qual.startswith("torch."):
+            spec = T.FUNCTIONS.get(qual)
+            if spec is not None and spec.varargs and not any(a.star == "**" or a.keyword for a in updated.args):
+                src = self._run(spec.handler, T.bind(spec.params, _args_of(updated.args, True), True), qual)
+                if src is not None:
+                    return _expr(src)
+            self.todo(T.TODO_UNMAPPED, f"{qual}: {exc}")
+            return updated
+        if not qual and isinstance(func, cst.Attribute) and func.attr.value in T.METHODS:
+            receiver = func.value
+            if not (dotted(receiver) == "self" or (isinstance(receiver, cst.Attribute) and dotted(receiver.value) == "self"
+                                                   and receiver.attr.value in self._layer_attrs)):
+                spec = T.METHODS[func.attr.value]
+                assert isinstance(updated.func, cst.Attribute)
+                if spec.varargs and not any(a.star == "**" for a in updated.args):
+                    src = self._run(spec.handler, _bound_self(spec, updated.args, code(updated.func.value)),
+                                    f"Tensor.{func.attr.value}")
+                    if src is not None:
+                        return _expr(src)
+                self.todo(T.TODO_UNMAPPED, f"Tensor.{func.attr.value}: {exc}: not translated")
+            return updated
+        return self._plumb_rngs(original, updated, qual)
 
     def _method(self, method: str, receiver: str, call_args: tuple[cst.Arg, ...] | list[cst.Arg]) -> str | None:
         spec = T.METHODS[method]
@@ -715,6 +784,9 @@ class _Translator(cst.CSTTransformer):
         if not (self._class and self._func_stack and self._func_stack[-1] == "__init__"):
             return
         for t in node.targets:
+            for n in _target_names(t.target):
+                self._init_locals.add(n)
+        for t in node.targets:
             self._record_attr(t.target, node.value)
             if isinstance(t.target, cst.Name) and names_in(node.value) & self.ctx.targets:
                 self._factories_local.add(t.target.value)
@@ -726,6 +798,14 @@ class _Translator(cst.CSTTransformer):
                 for t in node.targets:
                     if isinstance(t.target, cst.Attribute) and dotted(t.target.value) == "self":
                         self._layer_attrs[t.target.attr.value] = last
+
+
+def _target_names(target: cst.BaseExpression) -> list[str]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for el in target.elements for n in _target_names(el.value)]
+    return []
 
 
 def top_level_name(stmt: cst.CSTNode) -> str:
@@ -769,13 +849,25 @@ def _ensure_body(node: cst.CSTNodeT) -> cst.CSTNodeT:
     return node
 
 
-def _args_of(call_args: tuple[cst.Arg, ...] | list[cst.Arg]) -> list[tuple[str | None, str]]:
+def _args_of(call_args: tuple[cst.Arg, ...] | list[cst.Arg], star_ok: bool = False) -> list[tuple[str | None, str]]:
+    """(keyword or None, source) pairs; ``*x`` is kept as the positional source ``*x`` when
+    ``star_ok`` (a varargs parameter takes it), else :class:`~tables.Unbindable`."""
     out: list[tuple[str | None, str]] = []
     for a in call_args:
-        if a.star:
+        if a.star and not (star_ok and a.star == "*"):
             raise T.Unbindable(f"star argument {a.star}{code(a.value)}")
-        out.append((a.keyword.value if a.keyword is not None else None, code(a.value)))
+        out.append((a.keyword.value if a.keyword is not None else None, f"{a.star}{code(a.value)}"))
     return out
+
+
+def _bound_self(spec: T.Spec, call_args: tuple[cst.Arg, ...] | list[cst.Arg], receiver: str) -> T.Bound:
+    bound = T.bind(spec.params, _args_of(call_args, True), spec.varargs)
+    bound.values["self"] = receiver
+    return bound
+
+
+#: Python builtins: calls to them never take ``rngs``.
+_BUILTIN_NAMES: frozenset[str] = frozenset(dir(__import__("builtins")))
 
 
 def _args(call: cst.Call) -> list[tuple[str | None, str]]:

@@ -273,3 +273,43 @@ def verify_target(source_root: Path, stub_dir: Path, rel_path: str, class_name: 
     return verify_module(torch_cls, stub_cls, stub_mod.convert_state_dict, args=args, kwargs=kwargs, inputs=inputs,
                          input_kwargs=input_kwargs, tolerance=tolerance, seed=seed, module=qual, stub_path=rel_path,
                          todos=todos)
+
+
+_TODO_MARK = "# TODO(migrate-lens "
+
+
+def stub_todo_count(stub_source: str, class_name: str) -> int:
+    """TODO comments that concern ``class_name`` in a generated stub file: those inside the
+    class (and above its statements), those of stub base classes defined in the same file, and
+    the ``MissingName`` placeholders the class refers to. Read from the file itself, so it counts
+    what a reader sees (hand edits included). ``0`` when the class is not in the file."""
+    import ast
+
+    tree = ast.parse(stub_source)
+    lines = stub_source.splitlines()
+    classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
+    placeholders: dict[str, int] = {}
+    for n in tree.body:
+        if (isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
+                and isinstance(n.value, ast.Call) and isinstance(n.value.func, ast.Name)
+                and n.value.func.id == "MissingName"):
+            above = n.lineno - 2
+            placeholders[n.targets[0].id] = int(0 <= above < len(lines) and _TODO_MARK in lines[above])
+    seen: set[str] = set()
+    names: set[str] = set()
+    total = 0
+    todo = [class_name]
+    while todo:
+        name = todo.pop()
+        node = classes.get(name)
+        if node is None or name in seen:
+            continue
+        seen.add(name)
+        start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+        first = start - 1
+        while first > 0 and lines[first - 1].lstrip().startswith(_TODO_MARK):
+            first -= 1
+        total += sum(_TODO_MARK in line for line in lines[first:node.end_lineno])
+        names |= {x.id for x in ast.walk(node) if isinstance(x, ast.Name)}
+        todo.extend(x.id for x in node.bases if isinstance(x, ast.Name))
+    return total + sum(placeholders[n] for n in names if n in placeholders)
