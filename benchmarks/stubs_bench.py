@@ -251,21 +251,15 @@ class _StandInFinder:
         return None
 
 
-def _torchvision_stand_in(on: bool) -> None:
-    """Register (or remove) the torchvision stand-in when the real one cannot load (module doc)."""
-    for name in [m for m in sys.modules if m == "torchvision" or m.startswith("torchvision.")]:
-        if not on or sys.modules[name] is None or getattr(sys.modules[name], "__spec__", None) is None:
+def _torchvision_stand_in() -> None:
+    """Register the torchvision stand-in when the real one cannot load (see module doc)."""
+    try:
+        import torchvision  # noqa: F401
+        return
+    except Exception:  # noqa: BLE001 - a broken binary raises RuntimeError, not ImportError
+        for name in [m for m in sys.modules if m == "torchvision" or m.startswith("torchvision.")]:
             del sys.modules[name]
-    if _StandInFinder in sys.meta_path:
-        sys.meta_path.remove(_StandInFinder)  # type: ignore[arg-type]
-    if on:
-        try:
-            import torchvision  # noqa: F401
-            return
-        except Exception:  # noqa: BLE001 - a broken binary raises RuntimeError, not ImportError
-            for name in [m for m in sys.modules if m == "torchvision" or m.startswith("torchvision.")]:
-                del sys.modules[name]
-        sys.meta_path.insert(0, _StandInFinder)  # type: ignore[arg-type]
+    sys.meta_path.insert(0, _StandInFinder)  # type: ignore[arg-type]
 
 
 def _generate(path: Path, out: Path) -> dict[str, Any]:
@@ -291,7 +285,8 @@ def run(out: Path, suites: list[tuple[str, Path, str, Callable[[], dict[str, Rec
     rows: list[dict[str, Any]] = []
     for label, path, package, recipes_fn in suites:
         stub_dir = out / label.replace(" ", "_")
-        _torchvision_stand_in(package in ("timm", "vit_pytorch"))
+        if package in ("timm", "vit_pytorch"):
+            _torchvision_stand_in()
         gen = _generate(path, stub_dir)
         listed = {(f["stub_path"], m["module"].rsplit(".", 1)[-1]): (f, m) for f in gen["files"] for m in f["modules"]}
         for key, (build, specs, input_kwargs) in recipes_fn().items():
@@ -347,11 +342,25 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="Also write the rows as JSON here.")
     parser.add_argument("--out", type=Path, help="Keep the generated stubs here (default: a temp dir).")
     parser.add_argument("--suite", action="append", help="Only these suites (repeatable), e.g. 'timm'.")
+    parser.add_argument("--one", help=argparse.SUPPRESS)  # internal: run one suite, print its rows as JSON
     ns = parser.parse_args()
+    if ns.one:
+        print(json.dumps(run(ns.out, [s for s in SUITES if s[0] == ns.one]), default=str))
+        return
     suites = [s for s in SUITES if not ns.suite or s[0] in ns.suite]
     print("NOTE: this benchmark IMPORTS AND RUNS third-party model code.", file=sys.stderr)
+    rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as tmp:
-        rows = run(ns.out or Path(tmp), suites)
+        for label, *_ in suites:  # one process per suite: third-party imports do not leak across
+            proc = subprocess.run([sys.executable, __file__, "--one", label, "--out", str(ns.out or Path(tmp))],
+                                  capture_output=True, text=True, check=False)
+            try:
+                rows += json.loads(proc.stdout.strip().splitlines()[-1])
+            except (json.JSONDecodeError, IndexError):
+                tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+                rows.append({"suite": label, "module": "*", "found": False, "generated": False, "imports": False,
+                             "runs": False, "max_abs_error": None, "within": False, "jit": False, "todos": None,
+                             "status": "error", "reason": f"suite crashed: {tail}"[:200]})
     table = [[_fmt(r.get(c)) for c in COLUMNS] for r in rows]
     widths = [max(len(c), *(len(row[i][:90]) for row in table)) for i, c in enumerate(COLUMNS)]
     print(" | ".join(c.ljust(w) for c, w in zip(COLUMNS, widths)))

@@ -198,10 +198,132 @@ def torch_pad(x: jax.Array, pad: Any, mode: str = "constant", value: float = 0.0
     return jnp.pad(x, pairs, mode=jmode)
 
 
+def value_of(v: Any) -> Any:
+    """The array of an ``nnx.Variable`` (lax primitives refuse Variables under a tracer), else ``v``."""
+    return v[...] if isinstance(v, nnx.Variable) else v
+
+
 def torch_linear(x: jax.Array, weight: jax.Array, bias: Any = None) -> jax.Array:
     """``F.linear``: ``x @ weight.T + bias`` with PyTorch's ``(out, in)`` weight."""
-    y = x @ jnp.swapaxes(weight, -1, -2)
-    return y if bias is None else y + bias
+    y = x @ jnp.swapaxes(value_of(weight), -1, -2)
+    return y if bias is None else y + value_of(bias)
+
+
+def torch_conv(x: jax.Array, weight: Any, bias: Any = None, stride: Any = 1, padding: Any = 0, dilation: Any = 1,
+               groups: int = 1) -> jax.Array:
+    """``F.conv1d/2d/3d`` on channels-first input with PyTorch's ``(out, in/groups, *kernel)``
+    weight; ``padding`` an int, a tuple, or ``'same'``/``'valid'``."""
+    w = value_of(weight)
+    n = w.ndim - 2
+    pad = padding.upper() if isinstance(padding, str) else [(p, p) for p in _ntuple(padding, n)]
+    spatial = "DHW"[3 - n:]
+    y = jax.lax.conv_general_dilated(x, w, _ntuple(stride, n), pad, rhs_dilation=_ntuple(dilation, n),
+                                     feature_group_count=groups,
+                                     dimension_numbers=("NC" + spatial, "OI" + spatial, "NC" + spatial))
+    return y if bias is None else y + value_of(bias).reshape((1, -1) + (1,) * n)
+
+
+def torch_group_norm(x: jax.Array, num_groups: int, weight: Any = None, bias: Any = None,
+                     eps: float = 1e-5) -> jax.Array:
+    """``F.group_norm`` on channels-first input (biased variance per group)."""
+    b, c = x.shape[0], x.shape[1]
+    g = x.reshape((b, num_groups, -1))
+    mean = g.mean(axis=-1, keepdims=True)
+    var = ((g - mean) ** 2).mean(axis=-1, keepdims=True)
+    y = ((g - mean) / jnp.sqrt(var + eps)).reshape(x.shape)
+    shape = (1, c) + (1,) * (x.ndim - 2)
+    if weight is not None:
+        y = y * value_of(weight).reshape(shape)
+    if bias is not None:
+        y = y + value_of(bias).reshape(shape)
+    return y
+
+
+def _torch_init(rngs: nnx.Rngs, shape: tuple[int, ...], fan_in: int) -> nnx.Param:
+    """PyTorch's default weight init: uniform in +-1/sqrt(fan_in), drawn from ``rngs.params``."""
+    bound = 1.0 / math.sqrt(max(fan_in, 1))
+    return nnx.Param(jax.random.uniform(rngs.params(), shape, jnp.float32, -bound, bound))
+
+
+class TorchLinear(nnx.Module):
+    """Base for subclasses of ``nn.Linear``: PyTorch's attributes and ``(out, in)`` weight
+    (``convert_state_dict`` copies it by name), forward ``F.linear``."""
+
+    def __init__(self, in_features: int, out_features: int, bias: bool = True, device: Any = None,
+                 dtype: Any = None, *, rngs: nnx.Rngs) -> None:
+        self.in_features, self.out_features = in_features, out_features
+        self.weight = _torch_init(rngs, (out_features, in_features), in_features)
+        self.bias = _torch_init(rngs, (out_features,), in_features) if bias else nnx.data(None)
+
+    def __call__(self, x: jax.Array) -> jax.Array:
+        return torch_linear(x, self.weight, self.bias)
+
+
+class TorchConv(nnx.Module):
+    """Base for subclasses of ``nn.Conv1d/2d/3d`` (``ndim`` set by the stub's class): PyTorch's
+    attributes (``stride``, ``padding``, ... as tuples) and OIHW weight, forward ``F.conv``."""
+
+    ndim = 2
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
+                 dilation: Any = 1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
+                 device: Any = None, dtype: Any = None, *, rngs: nnx.Rngs) -> None:
+        if padding_mode != "zeros":
+            raise NotImplementedError(f"padding_mode={padding_mode!r}: pad with torch_pad first")
+        n = self.ndim
+        self.in_channels, self.out_channels, self.groups = in_channels, out_channels, groups
+        self.kernel_size, self.stride, self.dilation = _ntuple(kernel_size, n), _ntuple(stride, n), _ntuple(dilation, n)
+        self.padding = padding if isinstance(padding, str) else _ntuple(padding, n)
+        self.padding_mode = padding_mode
+        fan_in = in_channels // groups * math.prod(self.kernel_size)
+        self.weight = _torch_init(rngs, (out_channels, in_channels // groups, *self.kernel_size), fan_in)
+        self.bias = _torch_init(rngs, (out_channels,), fan_in) if bias else nnx.data(None)
+
+    def _conv_forward(self, x: jax.Array, weight: Any, bias: Any) -> jax.Array:
+        return torch_conv(x, weight, bias, self.stride, self.padding, self.dilation, self.groups)
+
+    def __call__(self, x: jax.Array) -> jax.Array:
+        return self._conv_forward(x, self.weight, self.bias)
+
+
+class TorchLayerNorm(nnx.Module):
+    """Base for subclasses of ``nn.LayerNorm``: ``weight``/``bias``/``eps``/``normalized_shape``
+    as in PyTorch, forward ``F.layer_norm``."""
+
+    def __init__(self, normalized_shape: Any, eps: float = 1e-5, elementwise_affine: bool = True, bias: bool = True,
+                 device: Any = None, dtype: Any = None, *, rngs: nnx.Rngs | None = None) -> None:
+        shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+        self.normalized_shape, self.eps, self.elementwise_affine = shape, eps, elementwise_affine
+        self.weight = nnx.Param(jnp.ones(shape)) if elementwise_affine else nnx.data(None)
+        self.bias = nnx.Param(jnp.zeros(shape)) if elementwise_affine and bias else nnx.data(None)
+
+    def __call__(self, x: jax.Array) -> jax.Array:
+        return torch_layer_norm(x, self.normalized_shape, value_of(self.weight), value_of(self.bias), self.eps)
+
+
+class TorchGroupNorm(nnx.Module):
+    """Base for subclasses of ``nn.GroupNorm`` (channels-first), forward ``F.group_norm``."""
+
+    def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-5, affine: bool = True, device: Any = None,
+                 dtype: Any = None, *, rngs: nnx.Rngs | None = None) -> None:
+        self.num_groups, self.num_channels, self.eps, self.affine = num_groups, num_channels, eps, affine
+        self.weight = nnx.Param(jnp.ones((num_channels,))) if affine else nnx.data(None)
+        self.bias = nnx.Param(jnp.zeros((num_channels,))) if affine else nnx.data(None)
+
+    def __call__(self, x: jax.Array) -> jax.Array:
+        return torch_group_norm(x, self.num_groups, self.weight, self.bias, self.eps)
+
+
+class TorchEmbedding(nnx.Module):
+    """Base for subclasses of ``nn.Embedding``: ``weight`` ``(num_embeddings, embedding_dim)``."""
+
+    def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: Any = None, *args: Any,
+                 device: Any = None, dtype: Any = None, rngs: nnx.Rngs, **kwargs: Any) -> None:
+        self.num_embeddings, self.embedding_dim, self.padding_idx = num_embeddings, embedding_dim, padding_idx
+        self.weight = nnx.Param(jax.random.normal(rngs.params(), (num_embeddings, embedding_dim)))
+
+    def __call__(self, x: jax.Array) -> jax.Array:
+        return jnp.take(self.weight[...], x, axis=0)
 
 
 def torch_layer_norm(x: jax.Array, normalized_shape: Any, weight: Any = None, bias: Any = None,
@@ -213,9 +335,9 @@ def torch_layer_norm(x: jax.Array, normalized_shape: Any, weight: Any = None, bi
     var = ((x - mean) ** 2).mean(axis=axes, keepdims=True)
     y = (x - mean) / jnp.sqrt(var + eps)
     if weight is not None:
-        y = y * weight
+        y = y * value_of(weight)
     if bias is not None:
-        y = y + bias
+        y = y + value_of(bias)
     return y
 
 
@@ -436,7 +558,7 @@ class logging:  # noqa: N801 - stands in for the module name transformers code u
         return log
 
 
-class Identity(nnx.Module):
+class TorchIdentity(nnx.Module):
     """``nn.Identity`` as a module (not a bare function), so code that later replaces it with a
     layer (``self.summary = nn.Identity(); if ...: self.summary = nn.Linear(...)``) stays valid in
     NNX, where a function attribute would be static."""
@@ -455,7 +577,7 @@ def apply_chunking_to_forward(forward_fn: Any, chunk_size: int, chunk_dim: int, 
     return jnp.concatenate([forward_fn(*c) for c in chunks], axis=chunk_dim)
 
 
-class Sequential(nnx.Sequential):
+class TorchSequential(nnx.Sequential):
     """``nn.Sequential``: ``nnx.Sequential`` that also iterates, indexes and has a length, as
     PyTorch code often does (``for layer in self.layers``)."""
 
@@ -500,3 +622,23 @@ class TorchDevice:
 def device_of(x: Any) -> TorchDevice:
     """``x.device`` of PyTorch code (see :class:`TorchDevice`)."""
     return TorchDevice()
+
+
+def rng_key(rngs: Any, where: str) -> jax.Array:
+    """A fresh PRNG key from ``rngs`` (an ``nnx.Rngs``; its ``dropout`` stream, else ``default``)
+    for a random draw in ``where``; a TypeError naming ``where`` when no rngs was passed."""
+    if rngs is None:
+        raise TypeError(f"{where} draws random numbers: pass rngs=<nnx.Rngs> (the module stores it as self.rngs)")
+    return rngs.dropout()
+
+
+def torch_dropout(x: jax.Array, p: float = 0.5, training: bool = True, rngs: Any = None,
+                  where: str = "F.dropout") -> jax.Array:
+    """``F.dropout``: identity unless ``training``; else zero each element with probability
+    ``p`` (a fresh mask from ``rngs`` on every call) and scale the rest by ``1 / (1 - p)``."""
+    if not training or p == 0.0:
+        return x
+    if p >= 1.0:
+        return jnp.zeros_like(x)
+    keep = jax.random.bernoulli(rng_key(rngs, where), 1.0 - p, x.shape)
+    return jnp.where(keep, x / (1.0 - p), jnp.zeros((), x.dtype))

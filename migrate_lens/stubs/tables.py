@@ -315,7 +315,7 @@ def _adaptive(kind: str, n: int) -> LayerSpec:
 def _container(name: str) -> Callable[[Bound, str], str]:
     def handler(a: Bound, rngs: str) -> str:
         if name == "Sequential":
-            return f"{a.use('Sequential')}(" + ", ".join(a.extra) + ")"
+            return f"{a.use('TorchSequential')}(" + ", ".join(a.extra) + ")"
         arg = a.get("modules", "")
         if name == "ModuleList":
             return f"nnx.List(list({arg}))" if arg else "nnx.List([])"
@@ -348,7 +348,7 @@ LAYERS: dict[str, LayerSpec] = {
                                      ("add_bias_kv", "False"), ("add_zero_attn", "False"), ("kdim", "None"),
                                      ("vdim", "None"), ("batch_first", "False"), ("device", "None"),
                                      ("dtype", "None")), _mha),
-    "Identity": LayerSpec((), lambda a, r: f"{a.use('Identity')}()", _ACT),
+    "Identity": LayerSpec((), lambda a, r: f"{a.use('TorchIdentity')}()", _ACT),
     "GELU": LayerSpec((("approximate", "'none'"),), _gelu_layer, _ACT),
     "ReLU": LayerSpec((("inplace", "False"),), _fn("jax.nn.relu"), _ACT),
     "ReLU6": LayerSpec((("inplace", "False"),), _fn("jax.nn.relu6"), _ACT),
@@ -466,17 +466,36 @@ def _gelu(a: Bound) -> str:
     return f"jax.nn.gelu({a['self']}, approximate={approx == 'tanh'})"
 
 
+def _conv_fn(a: Bound) -> str:
+    return (f"{a.use('torch_conv')}({a['self']}, {a['weight']}{a.kw('bias')}{a.kw('stride')}{a.kw('padding')}"
+            f"{a.kw('dilation')}{a.kw('groups')})")
+
+
+#: torch.nn layers a project class may subclass -> the prelude base class that keeps PyTorch's
+#: attributes and parameter names (and its ``ndim`` for convolutions).
+LAYER_BASES: dict[str, tuple[str, int]] = {
+    "Linear": ("TorchLinear", 0), "Conv1d": ("TorchConv", 1), "Conv2d": ("TorchConv", 2),
+    "Conv3d": ("TorchConv", 3), "LayerNorm": ("TorchLayerNorm", 0), "GroupNorm": ("TorchGroupNorm", 0),
+    "Embedding": ("TorchEmbedding", 0),
+}
+
+
 def _pad(a: Bound) -> str:
     return f"{a.use('torch_pad')}({a['self']}, {a['pad']}{a.kw('mode')}{a.kw('value')})"
 
 
 def _dropout_fn(a: Bound) -> str:
+    """``F.dropout(x, p=0.5, training=True)``: PyTorch's default is training=True; the mask is
+    drawn from the module's ``nnx.Rngs`` only when training."""
     training = a.lit("training", True)
-    if training is False:
+    if training is False or a.lit("p", 0.5) == 0:
         return a["self"]
-    a.todo(TODO_RNG, "F.dropout draws from the global RNG; use an nnx.Dropout submodule "
-           "(identity in eval, which is what this stub does)")
-    return a["self"]
+    src = a.values.get("__rngs__")
+    if not src:
+        a.todo(TODO_RNG, "F.dropout with no nnx.Rngs in reach: identity here; pass rngs for training")
+        return a["self"]
+    return (f"{a.use('torch_dropout')}({a['self']}, {a.get('p', '0.5')}, {a.get('training', 'True')}, {src}, "
+            f"{a.get('__where__', repr('forward'))!r})")
 
 
 def _creation(fn: str) -> Spec:
@@ -494,18 +513,62 @@ def _arange(a: Bound) -> str:
     return f"jnp.arange({', '.join(args)}{a.kw('dtype')})"
 
 
+def rng_key(a: Bound, stream: str = "dropout") -> str | None:
+    """Source of a fresh PRNG key for a random draw, from the ``nnx.Rngs`` the translator put in
+    ``__rngs__`` (``rngs`` in ``__init__`` draws from the ``params`` stream; a module method uses
+    ``self.rngs``, a helper function its ``rngs`` parameter). None (and a TODO) without one."""
+    src = a.values.get("__rngs__")
+    if not src:
+        a.todo(TODO_RNG, "random draw with no nnx.Rngs in reach: pass a PRNG key and use jax.random")
+        return None
+    if src == "rngs" and a.values.get("__where__") == "__init__":
+        return "rngs.params()"
+    return f"{a.use('rng_key')}({src}, {a.get('__where__', repr('forward'))!r})"
+
+
+_RNG_PARAMS = ("__rngs__", "__where__")
+
+
 def _random(kind: str) -> Spec:
     def handler(a: Bound) -> str:
         shape = a.varargs("size")
-        if a.values.get("__rngs__"):
-            key = f"{a['__rngs__']}.params()"
-            fn = "jax.random.normal" if kind == "normal" else "jax.random.uniform"
-            return f"{fn}({key}, {shape}{a.kw('dtype')})"
-        a.todo(TODO_RNG, f"torch.{'randn' if kind == 'normal' else 'rand'} in forward draws from the global RNG: "
-               "pass a PRNG key (nnx.Rngs) and use jax.random")
-        return f"jax.random.{'normal' if kind == 'normal' else 'uniform'}(jax.random.key(0), {shape})"
-    return Spec(("size", "generator", "out", "dtype", "layout", "device", "requires_grad", "__rngs__"),
+        key = rng_key(a, "params") or "jax.random.key(0)"
+        fn = "jax.random.normal" if kind == "normal" else "jax.random.uniform"
+        return f"{fn}({key}, {shape}{a.kw('dtype')})"
+    return Spec(("size", "generator", "out", "dtype", "layout", "device", "requires_grad", *_RNG_PARAMS),
                 handler, varargs=True)
+
+
+def _random_like(kind: str) -> Spec:
+    def handler(a: Bound) -> str:
+        key = rng_key(a) or "jax.random.key(0)"
+        fn = "jax.random.normal" if kind == "normal" else "jax.random.uniform"
+        return f"{fn}({key}, {a['self']}.shape, dtype={a.get('dtype', a['self'] + '.dtype')})"
+    return Spec(("self", "dtype", "layout", "device", "requires_grad", "memory_format", *_RNG_PARAMS), handler)
+
+
+def _bernoulli(a: Bound) -> str:
+    """``torch.bernoulli(probs)`` / ``x.bernoulli_(p)`` (a fresh tensor of x's shape)."""
+    key = rng_key(a) or "jax.random.key(0)"
+    p = a.get("p", a["self"])
+    return f"jax.random.bernoulli({key}, {p}, {a['self']}.shape).astype({a['self']}.dtype)"
+
+
+def _randint(a: Bound) -> str:
+    key = rng_key(a) or "jax.random.key(0)"
+    low, high = (a["low"], a["high"]) if a.has("high") else ("0", a["low"])
+    return f"jax.random.randint({key}, {a['size']}, {low}, {high}{a.kw('dtype')})"
+
+
+def _uniform_(a: Bound) -> str:
+    key = rng_key(a, "params") or "jax.random.key(0)"
+    return (f"jax.random.uniform({key}, {a['self']}.shape, {a['self']}.dtype, {a.get('from', '0.0')}, "
+            f"{a.get('to', '1.0')})")
+
+
+def _normal_(a: Bound) -> str:
+    key = rng_key(a, "params") or "jax.random.key(0)"
+    return f"({a.get('mean', '0.0')} + {a.get('std', '1.0')} * jax.random.normal({key}, {a['self']}.shape, {a['self']}.dtype))"
 
 
 def _cat(fn: str) -> Spec:
@@ -647,6 +710,9 @@ METHODS: dict[str, Spec] = {
     "logical_and": _binary("jnp.logical_and"), "logical_or": _binary("jnp.logical_or"),
     "clamp": Spec(("min", "max"), _clamp), "clip": Spec(("min", "max"), _clamp),
     "clamp_min": Spec(("min",), lambda a: f"jnp.maximum({a['self']}, {a['min']})"),
+    "bernoulli": Spec(("p", "generator", *_RNG_PARAMS), _bernoulli),
+    "uniform": Spec(("from", "to", "generator", *_RNG_PARAMS), _uniform_),
+    "normal": Spec(("mean", "std", "generator", *_RNG_PARAMS), _normal_),
     "new_zeros": _new("jnp.zeros"), "new_ones": _new("jnp.ones"), "new_empty": _new("jnp.zeros"),
     "new_full": Spec(("size", "fill_value", "dtype"),
                      lambda a: f"jnp.full({a['size']}, {a['fill_value']}, dtype={a.get('dtype', a['self'] + '.dtype')})"),
@@ -670,7 +736,7 @@ METHODS: dict[str, Spec] = {
 INPLACE: dict[str, str] = {f"{m}_": m for m in (
     "add", "sub", "mul", "div", "pow", "clamp", "masked_fill", "copy", "zero", "fill", "relu", "sigmoid",
     "tanh", "exp", "sqrt", "abs", "neg", "floor", "round", "unsqueeze", "squeeze", "transpose", "t",
-    "clamp_min", "clip")}
+    "clamp_min", "clip", "bernoulli", "uniform", "normal")}
 METHODS["copy"] = Spec(("src", "non_blocking"), lambda a: f"jnp.broadcast_to({a['src']}, {a['self']}.shape).astype({a['self']}.dtype)")
 METHODS["zero"] = Spec((), lambda a: f"jnp.zeros_like({a['self']})")
 METHODS["fill"] = Spec(("value",), lambda a: f"jnp.full_like({a['self']}, {a['value']})")
@@ -728,13 +794,26 @@ FUNCTIONS: dict[str, Spec] = {
     "torch.nn.functional.pad": Spec(("self", "pad", "mode", "value"), _pad),
     "torch.nn.functional.linear": Spec(("self", "weight", "bias"),
                                        lambda a: f"{a.use('torch_linear')}({a['self']}, {a['weight']}{a.kw('bias')})"),
+    "torch.nn.functional.conv1d": Spec(("self", "weight", "bias", "stride", "padding", "dilation", "groups"),
+                                       lambda a: _conv_fn(a)),
+    "torch.nn.functional.conv2d": Spec(("self", "weight", "bias", "stride", "padding", "dilation", "groups"),
+                                       lambda a: _conv_fn(a)),
+    "torch.nn.functional.conv3d": Spec(("self", "weight", "bias", "stride", "padding", "dilation", "groups"),
+                                       lambda a: _conv_fn(a)),
+    "torch.nn.functional.group_norm": Spec(
+        ("self", "num_groups", "weight", "bias", "eps"),
+        lambda a: f"{a.use('torch_group_norm')}({a['self']}, {a['num_groups']}{a.kw('weight')}{a.kw('bias')}{a.kw('eps')})"),
     "torch.nn.functional.layer_norm": Spec(
         ("self", "normalized_shape", "weight", "bias", "eps"),
         lambda a: (f"{a.use('torch_layer_norm')}({a['self']}, {a['normalized_shape']}{a.kw('weight')}"
                    f"{a.kw('bias')}{a.kw('eps')})")),
     "torch.nn.functional.normalize": Spec(("self", "p", "dim", "eps"),
                                           lambda a: f"{a.use('torch_normalize')}({a['self']}{a.kw('p')}{a.kw('dim')}{a.kw('eps')})"),
-    "torch.nn.functional.dropout": Spec(("self", "p", "training", "inplace"), _dropout_fn),
+    "torch.nn.functional.dropout": Spec(("self", "p", "training", "inplace", *_RNG_PARAMS), _dropout_fn),
+    "torch.rand_like": _random_like("uniform"), "torch.randn_like": _random_like("normal"),
+    "torch.bernoulli": Spec(("self", "p", "generator", *_RNG_PARAMS), _bernoulli),
+    "torch.randint": Spec(("low", "high", "size", "generator", "out", "dtype", "layout", "device", "requires_grad",
+                           *_RNG_PARAMS), _randint),
     "torch.nn.functional.scaled_dot_product_attention": Spec(
         ("query", "key", "value", "attn_mask", "dropout_p", "is_causal", "scale", "enable_gqa"), _sdpa),
     "torch.nn.functional.interpolate": Spec(("self", "size", "scale_factor", "mode", "align_corners"), _interpolate),

@@ -42,6 +42,9 @@ _TORCH_CONSTANTS = {"torch.pi": "jnp.pi", "torch.inf": "jnp.inf", "torch.nan": "
 _SAFE_DECORATORS = frozenset({"staticmethod", "classmethod", "property", "functools.wraps", "functools.lru_cache",
                               "functools.cached_property", "dataclasses.dataclass", "typing.overload"})
 _EMPTY = cst.Module(body=[])
+#: Source patterns of PyTorch random draws (a class or helper matching gets an ``nnx.Rngs``).
+_RANDOM_RE = re.compile(r"(\brand(?:n|int|perm)?(?:_like)?\s*\(|\.bernoulli_?\s*\(|\bbernoulli\s*\(|"
+                        r"\.uniform_\s*\(|\.normal_\s*\(|(?:\bF|functional)\.dropout\s*\()")
 
 
 def code(node: cst.CSTNode) -> str:
@@ -122,6 +125,9 @@ class _Translator(cst.CSTTransformer):
         self._class_has_stub_base = False
         self._plain = False
         self._init_locals: set[str] = set()
+        self._class_uses_random = False
+        #: top-level functions that draw random numbers: they get an ``rngs`` keyword
+        self._random_funcs: set[str] = set()
         self._class_methods: set[str] = set()
         self._factories_local: set[str] = set()
         self._param_attrs: set[str] = set()
@@ -354,7 +360,10 @@ class _Translator(cst.CSTTransformer):
         if not self._func_stack and not self._class:
             self._top = node.name.value
             self._class = node.name.value
-            self._class_uses_training = "self.training" in code(node)
+            class_src = code(node)
+            self._class_uses_training = "self.training" in class_src
+            self._class_uses_random = bool(_RANDOM_RE.search(class_src)) or any(
+                re.search(rf"\b{re.escape(r)}\s*\(", class_src) for r in self._random_funcs)
             self._layer_attrs = {}
             self._param_attrs = set()
             self._none_attrs = set()
@@ -364,6 +373,8 @@ class _Translator(cst.CSTTransformer):
             self._plain = node.name.value in self.ctx.plain_classes
             for arg in node.bases:
                 q = self.qualify(arg.value)
+                if q.startswith("torch.nn.") and q.rsplit(".", 1)[-1] in T.LAYER_BASES:
+                    self._class_has_stub_base = True  # the prelude base takes PyTorch's arguments and rngs
                 local = isinstance(arg.value, cst.Name) and arg.value.value in self.ctx.targets
                 if (local and arg.value.value in self.ctx.classes_with_init) or (
                         not local and q in self.ctx.stub_classes):  # type: ignore[attr-defined]
@@ -382,7 +393,16 @@ class _Translator(cst.CSTTransformer):
         for orig_arg, arg in zip(original.bases, updated.bases):
             qual = self.qualify(orig_arg.value)
             last = qual.rsplit(".", 1)[-1]
-            if qual in MODULE_BASES or last in MODULE_BASES:
+            if qual.startswith("torch.nn.") and last in T.LAYER_BASES:
+                base, ndim = T.LAYER_BASES[last]
+                self.helpers.add(base)
+                bases.append(cst.Arg(value=_expr(base)))
+                if ndim:
+                    body = list(updated.body.body)
+                    at = 1 if body and _is_docstring(body[0]) else 0
+                    body.insert(at, cst.parse_statement(f"ndim = {ndim}  # torch.nn.{last}\n"))
+                    updated = updated.with_changes(body=updated.body.with_changes(body=body))
+            elif qual in MODULE_BASES or last in MODULE_BASES:
                 bases.append(cst.Arg(value=_expr("nnx.Module")))
             elif qual and qual.rsplit(".", 1)[0] == self.ctx.module and last in self.ctx.targets:
                 bases.append(arg)
@@ -447,6 +467,16 @@ class _Translator(cst.CSTTransformer):
         if in_class_method and name == "__init__":
             result = self._init_signature(result)
             self._rngs = None
+        if not self._class and not self._func_stack and name in self._random_funcs:
+            names = {p.name.value for p in [*result.params.params, *result.params.kwonly_params]}
+            if "rngs" not in names:
+                params = result.params
+                star = params.star_arg if isinstance(params.star_arg, (cst.Param, cst.ParamStar)) else cst.ParamStar()
+                rngs = cst.Param(name=cst.Name("rngs"), default=cst.Name("None"),
+                                 equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                                       whitespace_after=cst.SimpleWhitespace("")))
+                result = result.with_changes(params=params.with_changes(star_arg=star,
+                                                                        kwonly_params=[*params.kwonly_params, rngs]))
         result = result.with_changes(decorators=self._decorators(result.decorators, original))
         return self._pop_attach(original, result)
 
@@ -464,6 +494,10 @@ class _Translator(cst.CSTTransformer):
             insert_at = 1 if body and _is_docstring(body[0]) else 0
             body.insert(insert_at, cst.parse_statement(
                 "self.deterministic = False  # PyTorch self.training; nnx Module.eval() sets it to True\n"))
+        if self._class_uses_random:
+            insert_at = 1 if body and _is_docstring(body[0]) else 0
+            body.insert(insert_at, cst.parse_statement(
+                "self.rngs = rngs  # random draws in forward take fresh keys from here (PyTorch: the global RNG)\n"))
         return fn.with_changes(params=params, body=fn.body.with_changes(body=body))
 
     def visit_Lambda(self, node: cst.Lambda) -> None:
@@ -554,8 +588,8 @@ class _Translator(cst.CSTTransformer):
         func = original.func
         qual = self.qualify(func)
         if qual in ("torch.nn.Sequential", "torch.nn.modules.container.Sequential") and any(a.star for a in updated.args):
-            self.helpers.add("Sequential")
-            return updated.with_changes(func=_expr("Sequential"))
+            self.helpers.add("TorchSequential")
+            return updated.with_changes(func=_expr("TorchSequential"))
         try:
             args = _args(updated)
         except T.Unbindable as exc:
@@ -587,7 +621,7 @@ class _Translator(cst.CSTTransformer):
                     and receiver.attr.value in self._layer_attrs):
                 return updated
             if method in T.INPLACE:
-                if id(original) not in self._stmt_calls:
+                if id(original) not in self._stmt_calls and not isinstance(receiver, cst.Call):
                     self.todo(T.TODO_STATE, f"in-place .{method}() used as a value: translated out of place")
                 method = T.INPLACE[method]
             if method in T.METHODS:
@@ -614,7 +648,17 @@ class _Translator(cst.CSTTransformer):
         such as ``layer = A if cfg else B`` or ``functools.partial`` aliases, module-level
         aliases)."""
         func = original.func
-        if not self._rngs or any(a.keyword is not None and a.keyword.value == "rngs" for a in updated.args):
+        if any(a.keyword is not None and a.keyword.value == "rngs" for a in updated.args):
+            return updated
+        if isinstance(func, cst.Name) and func.value in self._random_funcs and self._func_stack:
+            src = (self._rngs if self._rngs and self._func_stack[-1] == "__init__" else
+                   "self.rngs" if self._class and self._class_uses_random else
+                   "rngs" if not self._class and self._func_stack[0] in self._random_funcs else "None")
+            return updated.with_changes(args=[*_commas(updated.args), cst.Arg(
+                keyword=cst.Name("rngs"), value=_expr(src),
+                equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                      whitespace_after=cst.SimpleWhitespace("")))])
+        if not self._rngs:
             return updated
         is_factory = isinstance(func, cst.Name) and (func.value in self._module_params or func.value in self.ctx.targets
                                                       or func.value in self._factories_local)
@@ -677,7 +721,21 @@ class _Translator(cst.CSTTransformer):
             self.todo(T.TODO_UNMAPPED, f"Tensor.{method}: {exc}")
             return None
         bound.values["self"] = receiver
+        self._rng_context(bound)
         return self._run(spec.handler, bound, f"Tensor.{method}")
+
+    def _rng_context(self, bound: T.Bound) -> None:
+        """Where a random draw here takes its key: ``rngs`` in ``__init__`` and in random
+        helper functions, ``self.rngs`` in the other methods of a module."""
+        if not self._func_stack:
+            return
+        if self._rngs and self._func_stack[-1] == "__init__":
+            bound.values["__rngs__"], bound.values["__where__"] = self._rngs, "__init__"
+        elif self._class and not self._plain and self._class_uses_random:
+            bound.values["__rngs__"] = "self.rngs"
+            bound.values["__where__"] = f"{self._class}.{self._func_stack[0]}"
+        elif not self._class and self._func_stack[0] in self._random_funcs:
+            bound.values["__rngs__"], bound.values["__where__"] = "rngs", self._func_stack[0]
 
     def _run(self, handler: T.Handler, bound: T.Bound, name: str) -> str | None:
         try:
@@ -704,8 +762,7 @@ class _Translator(cst.CSTTransformer):
         except T.Unbindable as exc:
             self.todo(T.TODO_UNMAPPED, f"{qual}: {exc}")
             return updated
-        if self._rngs and self._func_stack and self._func_stack[-1] == "__init__":
-            bound.values["__rngs__"] = self._rngs
+        self._rng_context(bound)
         src = self._run(spec.handler, bound, qual)
         return _expr(src) if src is not None else updated
 
@@ -808,6 +865,33 @@ def _target_names(target: cst.BaseExpression) -> list[str]:
     return []
 
 
+def top_level_names(stmt: cst.CSTNode) -> list[str]:
+    """Every name a top-level statement binds, in order: a class, function or assignment, and
+    the assignments and definitions inside a top-level ``if``/``try`` (``if ENV: X = 1 else:
+    X = 0``)."""
+    first = top_level_name(stmt)
+    if first:
+        return [first]
+    out: list[str] = []
+    if isinstance(stmt, (cst.If, cst.Try)):
+        blocks: list[cst.BaseSuite] = [stmt.body]
+        if isinstance(stmt, cst.If):
+            orelse = stmt.orelse
+            while orelse is not None:
+                blocks.append(orelse.body)
+                orelse = orelse.orelse if isinstance(orelse, cst.If) else None
+        else:
+            blocks += [h.body for h in stmt.handlers]
+            if stmt.orelse is not None:
+                blocks.append(stmt.orelse.body)
+        for block in blocks:
+            for inner in getattr(block, "body", ()):
+                for name in top_level_names(inner):
+                    if name not in out:
+                        out.append(name)
+    return out
+
+
 def top_level_name(stmt: cst.CSTNode) -> str:
     """The name a top-level statement defines (class, function, first assignment target), or ""."""
     if isinstance(stmt, (cst.ClassDef, cst.FunctionDef)):
@@ -885,5 +969,15 @@ def run_translator(module: cst.Module, ctx: FileContext, aliases: Aliases,
                    local_defs: set[str]) -> tuple[cst.Module, _Translator]:
     """Apply the translator to a whole parsed file; the caller picks the statements to emit."""
     translator = _Translator(ctx, aliases, local_defs)
+    funcs = {s.name.value: code(s) for s in module.body if isinstance(s, cst.FunctionDef)}
+    random_funcs = {n for n, src in funcs.items() if _RANDOM_RE.search(src)}
+    changed = True
+    while changed:  # helpers calling a random helper draw too
+        changed = False
+        for n, src in funcs.items():
+            if n not in random_funcs and any(re.search(rf"\b{re.escape(r)}\s*\(", src) for r in random_funcs):
+                random_funcs.add(n)
+                changed = True
+    translator._random_funcs = random_funcs
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     return wrapper.visit(translator), translator
