@@ -279,3 +279,13 @@ def test_dynamo_never_traces_the_recorder_in_a_fresh_process(tmp_path) -> None:
                    check=True, capture_output=True, cwd=REPO, env={**os.environ, "PROBE_MODEL": "llama"})
     [run] = json.loads((out / "probe.json").read_text(encoding="utf-8"))["examples"]
     assert run["status"] == "ok" and run["graph_breaks"] == 0 and run["export"] == "ok", run
+
+
+def test_crosscheck_counts_a_file_reached_only_through_also_at() -> None:
+    """A custom op defined in ops.py and called from m.py: ops.py issued no aten op of its own, yet
+    the registration finding there is confirmed through the call's ``also_at``."""
+    view = _view([_finding("ops.py", 6, "ML407", "custom-op", "a")])
+    fact = {**_fact("custom-op", "m.py", 20, "custom-op"), "also_at": [{"path": "ops.py", "line": 6}]}
+    section = crosscheck(view, _probe([fact]))
+    assert section["finding_status"] == {"a": "confirmed"}
+    assert section["summary"]["runtime-only"] == 0

@@ -76,7 +76,7 @@ def crosscheck(view: dict[str, Any], probe: dict[str, Any]) -> dict[str, Any]:
     finding_status: dict[str, str] = {}
     matched_facts: set[int] = set()
     not_observable = not_run = 0
-    files_run = {p for p, _ in lines_run} | {f["path"] for f in facts}
+    files_run = {p for p, _ in lines_run} | {p for f in facts for p, _ in _fact_lines(f)}
     for finding in view["findings"]:
         cat = finding["category"]
         if cat not in OBSERVABLE_CATEGORIES:

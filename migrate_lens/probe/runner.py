@@ -171,22 +171,25 @@ def _owner_site(rec: Any, model: Any, name: str) -> Any:
 
 
 def _state_facts(rec: Any, model: Any, changes: list[tuple[str, str]]) -> None:
+    """A ``state-write`` fact per changed parameter/buffer, at the first in-place op that wrote
+    it (keeping that op's ``also_at``: a batch norm's statistics point at its construction), else
+    at the attribute write that replaced or registered it, else at the owning class."""
     from migrate_lens.probe.record import Fact
+
+    def first(facts: list[Any]) -> Any:
+        return min(facts, key=lambda f: (f.site.path, f.site.line, f.also_at)) if facts else None
 
     for name, how in changes:
         short = name.split("'")[1].rpartition(".")[2] if "'" in name else name
-        sites = sorted({f.site for f in rec.facts if f.kind == "in-place" and f.detail.endswith(name)},
-                       key=lambda s: (s.path, s.line))
-        if not sites:  # replaced or registered: the attribute write naming it
-            sites = sorted({f.site for f in rec.facts if f.kind == "attr-write"
-                            and (f.detail.endswith(f".{short}") or f".{short} = " in f.detail)},
-                           key=lambda s: (s.path, s.line))
-        if not sites and (site := _owner_site(rec, model, name)) is not None:
-            sites = [site]
-        if not sites:
-            rec.outside += 1
-        for site in sites[:1]:
+        source = first([f for f in rec.facts if f.kind == "in-place" and f.detail.endswith(name)]) or first(
+            [f for f in rec.facts if f.kind == "attr-write"
+             and (f.detail.endswith(f".{short}") or f".{short} = " in f.detail)])
+        if source is not None:
+            rec.facts[Fact("state-write", source.site, "forward", f"{name} {how}", source.also_at)] += 1
+        elif (site := _owner_site(rec, model, name)) is not None:
             rec.facts[Fact("state-write", site, "forward", f"{name} {how}")] += 1
+        else:
+            rec.outside += 1
 
 
 def run_example(rec: Any, name: str, model: Any, args: Any, mode: str, hook_sites: dict[int, Any],
