@@ -44,7 +44,8 @@ def default_cache_dir() -> Path:
 #: between releases) changes :func:`code_digest`, so stale facts are never served.
 ANALYZER_MODULES = ("models.py", "catalog.py", "discover.py", "notebooks.py", "worker.py", "cache.py",
                     "analysis/__init__.py", "analysis/engine.py", "analysis/kinds.py", "analysis/matchers.py",
-                    "analysis/bindings.py", "analysis/sites.py", "analysis/values.py", "analysis/visitor.py", "analysis/walk.py")
+                    "analysis/bindings.py", "analysis/sites.py", "analysis/summaries.py", "analysis/values.py", "analysis/visitor.py",
+                    "analysis/walk.py")
 
 
 @lru_cache(maxsize=1)

@@ -314,7 +314,7 @@ def _check_one(absolute: Path, rel: str, project: _Project) -> _FileResult:
         return _FileResult()  # the scan's pre-filter: a file that never mentions torch gets no rules
     if project.config.traced_entries:  # config entries seed the in-file closure like forward does
         facts = replace(facts, traced_entries=tuple(sorted({*facts.traced_entries, *project.config.traced_entries})))
-    kept, ignored = apply_config(resolve_traced_only(facts).findings, project.config)
+    kept, ignored = apply_config(resolve_traced_only(facts, project.catalog).findings, project.config)
     return _FileResult(tuple(kept), ignored, facts.rule_errors)
 
 

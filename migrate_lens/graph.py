@@ -32,6 +32,7 @@ import networkx as nx
 from migrate_lens.catalog import Catalog
 from migrate_lens.config import Config
 from migrate_lens.gctools import gc_paused
+from migrate_lens.interproc import function_contexts, recontext
 from migrate_lens.models import ClassFact, FileFacts, Finding, InjectionFact
 
 #: Unit statuses from best to worst; a finding's rule ``porting`` kind maps onto them.
@@ -696,11 +697,27 @@ class _Builder:
                         self.add_edge(caller, t, "call")
 
     # -- traced reachability and findings ----------------------------------------------------
-    def traced(self) -> set[str]:
-        """Functions reachable from traced entries through calls (a call to a class runs its
-        ``__init__``) and nesting (closures defined in traced code run there)."""
-        entries = {fn.qualname for f in self.files for fn in f.functions
-                   if fn.context == "traced" and fn.qualname in self.kind}
+    def successors(self, n: str) -> list[str]:
+        """The functions ``n`` runs: its call targets (a call to a class runs its ``__init__``)
+        and the functions nested in it (closures defined in traced code run there)."""
+        out: list[str] = []
+        for v, k in self.edges.get(n, ()):
+            if k == "call":
+                if self.kind[v] == "class":
+                    init = self.res.member(v, ["__init__"])
+                    if init is not None and init != _EXTERNAL and init in self.kind:
+                        out.append(init)
+                else:
+                    out.append(v)
+            elif k == "contains" and self.kind[v] == "function":
+                out.append(v)
+        return out
+
+    def contexts(self) -> dict[str, str]:
+        """The context of every function (:func:`migrate_lens.interproc.function_contexts`):
+        traced entries are the files' ``forward``-like methods and hook callbacks, configured
+        ``traced-entries`` and inferred training steps (function summaries)."""
+        entries: set[str] = set()
         for name in [e for f in self.files for e in f.traced_entries] + list(self.config.traced_entries):
             r = name if name in self.kind else self.res.resolve(name)
             if r is None:
@@ -710,24 +727,19 @@ class _Builder:
                     r = self.forward_of(r)
                 if self.kind[r] == "function":
                     entries.add(r)
-        seen: set[str] = set()
-        queue = deque(sorted(entries))
-        while queue:
-            n = queue.popleft()
-            if n in seen:
-                continue
-            seen.add(n)
-            for v, k in self.edges.get(n, ()):
-                if k == "call":
-                    if self.kind[v] == "class":
-                        init = self.res.member(v, ["__init__"])
-                        if init is not None and init != _EXTERNAL and init in self.kind:
-                            queue.append(init)
-                    else:
-                        queue.append(v)
-                elif k == "contains" and self.kind[v] == "function":
-                    queue.append(v)
-        return seen
+        guess = {fn.qualname: fn.context for f in self.files for fn in f.functions
+                 if self.kind.get(fn.qualname) == "function"}
+        roles = {s.qualname: s.role for f in self.files for s in f.summaries if s.qualname in guess}
+        succ_memo: dict[str, list[str]] = {}
+
+        def succ(n: str) -> list[str]:
+            got = succ_memo.get(n)
+            if got is None:
+                got = succ_memo[n] = self.successors(n)
+            return got
+
+        loop_calls = {s.qualname: s.loop_calls for f in self.files for s in f.summaries if s.loop_calls}
+        return function_contexts(guess, roles, entries, succ, loop_calls)
 
     def class_fact(self, f: FileFacts, qualname: str) -> ClassFact:
         """The first of ``f.classes`` named ``qualname`` (an index per file, built on first
@@ -767,7 +779,8 @@ class _Builder:
         self.composition()
         self.injections()
         self.calls()
-        traced = self.traced()
+        contexts = self.contexts()
+        traced = {q for q, c in contexts.items() if c == "traced"}
 
         kept: list[Finding] = []
         dropped = 0
@@ -776,11 +789,12 @@ class _Builder:
         for f in self.files:
             for fd in (*f.findings, *through_aliases.get(f.path, ())):
                 node = self.owner_node(fd.symbol, f.module)
-                if fd.traced_only:
-                    if node not in traced:
+                if fd.context == "function":
+                    got = recontext(fd, contexts.get(node, "function"), self.rules.get(fd.code))
+                    if got is None:
                         dropped += 1
                         continue
-                    fd = replace(fd, context="traced", traced_only=False)
+                    fd = got
                 kept.append(fd)
                 findings_at[node].append(fd)
         kept.sort(key=_by_location)

@@ -278,6 +278,8 @@ class FileFacts:
     #: as import bindings (``module``.``name`` is the target, ``alias`` the bound name)
     value_aliases: tuple[ImportFact, ...] = ()
     calls_to_project: tuple[CallSiteFact, ...] = ()
+    #: per-function summaries (``analysis.summaries.FunctionSummary``) for the project-level step
+    summaries: tuple = ()  # type: ignore[type-arg]
 
 
 @_fast_pickle

@@ -19,8 +19,9 @@ from migrate_lens.analysis.matchers import MATCHERS, call_gate
 from migrate_lens.analysis.sites import Site
 from migrate_lens.analysis.visitor import FileVisitor
 from migrate_lens.analysis.walk import Positions, fast_visit, parse_cst
-from migrate_lens.catalog import Catalog, Rule
+from migrate_lens.catalog import Catalog, Rule, load_catalog
 from migrate_lens.analysis.sites import NOT_LITERAL
+from migrate_lens.interproc import function_contexts, recontext
 from migrate_lens.models import NONLITERAL, CallSiteFact, FileFacts, Finding, ImportFact, RuleError, Span, Suppression
 
 #: ``# migrate-lens: ignore[ML101, ML301]`` or ``# migrate-lens: fixme[ML101] reason``.
@@ -232,6 +233,7 @@ def analyze_source(source: str, path: str, module_name: str, catalog: Catalog,
         injections=tuple(sorted(set(visitor.injections), key=lambda j: (j.owner, j.line, j.kind, j.param, j.attr, j.target))),
         value_aliases=value_aliases,
         calls_to_project=tuple(project_calls),
+        summaries=tuple(sorted(visitor.summaries, key=lambda s: s.qualname)),
     )
     # visitor -> emit -> (closure) visitor is a reference cycle holding the whole CST: left in
     # place, every file's tree waited for the cyclic GC, which then traversed all of it (12% of
@@ -322,19 +324,26 @@ def _meta(index: RuleIndex, problem: str, detail: str, line: int, lines: list[st
         apply(rule, site, span)
 
 
-def local_traced_closure(facts: FileFacts) -> frozenset[str]:
-    """Qualnames of the functions in this file that run under the trace, judged from this file
-    alone: the traced entries (``forward``/``__call__`` of nn.Modules, hook callbacks in
-    ``facts.traced_entries``), everything they call here (``self.method`` resolved in the
-    caller's class and its bases defined in this file, module-level functions), and functions
-    nested inside any of those. The project graph extends this across files."""
+def local_contexts(facts: FileFacts) -> dict[str, str]:
+    """The context of each function in this file judged from this file alone
+    (:func:`migrate_lens.interproc.function_contexts`): traced entries are ``forward``/
+    ``__call__`` of nn.Modules, hook callbacks in ``facts.traced_entries`` and inferred
+    training steps; calls are followed here (``self.method`` resolved in the caller's class and
+    its bases defined in this file, module-level functions, a local class runs its
+    ``__init__``), and nested functions run where they are defined. The project graph makes
+    the same decision across files."""
     functions = {f.qualname: f for f in facts.functions}
     classes = {c.qualname: c for c in facts.classes}
-    seeds = {f.qualname for f in facts.functions if f.context == "traced"}
-    seeds.update(q for q in facts.traced_entries if q in functions)
     by_caller: dict[str, list[str]] = defaultdict(list)
     for call in facts.calls:
         by_caller[call.caller].append(call.callee)
+    nested: dict[str, list[str]] = defaultdict(list)
+    for q in functions:
+        head = q.rsplit(".", 1)[0]
+        while head and head not in functions and "." in head:
+            head = head.rsplit(".", 1)[0]
+        if head in functions:
+            nested[head].append(q)
 
     def owner_classes(qualname: str) -> list[str]:
         """The class a method belongs to and its in-file bases (nearest first)."""
@@ -361,36 +370,43 @@ def local_traced_closure(facts: FileFacts) -> frozenset[str]:
                 if f"{cls}.{name}" in functions:
                     return f"{cls}.{name}"
             return None
+        if callee in classes and f"{callee}.__init__" in functions:
+            return f"{callee}.__init__"
         return callee if callee in functions else None
 
-    seen: set[str] = set()
-    todo = sorted(seeds)
-    while todo:
-        q = todo.pop()
-        if q in seen:
-            continue
-        seen.add(q)
-        for callee in by_caller.get(q, ()):
-            target = resolve(q, callee)
-            if target is not None and target not in seen:
-                todo.append(target)
-        prefix = q + "."
-        todo.extend(f for f in functions if f.startswith(prefix) and f not in seen)
-    return frozenset(seen)
+    def succ(q: str) -> list[str]:
+        out = [t for t in (resolve(q, c) for c in by_caller.get(q, ())) if t is not None]
+        out.extend(nested.get(q, ()))
+        return out
+
+    guess = {q: f.context for q, f in functions.items()}
+    roles = {s.qualname: s.role for s in facts.summaries if s.qualname in functions}
+    entries = [q for q in facts.traced_entries if q in functions]
+    loop_calls = {s.qualname: s.loop_calls for s in facts.summaries if s.loop_calls}
+    return function_contexts(guess, roles, entries, succ, loop_calls)
 
 
-def resolve_traced_only(facts: FileFacts) -> FileFacts:
-    """Decide this file's ``traced_only`` findings from the file alone: keep those whose
-    enclosing function is in :func:`local_traced_closure` (marked context ``traced``, no
-    longer traced_only) and drop the rest. Used by the pre-commit ``check`` and by tests;
-    the project graph makes the same decision with cross-file calls."""
-    closure = local_traced_closure(facts)
+def local_traced_closure(facts: FileFacts) -> frozenset[str]:
+    """Qualnames of the functions in this file that run under the trace, judged from this file
+    alone (:func:`local_contexts`)."""
+    return frozenset(q for q, c in local_contexts(facts).items() if c == "traced")
+
+
+def resolve_traced_only(facts: FileFacts, catalog: Catalog | None = None) -> FileFacts:
+    """Decide this file's undecided findings (made in ``function`` context) from the file
+    alone: each moves to its function's context (:func:`local_contexts`, then
+    :func:`migrate_lens.interproc.recontext`: ``traced_only`` ones kept only in traced code,
+    init code takes the rule's init severity, a rule that does not apply in that context drops
+    the finding). ``catalog`` gives the rules' contexts (default: the built-in catalog). Used
+    by the pre-commit ``check`` and by tests; the project graph makes the same decision with
+    cross-file calls."""
+    contexts = local_contexts(facts)
+    rules = (catalog or load_catalog()).by_code()
     kept: list[Finding] = []
     for f in facts.findings:
-        if not f.traced_only:
-            kept.append(f)
-        elif f.symbol in closure:
-            kept.append(replace(f, context="traced", traced_only=False))
+        got = recontext(f, contexts.get(f.symbol, "function"), rules.get(f.code))
+        if got is not None:
+            kept.append(got)
     return replace(facts, findings=tuple(kept))
 
 

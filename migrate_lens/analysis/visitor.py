@@ -22,6 +22,7 @@ from migrate_lens.analysis.bindings import PARTIAL_NAMES, Bindings, LocalBinding
 from migrate_lens.analysis.bindings import dotted as _dotted
 from migrate_lens.analysis.bindings import names_in_target as _names_in_target
 from migrate_lens.analysis.sites import NOT_LITERAL, LazyData, Site
+from migrate_lens.analysis.summaries import FunctionSummary, SummaryBuilder
 from migrate_lens.analysis.values import ValueKinds, literal
 from migrate_lens.models import CallFact, ClassFact, FunctionFact, ImportFact, InjectionFact, SubmoduleFact
 
@@ -35,6 +36,13 @@ _INIT_NAMES = re.compile(
     r"switch_to_deploy|set_input_size|_?reset_\w*|prune_\w*|_?resize_\w*|set_grad_checkpointing|"
     r"init_\w*|_?initialize\w*|_?init_\w*|fix_init\w*|_?rescale\w*)$"
 )
+#: Init code by its very name: what else matches :data:`_INIT_NAMES` is init code only when the
+#: project graph finds it reachable from init code alone (a ``_init_*`` helper called from
+#: ``forward`` is traced), so its sites carry the undecided ``function`` context.
+_PROPER_INIT = frozenset({"__init__", "__post_init__", "__setstate__", "_load_from_state_dict",
+                          "load_state_dict", "extra_repr"})
+#: Calls a :class:`.summaries.SummaryBuilder` is told about (training steps, model calls).
+_ROLE_METHODS = frozenset({"backward", "manual_backward", "step", "zero_grad", "forward", "__call__", "model"})
 _TRACED_METHODS = frozenset({"forward", "__call__", "_forward", "forward_features", "forward_head"})
 _MODULE_BASES = ("torch.nn.",)
 _CONTAINER_CTORS = frozenset({
@@ -86,6 +94,14 @@ class _FuncScope:
     params: set[str] = field(default_factory=set)
     views: dict[str, str] = field(default_factory=dict)
     binds: LocalBindings = field(default_factory=LocalBindings)
+    #: the context the function's name and place suggest (``FunctionFact.context``); sites
+    #: use ``context``, which is ``function`` (decided by reachability) for init-named helpers
+    guess: str = ""
+    #: init code by name or place: constructors called here are composition, ``self``
+    #: attributes assigned here define their kinds
+    init_like: bool = False
+    loops: int = 0
+    summary: SummaryBuilder | None = None
 
 
 class FileVisitor(cst.CSTVisitor):
@@ -139,6 +155,7 @@ class FileVisitor(cst.CSTVisitor):
         #: calls of names imported from the project: (node, callee, method, data, context, symbol)
         self.project_calls: list[tuple[cst.Call, str, str, Any, str, str]] = []
         self.guard_tries: set[int] = set()
+        self.summaries: list[FunctionSummary] = []
         self.values = values = ValueKinds(self)
         #: value kind of an expression in the current scope (:class:`.values.ValueKinds`)
         self.kind = values.kind
@@ -160,7 +177,7 @@ class FileVisitor(cst.CSTVisitor):
 
     def _no_grad(self) -> bool:
         """Inside ``torch.no_grad()`` outside init code (where it only guards weight init)."""
-        return bool(self.func_stack and self.func_stack[-1].no_grad and self.func_stack[-1].context != "init")
+        return bool(self.func_stack and self.func_stack[-1].no_grad and not self.func_stack[-1].init_like)
 
     def _site(self, kind: str, node: cst.CSTNode, **kw: Any) -> None:
         self.emit(Site(kind=kind, node=node, context=self.context, symbol=self.symbol, **kw))
@@ -306,6 +323,8 @@ class FileVisitor(cst.CSTVisitor):
             parent = self.func_stack[-1]
             qualname = f"{parent.qualname}.{name}"
             context = parent.context if parent.context != "host" else "function"
+            guess = parent.guess if parent.guess != "host" else "function"
+            init_like = parent.init_like
             cls = parent.cls
             is_method = False
         else:
@@ -318,7 +337,14 @@ class FileVisitor(cst.CSTVisitor):
             ) else "function"
             cls = None
             is_method = False
-        scope = _FuncScope(qualname=qualname, name=name, context=context, cls=cls, is_method=is_method)
+        if innermost != "func":
+            guess = context
+            init_like = context == "init"
+            if init_like and name not in _PROPER_INIT:
+                context = "function"
+        scope = _FuncScope(qualname=qualname, name=name, context=context, cls=cls, is_method=is_method,
+                           guess=guess, init_like=init_like)
+        scope.summary = SummaryBuilder(qualname, name, guess)
         for d in node.decorators:
             dec = d.decorator.func if type(d.decorator) is cst.Call else d.decorator
             if self.qual(dec) in ("torch.no_grad", "torch.inference_mode"):
@@ -348,14 +374,17 @@ class FileVisitor(cst.CSTVisitor):
         self.scope_kinds.pop()
         start, end = self._lines(original_node)
         self.functions.append(FunctionFact(
-            qualname=scope.qualname, line=start, end_line=end, context=scope.context,
+            qualname=scope.qualname, line=start, end_line=end, context=scope.guess,
             is_method=scope.is_method,
         ))
+        summary = scope.summary.finish() if scope.summary is not None else None
+        if summary is not None:
+            self.summaries.append(summary)
 
     def _bind_params(self, scope: _FuncScope, params: cst.Parameters, is_method: bool) -> None:
         all_params = [*params.posonly_params, *params.params, *params.kwonly_params]
-        traced = scope.context == "traced" or (
-            scope.context == "function" and scope.cls is not None and scope.cls.is_module and is_method
+        traced = scope.guess == "traced" or (
+            scope.guess == "function" and scope.cls is not None and scope.cls.is_module and is_method
         )
         n_positional = len(params.posonly_params) + len(params.params)
         offset = 1 if is_method and all_params and all_params[0].name.value in ("self", "cls", "ctx") else 0
@@ -551,7 +580,7 @@ class FileVisitor(cst.CSTVisitor):
         cls = self.func_stack[-1].cls if self.func_stack else None
         ctx = self.context
         if cls is not None:
-            if ctx == "init" or attr not in cls.attr_kinds:
+            if self.func_stack[-1].init_like or attr not in cls.attr_kinds:
                 new_kind = vkind
                 if value is not None and type(value) is cst.Call:
                     ctor = self.qual(value.func)
@@ -590,6 +619,16 @@ class FileVisitor(cst.CSTVisitor):
 
     def visit_While(self, node: cst.While) -> None:
         self._condition(node.test, "while", exit_kind="")
+        if self.func_stack:
+            self.func_stack[-1].loops += 1
+
+    def leave_While(self, original_node: cst.While) -> None:
+        if self.func_stack:
+            self.func_stack[-1].loops -= 1
+
+    def leave_For(self, original_node: cst.For) -> None:
+        if self.func_stack:
+            self.func_stack[-1].loops -= 1
 
     def visit_Assert(self, node: cst.Assert) -> None:
         self._condition(node.test, "assert", exit_kind="raise")
@@ -651,6 +690,8 @@ class FileVisitor(cst.CSTVisitor):
         self._bind_comprehension(node.for_in)
 
     def visit_For(self, node: cst.For) -> None:
+        if self.func_stack:
+            self.func_stack[-1].loops += 1
         it = node.iter
         ikind = K.S
         if type(it) is cst.Call and self.qual(it.func) == "range":
@@ -803,7 +844,7 @@ class FileVisitor(cst.CSTVisitor):
                 self.calls.append(CallFact(caller=scope.qualname, callee=callee, line=self._line(node)))
             # Composition: constructors called inside a module's init code (layers built in loops,
             # nn.Sequential / nn.ModuleList contents, helper lists) become submodule edges.
-            if scope.context == "init" and scope.cls is not None and scope.cls.is_module and name:
+            if scope.init_like and scope.cls is not None and scope.cls.is_module and name:
                 leaf = name.rsplit(".", 1)[-1]
                 if leaf[:1].isupper() and name not in _CONTAINER_CTORS and self._is_class_name(name):
                     attr = self.ctor_attr.get(id(node), "[]")
@@ -822,7 +863,7 @@ class FileVisitor(cst.CSTVisitor):
                 if isinstance(buf, str):
                     scope.cls.buffers.add(buf)
                     scope.cls.attr_kinds[buf] = K.T
-            if scope.context == "init" and scope.cls is not None and (
+            if scope.init_like and scope.cls is not None and (
                     name.startswith(("torch.nn.Conv", "torch.nn.LazyConv"))):
                 scope.cls.has_conv = True
             data["class_has_conv"] = bool(scope.cls and scope.cls.has_conv)
@@ -843,6 +884,12 @@ class FileVisitor(cst.CSTVisitor):
                 elif _is_inplace_method(method) and receiver in (K.T, K.B, K.U):
                     self._state_write(node, root, "inplace", receiver)
                     self._view_write(node, root)
+            if scope.loops and name:
+                scope.summary.loop_call(name)  # type: ignore[union-attr]
+            if scope.summary is not None and (method in _ROLE_METHODS or name == "torch.autograd.backward" or (
+                    scope.loops and type(func) is cst.Name)):
+                scope.summary.call(name or _dotted(func), method,
+                                   _dotted(func.value) if type(func) is cst.Attribute else "", scope.loops > 0)
         if not self._is_bound_torch_class(func, name):
             self._site("call", node, name=name, method=method, receiver=receiver, data=data)
         if name and (self.bindings.guarded or self.bindings.project_names):
@@ -890,7 +937,7 @@ class FileVisitor(cst.CSTVisitor):
                                                      param=method, index=-1, target="", line=self._line(node)))
         else:
             bound = ()
-        if scope.context == "init" and scope.cls is not None and type(func) is cst.Name:
+        if scope.init_like and scope.cls is not None and type(func) is cst.Name:
             self._slot(func.value, self.ctor_attr.get(id(node), "[]"), node)
         for alt in bound:
             if alt == name:
@@ -898,7 +945,7 @@ class FileVisitor(cst.CSTVisitor):
             if (scope.qualname, alt) not in self._call_seen:
                 self._call_seen.add((scope.qualname, alt))
                 self.calls.append(CallFact(caller=scope.qualname, callee=alt, line=self._line(node)))
-            if scope.context == "init" and scope.cls is not None and scope.cls.is_module and \
+            if scope.init_like and scope.cls is not None and scope.cls.is_module and \
                     is_class_like(alt) and alt not in _CONTAINER_CTORS and self._is_class_name(alt):
                 self.submodules.append(SubmoduleFact(owner=scope.cls.qualname, attr=self.ctor_attr.get(id(node), "[]"),
                                                      target=alt, line=self._line(node)))
@@ -912,7 +959,7 @@ class FileVisitor(cst.CSTVisitor):
         if not self.func_stack:
             return
         scope = self.func_stack[-1]
-        if scope.context != "function" or not scope.is_method or scope.cls is None or \
+        if scope.context != "function" or scope.init_like or not scope.is_method or scope.cls is None or \
                 scope.name in _TRACED_METHODS or literal(value) is not NOT_LITERAL:
             return
         base = target.value
@@ -964,7 +1011,7 @@ class FileVisitor(cst.CSTVisitor):
                 type(func.value) is cst.Call and self.qual(func.value.func) == "super" and cls is not None and cls.bases:
             callee = cls.bases[0]
         ctor = bool(callee) and is_class_like(callee) and not callee.startswith("torch.")
-        in_module_init = scope.context == "init" and cls is not None and cls.is_module
+        in_module_init = scope.init_like and cls is not None and cls.is_module
         if in_module_init and not name and type(func) is cst.Attribute and type(func.value) is cst.Name \
                 and scope.env.get(func.value.value, K.S) != K.S and func.value.value not in scope.binds.instances:
             self.injections.append(InjectionFact(kind="field", owner=cls.qualname, attr="[]", param=func.attr.value,
@@ -979,7 +1026,7 @@ class FileVisitor(cst.CSTVisitor):
             v = a.value
             if type(v) not in (cst.Name, cst.Attribute, cst.Call, cst.IfExp, cst.BooleanOperation):
                 continue
-            if type(v) is cst.Name and ctor and scope.context == "init" and cls is not None and self._may_hold_class(v.value):
+            if type(v) is cst.Name and ctor and scope.init_like and cls is not None and self._may_hold_class(v.value):
                 self._slot(v.value, "[injected]", a)  # a parameter passed on: `block(dim, norm_layer=norm_layer)`
             classes = tuple(t for t in self._targets(v) if is_class_like(t))
             held = classes or self.bindings.instances(v, scope.env, scope.binds.callables, scope.binds.instances)
@@ -987,7 +1034,7 @@ class FileVisitor(cst.CSTVisitor):
                 if ctor:
                     self.injections.append(InjectionFact(kind="arg", owner=callee, attr="", param=keyword,
                                                          index=index, target=t, line=self._line(a)))
-                elif keyword and not classes and type(v) is cst.Name and scope.context != "init":
+                elif keyword and not classes and type(v) is cst.Name and not scope.init_like:
                     # an object built here handed on by keyword (`layer(x, past_key_values=cache)`):
                     # the graph joins it with method calls on parameters of that name
                     self.injections.append(InjectionFact(kind="pass", owner=scope.qualname, attr="", param=keyword,

@@ -1,0 +1,92 @@
+"""Contexts by reachability and value kinds that flow, on the small packages of
+``fixtures/flow`` (see its README): the hazard sits in another file than ``forward`` or the
+training step that reaches it. Each package is analyzed file by file and combined by the
+project graph, as a scan does; the expectations are exact (path, line, code) sets over the
+codes below, read from the ``# expect: CODE, CODE`` markers.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from migrate_lens.analysis.engine import analyze_source, local_contexts
+from migrate_lens.catalog import Catalog
+from migrate_lens.config import Config
+from migrate_lens.discover import module_name
+from migrate_lens.graph import build_project
+from migrate_lens.interproc import function_contexts
+from migrate_lens.models import FileFacts
+
+FLOW = Path(__file__).resolve().parent.parent / "fixtures" / "flow"
+#: the codes the fixtures pin: tensor/host-value branches and loop bounds, host reads, state
+#: written on self, global RNG
+CHECKED = frozenset({"ML101", "ML102", "ML103", "ML105", "ML203", "ML209", "ML210", "ML506", "ML509", "ML601"})
+_MARK = re.compile(r"#\s*expect:\s*(ML\d+(?:\s*,\s*ML\d+)*)")
+
+
+def _analyze(root: Path, catalog: Catalog) -> list[FileFacts]:
+    """FileFacts of the package ``root`` (paths and modules relative to ``fixtures/flow``)."""
+    out = []
+    for p in sorted(root.rglob("*.py")):
+        rel = p.relative_to(FLOW).as_posix()
+        out.append(analyze_source(p.read_text(encoding="utf-8"), rel, module_name(rel), catalog))
+    return out
+
+
+def _expected(root: Path) -> set[tuple[str, int, str]]:
+    want = set()
+    for p in sorted(root.rglob("*.py")):
+        rel = p.relative_to(FLOW).as_posix()
+        for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), start=1):
+            m = _MARK.search(line)
+            if m:
+                want.update((rel, i, c.strip()) for c in m.group(1).split(","))
+    return want
+
+
+@pytest.mark.parametrize("package", sorted(p.name for p in FLOW.iterdir() if p.is_dir()))
+def test_package_findings_are_exactly_the_marked_ones(catalog: Catalog, package: str) -> None:
+    project = build_project(_analyze(FLOW / package, catalog), catalog, Config())
+    got = {(f.path, f.span.line, f.code) for f in project.findings if f.code in CHECKED}
+    want = _expected(FLOW / package)
+    assert got == want, {"missing": sorted(want - got), "unexpected": sorted(got - want)}
+
+
+def test_contexts_follow_reachability_not_names(catalog: Catalog) -> None:
+    project = build_project(_analyze(FLOW / "ctxpkg", catalog), catalog, Config())
+    by_symbol = {f.symbol: f.context for f in project.findings}
+    assert by_symbol["ctxpkg.model.Rope._init_cache"] == "traced"  # init-named, called from forward
+    assert by_symbol["ctxpkg.model.Rope.generate"] == "host"  # generation glue
+    assert by_symbol["ctxpkg.metrics.log_scalar"] == "traced"  # reached from a training step
+    assert "ctxpkg.metrics.summarize" not in by_symbol  # called after the epoch loop: host
+    assert "ctxpkg.model._relative_index" not in by_symbol  # reachable only from __init__: init
+
+
+def test_local_contexts_match_the_project_within_one_file(catalog: Catalog) -> None:
+    facts = {f.path: f for f in _analyze(FLOW / "ctxpkg", catalog)}
+    ctx = local_contexts(facts["ctxpkg/model.py"])
+    assert ctx["ctxpkg.model.Rope._init_cache"] == "traced"
+    assert ctx["ctxpkg.model._relative_index"] == "init"
+    assert ctx["ctxpkg.model.Rope.generate"] == "host"
+    train = local_contexts(facts["ctxpkg/train.py"])
+    assert train["ctxpkg.train.train_step"] == "traced"
+    assert train["ctxpkg.train.compute_loss"] == "traced"  # called inside the epoch loop
+    assert train["ctxpkg.train.fit"] == "host"
+
+
+def test_function_contexts_priorities() -> None:
+    """traced beats host beats init beats the name's guess; host glue is not entered from
+    traced code; a train loop seeds only what it calls inside its loop."""
+    guess = {"m.A.forward": "traced", "m.A._init_x": "init", "m.A.__init__": "init", "m.h": "function",
+             "m.g": "function", "m.loop": "function", "m.step": "function", "m.after": "function",
+             "m.A.generate": "function"}
+    edges = {"m.A.forward": ["m.A._init_x", "m.A.generate"], "m.A.__init__": ["m.A._init_x", "m.h"],
+             "m.loop": ["m.step", "m.after"], "m.A.generate": ["m.g"]}
+    roles = {"m.loop": "train-loop", "m.A.generate": "generation"}
+    ctx = function_contexts(guess, roles, [], lambda q: edges.get(q, []), {"m.loop": frozenset({"step"})})
+    assert ctx == {"m.A.forward": "traced", "m.A._init_x": "traced", "m.A.__init__": "init", "m.h": "init",
+                   "m.g": "host", "m.loop": "host", "m.step": "traced", "m.after": "host",
+                   "m.A.generate": "host"}
