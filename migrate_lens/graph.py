@@ -32,7 +32,7 @@ import networkx as nx
 from migrate_lens.catalog import Catalog
 from migrate_lens.config import Config
 from migrate_lens.gctools import gc_paused
-from migrate_lens.interproc import function_contexts, recontext
+from migrate_lens.interproc import flow_kinds, function_contexts, holds, recontext
 from migrate_lens.models import ClassFact, FileFacts, Finding, InjectionFact
 
 #: Unit statuses from best to worst; a finding's rule ``porting`` kind maps onto them.
@@ -417,6 +417,8 @@ class _Builder:
         self.external_imports: dict[str, list[str]] = defaultdict(list)
         self.submods: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
         self._class_facts: dict[str, dict[str, ClassFact]] = {}  # see class_fact()
+        #: (caller, callee as written) -> resolved project targets (filled by calls())
+        self.call_targets: dict[tuple[str, str], list[str]] = {}
         self._labels: dict[str, str] = {}  # see label()
         self._paths: dict[tuple[int, str], tuple[tuple[str, ...], int, Finding]] = {}  # see path_to_finding()
 
@@ -691,10 +693,12 @@ class _Builder:
                     if r == _EXTERNAL or r in res.modules:
                         continue
                     targets.append(r)
+                found = self.call_targets.setdefault((caller, callee), [])
                 for t in targets:
                     if t in self.kind and t != caller:
                         self.resolved += 1
                         self.add_edge(caller, t, "call")
+                        found.append(t)
 
     # -- traced reachability and findings ----------------------------------------------------
     def successors(self, n: str) -> list[str]:
@@ -781,6 +785,8 @@ class _Builder:
         self.calls()
         contexts = self.contexts()
         traced = {q for q, c in contexts.items() if c == "traced"}
+        summaries = {s.qualname: s for f in self.files for s in f.summaries}
+        kinds = flow_kinds(summaries, lambda caller, callee: self.call_targets.get((caller, callee), ()))
 
         kept: list[Finding] = []
         dropped = 0
@@ -789,6 +795,11 @@ class _Builder:
         for f in self.files:
             for fd in (*f.findings, *through_aliases.get(f.path, ())):
                 node = self.owner_node(fd.symbol, f.module)
+                if fd.requires:
+                    if not holds(fd, kinds):
+                        dropped += 1
+                        continue
+                    fd = replace(fd, requires=())
                 if fd.context == "function":
                     got = recontext(fd, contexts.get(node, "function"), self.rules.get(fd.code))
                     if got is None:

@@ -1,5 +1,6 @@
 """Project-level combination of per-function summaries: the context each function runs in
-after the port, decided by reachability over the call graph rather than by its name.
+after the port, decided by reachability over the call graph rather than by its name, and the
+value kinds that flow through calls (:func:`flow_kinds`, :func:`holds`).
 
 Works on compact facts only (function qualnames, their name-suggested context, the roles of
 :mod:`migrate_lens.analysis.summaries`, and a successor function over resolved call and
@@ -20,12 +21,12 @@ One function gets one context for all rules:
 
 from __future__ import annotations
 
-from collections import deque
+from collections import defaultdict, deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from migrate_lens.models import Finding
+from migrate_lens.models import Finding, Flow, FunctionSummary
 
 if TYPE_CHECKING:
     from migrate_lens.catalog import Rule
@@ -107,3 +108,137 @@ def recontext(fd: Finding, ctx: str, rule: Rule | None) -> Finding | None:
         return None
     severity = rule.init_severity if ctx == "init" and rule is not None else fd.severity
     return replace(fd, context=ctx, traced_only=False, severity=severity)
+
+
+def flow_kinds(summaries: Mapping[str, FunctionSummary],
+               targets: Callable[[str, str], Iterable[str]]) -> Callable[[str, str], frozenset[str]]:
+    """Combine the functions' value flows (``FunctionSummary``: parameters, returns, calls'
+    argument flows) into the kinds each symbolic input can take, as a function
+    ``kinds(function, key)``: for ``p:<param>`` the kinds its callers pass (a helper in another
+    file called with a tensor from ``forward`` gets a tensor), for ``r:<callee>[#i]`` the kinds
+    the callee's ``return`` (its ``i``-th tuple item) has; a training step's parameters are
+    tensors, as ``forward``'s are. ``targets(caller, callee)`` resolves
+    a callee as written in the caller to project functions. A fixed point over sets of kinds
+    (``T``, ``B``, ``H``): monotone, so it ends; on compact summaries only."""
+    param: dict[tuple[str, str], set[str]] = defaultdict(set)
+    ret: dict[tuple[str, int], set[str]] = defaultdict(set)
+    for fn, s in summaries.items():
+        if s.role == "train-step":  # a jitted step's inputs are arrays, like forward's
+            for p in s.params:
+                param[(fn, p)].add("T")
+    memo: dict[tuple[str, str], tuple[str, ...]] = {}
+
+    def resolved(caller: str, callee: str) -> tuple[str, ...]:
+        got = memo.get((caller, callee))
+        if got is None:
+            got = memo[(caller, callee)] = tuple(t for t in targets(caller, callee) if t in summaries)
+        return got
+
+    def ret_flow(t: str, i: int) -> Flow | None:
+        s = summaries[t]
+        if 0 <= i < len(s.ret_items):
+            return s.ret_items[i]
+        return s.ret
+
+    def arg_kinds(fn: str, callee: str, t: str, pname: str) -> set[str]:
+        """Kinds ``fn`` passes for ``t``'s parameter ``pname`` in its calls of ``callee``."""
+        params = summaries[t].params
+        idx = params.index(pname) if pname in params else -1
+        out: set[str] = set()
+        for c in summaries[fn].calls if fn in summaries else ():
+            if c.callee != callee:
+                continue
+            if 0 <= idx < len(c.args):
+                out |= value(fn, c.args[idx])
+            for kw, f in zip(c.keywords, c.kwargs):
+                if kw == pname:
+                    out |= value(fn, f)
+        return out
+
+    active: set[tuple[str, str]] = set()
+    known: dict[tuple[str, str], set[str]] = {}  # key_kinds of this round (cleared each round)
+
+    def key_kinds(fn: str, key: str) -> set[str]:
+        if key.startswith("p:"):
+            return param.get((fn, key[2:]), set())
+        got = known.get((fn, key))
+        if got is None:
+            got = known[(fn, key)] = _ret_kinds(fn, key)
+        return got
+
+    def _ret_kinds(fn: str, key: str) -> set[str]:
+        callee, _, idx = key[2:].partition("#")
+        i = int(idx) if idx.isdigit() else -1
+        out: set[str] = set()
+        inner = (fn, key) not in active  # a recursive chain takes the callee's return as is
+        active.add((fn, key))
+        try:
+            for t in resolved(fn, callee):
+                got = ret.get((t, i))
+                out |= got if got is not None else ret.get((t, -1), set())
+                flow = ret_flow(t, i)
+                # what the callee returns from its parameters, with this call's arguments
+                for key2, h, k in flow.deps if flow is not None and inner else ():
+                    if k not in out and key2.startswith("p:") and h in arg_kinds(fn, callee, t, key2[2:]):
+                        out.add(k)
+        finally:
+            if inner:
+                active.discard((fn, key))
+        return out
+
+    def value(fn: str, flow: Flow, own_params: bool = True) -> set[str]:
+        out = {flow.kind} if flow.kind else set()
+        for key, h, k in flow.deps:
+            if k not in out and (own_params or not key.startswith("p:")) and h in key_kinds(fn, key):
+                out.add(k)
+        return out
+
+    def add(table: dict[Any, set[str]], key: Any, kinds: set[str]) -> bool:
+        have = table[key]
+        if kinds <= have:
+            return False
+        have |= kinds
+        return True
+
+    for _ in range(50):
+        changed = False
+        known.clear()
+        for fn in sorted(summaries):
+            s = summaries[fn]
+            # a return's kinds apart from its parameters (those are taken per call site)
+            if s.ret is not None:
+                changed |= add(ret, (fn, -1), value(fn, s.ret, own_params=False))
+            for i, item in enumerate(s.ret_items):
+                changed |= add(ret, (fn, i), value(fn, item, own_params=False))
+            for c in s.calls:
+                for t in resolved(fn, c.callee):
+                    params = summaries[t].params
+                    if not params:
+                        continue
+                    for i, f in enumerate(c.args):
+                        if i < len(params):
+                            changed |= add(param, (t, params[i]), value(fn, f))
+                    for kw, f in zip(c.keywords, c.kwargs):
+                        if kw in params:
+                            changed |= add(param, (t, kw), value(fn, f))
+        if not changed:
+            break
+
+    known.clear()
+
+    def kinds(fn: str, key: str) -> frozenset[str]:
+        return frozenset(key_kinds(fn, key))
+
+    return kinds
+
+
+def holds(fd: Finding, kinds: Callable[[str, str], frozenset[str]]) -> bool:
+    """Whether a finding made under hypotheses (``Finding.requires``: alternatives, each
+    ``"<key>=<kind>"`` conditions joined by ``&``, on its function's symbolic inputs) holds given ``kinds`` (:func:`flow_kinds`);
+    True for unconditional findings."""
+    if not fd.requires:
+        return True
+    for req in fd.requires:
+        if all(part.rpartition("=")[2] in kinds(fd.symbol, part.rpartition("=")[0]) for part in req.split("&")):
+            return True
+    return False

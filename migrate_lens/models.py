@@ -100,6 +100,10 @@ class Finding:
     traced_only: bool = False
     suppressed: str = ""  # "" | "ignore" | "fixme"
     suppress_reason: str = ""
+    #: alternatives ``"<key>=<kind>"`` (``Flow`` keys of the enclosing function): the finding
+    #: holds only if one of them does, which the project-level step decides from how the
+    #: function is called and what its callees return; () = unconditional
+    requires: tuple[str, ...] = ()
 
 
 @_fast_pickle
@@ -254,6 +258,55 @@ class RuleError:
 
 @_fast_pickle
 @dataclass(frozen=True, slots=True)
+class Flow:
+    """The value kind of one expression as a function of its function's symbolic inputs.
+
+    ``kind``: the kind (``T``, ``B``, ``H``) it has whatever the inputs, or "" when it has no
+    value kind of its own; ``deps``: ``(key, hypothesis, kind)`` triples, "if the input ``key``
+    has kind ``hypothesis`` this expression has ``kind``". Keys: ``p:<param>`` (a parameter of
+    the function whose kind only its callers know), ``r:<callee>`` / ``r:<callee>#<i>`` (the
+    return value of a call, or its ``i``-th tuple item, as written in the function)."""
+
+    kind: str = ""
+    deps: tuple[tuple[str, str, str], ...] = ()
+
+
+@_fast_pickle
+@dataclass(frozen=True, slots=True)
+class CallFlow:
+    """A call's argument flows: ``callee`` as resolved in the caller (the ``CallFact`` callee),
+    ``args`` by position (up to the first ``*args``), ``kwargs`` by keyword name."""
+
+    callee: str
+    args: tuple[Flow, ...] = ()
+    keywords: tuple[str, ...] = ()
+    kwargs: tuple[Flow, ...] = ()
+
+
+@_fast_pickle
+@dataclass(frozen=True, slots=True)
+class FunctionSummary:
+    """What the project-level step needs to know of one function (``qualname``, dotted),
+    computed in the per-file pass (``analysis/summaries.py``), combined by ``interproc.py``.
+
+    ``role``: ``train-step`` | ``train-loop`` | ``generation`` | ""; ``loop_calls``: for a
+    ``train-loop``, the last dotted part of each name it calls inside a loop; ``params``: the
+    parameter names in positional order (``self``/``cls`` left out), given when some parameter's
+    kind is symbolic; ``ret``: the flow of the returned values (joined over ``return``
+    statements); ``ret_items``: per tuple item when every ``return`` returns a tuple of that
+    length; ``calls``: argument flows of calls to functions that may be in the project."""
+
+    qualname: str
+    role: str = ""
+    loop_calls: frozenset[str] = frozenset()
+    params: tuple[str, ...] = ()
+    ret: Flow | None = None
+    ret_items: tuple[Flow, ...] = ()
+    calls: tuple[CallFlow, ...] = ()
+
+
+@_fast_pickle
+@dataclass(frozen=True, slots=True)
 class FileFacts:
     """Everything the per-file stage learned about one file. ``module`` is the dotted module
     name derived from the path (``pkg/sub/mod.py`` -> ``pkg.sub.mod``). ``mentions_torch`` is
@@ -278,8 +331,8 @@ class FileFacts:
     #: as import bindings (``module``.``name`` is the target, ``alias`` the bound name)
     value_aliases: tuple[ImportFact, ...] = ()
     calls_to_project: tuple[CallSiteFact, ...] = ()
-    #: per-function summaries (``analysis.summaries.FunctionSummary``) for the project-level step
-    summaries: tuple = ()  # type: ignore[type-arg]
+    #: per-function summaries for the project-level step (``interproc.py``)
+    summaries: tuple[FunctionSummary, ...] = ()
 
 
 @_fast_pickle

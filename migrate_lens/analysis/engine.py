@@ -21,7 +21,7 @@ from migrate_lens.analysis.visitor import FileVisitor
 from migrate_lens.analysis.walk import Positions, fast_visit, parse_cst
 from migrate_lens.catalog import Catalog, Rule, load_catalog
 from migrate_lens.analysis.sites import NOT_LITERAL
-from migrate_lens.interproc import function_contexts, recontext
+from migrate_lens.interproc import flow_kinds, function_contexts, holds, recontext
 from migrate_lens.models import NONLITERAL, CallSiteFact, FileFacts, Finding, ImportFact, RuleError, Span, Suppression
 
 #: ``# migrate-lens: ignore[ML101, ML301]`` or ``# migrate-lens: fixme[ML101] reason``.
@@ -173,6 +173,7 @@ def analyze_source(source: str, path: str, module_name: str, catalog: Catalog,
             message=rule.message.replace("{detail}", detail),
             snippet=snippet,
             traced_only=traced_only,
+            requires=site.requires,
         ))
 
     visitor = FileVisitor(
@@ -213,7 +214,7 @@ def analyze_source(source: str, path: str, module_name: str, catalog: Catalog,
         ImportFact(module=t.rsplit(".", 1)[0], name=t.rsplit(".", 1)[-1], alias=name, line=0)
         for name, targets in sorted(visitor.bindings.assigned.items()) for t in targets[:1] if "." in t
     )
-    unique = {(f.span.line, f.span.column, f.code): f for f in findings}
+    unique = _merge_conditional(findings)
     ordered = tuple(sorted(unique.values(), key=lambda f: (f.span.line, f.span.column, f.code)))
     submodules = tuple(sorted(set(visitor.submodules), key=lambda s: (s.owner, s.line, s.attr, s.target)))
     facts = FileFacts(
@@ -294,6 +295,18 @@ def match_project_call(call: CallSiteFact, name: str, guarded: bool, path: str, 
                 fd = replace(fd, suppressed=sup.kind, suppress_reason=sup.reason)
             out.append(fd)
     return out
+def _merge_conditional(findings: list[Finding]) -> dict[tuple[int, int, str], Finding]:
+    """One finding per (line, column, code): an unconditional one wins over findings that hold
+    only under a hypothesis; those merge into one holding under any of their requirements."""
+    unique: dict[tuple[int, int, str], Finding] = {}
+    for f in findings:
+        key = (f.span.line, f.span.column, f.code)
+        old = unique.get(key)
+        if old is None or not f.requires:
+            unique[key] = f
+        elif old.requires:
+            unique[key] = replace(old, requires=tuple(sorted({*old.requires, *f.requires})))
+    return unique
 
 
 def _detached(site: Site) -> None:
@@ -324,26 +337,12 @@ def _meta(index: RuleIndex, problem: str, detail: str, line: int, lines: list[st
         apply(rule, site, span)
 
 
-def local_contexts(facts: FileFacts) -> dict[str, str]:
-    """The context of each function in this file judged from this file alone
-    (:func:`migrate_lens.interproc.function_contexts`): traced entries are ``forward``/
-    ``__call__`` of nn.Modules, hook callbacks in ``facts.traced_entries`` and inferred
-    training steps; calls are followed here (``self.method`` resolved in the caller's class and
-    its bases defined in this file, module-level functions, a local class runs its
-    ``__init__``), and nested functions run where they are defined. The project graph makes
-    the same decision across files."""
-    functions = {f.qualname: f for f in facts.functions}
+def _local_resolver(facts: FileFacts) -> Callable[[str, str], str | None]:
+    """Resolve a callee as written in a caller of this file to a function of this file
+    (``self.method`` in the caller's class and its in-file bases, module-level functions, a
+    local class's ``__init__``), or None."""
+    functions = {f.qualname for f in facts.functions}
     classes = {c.qualname: c for c in facts.classes}
-    by_caller: dict[str, list[str]] = defaultdict(list)
-    for call in facts.calls:
-        by_caller[call.caller].append(call.callee)
-    nested: dict[str, list[str]] = defaultdict(list)
-    for q in functions:
-        head = q.rsplit(".", 1)[0]
-        while head and head not in functions and "." in head:
-            head = head.rsplit(".", 1)[0]
-        if head in functions:
-            nested[head].append(q)
 
     def owner_classes(qualname: str) -> list[str]:
         """The class a method belongs to and its in-file bases (nearest first)."""
@@ -374,6 +373,30 @@ def local_contexts(facts: FileFacts) -> dict[str, str]:
             return f"{callee}.__init__"
         return callee if callee in functions else None
 
+    return resolve
+
+
+def local_contexts(facts: FileFacts) -> dict[str, str]:
+    """The context of each function in this file judged from this file alone
+    (:func:`migrate_lens.interproc.function_contexts`): traced entries are ``forward``/
+    ``__call__`` of nn.Modules, hook callbacks in ``facts.traced_entries`` and inferred
+    training steps; calls are followed here (``self.method`` resolved in the caller's class and
+    its bases defined in this file, module-level functions, a local class runs its
+    ``__init__``), and nested functions run where they are defined. The project graph makes
+    the same decision across files."""
+    functions = {f.qualname: f for f in facts.functions}
+    by_caller: dict[str, list[str]] = defaultdict(list)
+    for call in facts.calls:
+        by_caller[call.caller].append(call.callee)
+    nested: dict[str, list[str]] = defaultdict(list)
+    for q in functions:
+        head = q.rsplit(".", 1)[0]
+        while head and head not in functions and "." in head:
+            head = head.rsplit(".", 1)[0]
+        if head in functions:
+            nested[head].append(q)
+    resolve = _local_resolver(facts)
+
     def succ(q: str) -> list[str]:
         out = [t for t in (resolve(q, c) for c in by_caller.get(q, ())) if t is not None]
         out.extend(nested.get(q, ()))
@@ -402,8 +425,20 @@ def resolve_traced_only(facts: FileFacts, catalog: Catalog | None = None) -> Fil
     cross-file calls."""
     contexts = local_contexts(facts)
     rules = (catalog or load_catalog()).by_code()
+    resolve = _local_resolver(facts)
+    summaries = {s.qualname: s for s in facts.summaries}
+
+    def targets(caller: str, callee: str) -> tuple[str, ...]:
+        t = resolve(caller, callee)
+        return (t,) if t is not None and t != caller else ()
+
+    kinds = flow_kinds(summaries, targets)
     kept: list[Finding] = []
     for f in facts.findings:
+        if f.requires:
+            if not holds(f, kinds):
+                continue
+            f = replace(f, requires=())
         got = recontext(f, contexts.get(f.symbol, "function"), rules.get(f.code))
         if got is not None:
             kept.append(got)

@@ -519,6 +519,8 @@ def match_host_shape_arg(site: Site, m: "Matcher") -> str | None:
     ):
         return None
     kinds = [k for k, _ in site.data.get("args", ())]
+    if site.name == "torch.full" or site.method == "new_full":
+        kinds = kinds[:1]  # the fill value is no shape
     kinds += [k for key, (k, _) in site.data.get("kwargs", {}).items() if key in ("size", "shape", "repeats", "sections", "split_size_or_sections", "end", "steps")]
     kinds += list(site.data.get("arg_item_kinds", ()))
     if K.H in kinds:

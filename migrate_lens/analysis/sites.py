@@ -79,3 +79,6 @@ class Site:
     method: str = ""
     receiver: str = ""
     data: dict[str, Any] = field(default_factory=dict)
+    #: ``"<key>=<kind>"``: the site holds under that hypothesis on a symbolic input only
+    #: (``Finding.requires``)
+    requires: tuple[str, ...] = ()

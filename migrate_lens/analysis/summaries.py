@@ -21,9 +21,7 @@ Face ``GenerationMixin`` method names).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-
-from migrate_lens.models import _fast_pickle
+from migrate_lens.models import CallFlow, Flow, FunctionSummary
 
 ROLES = ("", "train-step", "train-loop", "generation")
 
@@ -71,22 +69,6 @@ def is_model_call(name: str, method: str, receiver_text: str) -> bool:
     if name in ("self", "self.forward", "self.__call__", "self.model", "model"):
         return True
     return receiver_text in ("self.model", "model") and method in ("forward", "__call__")
-
-
-@_fast_pickle
-@dataclass(frozen=True, slots=True)
-class FunctionSummary:
-    """What the project-level step needs to know of one function (``qualname``, dotted).
-
-    ``role``: one of :data:`ROLES` (see the module docstring); "" when none applies. Only
-    functions with something to say get a summary.
-    """
-
-    qualname: str
-    role: str = ""
-    #: for a ``train-loop``: the last dotted part of each name it calls inside a loop (the
-    #: calls that run in the jitted step)
-    loop_calls: frozenset[str] = frozenset()
 
 
 class SummaryBuilder:

@@ -12,11 +12,14 @@ its operands'.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
 from migrate_lens.analysis import kinds as K
+from migrate_lens.analysis.bindings import BUILTINS as bindings_builtins
+from migrate_lens.analysis.bindings import names_in_target
 from migrate_lens.analysis.sites import NOT_LITERAL
 
 if TYPE_CHECKING:
@@ -61,24 +64,141 @@ def literal(node: cst.BaseExpression) -> Any:
 
 
 
+#: Hypotheses tried on a symbolic input (a parameter only callers know, a callee's return).
+HYPOTHESES = (K.T, K.B, K.H)
+#: The derivation of a name bound to a symbolic input itself: its kind is the hypothesis.
+IDENTITY = {K.T: K.T, K.B: K.B, K.H: K.H}
+_ITER_SAME = frozenset({"reversed", "sorted", "list", "tuple", "iter", "set", "frozenset"})
+
+
 class ValueKinds:
     """Kind inference for one file's traversal. ``visitor`` provides the scope: its
-    ``func_stack`` (innermost function's ``env`` of local kinds and ``cls`` with
-    ``attr_kinds``/``returns``), ``qual`` (dotted name resolution) and its module-level name
-    tables (``bindings``: :class:`~.bindings.Bindings`, and ``local_classes``)."""
+    ``func_stack`` (innermost function's ``env`` of local kinds, ``derived`` kinds of names
+    that depend on symbolic inputs, and ``cls`` with ``attr_kinds``/``returns``), ``qual``
+    (dotted name resolution) and its module-level name tables (``bindings``:
+    :class:`~.bindings.Bindings`, and ``local_classes``).
 
-    __slots__ = ("v",)
+    Symbolic inputs (``Flow`` keys ``p:<param>``, ``r:<callee>[#i]``) have kind ``U`` unless a
+    hypothesis ``hyp = {key: kind, ...}`` is active, under which they (and the names derived
+    from them) take that kind; ``used`` collects the keys an evaluation consulted, so that a
+    caller can evaluate again under each hypothesis (:meth:`under`)."""
+
+    __slots__ = ("v", "hyp", "used")
 
     def __init__(self, visitor: FileVisitor) -> None:
         self.v = visitor
+        self.hyp: dict[str, str] | None = None
+        self.used: set[str] = set()
+
+    def under(self, key: str | dict[str, str], hypothesis: str, fn: Callable[[], Any]) -> Any:
+        """``fn()`` evaluated with the symbolic input ``key`` taking kind ``hypothesis`` (or,
+        ``key`` a dict, with every input in it taking its kind); ``used`` is left as it was."""
+        saved_hyp, saved_used = self.hyp, self.used
+        self.hyp, self.used = (dict(key) if isinstance(key, dict) else {key: hypothesis}), set()
+        try:
+            return fn()
+        finally:
+            self.hyp, self.used = saved_hyp, saved_used
+
+    def derive(self, fn: Callable[[], str], used: set[str]) -> dict[str, dict[str, str]]:
+        """For each key in ``used``: the kind ``fn()`` has under each hypothesis on it."""
+        return {key: {h: self.under(key, h, fn) for h in HYPOTHESES} for key in sorted(used)}
+
+    def iteration_kinds(self, target: cst.BaseExpression, it: cst.BaseExpression) -> dict[str, str]:
+        """Kinds of the names a ``for`` target binds when iterating ``it``: ``range`` gives
+        static counters (host values when a bound is a value); ``enumerate``/``zip`` pair their
+        arguments' elements; iterating a tensor gives rows (tensors) to a name and data-
+        dependent host values to a tuple of names (``for h, w in spatial_shapes``: each is a
+        number read from tensor data); a module container gives modules."""
+        out: dict[str, str] = {}
+        self._bind_iteration(target, it, out)
+        return out
+
+    def _bind_iteration(self, target: cst.BaseExpression, it: cst.BaseExpression | None, out: dict[str, str]) -> None:
+        if it is None:
+            for n in names_in_target(target):
+                out[n] = K.U
+            return
+        fname = self.v.qual(it.func) if type(it) is cst.Call else ""
+        if fname == "range":
+            kinds = [self.kind(a.value) for a in it.args]  # type: ignore[union-attr]
+            k = K.H if any(x in K.VALUE_KINDS for x in kinds) else K.S
+            for n in names_in_target(target):
+                out[n] = k
+            return
+        if fname in ("enumerate", "zip") and type(target) in (cst.Tuple, cst.List) and not any(
+                type(e) is cst.StarredElement for e in target.elements):  # type: ignore[union-attr]
+            els = [e.value for e in target.elements]  # type: ignore[union-attr]
+            args = [a.value for a in it.args if a.keyword is None and not a.star]  # type: ignore[union-attr]
+            if fname == "enumerate" and len(els) == 2 and args:
+                for n in names_in_target(els[0]):
+                    out[n] = K.S
+                self._bind_iteration(els[1], args[0], out)
+                return
+            if fname == "zip" and len(els) == len(args):
+                for el, arg in zip(els, args):
+                    self._bind_iteration(el, arg, out)
+                return
+        if fname in _ITER_SAME and type(it) is cst.Call and it.args:
+            self._bind_iteration(target, it.args[0].value, out)
+            return
+        if fname in ("enumerate", "zip", "map", "filter"):
+            k = K.S if all(self.kind(a.value) == K.S for a in it.args) else K.U  # type: ignore[union-attr]
+            for n in names_in_target(target):
+                out[n] = k
+            return
+        k = self.kind(it)
+        if k in K.TENSORISH:
+            if type(target) is cst.Name:
+                out[target.value] = K.T
+            else:
+                for n in names_in_target(target):
+                    out[n] = K.H
+            return
+        k = k if k in (K.M, K.S, K.H) else K.U
+        for n in names_in_target(target):
+            out[n] = k
+
+    def _comprehension_kind(self, node: cst.ListComp | cst.SetComp | cst.GeneratorExp) -> str:
+        """A list of host values (``[int(n) for n in lengths]``) is a host value; other
+        comprehensions are static containers. The ``for`` targets are bound for the element's
+        evaluation only."""
+        scope = self.v.func_stack[-1] if self.v.func_stack else None
+        if scope is None:
+            return K.S
+        env = scope.env
+        saved: dict[str, str | None] = {}
+        try:
+            comp: cst.CompFor | None = node.for_in
+            while comp is not None:
+                for n, k in self.iteration_kinds(comp.target, comp.iter).items():
+                    saved.setdefault(n, env.get(n))
+                    env[n] = k
+                comp = comp.inner_for_in
+            elt = self.kind(node.elt)
+        finally:
+            for n, old in saved.items():
+                if old is None:
+                    env.pop(n, None)
+                else:
+                    env[n] = old
+        return K.H if elt == K.H else K.S
 
     # ------------------------------------------------------------------ value kinds
     def kind(self, node: cst.BaseExpression) -> str:
         """Value kind (see :mod:`.kinds`) of an expression in the current scope."""
         if type(node) is cst.Name:
             if self.v.func_stack:
-                env = self.v.func_stack[-1].env
+                scope = self.v.func_stack[-1]
+                env = scope.env
                 if node.value in env:
+                    derived = scope.derived.get(node.value) if scope.derived else None
+                    if derived is not None:
+                        self.used.update(derived)
+                        if self.hyp is not None:
+                            ks = [m[self.hyp[k]] for k, m in derived.items() if k in self.hyp]
+                            if ks:
+                                return ks[0] if len(ks) == 1 else K.join(*ks)
                     return env[node.value]
             if node.value in ("True", "False", "None"):
                 return K.S
@@ -129,8 +249,15 @@ class ValueKinds:
             return K.join(self.kind(node.left), self.kind(node.right))
         if type(node) is cst.IfExp:
             return K.join(self.kind(node.body), self.kind(node.orelse))
-        if type(node) in (cst.Tuple, cst.List, cst.Set, cst.Dict, cst.ListComp, cst.SetComp,
-                          cst.DictComp, cst.Lambda):
+        if type(node) in (cst.Tuple, cst.List, cst.Set):
+            # a sequence holding a data-dependent number is one (`(n, d)` as a shape)
+            for el in node.elements:
+                if type(el) is not cst.StarredElement and self.kind(el.value) == K.H:
+                    return K.H
+            return K.S
+        if type(node) in (cst.ListComp, cst.SetComp, cst.GeneratorExp):
+            return self._comprehension_kind(node)
+        if type(node) in (cst.Dict, cst.DictComp, cst.Lambda):
             return K.S
         return K.U
 
@@ -173,8 +300,10 @@ class ValueKinds:
                 if attr_kind in K.TENSORISH:
                     return K.T
                 if cls is not None and attr_kind is None and name[5:] in cls.returns:
-                    return self._return_kind(cls.returns[name[5:]])
-                return K.U
+                    got = self._return_kind(cls.returns[name[5:]])
+                    if got != K.U:
+                        return got
+                return self._symbolic_return(name) if attr_kind is None and "." not in name[5:] else K.U
             if name in K.STATIC_BUILTINS:
                 return K.S
             if name in K.HOST_BUILTINS:
@@ -192,8 +321,12 @@ class ValueKinds:
             if local is not None and local.qualname == name:
                 return K.M if local.is_module else K.U
             if name == f"{self.v.module}.{leaf}" and leaf in self.v.bindings.func_returns:
-                return self._return_kind(self.v.bindings.func_returns[leaf])
-            return K.U
+                got = self._return_kind(self.v.bindings.func_returns[leaf])
+                if got != K.U:
+                    return got
+            if leaf[:1].isupper() or name in K.STATIC_BUILTINS or name in bindings_builtins:
+                return K.U
+            return self._symbolic_return(name)
         if type(func) is cst.Attribute:
             method = func.attr.value
             recv = self.kind(func.value)
@@ -219,6 +352,15 @@ class ValueKinds:
                 return K.S
             if recv == K.M:
                 return K.T if method in ("forward", "__call__") else K.U
+        return K.U
+
+    def _symbolic_return(self, name: str) -> str:
+        """The return value of a call to ``name``, a function the project may define: the
+        symbolic input ``r:<name>`` (its kind comes from the callee's summary)."""
+        key = "r:" + name
+        self.used.add(key)
+        if self.hyp is not None and key in self.hyp:
+            return self.hyp[key]
         return K.U
 
     def _return_kind(self, annotation: cst.Annotation) -> str:

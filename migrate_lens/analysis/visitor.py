@@ -18,13 +18,15 @@ import libcst as cst
 from libcst.metadata import PositionProvider
 
 from migrate_lens.analysis import kinds as K
-from migrate_lens.analysis.bindings import PARTIAL_NAMES, Bindings, LocalBindings, is_class_like, merge
+from migrate_lens.analysis.bindings import BUILTINS, PARTIAL_NAMES, Bindings, LocalBindings, is_class_like, merge
 from migrate_lens.analysis.bindings import dotted as _dotted
 from migrate_lens.analysis.bindings import names_in_target as _names_in_target
 from migrate_lens.analysis.sites import NOT_LITERAL, LazyData, Site
-from migrate_lens.analysis.summaries import FunctionSummary, SummaryBuilder
-from migrate_lens.analysis.values import ValueKinds, literal
-from migrate_lens.models import CallFact, ClassFact, FunctionFact, ImportFact, InjectionFact, SubmoduleFact
+from migrate_lens.analysis.summaries import SummaryBuilder
+from migrate_lens.analysis.values import HYPOTHESES, IDENTITY, ValueKinds, literal
+from migrate_lens.models import (
+    CallFact, CallFlow, ClassFact, Flow, FunctionFact, FunctionSummary, ImportFact, InjectionFact, SubmoduleFact,
+)
 
 _INIT_NAMES = re.compile(
     r"^(__init__|__post_init__|reset_parameters|_reset_parameters|_init_weights|init_weights|"
@@ -102,6 +104,19 @@ class _FuncScope:
     init_like: bool = False
     loops: int = 0
     summary: SummaryBuilder | None = None
+    #: kinds of names that depend on symbolic inputs: name -> key -> hypothesis -> kind
+    derived: dict[str, dict[str, dict[str, str]]] = field(default_factory=dict)
+    #: positional parameter names (``self`` left out) and whether one is symbolic
+    param_order: list[str] = field(default_factory=list)
+    symbolic: bool = False
+    #: parameters assumed tensors (module methods) that have a default: no evidence to pass on
+    optional: set[str] = field(default_factory=set)
+    #: flows of ``return`` values, and of their tuple items (None once lengths differ)
+    ret_flows: list[Flow] = field(default_factory=list)
+    ret_items: list[list[Flow]] | None = None
+    call_flows: list[CallFlow] = field(default_factory=list)
+    #: open ``if`` statements: [orelse node id, env before, derived before, body-end state]
+    branches: list[list[Any]] = field(default_factory=list)
 
 
 class FileVisitor(cst.CSTVisitor):
@@ -378,6 +393,7 @@ class FileVisitor(cst.CSTVisitor):
             is_method=scope.is_method,
         ))
         summary = scope.summary.finish() if scope.summary is not None else None
+        summary = _with_flows(summary, scope)
         if summary is not None:
             self.summaries.append(summary)
 
@@ -394,6 +410,8 @@ class FileVisitor(cst.CSTVisitor):
                 scope.env[pname] = K.S
                 continue
             self.bindings.bind_param(scope.binds, pname, i - offset if i < n_positional else -1, p.default, p.annotation)
+            if p in params.posonly_params or p in params.params:
+                scope.param_order.append(pname)
             ann = self._annotation_kind(p.annotation)
             if ann != K.U:
                 kind = ann
@@ -405,8 +423,12 @@ class FileVisitor(cst.CSTVisitor):
                 kind = K.S
             elif traced:
                 kind = K.T
+                if p.default is not None:
+                    scope.optional.add(pname)  # `causal=None`: a flag as often as a tensor
             else:
-                kind = K.U
+                kind = K.U  # what callers pass decides: a symbolic input
+                scope.derived[pname] = {f"p:{pname}": IDENTITY}
+                scope.symbolic = True
             scope.env[pname] = kind
             scope.params.add(pname)
         for star in (params.star_arg, params.star_kwarg):
@@ -419,19 +441,67 @@ class FileVisitor(cst.CSTVisitor):
             for n in node.names:
                 self.func_stack[-1].globals_declared.add(n.name.value)
 
+    def _fresh(self) -> None:
+        """Start collecting the symbolic inputs the next kind evaluations consult."""
+        self.values.used = set()
+
+    def _derived(self, fn: Callable[[], str]) -> dict[str, dict[str, str]] | None:
+        """The kinds ``fn()`` takes under each hypothesis on the symbolic inputs consulted
+        since :meth:`_fresh`, or None when there were none."""
+        used = self.values.used
+        if not used or not self.func_stack:
+            return None
+        return self.values.derive(fn, set(used))
+
+    def _variants(self, fn: Callable[[], Any]) -> list[tuple[str, Any]]:
+        """``(requirement, fn() under it)`` for each hypothesis on the symbolic inputs consulted
+        since :meth:`_fresh`: one input taking each kind (requirement ``"<key>=<kind>"``) and,
+        when several were read, the same with the others tensors (``"<key>=<kind>&<other>=T"``:
+        a helper whose tensor arguments all come from ``forward``)."""
+        used = self.values.used
+        if not used or not self.func_stack:
+            return []
+        keys = sorted(used)
+        out = []
+        for key in keys:
+            for h in HYPOTHESES:
+                out.append((f"{key}={h}", self.values.under(key, h, fn)))
+                if len(keys) > 1:
+                    joint = {k: K.T for k in keys}
+                    joint[key] = h
+                    req = "&".join(f"{k}={joint[k]}" for k in keys)
+                    out.append((req, self.values.under(joint, h, fn)))
+        return out
+
+    def _flow(self, expr: cst.BaseExpression) -> Flow:
+        """The flow of ``expr``'s kind (:class:`~migrate_lens.models.Flow`)."""
+        self._fresh()
+        base = self.kind(expr)
+        deps = []
+        for req, k in self._variants(lambda: self.kind(expr)):
+            if k in K.VALUE_KINDS and k != base and "&" not in req:
+                key, h = req.rsplit("=", 1)
+                deps.append((key, h, k))
+        return Flow(base if base in K.VALUE_KINDS else "", tuple(deps))
+
     def visit_Assign(self, node: cst.Assign) -> None:
+        self._fresh()
         vkind = self.kind(node.value)
+        derived = self._derived(lambda: self.kind(node.value))
         if not self.func_stack and type(node.value) is cst.Call:
             self.bindings.bind_module_assign(node, self.qual(node.value.func))
         for t in node.targets:
-            self._assign_target(t.target, vkind, node, node.value)
+            self._assign_target(t.target, vkind, node, node.value, derived)
 
     def leave_Assign(self, original_node: cst.Assign) -> None:
         self._flush_bindings()
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         if node.value is not None:
-            self._assign_target(node.target, self.kind(node.value), node, node.value)
+            value = node.value
+            self._fresh()
+            vkind = self.kind(value)
+            self._assign_target(node.target, vkind, node, value, self._derived(lambda: self.kind(value)))
 
     def leave_AnnAssign(self, original_node: cst.AnnAssign) -> None:
         self._flush_bindings()
@@ -441,8 +511,12 @@ class FileVisitor(cst.CSTVisitor):
         been visited (``x = x.item()`` reads the tensor ``x``)."""
         if self.func_stack:
             scope = self.func_stack[-1]
-            for name, kind in scope.pending:
+            for name, kind, derived in scope.pending:
                 scope.env[name] = kind
+                if derived:
+                    scope.derived[name] = derived
+                else:
+                    scope.derived.pop(name, None)
                 scope.params.discard(name)  # rebound: no longer the argument as passed
             scope.pending.clear()
             scope.binds.flush()
@@ -471,15 +545,16 @@ class FileVisitor(cst.CSTVisitor):
                 self._view_write(node, target)
             if self.func_stack:
                 self.func_stack[-1].env[target.value] = K.join(tkind, vkind)
+                self.func_stack[-1].derived.pop(target.value, None)
 
     def _assign_target(self, target: cst.BaseExpression, vkind: str, stmt: cst.CSTNode,
-                       value: cst.BaseExpression) -> None:
+                       value: cst.BaseExpression, derived: dict[str, dict[str, str]] | None = None) -> None:
         if type(target) is cst.Name:
             if self.func_stack:
                 scope = self.func_stack[-1]
                 if target.value in scope.globals_declared:
                     self._site("global-write", stmt, name=target.value, data={"how": "global"})
-                scope.pending.append((target.value, vkind))
+                scope.pending.append((target.value, vkind, derived))
                 self.bindings.bind_local(scope.binds, target.value, value, scope.env,
                                          scope.cls.methods if scope.cls is not None else ())
                 self._class_refs(value)
@@ -500,10 +575,17 @@ class FileVisitor(cst.CSTVisitor):
                 type(e) is cst.StarredElement for e in (*value.elements, *target.elements)
             ):
                 for el, v in zip(target.elements, value.elements):  # a, b = x, y: pairwise
-                    self._assign_target(el.value, self.kind(v.value), stmt, v.value)
+                    item = v.value
+                    self._fresh()
+                    ikind = self.kind(item)
+                    self._assign_target(el.value, ikind, stmt, item, self._derived(lambda: self.kind(item)))
                 return
-            for el in target.elements:
-                self._assign_target(el.value, vkind if vkind != K.B else K.T, stmt, value)
+            # `z, done = step(...)`: each name is the callee's i-th returned item
+            key = f"r:{self.qual(value.func)}" if type(value) is cst.Call else ""
+            by_item = bool(derived and key in derived) and not any(type(e) is cst.StarredElement for e in target.elements)
+            for i, el in enumerate(target.elements):
+                d = {f"{key}#{i}": IDENTITY} if by_item else derived
+                self._assign_target(el.value, vkind if vkind != K.B else K.T, stmt, value, d)
         elif type(target) is cst.StarredElement:
             self._assign_target(target.value, K.S if vkind == K.S else K.U, stmt, value)
         elif type(target) is cst.Subscript:
@@ -613,9 +695,51 @@ class FileVisitor(cst.CSTVisitor):
             })
 
     def visit_If(self, node: cst.If) -> None:
+        if self.func_stack:
+            scope = self.func_stack[-1]
+            if scope.branches and scope.branches[-1][0] == id(node):
+                self._enter_else(scope)  # an `elif`: the enclosing if's else branch
+            scope.branches.append([id(node.orelse) if node.orelse is not None else 0,
+                                   dict(scope.env), dict(scope.derived), None])
         if _is_main_guard(node):
             return
         self._condition(node.test, "if", exit_kind=_exit_kind(node.body))
+
+    def visit_Else(self, node: cst.Else) -> None:
+        if self.func_stack:
+            scope = self.func_stack[-1]
+            if scope.branches and scope.branches[-1][0] == id(node):
+                self._enter_else(scope)
+
+    def _enter_else(self, scope: _FuncScope) -> None:
+        """The body of an ``if`` is over and its ``else`` begins: keep the body's bindings
+        aside and start the else branch from the bindings before the ``if``."""
+        rec = scope.branches[-1]
+        rec[3] = (scope.env, scope.derived)
+        scope.env, scope.derived = dict(rec[1]), dict(rec[2])
+
+    def leave_If(self, original_node: cst.If) -> None:
+        """Both branches merge: a name takes the join of its kinds in either (``t =
+        longest(lengths)`` in one branch, ``t = x.shape[1]`` in the other: a host value)."""
+        if not self.func_stack:
+            return
+        scope = self.func_stack[-1]
+        if not scope.branches:
+            return
+        _, env0, der0, body = scope.branches.pop()
+        other_env, other_der = body if body is not None else (env0, der0)
+        env, der = scope.env, scope.derived
+        for name in set(env) | set(other_env):
+            a, b = env.get(name), other_env.get(name)
+            if a is None or b is None or a == b:
+                if a is None and b is not None:
+                    env[name] = b
+            else:
+                env[name] = _join_branches(a, b)
+            da, db = der.get(name), other_der.get(name)
+            if da is not db and (da or db):
+                der[name] = _join_derived(da, env.get(name, K.U) if a is None else a,
+                                          db, other_env.get(name, K.U) if b is None else b)
 
     def visit_While(self, node: cst.While) -> None:
         self._condition(node.test, "while", exit_kind="")
@@ -645,20 +769,30 @@ class FileVisitor(cst.CSTVisitor):
         self.cond_tests.add(id(test))
         if self._is_bare_param(test):
             return
+        self._fresh()
         k = self.kind(test)
+        data = {"construct": construct, "exits": bool(exit_kind), "exit": exit_kind}
         if k in K.VALUE_KINDS:
-            self._site("condition", test, receiver=k, data={
-                "construct": construct, "exits": bool(exit_kind), "exit": exit_kind,
-            })
+            self._site("condition", test, receiver=k, data=data)
+            return
+        for req, k2 in self._variants(lambda: self.kind(test)):
+            if k2 in K.VALUE_KINDS:
+                self._site("condition", test, receiver=k2, data=dict(data), requires=(req,))
 
     def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
         if type(node.operator) is cst.Not and id(node) not in self.cond_tests:
             self.cond_tests.add(id(node.expression))
             if self._is_bare_param(node.expression):
                 return
+            self._fresh()
             k = self.kind(node.expression)
             if k in K.VALUE_KINDS:
                 self._site("condition", node, receiver=k, data={"construct": "not", "exits": False, "exit": ""})
+                return
+            for req, k2 in self._variants(lambda: self.kind(node.expression)):
+                if k2 in K.VALUE_KINDS:
+                    self._site("condition", node, receiver=k2, data={"construct": "not", "exits": False, "exit": ""},
+                               requires=(req,))
 
     def _is_bare_param(self, expr: cst.BaseExpression) -> bool:
         """``if mask:`` / ``past and ...`` on a parameter as passed: the truth value of an
@@ -672,10 +806,24 @@ class FileVisitor(cst.CSTVisitor):
         element first, but Python evaluates the ``for`` first)."""
         node: cst.CompFor | None = for_in
         while node is not None and self.func_stack:
-            ikind = self.kind(node.iter)
-            for n in _names_in_target(node.target):
-                self.func_stack[-1].env[n] = K.T if ikind in K.TENSORISH else (K.S if ikind == K.S else K.U)
+            self._bind_iteration(node.target, node.iter)
             node = node.inner_for_in
+
+    def _bind_iteration(self, target: cst.BaseExpression, it: cst.BaseExpression) -> None:
+        """Bind the names of a ``for`` target (:meth:`.values.ValueKinds.iteration_kinds`),
+        with their kinds under each hypothesis on the symbolic inputs the iterable reads."""
+        scope = self.func_stack[-1]
+        self._fresh()
+        kinds = self.values.iteration_kinds(target, it)
+        used = set(self.values.used)
+        variants = {key: {h: self.values.under(key, h, lambda: self.values.iteration_kinds(target, it))
+                          for h in HYPOTHESES} for key in sorted(used)}
+        for n, k in kinds.items():
+            scope.env[n] = k
+            if variants:
+                scope.derived[n] = {key: {h: vs[h].get(n, K.U) for h in HYPOTHESES} for key, vs in variants.items()}
+            else:
+                scope.derived.pop(n, None)
 
     def visit_ListComp(self, node: cst.ListComp) -> None:
         self._bind_comprehension(node.for_in)
@@ -693,33 +841,21 @@ class FileVisitor(cst.CSTVisitor):
         if self.func_stack:
             self.func_stack[-1].loops += 1
         it = node.iter
-        ikind = K.S
         if type(it) is cst.Call and self.qual(it.func) == "range":
-            arg_kinds = [self.kind(a.value) for a in it.args]
+            rng = it
+            self._fresh()
+            arg_kinds = [self.kind(a.value) for a in rng.args]
             if any(k in K.VALUE_KINDS for k in arg_kinds):
                 self._site("loop", node, data={"range_kinds": tuple(arg_kinds)})
-                ikind = K.H
+            else:
+                for req, kinds in self._variants(lambda: [self.kind(a.value) for a in rng.args]):
+                    if any(k in K.VALUE_KINDS for k in kinds):
+                        self._site("loop", node, data={"range_kinds": tuple(kinds)}, requires=(req,))
             literal_args = [literal(a.value) for a in it.args]
             if all(isinstance(v, int) for v in literal_args) and literal_args:
                 self._site("loop", node, data={"range_kinds": tuple(arg_kinds), "static_len": len(range(*literal_args[:3]))})
-        elif type(it) is cst.Call and self.qual(it.func) in _ITER_BUILTINS:
-            arg_kinds = [self.kind(a.value) for a in it.args]
-            ikind = K.S if all(k == K.S for k in arg_kinds) else K.U
-        else:
-            ikind = self.kind(it)
-            if ikind == K.M:
-                ikind = K.M
-            elif ikind not in K.TENSORISH:
-                ikind = K.U if ikind != K.S else K.S
         if self.func_stack:
-            for n in _names_in_target(node.target):
-                self.func_stack[-1].env[n] = ikind
-
-    def visit_CompFor(self, node: cst.CompFor) -> None:
-        ikind = self.kind(node.iter)
-        if self.func_stack:
-            for n in _names_in_target(node.target):
-                self.func_stack[-1].env[n] = K.T if ikind in K.TENSORISH else (K.S if ikind == K.S else K.U)
+            self._bind_iteration(node.target, it)
 
     def visit_With(self, node: cst.With) -> None:
         for item in node.items:
@@ -730,6 +866,7 @@ class FileVisitor(cst.CSTVisitor):
             if item.asname is not None and self.func_stack:
                 for n in _names_in_target(item.asname.name):
                     self.func_stack[-1].env[n] = K.U
+                    self.func_stack[-1].derived.pop(n, None)
 
     def leave_With(self, original_node: cst.With) -> None:
         for item in original_node.items:
@@ -760,6 +897,7 @@ class FileVisitor(cst.CSTVisitor):
         name = self.qual(func)
         method = ""
         receiver = ""
+        self._fresh()
         if type(func) is cst.Attribute:
             method = func.attr.value
             receiver = self.kind(func.value)
@@ -788,15 +926,13 @@ class FileVisitor(cst.CSTVisitor):
             args[:0] = before
         scope = self.func_stack[-1] if self.func_stack else None
         result_kind = self._call_kind(node)
+        call_used = self.values.used
         if scope is not None and (result_kind in K.TENSORISH or receiver in K.TENSORISH or name.startswith("torch.")):
             scope.tensor_ops += 1
         # Extras most matchers never read are computed on first read (LazyData): the functions
         # run before the visitor moves on (matchers run inside emit), so the scope is unchanged.
-        data = LazyData({
-            "args": tuple(args), "kwargs": kwargs, "star": star,
-            "no_grad": self._no_grad(), "result": result_kind,
-            "local_autograd_function": False,
-        }, {
+        def lazies() -> dict[str, Callable[[], Any]]:
+            return {
             "receiver_name": lambda: self.qual(func.value) if type(func) is cst.Attribute else "",
             "device_like_arg": lambda: method == "to" and any(
                 _mentions_device(self, a.value) for a in node.args if a.keyword is None),
@@ -826,7 +962,12 @@ class FileVisitor(cst.CSTVisitor):
                 a.keyword is not None and a.keyword.value == "device" and type(a.value) is cst.Attribute
                 and a.value.attr.value == "device" and not _is_self_attr(a.value) for a in node.args
             ),
-        })
+            }
+        data = LazyData({
+            "args": tuple(args), "kwargs": kwargs, "star": star,
+            "no_grad": self._no_grad(), "result": result_kind,
+            "local_autograd_function": False,
+        }, lazies())
         if method == "apply" and type(func) is cst.Attribute:
             recv_name = self.qual(func.value)
             leaf = recv_name.rsplit(".", 1)[-1]
@@ -907,6 +1048,12 @@ class FileVisitor(cst.CSTVisitor):
         if scope is not None:
             self._bound_calls(node, scope, name, method, receiver, data)
             self._injected_args(node, scope, name)
+        if call_used and scope is not None:
+            self._call_variants(node, name, method, (receiver, tuple(args), kwargs, result_kind), call_used, data, lazies)
+        if scope is not None and _is_project_callee(name) and not (
+                name[:5] == "self." and scope.cls is not None and scope.cls.is_module):
+            # (methods of nn.Modules take tensors by assumption: no flow to record for them)
+            self._call_flow(scope, node, name)
 
     # ------------------------------------------------------------------ bindings at call sites
     def _bound_calls(self, node: cst.Call, scope: _FuncScope, name: str, method: str, receiver: str,
@@ -1093,6 +1240,59 @@ class FileVisitor(cst.CSTVisitor):
             return False
         return bool(self.func_stack) and func.value in self.func_stack[-1].binds.callables
 
+    def _call_kinds(self, node: cst.Call) -> tuple[str, tuple[tuple[str, Any], ...], dict[str, tuple[str, Any]], str]:
+        """(receiver kind, positional (kind, literal)s, keyword ones, result kind) of a call."""
+        func = node.func
+        receiver = self.kind(func.value) if type(func) is cst.Attribute else ""
+        args: list[tuple[str, Any]] = []
+        kwargs: dict[str, tuple[str, Any]] = {}
+        for a in node.args:
+            if a.star:
+                continue
+            entry = (self.kind(a.value), literal(a.value))
+            if a.keyword is not None:
+                kwargs[a.keyword.value] = entry
+            else:
+                args.append(entry)
+        return receiver, tuple(args), kwargs, self._call_kind(node)
+
+    def _call_variants(self, node: cst.Call, name: str, method: str, base: tuple[Any, ...], used: set[str],
+                       data: LazyData, lazies: Callable[[], dict[str, Callable[[], Any]]]) -> None:
+        """The call site again under each hypothesis on the symbolic inputs its kinds read,
+        when its kinds change (``x.new_zeros(n, d)`` with ``n`` a callee's return value):
+        sites that hold only under that hypothesis (``Site.requires``)."""
+        self.values.used = used
+        for req, got in self._variants(lambda: self._call_kinds(node)):
+            if got == base:
+                continue
+            eager = {k: dict.__getitem__(data, k) for k in dict.keys(data) if k not in _LAZY_KEYS}
+            eager.update(args=got[1], kwargs=got[2], result=got[3])
+            variant = LazyData(eager, lazies())
+            hyp = dict(part.rsplit("=", 1) for part in req.split("&"))
+            self.values.under(hyp, "", lambda: self._site(
+                "call", node, name=name, method=method, receiver=got[0], data=variant, requires=(req,)))
+
+    def _call_flow(self, scope: _FuncScope, node: cst.Call, name: str) -> None:
+        """Record the argument flows of a call to a function the project may define (for its
+        summary: the callee's parameters get the kinds callers pass)."""
+        args: list[Flow] = []
+        keywords: list[str] = []
+        kwargs: list[Flow] = []
+        for a in node.args:
+            if a.star:
+                if a.star == "*":
+                    break
+                continue
+            v = a.value
+            f = Flow() if type(v) is cst.Name and v.value in scope.optional and v.value in scope.params else self._flow(v)
+            if a.keyword is not None:
+                keywords.append(a.keyword.value)
+                kwargs.append(f)
+            else:
+                args.append(f)
+        if any(f.kind or f.deps for f in (*args, *kwargs)):
+            scope.call_flows.append(CallFlow(name, tuple(args), tuple(keywords), tuple(kwargs)))
+
     def _is_global_pool_result(self, expr: cst.BaseExpression | None) -> bool:
         """``self.pool(x)`` with ``self.pool = nn.AdaptiveAvgPool2d(1)``, ``F.adaptive_*_pool*d(x, 1)``
         or ``x.mean((2, 3), keepdim=True)``: a (N, C, 1, 1) map whose flattening is layout-free."""
@@ -1117,15 +1317,27 @@ class FileVisitor(cst.CSTVisitor):
     def visit_Subscript(self, node: cst.Subscript) -> None:
         if id(node) in self.targets:
             return
+        self._fresh()
+        got = self._subscript_read(node)
+        if got is not None:
+            self._site("subscript-read", node, receiver=got[0], data={"mask": got[1], "host_bound": got[2]})
+            return
+        for req, v in self._variants(lambda: self._subscript_read(node)):
+            if v is not None:
+                self._site("subscript-read", node, receiver=v[0], data={"mask": v[1], "host_bound": v[2]},
+                           requires=(req,))
+
+    def _subscript_read(self, node: cst.Subscript) -> tuple[str, bool, bool] | None:
+        """(receiver kind, boolean-mask index, host-value slice bound) of a tensor read
+        through a data-dependent index, else None."""
         base = self.kind(node.value)
         mask = self._index_has_mask(node)
         if base == K.U and mask:
             base = K.T  # only arrays take a boolean-mask index
         if base not in K.TENSORISH:
-            return
+            return None
         host_bound = self._index_has_host_value(node)
-        if mask or host_bound:
-            self._site("subscript-read", node, receiver=base, data={"mask": mask, "host_bound": host_bound})
+        return (base, mask, host_bound) if mask or host_bound else None
 
     def _index_has_mask(self, node: cst.Subscript) -> bool:
         for el in node.slice:
@@ -1168,9 +1380,33 @@ class FileVisitor(cst.CSTVisitor):
                 self.cond_tests.add(id(side))
         if id(node) in self.cond_tests or self._is_bare_param(node.left):
             return
+        self._fresh()
         k = self.kind(node.left)
         if k in K.VALUE_KINDS:
             self._site("condition", node, receiver=k, data={"construct": "and/or", "exits": False, "exit": ""})
+            return
+        for req, k2 in self._variants(lambda: self.kind(node.left)):
+            if k2 in K.VALUE_KINDS:
+                self._site("condition", node, receiver=k2, data={"construct": "and/or", "exits": False, "exit": ""},
+                           requires=(req,))
+
+    def visit_Return(self, node: cst.Return) -> None:
+        if not self.func_stack or node.value is None:
+            return
+        scope = self.func_stack[-1]
+        value = node.value
+        scope.ret_flows.append(self._flow(value))
+        if type(value) is cst.Tuple and not any(type(e) is cst.StarredElement for e in value.elements):
+            items = [self._flow(e.value) for e in value.elements]
+            if scope.ret_items is None and not scope.ret_flows[:-1]:
+                scope.ret_items = [[f] for f in items]
+            elif scope.ret_items is not None and len(scope.ret_items) == len(items):
+                for acc, f in zip(scope.ret_items, items):
+                    acc.append(f)
+            else:
+                scope.ret_items = []
+        else:
+            scope.ret_items = []
 
     # ------------------------------------------------------------------ positions
     def _line(self, node: cst.CSTNode) -> int:
@@ -1224,6 +1460,85 @@ def _exit_kind(body: cst.BaseSuite) -> str:
     if any(type(s) in (cst.Return, cst.Break, cst.Continue) for s in smalls):
         return "return"
     return ""
+
+
+#: The call site's extras computed on first read (``LazyData``): a variant site recomputes them.
+_LAZY_KEYS = frozenset({
+    "receiver_name", "device_like_arg", "to_follows_input", "input_global_pool", "uniform_seq_args",
+    "name_args", "arg_item_kinds", "arg_names", "receiver_text", "device_follows_input",
+})
+#: Callees that are never a project function (their results' kinds are known or unknowable).
+_NOT_PROJECT = ("torch.", "math.", "numpy.", "np.", "einops.", "typing.", "functools.", "itertools.",
+                "logging.", "warnings.", "os.", "sys.", "re.", "collections.", "dataclasses.", "copy.")
+
+
+def _is_project_callee(name: str) -> bool:
+    """A call whose callee the project may define: ``self.method`` or a dotted function name
+    that is no torch/stdlib/builtin name and no class (CapWords)."""
+    if not name:
+        return False
+    if name.startswith("self."):
+        return "." not in name[5:]
+    leaf = name.rsplit(".", 1)[-1]
+    return not (name.startswith(_NOT_PROJECT) or name in BUILTINS or leaf[:1].isupper() or "." not in name)
+
+
+def _join_branches(a: str, b: str) -> str:
+    """The kind of a name after an ``if``/``else`` that gave it kind ``a`` in one branch and
+    ``b`` in the other: a data-dependent host value in either is one; a tensor (a mask or
+    not) in either is a tensor; else a module, unknown, static."""
+    if a == b:
+        return a
+    pair = (a, b)
+    if K.H in pair:
+        return K.H
+    if a in K.TENSORISH and b in K.TENSORISH:
+        return K.T
+    for k in (K.B, K.T, K.M, K.U):
+        if k in pair:
+            return k
+    return K.S
+
+
+def _join_derived(da: dict[str, dict[str, str]] | None, ka: str,
+                  db: dict[str, dict[str, str]] | None, kb: str) -> dict[str, dict[str, str]]:
+    """Derived kinds joined like :func:`_join_branches` (a side without a derivation for a
+    key keeps its plain kind ``ka``/``kb`` under every hypothesis)."""
+    out: dict[str, dict[str, str]] = {}
+    for key in sorted({*(da or {}), *(db or {})}):
+        ma, mb = (da or {}).get(key), (db or {}).get(key)
+        out[key] = {h: _join_branches(ma[h] if ma else ka, mb[h] if mb else kb) for h in HYPOTHESES}
+    return out
+
+
+def _join_flows(flows: list[Flow]) -> Flow | None:
+    """One flow for several ``return`` values: the joined kind, every dependency."""
+    kinds = [f.kind for f in flows if f.kind]
+    deps = sorted({d for f in flows for d in f.deps})
+    if not kinds and not deps:
+        return None
+    kind = ""
+    for k in kinds:
+        kind = k if not kind else _join_branches(kind, k)
+    return Flow(kind, tuple(deps))
+
+
+def _with_flows(summary: FunctionSummary | None, scope: _FuncScope) -> FunctionSummary | None:
+    """``summary`` (the role, or None) completed with the function's value flows: its
+    parameters when one is symbolic, its return flows, its calls' argument flows; None when
+    the function has nothing to say."""
+    ret = _join_flows(scope.ret_flows)
+    items: tuple[Flow, ...] = ()
+    if scope.ret_items:
+        joined = [_join_flows(acc) for acc in scope.ret_items]
+        if any(j is not None for j in joined):
+            items = tuple(j if j is not None else Flow() for j in joined)
+    params = tuple(scope.param_order) if scope.symbolic else ()
+    calls = tuple(scope.call_flows)
+    if summary is None and ret is None and not items and not params and not calls:
+        return None
+    base = summary or FunctionSummary(scope.qualname)
+    return FunctionSummary(base.qualname, base.role, base.loop_calls, params, ret, items, calls)
 
 
 #: Tensor methods whose result shares storage with the receiver.
