@@ -19,9 +19,6 @@ from helpers_engine_v2 import KINDS, evaluate, packages
 GAPS: dict[str, str] = {
     "injection/raft_corr": "A: methods of a constructor-injected object get a traced context",
     "injection/stage_block_default": "A: block = block or CNBlock; non-forward method reached through it",
-    "flow/fixed_point_done": "B: return kinds through calls and tuple unpacking",
-    "flow/adaptive_halting": "B: (state, halted) returned by an inherited method, unpacked, branched on",
-    "contexts/rl_update": "B: loss + backward + optimizer.step function is a traced entry",
     "contexts/train_step_logger": "B: train step and the helpers it calls across files are traced",
     "external-state/gumbel_schedule": "A: ML708 float set by a per-step setter, read in forward; a bool switch is not",
     "external-state/kv_cache": "A: methods of a cache object built in / passed to forward are traced",
