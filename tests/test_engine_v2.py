@@ -19,10 +19,7 @@ from helpers_engine_v2 import KINDS, evaluate, packages
 GAPS: dict[str, str] = {
     "injection/raft_corr": "A: methods of a constructor-injected object get a traced context",
     "injection/stage_block_default": "A: block = block or CNBlock; non-forward method reached through it",
-    "contexts/train_step_logger": "B: train step and the helpers it calls across files are traced",
     "external-state/gumbel_schedule": "A: ML708 float set by a per-step setter, read in forward; a bool switch is not",
-    "external-state/kv_cache": "A: methods of a cache object built in / passed to forward are traced",
-    "external-state/token_counter": "A: methods of an object passed into forward are traced",
 }
 
 
@@ -116,7 +113,6 @@ EXPECTED_STATUS: dict[str, tuple[str, str, str, str]] = {
 #: units the engine gets wrong today (engine gap: statuses): the part of issue 14 they wait for
 STATUS_GAPS: dict[str, str] = {
     "hf_siglip.SiglipMultiheadAttentionPoolingHead": "rules: nn.MultiheadAttention DIFFERENT_SEMANTICS finding (issue 15)",
-    "tv_raft.CorrBlock": "A: method of an injected object reached from forward is traced (ML706)",
     "hf_clip.CLIPModel": "A: submodule built by a classmethod factory then attribute",
     "hf_clip.CLIPAttention": "B/rules: static Python-bool self write is not a traced side effect",
     "tv_maxvit.RelativePositionalMultiHeadAttention": "B: init-only helper findings must not raise the status",
