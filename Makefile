@@ -32,7 +32,8 @@ browser:
 
 demo: install
 	rm -rf .demo/wheels .demo/src
-	$(BIN)/pip download -q --no-deps --only-binary=:all: --dest .demo/wheels '$(DEMO_PACKAGE)'
+	@echo "== fetching $(DEMO_PACKAGE) from the package index"
+	$(BIN)/pip download --progress-bar on --no-deps --only-binary=:all: --dest .demo/wheels '$(DEMO_PACKAGE)'
 	$(BIN)/python -m zipfile -e .demo/wheels/*.whl .demo/src
 	$(BIN)/migrate-lens scan .demo/src --out .demo/report --format html,json,sarif,md
 	@echo "open .demo/report/report.html"
