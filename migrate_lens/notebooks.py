@@ -26,6 +26,9 @@ _HELP = re.compile(r"^\s*(\?{1,2}[\w.]+|[\w.]+\?{1,2})\s*$")
 _ASSIGN_MAGIC = re.compile(r"^\s*[\w.]+(\s*,\s*[\w.]+)*\s*=\s*[%!]")
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 class NotebookError(ValueError):
     """The file is not a readable notebook; ``str()`` is the skip reason."""
 
@@ -76,6 +79,10 @@ def notebook_to_source(data: bytes) -> str:
             source = "".join(source)
         elif not isinstance(source, str):
             raise NotebookError(f"unreadable notebook (cell {index}: source is not text)")
+        # JSON may escape lone surrogates (`"\udcff"`), which are not text: the parsers and the
+        # UTF-8 reports cannot take them (the cell was blanked as unparsable, silently). Each
+        # becomes U+FFFD, one character for one, so positions stay exact.
+        source = _LONE_SURROGATE.sub("\ufffd", source)
         lines.extend(_cell_lines(source))
     return "\n".join(lines) + "\n"
 

@@ -287,3 +287,22 @@ def test_scan_root_that_is_not_utf8_is_a_one_line_error(tmp_path: Path) -> None:
     code, output = _invoke(["scan", os.fsdecode(root), "-o", str(tmp_path / "o"), "--no-cache", "-q"])
     assert code == 2 and "not valid UTF-8" in output and output.count("\n") == 1, output
     _no_control(output)
+
+
+def test_notebook_cell_with_lone_surrogate_escape_is_still_analyzed(tmp_path: Path) -> None:
+    """A JSON ``"\\udcff"`` escape in a cell made the cell unparsable: it was blanked silently
+    (no findings, no skip)."""
+    root = tmp_path / "t"
+    root.mkdir()
+    cell = ("import torch\nclass M(torch.nn.Module):\n    def forward(self, x):\n"
+            "        print('\\udcff', x.item())\n        return x\n")
+    nb = {"cells": [{"cell_type": "code", "source": cell, "metadata": {}, "outputs": []}],
+          "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    (root / "n.ipynb").write_text(json.dumps(nb), encoding="utf-8")  # json escapes the surrogate
+    assert "\\udcff" in (root / "n.ipynb").read_text(encoding="utf-8")
+    out = tmp_path / "o"
+    code, output = _invoke(["scan", str(root), "-o", str(out), "--no-cache", "-q", "--format", "json,sarif,md"])
+    assert code == 0, output
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    assert {f["code"] for f in report["findings"]}, report["skipped"]
+    assert {f["line"] for f in report["findings"] if f["code"] != "ML001"} <= {5}  # cell line 4, after the marker line
