@@ -1039,14 +1039,17 @@ def graph_view(project: Project) -> dict[str, Any]:
 
 def write_graphml(project: Project, path: Path | str | IO[bytes]) -> None:
     """Write the project graph as GraphML (scalar attributes only: kind, path, line, status,
-    module_kind, traced; edges: kind) to ``path`` (or a binary file object). Raises OSError if
-    ``path`` cannot be written."""
+    module_kind, traced; edges: kind) to ``path`` (or a binary file object); control characters
+    in names are written as escapes (:func:`migrate_lens.safetext.printable`: a file name may hold
+    any, XML none). Raises OSError if ``path`` cannot be written."""
+    from migrate_lens.safetext import printable as p  # XML cannot hold control characters
+
     g = project.graph
     out: nx.MultiDiGraph = nx.MultiDiGraph()
     for n in sorted(g.nodes):
         a = g.nodes[n]
-        out.add_node(n, kind=a["kind"], path=a["path"], line=int(a["line"]), status=a["status"],
+        out.add_node(p(n), kind=a["kind"], path=p(a["path"]), line=int(a["line"]), status=a["status"],
                      module_kind=a["module_kind"], traced=bool(a["traced"]))
     for u, v, k in sorted(g.edges(keys=True)):
-        out.add_edge(u, v, key=k, kind=k)
+        out.add_edge(p(u), p(v), key=k, kind=k)
     nx.write_graphml(out, path if hasattr(path, "write") else str(path))

@@ -306,3 +306,18 @@ def test_notebook_cell_with_lone_surrogate_escape_is_still_analyzed(tmp_path: Pa
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
     assert {f["code"] for f in report["findings"]}, report["skipped"]
     assert {f["line"] for f in report["findings"] if f["code"] != "ML001"} <= {5}  # cell line 4, after the marker line
+
+
+def test_graphml_stays_valid_xml_with_control_characters_in_names(tmp_path: Path) -> None:
+    import xml.etree.ElementTree as ET
+
+    root = tmp_path / "t"
+    root.mkdir()
+    (root / "a\x01b.py").write_bytes(BLOCKING)
+    (root / ESCAPE_NAME).write_bytes(BLOCKING)
+    out = tmp_path / "o"
+    code, output = _invoke(["scan", str(root), "-o", str(out), "--no-cache", "-q", "--format", "json", "--graphml"])
+    assert code == 0, output
+    tree = ET.parse(out / "graph.graphml")
+    ids = {n.get("id") for n in tree.iter() if n.tag.endswith("node")}
+    assert "a\\x01b" in ids
