@@ -173,7 +173,7 @@ def check_private(path: Path, what: str) -> None:
         raise PermissionError(f"{what} {path} is a symbolic link; not used")
     if hasattr(os, "getuid") and st.st_uid != os.getuid():
         raise PermissionError(f"{what} {path} is not owned by the current user (uid {st.st_uid}); not used")
-    if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+    if os.name == "posix" and st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):  # (Windows: no such bits)
         raise PermissionError(f"{what} {path} is writable by group or others (chmod go-w it); not used")
 
 
