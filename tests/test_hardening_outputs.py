@@ -176,3 +176,16 @@ def test_ctrl_c_stops_workers_at_once_and_exits_130(tmp_path: Path) -> None:
     time.sleep(0.5)
     assert not [c for c in children if Path(f"/proc/{c}").exists()
                 and "zombie" not in Path(f"/proc/{c}/status").read_text().lower()]
+
+
+def test_files_staged_by_a_killed_scan_are_dropped_by_the_next(tmp_path: Path) -> None:
+    from migrate_lens.report._files import atomic_write, output_set
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True, check=True).stdout.strip()
+    orphan = tmp_path / f".report.json.{dead}-0123456789ab.staged"
+    orphan.write_text("half a set", encoding="utf-8")
+    with output_set(tmp_path):
+        with atomic_write(tmp_path / "report.json") as fh:
+            fh.write("{}")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.json"]

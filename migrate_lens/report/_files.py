@@ -9,6 +9,7 @@ leaves the previous set as it was (a new report.json beside an old report.html w
 from __future__ import annotations
 
 import os
+import re
 import secrets
 import tempfile
 from collections.abc import Iterator
@@ -37,6 +38,27 @@ def _staged_files(folder: Path, token: str) -> list[Path]:
     return sorted(folder / n for n in names if n.startswith(".") and n.endswith(end))
 
 
+_ORPHAN = re.compile(r"^\..+\.(\d+)-[0-9a-f]{12}" + re.escape(_STAGED_SUFFIX) + "$")
+
+
+def _drop_orphans(folder: Path) -> None:
+    """Delete files staged by a set whose process is gone (killed with SIGKILL mid-set)."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for name in names:
+        match = _ORPHAN.match(name)
+        if match is None:
+            continue
+        try:
+            os.kill(int(match.group(1)), 0)
+        except ProcessLookupError:
+            (folder / name).unlink(missing_ok=True)
+        except (PermissionError, OverflowError, ValueError):
+            pass
+
+
 @contextmanager
 def output_set(folder: Path) -> Iterator[None]:
     """Write a set of outputs in ``folder`` together: every :func:`atomic_write` into ``folder``
@@ -46,6 +68,7 @@ def output_set(folder: Path) -> Iterator[None]:
     block raises, or ``OSError`` from a rename."""
     token = f"{os.getpid()}-{secrets.token_hex(6)}"
     folder = Path(folder)
+    _drop_orphans(folder)
     _SET.append((folder.resolve(), token))
     try:
         yield
