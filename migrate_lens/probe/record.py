@@ -24,7 +24,8 @@ Three layers watch one eager forward pass:
 
 Each fact is placed at the innermost Python frame inside ``root`` (the PATH the user gave); a
 fact also carries ``also_at``, the lines that constructed the library modules the op ran in
-(``self.drop = nn.Dropout(p)``, and the ``nn.Sequential`` holding it), because static rules flag such modules where they are built.
+(``self.drop = nn.Dropout(p)``, and the ``nn.Sequential`` holding it), because static rules
+flag such modules where they are built.
 Construction sites are learned by :func:`construction_sites`, which wraps ``nn.Module.__init__``
 while the recipe builds its models.
 """

@@ -242,7 +242,8 @@ def probe(root: Path, recipe: Path, train: bool = False, dynamo: bool = True, ex
     Raises :class:`RecipeError` when the recipe cannot be loaded or ``examples()`` raises before
     yielding anything usable. Facts: ``kind``, ``category`` (the kind's own static category, see
     :mod:`migrate_lens.probe.kinds`), ``path``/``line`` (inside ``root``), ``op``, ``detail``,
-    ``also_at`` (construction sites of the library modules it ran in), ``count`` (times seen), ``modes``, ``examples``."""
+    ``also_at`` (construction sites of the library modules it ran in, a custom op's definition),
+    ``count`` (times seen), ``modes``, ``examples``."""
     import torch
     import torch._dynamo  # noqa: F401 - imported before any patch: dynamo keeps references to
     import torch.export  # noqa: F401 - nn.Module methods it sees at import, and would trace ours
