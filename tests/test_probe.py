@@ -176,8 +176,17 @@ def test_cli_probe_merges_into_the_scan_and_scan_probe_results(tmp_path) -> None
     jsonschema.validate(view, json.loads((REPO / "docs" / "report.schema.json").read_text(encoding="utf-8")))
     assert section["summary"]["confirmed"] > 0
     html = (out / "report.html").read_text(encoding="utf-8")
-    assert "What the static scan missed" in html and 'data-testid="probe-missed"' in html
+    assert 'id="probe"' in html and "What the static scan missed" in html
     assert '"runtime":"confirmed"' in html  # the findings browser's mark
+    # a hazard at a line no rule flags (the docstring's first line) is listed as missed
+    from migrate_lens.probe.cli import attach
+    from migrate_lens.report import html as html_report
+
+    results = json.loads((out / "probe.json").read_text(encoding="utf-8"))
+    extra = {**results["facts"][0], "kind": "host-sync", "category": "side-effect", "line": 1, "also_at": []}
+    missed_view = attach(dict(view), {**results, "facts": [*results["facts"], extra]})
+    page = html_report.build(missed_view)
+    assert 'data-testid="probe-missed"' in page and "<code>model.py:1</code>" in page
     # a new scan merges the earlier probe
     out2 = tmp_path / "out2"
     r = runner.invoke(main, ["scan", str(TOY), "--out", str(out2), "--no-cache", "-q", "--format", "json",
