@@ -194,17 +194,13 @@ def scan(path: Path, out_dir: Path, formats: str, jobs: int | None, fail_on: str
         from migrate_lens.report import chartset
 
         chartset.use_memo(None if no_cache else (cache_dir or default_cache_dir()) / "charts")
-        chartset.start_drawer()  # forked while this process is small; idle until files need analysis
     console = Console(stderr=True, quiet=quiet)
     progress = _progress(console) if not quiet else None
     # allocation-heavy and short-lived: the cyclic GC only rescans live data (migrate_lens/gctools.py)
     with gc_paused():
         try:
             result = run_scan(path, config, jobs=jobs, cache_dir=cache_dir, use_cache=not no_cache,
-                              progress=progress.update if progress else None,
-                              # when files need analysis (their numbers change the charts), a
-                              # child imports matplotlib meanwhile; a fully cached rescan spares it
-                              on_analysis=(lambda _n: chartset.warm_drawer()) if "html" in fmt_names else None)
+                              progress=progress.update if progress else None)
         except (CatalogError, ConfigError) as exc:
             raise fail(str(exc)) from None
         finally:
@@ -216,8 +212,6 @@ def scan(path: Path, out_dir: Path, formats: str, jobs: int | None, fail_on: str
 
             attach(view, probe_data)
         warnings = result.warnings
-        if "html" in fmt_names:
-            chartset.draw_ahead(view)  # in the drawer child while the other formats are written
         try:
             from migrate_lens.report._files import atomic_write, output_set
 

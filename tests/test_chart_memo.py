@@ -1,9 +1,10 @@
-"""The HTML report's chart set: same inputs -> same page without drawing; bad memo -> redraw;
-a set drawn ahead in a child process gives the same page as one drawn in place."""
+"""The HTML report's chart set: same inputs -> same page without drawing; a bad, unsafe or
+not-private memo -> redraw."""
 
 from __future__ import annotations
 
 import importlib.util
+import os
 import pathlib
 
 import pytest
@@ -85,118 +86,70 @@ def test_failed_memo_write_leaves_no_temporary_file(tmp_path: pathlib.Path) -> N
     assert not list(folder.glob("*.tmp"))
 
 
-def _refuse_drawing_here(monkeypatch) -> None:
-    def refuse(*_a, **_k):
-        raise AssertionError("drew in the main process although the child drew the set")
-
-    monkeypatch.setattr(chartset, "draw", refuse)
-
-
-def test_set_drawn_ahead_gives_the_same_page(tmp_path: pathlib.Path, monkeypatch) -> None:
-    chartset.use_memo(None)
-    in_place = html.render(synthetic.sample_view(), tmp_path / "a").read_bytes()
-    chartset.draw_ahead(synthetic.sample_view())
-    assert chartset._drawer is not None and chartset._drawer[2] is not None  # handed its inputs
-    _refuse_drawing_here(monkeypatch)  # the forked child already holds the real draw()
-    ahead = html.render(synthetic.sample_view(), tmp_path / "b").read_bytes()
-    assert ahead == in_place
-    assert chartset._drawer is None
+def _fill(memo: pathlib.Path, tmp_path: pathlib.Path) -> tuple[bytes, pathlib.Path]:
+    first = html.render(synthetic.sample_view(), tmp_path / "a").read_bytes()
+    (entry,) = memo.glob("charts-*.json")
+    return first, entry
 
 
-def test_set_drawn_ahead_is_stored_in_the_memo(memo: pathlib.Path, tmp_path: pathlib.Path) -> None:
-    chartset.draw_ahead(synthetic.sample_view())
-    html.render(synthetic.sample_view(), tmp_path)
-    assert len(list(memo.glob("charts-*.json"))) == 1
-    chartset.draw_ahead(synthetic.sample_view())  # now a memo hit: no child
-    assert chartset._drawer is None
+def test_memo_written_private(memo: pathlib.Path, tmp_path: pathlib.Path) -> None:
+    _, entry = _fill(memo, tmp_path)
+    assert chartset.private(memo) and chartset.private(entry)
+    assert entry.stat().st_mode & 0o077 == 0
 
 
-def test_failed_child_is_replaced_by_drawing_here(tmp_path: pathlib.Path, monkeypatch) -> None:
-    chartset.use_memo(None)
-    expected = html.render(synthetic.sample_view(), tmp_path / "a").read_bytes()
-    monkeypatch.setattr(charts, "risk_gauge", lambda *_a: (_ for _ in ()).throw(RuntimeError("child fails")))
-    chartset.draw_ahead(synthetic.sample_view())  # the child inherits the failing gauge
-    monkeypatch.undo()
-    assert html.render(synthetic.sample_view(), tmp_path / "b").read_bytes() == expected
+def test_memo_with_script_is_not_inlined(memo: pathlib.Path, tmp_path: pathlib.Path) -> None:
+    first, entry = _fill(memo, tmp_path)
+    import json as _json
+
+    planted = _json.loads(entry.read_text(encoding="utf-8"))
+    planted["gauge"] = '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'
+    entry.write_text(_json.dumps(planted), encoding="utf-8")
+    page = html.render(synthetic.sample_view(), tmp_path / "b").read_bytes()
+    assert b"alert(1)" not in page and page == first
 
 
-def test_set_drawn_ahead_for_other_numbers_is_not_used(tmp_path: pathlib.Path, monkeypatch) -> None:
-    chartset.use_memo(None)
-    view = synthetic.sample_view()
-    expected = html.render(view, tmp_path / "a").read_bytes()
-    other = synthetic.sample_view()
-    other["estimate"]["risk_score"] = (int(other["estimate"]["risk_score"]) + 7) % 100
-    chartset.draw_ahead(other)
-    assert html.render(view, tmp_path / "b").read_bytes() == expected
-    assert chartset._drawer is None
+def test_memo_with_event_attribute_is_not_inlined(memo: pathlib.Path, tmp_path: pathlib.Path) -> None:
+    first, entry = _fill(memo, tmp_path)
+    import json as _json
+
+    planted = _json.loads(entry.read_text(encoding="utf-8"))
+    planted["waves"] = '<svg xmlns="http://www.w3.org/2000/svg"><rect onload="alert(2)"/></svg>'
+    entry.write_text(_json.dumps(planted), encoding="utf-8")
+    page = html.render(synthetic.sample_view(), tmp_path / "b").read_bytes()
+    assert b"alert(2)" not in page and page == first
 
 
-def test_stuck_child_is_given_up(tmp_path: pathlib.Path, monkeypatch) -> None:
-    chartset.use_memo(None)
-    expected = html.render(synthetic.sample_view(), tmp_path / "a").read_bytes()
-    monkeypatch.setattr(chartset, "draw", lambda *_a: __import__("time").sleep(30))
-    monkeypatch.setattr(chartset, "CHILD_TIMEOUT_S", 0.5)
-    chartset.draw_ahead(synthetic.sample_view())  # the child sleeps instead of drawing
-    child = chartset._drawer[0]
-    monkeypatch.undo()
-    monkeypatch.setattr(chartset, "CHILD_TIMEOUT_S", 0.5)
-    assert html.render(synthetic.sample_view(), tmp_path / "b").read_bytes() == expected
-    assert not child.is_alive()
+@pytest.mark.parametrize("target", ["folder", "file"])
+def test_memo_writable_by_others_is_not_read(memo: pathlib.Path, tmp_path: pathlib.Path, monkeypatch, target: str) -> None:
+    _fill(memo, tmp_path)
+    (entry,) = memo.glob("charts-*.json")
+    (memo if target == "folder" else entry).chmod(0o777 if target == "folder" else 0o666)
+    drawn: list[int] = []
+    real = chartset.draw
+    monkeypatch.setattr(chartset, "draw", lambda inputs: drawn.append(1) or real(inputs))
+    html.render(synthetic.sample_view(), tmp_path / "b")
+    assert drawn == [1]
 
 
-def test_drawer_started_early_draws_the_set(tmp_path: pathlib.Path, monkeypatch) -> None:
-    chartset.use_memo(None)
-    expected = html.render(synthetic.sample_view(), tmp_path / "a").read_bytes()
-    chartset.start_drawer()  # as the CLI does before the scan
-    child = chartset._drawer[0]
-    chartset.draw_ahead(synthetic.sample_view())
-    _refuse_drawing_here(monkeypatch)
-    assert html.render(synthetic.sample_view(), tmp_path / "b").read_bytes() == expected
-    child.join(timeout=10)
-    assert not child.is_alive() and chartset._drawer is None
+def test_memo_owned_by_someone_else_is_not_read(memo: pathlib.Path, tmp_path: pathlib.Path, monkeypatch) -> None:
+    _fill(memo, tmp_path)
+    other = os.getuid() + 1
+    monkeypatch.setattr(chartset.os, "getuid", lambda: other)
+    drawn: list[int] = []
+    real = chartset.draw
+    monkeypatch.setattr(chartset, "draw", lambda inputs: drawn.append(1) or real(inputs))
+    html.render(synthetic.sample_view(), tmp_path / "b")
+    assert drawn == [1]
 
 
-def test_drawer_ends_when_the_memo_holds_the_set(memo: pathlib.Path, tmp_path: pathlib.Path) -> None:
-    html.render(synthetic.sample_view(), tmp_path / "a")  # fills the memo
-    chartset.start_drawer()
-    child = chartset._drawer[0]
-    chartset.draw_ahead(synthetic.sample_view())  # memo hit: the idle drawer is ended at once
-    assert not child.is_alive()
-    assert chartset._drawer is None
-
-
-def test_idle_drawer_is_ended_by_the_page(tmp_path: pathlib.Path) -> None:
-    chartset.use_memo(None)
-    chartset.start_drawer()  # started, but draw_ahead never called
-    child = chartset._drawer[0]
-    html.render(synthetic.sample_view(), tmp_path)
-    child.join(timeout=10)
-    assert not child.is_alive() and chartset._drawer is None
-
-
-def test_drawer_exits_when_its_parent_is_killed(tmp_path: pathlib.Path) -> None:
-    import os
-    import signal
-    import subprocess
-    import sys
-    import time
-
-    script = (
-        "import os, sys\n"
-        "from migrate_lens.report import chartset\n"
-        "chartset.start_drawer()\n"
-        "print(chartset._drawer[0].pid, flush=True)\n"
-        "os.kill(os.getpid(), 9)\n"  # a killed scan: no cleanup runs
-    )
-    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
-    assert proc.returncode == -signal.SIGKILL
-    drawer = int(proc.stdout.split()[0])
-    deadline = time.monotonic() + 15
-    while time.monotonic() < deadline:
-        try:
-            os.kill(drawer, 0)
-        except ProcessLookupError:
-            return
-        time.sleep(0.2)
-    os.kill(drawer, 9)
-    raise AssertionError("the drawer outlived its killed parent")
+def test_symlinked_memo_is_not_read(memo: pathlib.Path, tmp_path: pathlib.Path, monkeypatch) -> None:
+    _, entry = _fill(memo, tmp_path)
+    elsewhere = tmp_path / "elsewhere.json"
+    entry.rename(elsewhere)
+    entry.symlink_to(elsewhere)
+    drawn: list[int] = []
+    real = chartset.draw
+    monkeypatch.setattr(chartset, "draw", lambda inputs: drawn.append(1) or real(inputs))
+    html.render(synthetic.sample_view(), tmp_path / "b")
+    assert drawn == [1]

@@ -137,9 +137,9 @@ def test_chart_labels_with_tex_and_markup_stay_text() -> None:
 
 def test_unsafe_svg_is_refused() -> None:
     with pytest.raises(charts.UnsafeSvgError):
-        charts._checked('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>')
+        charts.check_svg('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>')
     with pytest.raises(charts.UnsafeSvgError):
-        charts._checked('<svg xmlns="http://www.w3.org/2000/svg"><g onload="x()"/></svg>')
+        charts.check_svg('<svg xmlns="http://www.w3.org/2000/svg"><g onload="x()"/></svg>')
 
 
 def test_output_is_deterministic() -> None:

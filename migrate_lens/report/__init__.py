@@ -27,45 +27,12 @@ def renderer(fmt: str) -> Callable[[dict[str, Any], Path], Path]:
 
 
 def render_all(view: dict[str, Any], out_dir: Path, formats: Sequence[str]) -> list[Path]:
-    """Write ``formats`` (keys of :data:`FORMATS`) for ``view`` into ``out_dir``; the written
-    paths in ``formats``' order.
+    """Write ``formats`` (keys of :data:`FORMATS`) for ``view`` into ``out_dir``, one after the
+    other in this process; the written paths in ``formats``' order. Raises what the renderers
+    raise (``OSError``...).
 
-    The HTML page is written here, last (its charts are drawn meanwhile, see
-    :mod:`migrate_lens.report.chartset`); the other formats are written at the same time by a
-    forked child (each renderer reads only the view and writes its own file atomically) when
-    forking is affordable (:mod:`migrate_lens.report._fork`: Linux, and not for a main process
-    so large that a copy would break the memory budget). If the child fails or hangs, they are
-    written again here, so an error is raised from this process as it would be without it. On core (626k lines)
-    this takes JSON's ~0.5 s off every scan. Raises what the renderers raise (``OSError``...)."""
-    from migrate_lens.report._fork import collect, fork_child
-
+    (Until 0.1 the page's charts and the other formats were produced in forked children; on the
+    626k-line ``core`` tier that saved about 1 s of a 35 s scan, measured in docs/performance.md,
+    and was removed as not worth its process management.)"""
     out_dir.mkdir(parents=True, exist_ok=True)
-    others = [f for f in formats if f != "html"]
-    started = fork_child(_render_in_child, view, out_dir, others) if "html" in formats and others else None
-    paths: dict[str, Path] = {}
-    try:
-        if "html" in formats:
-            paths["html"] = renderer("html")(view, out_dir)
-    finally:
-        if started is not None:
-            written = collect(*started, CHILD_TIMEOUT_S)
-            if isinstance(written, dict):
-                paths.update(written)
-    for f in others:
-        if f not in paths:
-            paths[f] = renderer(f)(view, out_dir)
-    return [paths[f] for f in formats]
-
-
-#: Seconds :func:`render_all` waits for its child's formats before writing them itself.
-CHILD_TIMEOUT_S = 300.0
-
-
-def _render_in_child(conn: Any, view: dict[str, Any], out_dir: Path, formats: list[str]) -> None:
-    """The forked child of :func:`render_all`: write ``formats`` and send {format: path}, or
-    None on any failure (the parent then writes them itself and raises the error)."""
-    try:
-        written: dict[str, Path] | None = {f: renderer(f)(view, out_dir) for f in formats}
-    except BaseException:  # noqa: BLE001 - reported by the parent, which renders again
-        written = None
-    conn.send(written)
+    return [renderer(f)(view, out_dir) for f in formats]

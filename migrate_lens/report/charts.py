@@ -8,7 +8,7 @@ Jinja2 template inserts as markup.
 Safety: labels come from scanned code (module names), so text is drawn with math parsing off
 (``$`` is not TeX) and written as SVG ``<text>`` escaped by matplotlib's XML writer; every
 fragment is then re-parsed and checked against an allow-list of SVG elements with no event
-attributes (:func:`_checked`), raising :class:`UnsafeSvgError` otherwise.
+attributes (:func:`check_svg`), raising :class:`UnsafeSvgError` otherwise.
 
 Determinism: ``svg.hashsalt`` is the chart's name (stable, distinct clip-path ids across charts
 inlined in one page) and the SVG date metadata is omitted.
@@ -49,7 +49,10 @@ class UnsafeSvgError(ValueError):
     """A generated SVG contains an element or attribute outside the allow-list."""
 
 
-def _checked(svg: str) -> str:
+def check_svg(svg: str) -> str:
+    """``svg`` unchanged if every element is on the allow-list and no attribute is an event
+    handler or a ``javascript:`` URL; raises :class:`UnsafeSvgError` otherwise, ``ValueError``
+    (``ET.ParseError``) if it is not XML. Applied to fresh drawings and to memoized ones."""
     root = ET.fromstring(svg)
     for el in root.iter():
         tag = el.tag.replace(_SVG_NS, "").split("}")[-1]
@@ -73,7 +76,7 @@ def _to_svg(fig: Figure, name: str, title: str) -> Markup:
     text = text[text.index("<svg") :]
     # natural size (width/height in pt) with the viewBox kept, so CSS can shrink it to fit
     text = text.replace("<svg ", '<svg role="img" class="chart" ', 1)
-    return Markup(_checked(text))
+    return Markup(check_svg(text))
 
 
 def _figure(width: float, height: float) -> Figure:
