@@ -8,7 +8,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 DEMO_PACKAGE ?= segment-anything==1.0
 
-.PHONY: demo test install install-test browser clean
+.PHONY: demo test install install-test browser clean calibrate
 
 # pip prints one line per package it collects and a progress bar per download (torch is ~200 MB):
 # no -q, so a long install is never silent.
@@ -42,6 +42,9 @@ demo: install
 # -rs: every skipped test is listed with its reason at the end
 test: install-test browser
 	$(BIN)/python -m pytest -q -rs
+
+calibrate: install
+	$(BIN)/python scripts/calibrate.py
 
 clean:
 	rm -rf $(VENV) .demo

@@ -143,11 +143,14 @@ def main() -> None:
 @click.option("--saving", type=str, default=None, help="Expected compute saving range, e.g. 0.2-0.4.")
 @click.option("--probe-results", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
               help="probe.json of an earlier `migrate-lens probe`: cross-check it against this scan.")
+@click.option("--entry", "entries", multiple=True, metavar="PKG.MOD:NAME",
+              help="Entry point the team runs (class or function; repeatable): the estimate covers what it reaches.")
+@click.option("--currency", type=str, default=None, help="Currency label of --day-rate and --monthly-spend, e.g. EUR.")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
 def scan(path: Path, out_dir: Path, formats: str, jobs: int | None, fail_on: str | None, no_cache: bool,
          cache_dir: Path | None, graphml: bool, team_experience: str | None, team_size: int | None,
          day_rate: float | None, monthly_spend: float | None, saving: str | None, probe_results: Path | None,
-         quiet: bool) -> None:
+         entries: tuple[str, ...], currency: str | None, quiet: bool) -> None:
     """Scan PATH and write the migration report."""
     from rich.console import Console
 
@@ -155,6 +158,7 @@ def scan(path: Path, out_dir: Path, formats: str, jobs: int | None, fail_on: str
     from migrate_lens.config import ConfigError, load_config
     from migrate_lens.gctools import gc_paused
     from migrate_lens.pipeline import scan as run_scan
+    from migrate_lens.scope import EntryError
     from migrate_lens.report import render_all
     from migrate_lens.report.view import build_view
 
@@ -185,7 +189,7 @@ def scan(path: Path, out_dir: Path, formats: str, jobs: int | None, fail_on: str
     try:
         config = load_config(path.resolve()).with_overrides(
             team_experience=team_experience, team_size=team_size, day_rate=day_rate, monthly_spend=monthly_spend,
-            saving_low=saving_low, saving_high=saving_high,
+            saving_low=saving_low, saving_high=saving_high, entries=entries or None, currency=currency,
         )
     except ConfigError as exc:
         raise fail(str(exc)) from None
@@ -201,7 +205,7 @@ def scan(path: Path, out_dir: Path, formats: str, jobs: int | None, fail_on: str
         try:
             result = run_scan(path, config, jobs=jobs, cache_dir=cache_dir, use_cache=not no_cache,
                               progress=progress.update if progress else None)
-        except (CatalogError, ConfigError) as exc:
+        except (CatalogError, ConfigError, EntryError) as exc:
             raise fail(str(exc)) from None
         finally:
             if progress:

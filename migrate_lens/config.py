@@ -39,6 +39,9 @@ class Config:
     ``[tool.migrate-lens.check]`` table, defaults of ``migrate-lens check``'s options (the
     pre-commit hook passes no options: its entry ends option parsing so that file names never
     become options); "" / 0 / False = the command's own default. ``check_baseline`` is absolute.
+    Scope: ``entries`` are ``pkg.mod:Name`` classes or functions the team runs (the estimate
+    covers what they reach; none = everything). Money: ``currency`` (a label such as ``EUR``,
+    shown with every amount), ``payback_horizon_months`` (the decision's horizon, default 24).
     """
 
     include: tuple[str, ...] = ()
@@ -65,6 +68,9 @@ class Config:
     check_no_baseline: bool = False
     check_diff: str = ""
     check_jobs: int = 0
+    entries: tuple[str, ...] = ()
+    currency: str = ""
+    payback_horizon_months: float = 24.0
     source: str = field(default="defaults", compare=False)
 
     def severity_overrides(self) -> dict[str, str]:
@@ -137,6 +143,7 @@ NUMBER_BOUNDS: dict[str, tuple[float, float, bool]] = {
     "saving_high": (0.0, 1.0, False),
     "hours_per_day": (0.5, 24.0, False),  # a tiny day made person-days overflow to inf
     "timeout_s": (0.0, 86_400.0, True),
+    "payback_horizon_months": (0.0, 1200.0, True),
 }
 
 
@@ -178,7 +185,7 @@ def parse_config(data: dict[str, Any], path: Path) -> Config:
         where = f"tool.migrate-lens.{raw_key}"
         if name == "check":
             values.update(_check_table(path, value))
-        elif name in ("include", "exclude", "select", "ignore", "traced_entries", "markers", "rule_dirs"):
+        elif name in ("include", "exclude", "select", "ignore", "traced_entries", "markers", "rule_dirs", "entries"):
             values[name] = _str_list(path, where, value)
         elif name == "severity":
             if not isinstance(value, dict):
@@ -195,6 +202,11 @@ def parse_config(data: dict[str, Any], path: Path) -> Config:
             if value not in EXPERIENCE_LEVELS:
                 raise ConfigError(f"{path}: {where}: must be one of {', '.join(EXPERIENCE_LEVELS)}")
             values[name] = value
+        elif name == "currency":
+            if not isinstance(value, str) or len(value) > 8 or not value.strip().isprintable():
+                raise ConfigError(f"{path}: {where}: must be a short currency label such as \"EUR\" or \"$\"")
+            values[name] = value.strip()
+            continue
         elif name in INT_BOUNDS:
             low, high = INT_BOUNDS[name]
             if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:

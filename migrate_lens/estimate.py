@@ -1,17 +1,22 @@
-"""Effort and risk: pure functions over the project graph's facts. No I/O.
+"""Effort, risk, return and the decision: pure functions over the project graph's facts. No I/O.
 
-The model (``docs/estimation.md`` gives formulas, defaults and sources):
+The model (``docs/estimation.md`` gives formulas, defaults, sources and the calibration):
 
-- every task has a three-point effort in hours (optimistic, likely, pessimistic): a module's
-  base porting effort from its size and complexity, each finding (its rule's
-  ``effort_hours``), and one-off project costs detected from imports and calls (training loop
-  to optax, data pipeline, distributed training, checkpoint conversion, mixed precision);
-- PERT per task (mean = (o + 4m + p) / 6, sd = (p - o) / 6); sums add means, and variances
-  with a common correlation (:data:`CORRELATION`, 0 = independent tasks); P50/P90 from the
-  normal approximation (P90 = mean + 1.2816 sd);
-- a team-experience multiplier on every task (COCOMO II platform and tool experience);
-- risk 0-100 as the sum of weighted, capped components; a go / pilot-first / not-now
-  decision with its reasons; a readiness checklist; return on investment as ranges.
+- every task has a three-point effort in hours (optimistic, likely, pessimistic) whose PERT
+  mean ((o + 4m + p) / 6) is its point value: a unit's base porting from its *code* lines
+  (not blank, comment or docstring lines) and functions, each finding (its rule's
+  ``effort_hours``; repeats of a rule in a unit at :data:`REPEAT_FACTOR`; one charge per
+  source position), each distinct dependency without a JAX twin (a compiled-op library, a model
+  class, priced once with its import sites listed), and one-off project tasks fired by calls
+  in scope (training loop, data pipeline, distributed training, checkpoints, mixed precision);
+- copied code (:mod:`migrate_lens.copies`) is priced at :data:`COPY_FRACTION`, findings in it
+  too;
+- the sum times the team-experience multiplier times :data:`CALIBRATION_SCALE` is the P50;
+  P10/P90 are the P50 divided/multiplied by :data:`BAND_RATIO`. Both constants are fitted to
+  real ports (``calibration/ports.tsv``, ``scripts/calibrate.py``);
+- risk 0-100 as the sum of weighted, capped components; a not-now / pilot-first / go decision
+  from cost, value and risk, naming the figure that decided it; a readiness checklist; return
+  on investment as ranges.
 
 Weights live in one place (the constants below) and are documented.
 """
@@ -19,55 +24,79 @@ Weights live in one place (the constants below) and are documented.
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from migrate_lens.catalog import Catalog
 from migrate_lens.config import Config
+from migrate_lens.copies import CopyIndex, find_copies
 from migrate_lens.graph import ModuleInfo, Project, is_test_path
 from migrate_lens.models import BLOCKING_SEVERITIES, Finding
+from migrate_lens.scope import Scope, closure, make_scope, top_level_models
 
 # ---------------------------------------------------------------------------- weights
 #: z for the 90th percentile of a normal distribution.
 Z90 = 1.2815515655446004
 
-#: Team experience -> effort multiplier. COCOMO II.2000 post-architecture effort multipliers
-#: PLEX (platform experience) x LTEX (language and tool experience), JAX/XLA being the new
-#: platform and toolchain: none = Very Low (1.19 x 1.20), some = Nominal (1.00 x 1.00),
-#: expert = Very High (0.85 x 0.84). Source: Boehm et al., COCOMO II Model Definition Manual
-#: 2000.0, table of effort multipliers.
+#: Team experience -> effort multiplier, relative to the JAX-fluent teams the model is
+#: calibrated on (every row of ``calibration/ports.tsv``). The ratios are COCOMO II.2000's
+#: PLEX x LTEX effort multipliers (Boehm et al., COCOMO II Model Definition Manual 2000.0):
+#: expert = Very High (0.85 x 0.84 = 0.714) is the calibrated 1.0; some = Nominal (1.0 / 0.714
+#: = 1.40); none = Very Low (1.19 x 1.20 / 0.714 = 2.00). The calibration set has no team
+#: new to JAX, so the two lower levels are COCOMO's ratios, not fitted.
 EXPERIENCE_MULTIPLIER: Mapping[str, float] = {
-    "none": round(1.19 * 1.20, 4),
-    "some": 1.0,
-    "expert": round(0.85 * 0.84, 4),
+    "none": round(1.19 * 1.20 / (0.85 * 0.84), 2),
+    "some": round(1.0 / (0.85 * 0.84), 2),
+    "expert": 1.0,
 }
 
-#: Base porting effort of a module, hours: fixed + per physical line + per function/method,
-#: likely value; optimistic and pessimistic are these factors of it. Our calibration on
-#: hand-written Flax ports of transformers models (corpus/flax_truth): a 100-line pure module
-#: with 3 methods takes about half a day including a numerical parity test.
+#: Base porting effort of a unit before calibration, hours: fixed + per code line + per
+#: function/method (the likely value; optimistic and pessimistic are BASE_SPREAD of it). The
+#: ratios come from hand-written Flax ports of transformers models (corpus/flax_truth); the
+#: absolute level is set by CALIBRATION_SCALE.
 BASE_FIXED_HOURS = 0.5
-BASE_HOURS_PER_LINE = 0.025
+BASE_HOURS_PER_LINE = 0.0375
 BASE_HOURS_PER_FUNCTION = 0.25
 BASE_SPREAD = (0.6, 1.0, 2.0)
 
-#: Repeated findings of one rule in one module: the first costs its full rule effort, each
+#: Repeated findings of one rule in one unit: the first costs its full rule effort, each
 #: further one this fraction (the fix is found once, then applied).
 REPEAT_FACTOR = 0.5
 
-#: Parallel work: calendar weeks = person-days / (team_size x 5 x efficiency), efficiency
-#: falling with team size (communication paths, Brooks), never shorter than the critical path.
+#: A copy (see :mod:`migrate_lens.copies`) costs this fraction of porting it from scratch:
+#: rename, re-run the original's parity test, fix what differs. Fitted with the calibration:
+#: row K (FlaxMarian, 1-3 person-days, its code marked ``Copied from`` the already ported
+#: Bart) against rows G-J (originals).
+COPY_FRACTION = 0.1
+
+#: Calibration of the whole model to real ports (``scripts/calibrate.py`` prints the fit):
+#: P50 = CALIBRATION_SCALE x the summed task means; P10 = P50 / BAND_RATIO, P90 = P50 x
+#: BAND_RATIO, the narrowest band holding 7 of the 9 ports' actual effort.
+CALIBRATION_SCALE = 0.847
+BAND_RATIO = 1.757
+#: The calibration set's size range (code lines in scope): beyond it the band is an
+#: extrapolation, and the report says so.
+CALIBRATED_LINES = (500, 8000)
+
+#: Parallel work: calendar months = person-days / (team_size x working days per month x
+#: efficiency), efficiency falling with team size (communication paths, Brooks), never shorter
+#: than the critical path.
 DAYS_PER_WEEK = 5.0
+WORKDAYS_PER_MONTH = 21.0
 COORDINATION_LOSS = 0.1  # efficiency = 1 / (1 + loss x (team_size - 1))
+
+#: The decision's payback horizon, months (``payback-horizon-months`` in the configuration).
+PAYBACK_HORIZON_MONTHS = 24.0
 
 
 @dataclass(frozen=True, slots=True)
 class OneOff:
-    """A project-wide porting task detected from imports/calls: ``prefixes`` are dotted
-    names (an import of, or a call to, any name starting with one counts as evidence);
-    effort in person-days (o, m, p)."""
+    """A project-wide porting task: ``prefixes`` are dotted names; a *call* to a name under one
+    of them, from non-test code in scope, is the evidence (an import alone is not: it may be a
+    guard or a re-export). Effort in person-days (o, m, p) before calibration."""
 
     name: str
     prefixes: tuple[str, ...]
@@ -80,15 +109,18 @@ ONE_OFFS: tuple[OneOff, ...] = (
            ("torch.optim", "torch.nn.utils.clip_grad", "transformers.optimization", "timm.optim", "timm.scheduler"),
            (2.0, 4.0, 8.0)),
     OneOff("data pipeline (DataLoader to numpy/grain batches)",
-           ("torch.utils.data", "torchvision.datasets", "torchvision.transforms", "timm.data", "datasets"),
+           ("torch.utils.data.DataLoader", "torch.utils.data.distributed", "torchvision.datasets",
+            "timm.data.create_loader", "datasets.load_dataset"),
            (1.0, 3.0, 6.0)),
     OneOff("distributed training (DDP/FSDP to jax.sharding)",
-           ("torch.distributed", "torch.nn.parallel", "torch.multiprocessing", "torch.nn.DataParallel",
-            "deepspeed", "fairscale", "accelerate"),
+           ("torch.distributed.init_process_group", "torch.nn.parallel.DistributedDataParallel",
+            "torch.distributed.fsdp", "torch.nn.DataParallel", "torch.multiprocessing.spawn",
+            "deepspeed.initialize", "fairscale.nn.model_parallel", "fairscale.nn.FullyShardedDataParallel",
+            "accelerate.Accelerator"),
            (3.0, 6.0, 15.0)),
     OneOff("checkpoint conversion (state_dict to Flax params)",
-           ("torch.load", "torch.save", "torch.hub.load_state_dict_from_url", "safetensors",
-            "torch.utils.model_zoo"),
+           ("torch.load", "torch.save", "torch.hub.load_state_dict_from_url", "safetensors.torch.load_file",
+            "safetensors.torch.save_file", "torch.utils.model_zoo.load_url"),
            (1.0, 3.0, 6.0)),
     OneOff("mixed precision (autocast/GradScaler to dtype policy)",
            ("torch.cuda.amp", "torch.amp", "torch.autocast", "torch.cpu.amp", "apex.amp"),
@@ -102,22 +134,27 @@ TORCH_ONLY_PACKAGES = frozenset({
     "torch_sparse", "torchaudio", "torchtext", "triton", "xformers", "torchmetrics", "functorch",
 })
 
+#: Categories whose *import* findings name a dependency priced once (not once per import).
+DEPENDENCY_CATEGORIES = frozenset({"ecosystem-dependency", "custom-op"})
+
 #: Risk components: name -> (weight in points, cap of the value at which all points are given).
 RISK_WEIGHTS: Mapping[str, tuple[float, float]] = {
-    "blocker density": (20.0, 10.0),        # high/critical findings per 1000 analyzed lines
-    "share of code blocked": (20.0, 0.5),   # lines in blocked modules / analyzed lines
-    "custom ops": (20.0, 5.0),              # custom-op findings
-    "dynamic features": (15.0, 10.0),       # dynamic-control-flow/data-dependent-shape per 1000 lines
-    "ecosystem gaps": (10.0, 5.0),          # ecosystem findings + PyTorch-only packages
+    "blocker density": (20.0, 10.0),        # high/critical findings per 1000 code lines
+    "share of code blocked": (20.0, 0.5),   # code lines in blocked units / code lines in scope
+    "custom ops": (20.0, 5.0),              # distinct custom ops: without a JAX route 1, with one 0.25
+    "dynamic features": (15.0, 10.0),       # dynamic-control-flow/data-dependent-shape per 1000 code lines
+    "ecosystem gaps": (10.0, 5.0),          # distinct dependencies without a JAX twin
     "unknowns": (15.0, 1.0),                # see UNKNOWN_* below: a 0-1 blend
 }
 #: The unknowns value: half from skipped files (all of it at UNKNOWN_SKIPPED_CAP of the files),
 #: half from unresolved project references (all of it at UNKNOWN_UNRESOLVED_CAP per 1000 lines).
-#: Per line, not per reference, so that removing a resolved reference never raises risk.
 UNKNOWN_SKIPPED_CAP = 0.2
 UNKNOWN_UNRESOLVED_CAP = 30.0
+#: Weight of a custom op that has a JAX route, against 1 for one without.
+ROUTED_CUSTOM_OP_WEIGHT = 0.25
 
-#: Largest migration (P90 person-days) that may get a plain "go": beyond it, pilot first.
+#: A plain "go" needs a P90 of at most this many person-days, risk below GO_BELOW, no blocked
+#: unit, and (with a spend) payback within the horizon.
 GO_MAX_DAYS = 60.0
 
 #: Per-module risk: base points by status, plus up to MODULE_DENSITY_POINTS for high/critical
@@ -132,95 +169,110 @@ NOT_NOW_FROM = 70
 
 _DYNAMIC = frozenset({"dynamic-control-flow", "data-dependent-shape"})
 _STATE = frozenset({"module-state", "in-place-mutation", "side-effect"})
-#: Codes that, beyond the data-dependent-shape category, make jit recompile per value
-#: (host values that must become static arguments).
+#: Codes that, beyond the data-dependent-shape category, make jit recompile per value.
 RECOMPILE_CODES = frozenset({"ML102", "ML103"})
 
 
-# ---------------------------------------------------------------------------- PERT
-#: Correlation assumed between any two tasks' effort. Independent sums (rho = 0) shrink the
-#: relative spread of a total with the square root of the task count, so a 6000-module total
-#: would get a P90 a fraction of a percent above its P50; estimation errors share causes (the
-#: team, the tooling, the codebase's style), and cost-risk practice uses a positive default
-#: correlation (around 0.2-0.3) when it is not measured (Book, "Estimating Probable System
-#: Cost", Aerospace Crosslink 2001). Set 0.0 for the textbook independent PERT sum.
-CORRELATION = 0.3
-
-
+# ---------------------------------------------------------------------------- three-point tasks
 @dataclass(frozen=True, slots=True)
 class Pert:
-    """A sum of three-point tasks: ``low``/``likely``/``high`` add the optimistic/likely/
-    pessimistic values; ``mean`` adds the PERT means ((o + 4m + p) / 6); ``var`` adds the PERT
-    variances (sd = (p - o) / 6) and ``sd_sum`` the standard deviations, so that the spread
-    of the sum is sqrt((1 - rho) var + rho sd_sum^2) with rho = :data:`CORRELATION`. Units are
-    the caller's (hours or days)."""
+    """A sum of three-point tasks in hours or days: ``low``/``likely``/``high`` add the
+    optimistic/likely/pessimistic values and ``mean`` the PERT means ((o + 4m + p) / 6), the
+    point value the estimate uses."""
 
     low: float = 0.0
     likely: float = 0.0
     high: float = 0.0
     mean: float = 0.0
-    var: float = 0.0
-    sd_sum: float = 0.0
 
     @staticmethod
     def task(o: float, m: float, p: float) -> Pert:
         """One task. Raises ValueError unless 0 <= o <= m <= p."""
         if not 0 <= o <= m <= p:
             raise ValueError(f"three-point estimate needs 0 <= o <= m <= p, got {o}, {m}, {p}")
-        sd = (p - o) / 6
-        return Pert(o, m, p, (o + 4 * m + p) / 6, sd * sd, sd)
+        return Pert(o, m, p, (o + 4 * m + p) / 6)
 
     def __add__(self, other: Pert) -> Pert:
-        return Pert(self.low + other.low, self.likely + other.likely, self.high + other.high,
-                    self.mean + other.mean, self.var + other.var, self.sd_sum + other.sd_sum)
+        return Pert(self.low + other.low, self.likely + other.likely, self.high + other.high, self.mean + other.mean)
 
     def scale(self, k: float) -> Pert:
-        """Every value times ``k`` >= 0 (variance times k squared)."""
-        return Pert(self.low * k, self.likely * k, self.high * k, self.mean * k, self.var * k * k, self.sd_sum * k)
-
-    @property
-    def sd(self) -> float:
-        """Standard deviation of the sum under :data:`CORRELATION`."""
-        return math.sqrt(max(0.0, (1 - CORRELATION) * self.var + CORRELATION * self.sd_sum ** 2))
-
-    @property
-    def p50(self) -> float:
-        """Median under the normal approximation (= mean)."""
-        return self.mean
-
-    @property
-    def p90(self) -> float:
-        """90th percentile under the normal approximation: mean + 1.2816 sd."""
-        return self.mean + Z90 * self.sd
+        """Every value times ``k`` >= 0."""
+        return Pert(self.low * k, self.likely * k, self.high * k, self.mean * k)
 
 
 def pert_sum(items: Iterable[Pert]) -> Pert:
-    """Sum of independent tasks."""
+    """Sum of tasks."""
     total = Pert()
     for p in items:
         total = total + p
     return total
 
 
+@dataclass(frozen=True, slots=True)
+class Effort:
+    """Calibrated effort in person-days: ``p50`` (likely: half the ports of this size took
+    less) and the band ``p10``..``p90`` (with 80% confidence), ``p50 / BAND_RATIO`` ..
+    ``p50 x BAND_RATIO``. Sums add the P50s (the band is a ratio, so it scales with them)."""
+
+    p50: float = 0.0
+
+    @property
+    def p10(self) -> float:
+        """P50 / :data:`BAND_RATIO`."""
+        return self.p50 / BAND_RATIO
+
+    @property
+    def p90(self) -> float:
+        """P50 x :data:`BAND_RATIO`."""
+        return self.p50 * BAND_RATIO
+
+    def __add__(self, other: Effort) -> Effort:
+        return Effort(self.p50 + other.p50)
+
+
+def effort_sum(items: Iterable[Effort]) -> Effort:
+    """Sum of efforts (P50s added)."""
+    return Effort(sum(e.p50 for e in items))
+
+
 # ---------------------------------------------------------------------------- results
 @dataclass(frozen=True, slots=True)
 class ModuleEstimate:
-    """Effort (person-days, experience applied) and risk (0-100) of one module unit."""
+    """One unit: ``effort`` = ``base`` + ``findings`` (person-days, calibrated), its
+    ``code_lines``, the ``copied_lines`` priced as copies, and risk (0-100)."""
 
     qualname: str
-    effort: Pert
-    base: Pert
-    findings: Pert
+    effort: Effort
+    base: Effort
+    findings: Effort
     risk: int
+    code_lines: int = 0
+    copied_lines: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class DependencyCost:
+    """A dependency without a JAX twin, priced once: ``name`` (a library or a model class),
+    the rule (``code``, ``rule``, ``category``), ``jax_route`` (True when the rule's porting
+    is not ``blocked``: a JAX counterpart exists), ``effort`` and the ``sites`` (``path:line``,
+    sorted) that import it."""
+
+    name: str
+    code: str
+    rule: str
+    category: str
+    jax_route: bool
+    effort: Effort
+    sites: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)
 class OneOffCost:
-    """A detected one-off task: effort in person-days (experience applied), evidence as the
-    first ``path:line`` and the number of places."""
+    """A detected one-off task: calibrated effort, evidence (the first call ``name at
+    path:line`` and how many more)."""
 
     name: str
-    effort: Pert
+    effort: Effort
     evidence: str
 
 
@@ -238,7 +290,7 @@ class RiskComponent:
 
 @dataclass(frozen=True, slots=True)
 class Driver:
-    """One of the biggest effort drivers: mean person-days and share of the total mean."""
+    """One of the biggest effort drivers: P50 person-days and share of the total P50."""
 
     label: str
     days: float
@@ -255,28 +307,47 @@ class ChecklistItem:
 
 
 @dataclass(frozen=True, slots=True)
+class ModelEstimate:
+    """If only this top-level model were ported: its unit closure's size and effort (units
+    only; dependencies and one-off tasks are project-wide)."""
+
+    qualname: str
+    units: int
+    code_lines: int
+    effort: Effort
+
+
+@dataclass(frozen=True, slots=True)
 class Roi:
-    """Return on investment. ``cost`` is currency (P50/P90); ``payback_months`` and
-    ``net_12_months`` are (low, high) ranges, ``None`` when ``monthly_spend`` is 0."""
+    """Return on investment, currency of the day rate. ``cost`` is the effort's P10/P50/P90
+    times the day rate. With a monthly spend: ``payback_months`` (P50 cost at the high saving,
+    P50 cost at the low saving) and ``payback_mid`` (P50 cost at the middle saving), net after 12
+    months (low: P90 cost at the low saving; high: P50 cost at the high saving). Without spend
+    those are None and ``breakeven_spend`` is the monthly spend that pays the P50 cost back
+    within the horizon at the middle saving."""
 
     monthly_spend: float
     saving_low: float
     saving_high: float
+    cost_p10: float
     cost_p50: float
     cost_p90: float
     payback_months: tuple[float | None, float | None]
+    payback_mid: float | None
     net_12_months: tuple[float | None, float | None]
+    breakeven_spend: float
+    horizon_months: float
     note: str
 
 
 @dataclass(frozen=True, slots=True)
 class Estimate:
-    """The estimate of one project (all effort in person-days, experience applied)."""
+    """The estimate of one project's scope (effort in calibrated person-days)."""
 
     modules: Mapping[str, ModuleEstimate]
     one_offs: tuple[OneOffCost, ...]
-    total: Pert
-    calendar_weeks: tuple[float, float]
+    total: Effort
+    calendar_months: tuple[float, float]
     risk_score: int
     risk_components: tuple[RiskComponent, ...]
     drivers: tuple[Driver, ...]
@@ -291,31 +362,79 @@ class Estimate:
     hours_per_day: float
     multiplier: float
     critical_path_days: float
+    decided_by: str = ""
+    dependencies: tuple[DependencyCost, ...] = ()
+    by_category: Mapping[str, float] = field(default_factory=dict)
+    copies: CopyIndex | None = None
+    scope: Scope | None = None
+    models: tuple[ModelEstimate, ...] = ()
+    models_total: int = 0
+    code_lines: int = 0
+    currency: str = ""
+    #: rule code -> (category, porting) for the codes with findings in scope.
+    rule_kinds: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+
+    @property
+    def calendar_weeks(self) -> tuple[float, float]:
+        """Calendar months as weeks (x 21/5)."""
+        return (self.calendar_months[0] * WORKDAYS_PER_MONTH / DAYS_PER_WEEK,
+                self.calendar_months[1] * WORKDAYS_PER_MONTH / DAYS_PER_WEEK)
 
 
 # ---------------------------------------------------------------------------- pieces
 def base_effort_hours(loc: int, functions: int) -> Pert:
-    """Base porting effort of a module of ``loc`` physical lines and ``functions`` functions
-    and methods, in hours (see the BASE_* constants)."""
+    """Base porting effort (hours, before calibration) of a unit of ``loc`` code lines and
+    ``functions`` functions and methods (see the BASE_* constants)."""
     likely = BASE_FIXED_HOURS + BASE_HOURS_PER_LINE * max(0, loc) + BASE_HOURS_PER_FUNCTION * max(0, functions)
     o, m, p = (likely * k for k in BASE_SPREAD)
     return Pert.task(o, m, p)
 
 
-def findings_effort_hours(findings: Iterable[Finding], catalog: Catalog) -> tuple[Pert, dict[str, Pert]]:
-    """Effort of fixing ``findings`` (hours): each rule's three-point effort, repeats of a
-    rule within the same set at :data:`REPEAT_FACTOR`. Returns (total, per-code totals).
+def one_per_site(findings: Iterable[Finding], catalog: Catalog) -> list[Finding]:
+    """``findings`` with one finding per source position (path, line, column): where two rules
+    flag the same expression (a ``batched_nms`` call is both a data-dependent shape and a
+    compiled torchvision kernel), the one with the largest likely effort is kept (ties: the
+    smaller code). Order kept."""
+    rules = _rules(catalog)
+    best: dict[tuple[str, int, int], Finding] = {}
+
+    def weight(f: Finding) -> tuple[float, str]:
+        r = rules.get(f.code)
+        return (r.effort.likely if r else 2.0, _neg(f.code))
+
+    for f in findings:
+        key = (f.path, f.span.line, f.span.column)
+        old = best.get(key)
+        if old is None or weight(f) > weight(old):
+            best[key] = f
+    keep = {id(f) for f in best.values()}
+    return [f for f in findings if id(f) in keep]
+
+
+def _neg(code: str) -> str:
+    """A key that sorts codes in reverse (so max() prefers the smaller code on ties)."""
+    return "".join(chr(0x10FFFF - ord(ch)) for ch in code)
+
+
+def findings_effort_hours(findings: Iterable[Finding], catalog: Catalog,
+                          weight: Mapping[int, float] | None = None) -> tuple[Pert, dict[str, Pert]]:
+    """Effort of fixing ``findings`` (hours, before calibration): each rule's three-point
+    effort, repeats of a rule within the set at :data:`REPEAT_FACTOR`; ``weight`` maps
+    ``id(finding)`` to a factor (copies: :data:`COPY_FRACTION`). Returns (total, per code).
     Findings whose code is not in the catalog count as (1, 2, 4) hours."""
     rules = _rules(catalog)
     per_code: dict[str, Pert] = {}
-    for code, count in Counter(fd.code for fd in findings).items():  # codes in order of first finding
+    by_code: dict[str, list[Finding]] = defaultdict(list)
+    for fd in findings:
+        by_code[fd.code].append(fd)
+    for code, fs in by_code.items():
         rule = rules.get(code)
-        o, m, p = (rule.effort.optimistic, rule.effort.likely, rule.effort.pessimistic) if rule else (1.0, 2.0, 4.0)
-        total = Pert.task(o, m, p)
-        if count > 1:
-            repeat = Pert.task(o * REPEAT_FACTOR, m * REPEAT_FACTOR, p * REPEAT_FACTOR)
-            for _ in range(count - 1):
-                total = total + repeat
+        task = Pert.task(rule.effort.optimistic, rule.effort.likely, rule.effort.pessimistic) if rule \
+            else Pert.task(1.0, 2.0, 4.0)
+        total = Pert()
+        for i, fd in enumerate(fs):
+            k = (1.0 if i == 0 else REPEAT_FACTOR) * (weight.get(id(fd), 1.0) if weight else 1.0)
+            total = total + task.scale(k)
         per_code[code] = total
     return pert_sum(per_code.values()), per_code
 
@@ -329,21 +448,36 @@ def module_risk(module: ModuleInfo) -> int:
     return int(min(100, round(points)))
 
 
-def _references(project: Project) -> list[tuple[str, str, int]]:
-    """(dotted name, path, line) of every import and call in the project."""
-    out: list[tuple[str, str, int]] = []
-    for f in project.files:
-        for imp in f.imports:
-            name = f"{imp.module}.{imp.name}" if imp.name and imp.name != "*" and imp.module else (imp.module or imp.name)
-            out.append((name, f.path, imp.line))
-        for c in f.calls:
-            out.append((c.callee, f.path, c.line))
-    return out
+_DOTTED = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)*")
 
 
-def detect_one_offs(project: Project, multiplier: float = 1.0) -> tuple[OneOffCost, ...]:
-    """One-off tasks whose evidence (an import or call under one of its prefixes) is in the
-    project, in :data:`ONE_OFFS` order. Effort in person-days times ``multiplier``."""
+def dependency_name(finding: Finding) -> str:
+    """The dependency an import finding names, priced once: a class (``transformers.
+    SiglipVisionModel``: the dotted name up to its first CapWords part), a registered op
+    (``torch.ops.ns.op``), else the top-level package (``bitsandbytes``). Read from the
+    finding's message, whose rules start with ``import of {detail}``."""
+    text = finding.message
+    if text.startswith("import of "):
+        text = text[len("import of "):]
+    m = _DOTTED.match(text)
+    name = m.group(0) if m else finding.snippet
+    parts = name.split(".")
+    if parts[:2] == ["torch", "ops"]:
+        return ".".join(parts[:4])
+    for i, p in enumerate(parts[1:], start=1):
+        if p[:1].isupper():
+            return ".".join(parts[: i + 1])
+    return parts[0]
+
+
+def _is_dependency(f: Finding, catalog: Catalog) -> bool:
+    rule = _rules(catalog).get(f.code)
+    return bool(rule and rule.category in DEPENDENCY_CATEGORIES and rule.matcher.kind == "import")
+
+
+def _one_off_evidence(project: Project, units: frozenset[str] | None) -> dict[int, list[tuple[str, int, str]]]:
+    """ONE_OFFS index -> (path, line, callee) of the calls that fire it, from non-test files,
+    by callers in ``units`` (None: anywhere)."""
     owner: dict[str, int] = {}
     for index, item in enumerate(ONE_OFFS):
         for p in item.prefixes:
@@ -351,34 +485,51 @@ def detect_one_offs(project: Project, multiplier: float = 1.0) -> tuple[OneOffCo
     depth = max(p.count(".") + 1 for p in owner)
     memo: dict[str, int | None] = {}
     hits: dict[int, set[tuple[str, int, str]]] = defaultdict(set)
-    for name, path, line in _references(project):
-        i: int | None
-        if name in memo:
-            i = memo[name]
-        else:
-            i = None
-            parts = name.split(".", depth)
-            for k in range(1, min(len(parts), depth) + 1):
-                i = owner.get(".".join(parts[:k]))
-                if i is not None:
-                    break
-            memo[name] = i
-        if i is not None:
-            hits[i].add((path, line, name))
+    unit_of = project.unit_of
+    for f in project.files:
+        if is_test_path(f.path):
+            continue
+        for c in f.calls:
+            if units is not None and unit_of.get(c.caller, c.caller) not in units:
+                continue
+            name = c.callee
+            if name in memo:
+                i = memo[name]
+            else:
+                i = None
+                parts = name.split(".", depth)
+                for k in range(min(len(parts), depth), 0, -1):
+                    i = owner.get(".".join(parts[:k]))
+                    if i is not None:
+                        break
+                memo[name] = i
+            if i is not None:
+                hits[i].add((f.path, c.line, name))
+    return {i: sorted(v) for i, v in hits.items()}
+
+
+def detect_one_offs(project: Project, multiplier: float = 1.0, units: frozenset[str] | None = None) -> tuple[OneOffCost, ...]:
+    """One-off tasks whose evidence (a call under one of its prefixes, from non-test code of
+    ``units``; None = anywhere) is in the project, in :data:`ONE_OFFS` order. P50 person-days:
+    the PERT mean times ``multiplier``."""
+    hits = _one_off_evidence(project, units)
     out: list[OneOffCost] = []
     for i, item in enumerate(ONE_OFFS):
-        if not hits[i]:
+        ordered = hits.get(i)
+        if not ordered:
             continue
-        ordered = sorted(hits[i])
         path, line, name = ordered[0]
         more = f" and {len(ordered) - 1} more" if len(ordered) > 1 else ""
-        out.append(OneOffCost(item.name, Pert.task(*item.days).scale(multiplier), f"{name} at {path}:{line}{more}"))
+        out.append(OneOffCost(item.name, Effort(Pert.task(*item.days).mean * multiplier), f"{name} at {path}:{line}{more}"))
     return tuple(out)
 
 
 def _n(count: int, noun: str) -> str:
-    """``"1 file"``, ``"2 files"``."""
-    return f"{count} {noun}{'' if count == 1 else 's'}"
+    """``"1 file"``, ``"2 files"``, ``"2 dependencies"``."""
+    if count == 1:
+        return f"{count:,} {noun}"
+    plural = noun[:-1] + "ies" if noun.endswith("y") and noun[-2:-1] not in "aeiou" else noun + "s"
+    return f"{count:,} {plural}"
 
 
 def _cap(weight: float, cap: float, value: float) -> float:
@@ -409,59 +560,168 @@ def _rules(catalog: Catalog) -> dict[str, Any]:
     return hit[1]
 
 
+def _code_lines(project: Project, copies: CopyIndex) -> dict[str, tuple[int, int]]:
+    """unit qualname -> (code lines, copied code lines). A class unit counts the code lines of
+    its class (from the file's shapes); a file unit its file's code lines less those of the
+    class units in it (outermost ones). Physical lines when the file has no counts."""
+    files = {f.path: f for f in project.files}
+    out: dict[str, tuple[int, int]] = {}
+    by_path: dict[str, list[ModuleInfo]] = defaultdict(list)
+    for m in project.modules:
+        by_path[m.path].append(m)
+    for path, units in by_path.items():
+        f = files.get(path)
+        shapes = {s.qualname: s for s in f.shapes} if f is not None else {}
+        classes = sorted((m for m in units if m.kind != "file"), key=lambda m: (m.line, -m.end_line))
+        outer: list[ModuleInfo] = []
+        end = 0
+        for m in classes:
+            if m.line > end:
+                outer.append(m)
+                end = m.end_line
+        for m in classes:
+            sh = shapes.get(m.qualname)
+            code = sh.code_lines if sh is not None else m.lines_of_code
+            inner = sum(copies.copied_lines_in(path, c.line, c.end_line) for c in classes
+                        if c is not m and m.line <= c.line and c.end_line <= m.end_line)
+            copied = min(code, copies.copied_lines_in(path, m.line, m.end_line) - inner)
+            out[m.qualname] = (code, max(0, copied))
+        for m in units:
+            if m.kind != "file":
+                continue
+            if f is not None and f.code_lines >= 0:
+                code = max(0, f.code_lines - sum(out[c.qualname][0] for c in outer))
+            else:
+                code = m.lines_of_code
+            copied = sum(c.code_lines for c in copies.by_path.get(path, ())
+                         if not any(o.line <= c.line and c.end_line <= o.end_line for o in outer))
+            out[m.qualname] = (code, min(code, copied))
+    return out
+
+
 # ---------------------------------------------------------------------------- the estimate
-def estimate(project: Project, catalog: Catalog, config: Config, *, skipped: int = 0) -> Estimate:
-    """Effort, risk, ROI, decision and checklist for ``project``.
+def estimate(project: Project, catalog: Catalog, config: Config, *, skipped: int = 0,
+             entries: Sequence[str] | None = None) -> Estimate:
+    """Effort, risk, ROI, decision and checklist for ``project``'s scope: the units reached
+    from ``entries`` (default ``config.entries``; none = the whole project).
 
     ``skipped``: files that could not be analyzed (counted as unknowns). Effort is in
-    person-days (``config.hours_per_day`` hours) times the team-experience multiplier.
-    Raises KeyError for an unknown ``config.team_experience``.
+    calibrated person-days (``config.hours_per_day`` hours) times the team-experience
+    multiplier. Raises KeyError for an unknown ``config.team_experience`` and
+    :class:`migrate_lens.scope.EntryError` for an entry naming nothing.
     """
     mult = EXPERIENCE_MULTIPLIER[config.team_experience]
     hpd = config.hours_per_day or 8.0
-    to_days = mult / hpd
+    to_days = mult * CALIBRATION_SCALE / hpd
+    scope = make_scope(project, tuple(entries if entries is not None else getattr(config, "entries", ())))
+    in_scope = [m for m in project.modules if m.qualname in scope.units]
+    copies = find_copies(project.files)
+    lines = _code_lines(project, copies)
+    rules = _rules(catalog)
+
     modules: dict[str, ModuleEstimate] = {}
-    code_effort: dict[str, Pert] = defaultdict(Pert)
-    base_by_top: dict[str, Pert] = defaultdict(Pert)
+    by_category: dict[str, float] = defaultdict(float)
+    code_effort: dict[str, float] = defaultdict(float)
+    base_by_top: dict[str, float] = defaultdict(float)
     base_lines: Counter[str] = Counter()
+    dep_sites: dict[tuple[str, str], list[Finding]] = defaultdict(list)
     for m in project.modules:
-        base = base_effort_hours(m.lines_of_code, m.functions).scale(to_days)
-        fe, per_code = findings_effort_hours(m.findings, catalog)
-        for code, p in per_code.items():
-            code_effort[code] = code_effort[code] + p.scale(to_days)
-        fe = fe.scale(to_days)
-        modules[m.qualname] = ModuleEstimate(m.qualname, base + fe, base, fe, module_risk(m))
+        code, copied = lines[m.qualname]
+        full = base_effort_hours(code, m.functions)
+        own_share = (code - copied) / code if code else 1.0
+        copy_share = COPY_FRACTION * copied / code if code else 0.0
+        base_h = full.scale(own_share + copy_share)
+        findings = []
+        weight: dict[int, float] = {}
+        for f in one_per_site(m.findings, catalog):
+            if _is_dependency(f, catalog):
+                if m.qualname in scope.units:
+                    dep_sites[(f.code, dependency_name(f))].append(f)
+                continue
+            findings.append(f)
+            if copies.copy_at(f.path, f.span.line) is not None:
+                weight[id(f)] = COPY_FRACTION
+        fe_h, per_code = findings_effort_hours(findings, catalog, weight)
+        base = Effort(base_h.mean * to_days)
+        fe = Effort(fe_h.mean * to_days)
+        modules[m.qualname] = ModuleEstimate(m.qualname, base + fe, base, fe, module_risk(m), code, copied)
+        if m.qualname not in scope.units:
+            continue
+        by_category["base porting"] += full.mean * own_share * to_days
+        by_category["base porting (copies)"] += full.mean * copy_share * to_days
+        for c, p in per_code.items():
+            d = p.mean * to_days
+            code_effort[c] += d
+            by_category[rules[c].category if c in rules else "other"] += d
         top = "/".join(m.path.split("/")[:-1][:2]) or "."
-        base_by_top[top] = base_by_top[top] + base
-        base_lines[top] += m.lines_of_code
-    one_offs = detect_one_offs(project, mult)
-    total = pert_sum(e.effort for e in modules.values()) + pert_sum(o.effort for o in one_offs)
+        base_by_top[top] += base.p50
+        base_lines[top] += code
+
+    deps: list[DependencyCost] = []
+    for (code, name), fs in dep_sites.items():
+        rule = rules.get(code)
+        task = Pert.task(rule.effort.optimistic, rule.effort.likely, rule.effort.pessimistic) if rule else Pert.task(1, 2, 4)
+        sites = tuple(sorted({f"{f.path}:{f.span.line}" for f in fs}))
+        deps.append(DependencyCost(name, code, rule.name if rule else "unknown rule",
+                                   rule.category if rule else "other", bool(rule and rule.porting != "blocked"),
+                                   Effort(task.mean * to_days), sites))
+        code_effort[code] += task.mean * to_days
+        by_category[rule.category if rule else "other"] += task.mean * to_days
+    deps.sort(key=lambda d: (-d.effort.p50, d.name, d.code))
+    one_offs = detect_one_offs(project, mult * CALIBRATION_SCALE, scope.units if scope.roots else None)
+    for o in one_offs:
+        by_category["one-off project tasks"] += o.effort.p50
+    total = effort_sum(modules[m.qualname].effort for m in in_scope) + effort_sum(d.effort for d in deps) \
+        + effort_sum(o.effort for o in one_offs)
 
     # Calendar: parallel work with a coordination loss, never below the critical path.
-    critical = _critical_path_days(project, modules)
+    critical = _critical_path_days(in_scope, modules)
     efficiency = 1.0 / (1.0 + COORDINATION_LOSS * (config.team_size - 1))
-    per_week = DAYS_PER_WEEK * config.team_size * efficiency
-    weeks = (max(total.p50 / per_week, critical / DAYS_PER_WEEK), max(total.p90 / per_week, critical / DAYS_PER_WEEK))
+    per_month = WORKDAYS_PER_MONTH * config.team_size * efficiency
+    months = (max(total.p50 / per_month, critical / WORKDAYS_PER_MONTH),
+              max(total.p90 / per_month, critical / WORKDAYS_PER_MONTH))
 
-    components = _risk_components(project, catalog, skipped)
+    code_in_scope = sum(lines[m.qualname][0] for m in in_scope)
+    components = _risk_components(project, in_scope, catalog, skipped, deps, code_in_scope)
     risk = int(min(100, round(sum(c.points for c in components))))
     drivers = _drivers(catalog, code_effort, base_by_top, base_lines, one_offs, total)
     roi = _roi(config, total)
-    checklist = _checklist(project, catalog, skipped)
-    verdict, headline, reasons = _decide(project, risk, components, roi, total, checklist)
+    checklist = _checklist(project, in_scope, catalog, skipped, deps)
+    verdict, headline, reasons, decided_by = _decide(project, in_scope, risk, components, roi, total, checklist,
+                                                     code_in_scope)
+    models, n_models = _models(project, scope, modules)
     return Estimate(
-        modules=modules, one_offs=one_offs, total=total, calendar_weeks=weeks, risk_score=risk,
+        modules=modules, one_offs=one_offs, total=total, calendar_months=months, risk_score=risk,
         risk_components=components, drivers=drivers, roi=roi, verdict=verdict, headline=headline,
         reasons=reasons, checklist=checklist, team_experience=config.team_experience, team_size=config.team_size,
         day_rate=config.day_rate, hours_per_day=hpd, multiplier=mult, critical_path_days=critical,
+        decided_by=decided_by, dependencies=tuple(deps),
+        by_category={k: v for k, v in sorted(by_category.items()) if v > 0},
+        copies=copies, scope=scope, models=models, models_total=n_models, code_lines=code_in_scope,
+        currency=getattr(config, "currency", ""),
+        rule_kinds={c: (rules[c].category, rules[c].porting) for c in sorted(
+            {f.code for m in in_scope for f in m.findings} & set(rules))},
     )
 
 
-def _critical_path_days(project: Project, modules: Mapping[str, ModuleEstimate]) -> float:
-    """Longest chain of dependent modules (sum of P50 person-days), cycles condensed."""
+def _models(project: Project, scope: Scope, modules: Mapping[str, ModuleEstimate]) -> tuple[tuple[ModelEstimate, ...], int]:
+    """The top-level models in scope, largest first (at most 15), and how many there are."""
+    adj = {m.qualname: m.depends_on for m in project.modules}
+    out: list[ModelEstimate] = []
+    tops = [m for m in top_level_models(project) if m.qualname in scope.units]
+    for m in tops:
+        units = closure([m.qualname], adj)
+        out.append(ModelEstimate(m.qualname, len(units), sum(modules[u].code_lines for u in units if u in modules),
+                                 effort_sum(modules[u].effort for u in units if u in modules)))
+    out.sort(key=lambda x: (-x.effort.p50, x.qualname))
+    return tuple(out[:15]), len(tops)
+
+
+def _critical_path_days(units: Sequence[ModuleInfo], modules: Mapping[str, ModuleEstimate]) -> float:
+    """Longest chain of dependent units (sum of P50 person-days), cycles condensed."""
     from migrate_lens.graph import strongly_connected
 
-    adj = {m.qualname: m.depends_on for m in project.modules}
+    adj = {m.qualname: m.depends_on for m in units}
     names = sorted(adj)
     comps = strongly_connected(names, adj)
     comp_of = {n: i for i, c in enumerate(comps) for n in c}
@@ -474,44 +734,51 @@ def _critical_path_days(project: Project, modules: Mapping[str, ModuleEstimate])
 
 
 def analyzed_lines(project: Project) -> int:
-    """Physical lines of the analyzed files (the denominator of densities and shares)."""
+    """Physical lines of the analyzed files."""
     return sum(f.lines for f in project.files)
 
 
-def _risk_components(project: Project, catalog: Catalog, skipped: int) -> tuple[RiskComponent, ...]:
-    findings = project.findings
-    lines = analyzed_lines(project)
-    kloc = max(lines, 1) / 1000.0
+def _risk_components(project: Project, units: Sequence[ModuleInfo], catalog: Catalog, skipped: int,
+                     deps: Sequence[DependencyCost], code_lines: int) -> tuple[RiskComponent, ...]:
+    findings = [f for m in units for f in one_per_site(m.findings, catalog)]
+    kloc = max(code_lines, 1) / 1000.0
     blocking = [f for f in findings if f.severity in BLOCKING_SEVERITIES]
+    rules = _rules(catalog)
     cats = {f.code: _category(catalog, f.code) for f in findings}
-    rules = catalog.by_code()
-    custom = [f for f in findings if cats[f.code] == "custom-op" and f.severity != "info"]
     dynamic = [f for f in findings if cats[f.code] in _DYNAMIC and f.severity != "info"]
-    eco = [f for f in findings if cats[f.code] == "ecosystem-dependency" and f.severity != "info"]
-    gaps = sorted(p for p in project.external_imports if p in TORCH_ONLY_PACKAGES)
-    lines_blocked = sum(m.lines_of_code for m in project.modules if m.status == "blocked")
-    share_blocked = min(1.0, lines_blocked / lines) if lines else 0.0
+    # custom ops: each priced dependency once, plus the per-site custom-op findings by rule
+    custom_deps = [d for d in deps if d.category == "custom-op"]
+    site_ops = {f.code for f in findings if cats[f.code] == "custom-op" and f.severity != "info"
+                and not _is_dependency(f, catalog)}
+    no_route = sum(1 for d in custom_deps if not d.jax_route) + sum(1 for c in site_ops if rules[c].porting == "blocked")
+    routed = len(custom_deps) + len(site_ops) - no_route
+    eco = [d for d in deps if d.category == "ecosystem-dependency"]
+    torch_only = sorted({p for p in project.external_imports if p in TORCH_ONLY_PACKAGES}
+                        - {d.name.split(".")[0] for d in deps})
+    lines_blocked = sum(m.lines_of_code for m in units if m.status == "blocked")
+    physical = sum(m.lines_of_code for m in units) or 1
+    share_blocked = min(1.0, lines_blocked / physical)
     n_files = len(project.files) + skipped
     skipped_share = skipped / n_files if n_files else 0.0
-    unresolved_density = project.unresolved / kloc
+    unresolved_density = project.unresolved / max(analyzed_lines(project) / 1000.0, 0.001)
     unknown = 0.5 * min(1.0, skipped_share / UNKNOWN_SKIPPED_CAP) + 0.5 * min(1.0, unresolved_density / UNKNOWN_UNRESOLVED_CAP)
-    no_route = sum(1 for f in custom if (rules.get(f.code) and rules[f.code].porting == "blocked"))
+    names = [d.name for d in eco] + torch_only
     values = {
         "blocker density": (len(blocking) / kloc,
-                            f"{len(blocking)} high/critical findings in {lines} lines"
-                            + f" ({len(blocking) / kloc:.2f} per 1000 lines)"),
-        "share of code blocked": (share_blocked,
-                                  f"{lines_blocked} of {lines} lines are in blocked modules"),
-        "custom ops": (float(len(custom)),
-                       f"{_n(len(custom), 'custom-op finding')}, {no_route} without a JAX route"),
+                            f"{len(blocking):,} high/critical findings in {code_lines:,} code lines"
+                            + f" ({len(blocking) / kloc:.2f} per 1000)"),
+        "share of code blocked": (share_blocked, f"{share_blocked:.0%} of the lines are in blocked units"),
+        "custom ops": (no_route + ROUTED_CUSTOM_OP_WEIGHT * routed,
+                       f"{_n(no_route + routed, 'custom op or compiled library')}: {no_route} without a JAX route"
+                       f" (Pallas/FFI kernel or rewrite), {routed} with one"),
         "dynamic features": (len(dynamic) / kloc,
-                             f"{len(dynamic)} data-dependent control-flow/shape findings"
-                             + f" ({len(dynamic) / kloc:.2f} per 1000 lines)"),
-        "ecosystem gaps": (float(len(eco) + len(gaps)),
-                           f"{len(eco)} ecosystem findings; PyTorch-only packages: {', '.join(gaps) or 'none'}"),
+                             f"{len(dynamic):,} data-dependent control-flow/shape findings"
+                             + f" ({len(dynamic) / kloc:.2f} per 1000 code lines)"),
+        "ecosystem gaps": (float(len(names)),
+                           f"{_n(len(names), 'dependency')} without a JAX twin"
+                           + (f": {', '.join(names[:5])}{' and more' if len(names) > 5 else ''}" if names else "")),
         "unknowns": (unknown,
-                     f"{skipped} of {n_files} files skipped; {project.unresolved} project references unresolved"
-                     + f" ({unresolved_density:.1f} per 1000 lines, of {project.resolved + project.unresolved})"),
+                     f"{skipped} of {n_files} files skipped; {project.unresolved} project references unresolved"),
     }
     out = []
     for name, (weight, cap) in RISK_WEIGHTS.items():
@@ -520,68 +787,73 @@ def _risk_components(project: Project, catalog: Catalog, skipped: int) -> tuple[
     return tuple(out)
 
 
-def _drivers(catalog: Catalog, code_effort: Mapping[str, Pert], base_by_top: Mapping[str, Pert],
-             base_lines: Mapping[str, int], one_offs: tuple[OneOffCost, ...], total: Pert) -> tuple[Driver, ...]:
-    rules = catalog.by_code()
+def _drivers(catalog: Catalog, code_effort: Mapping[str, float], base_by_top: Mapping[str, float],
+             base_lines: Mapping[str, int], one_offs: tuple[OneOffCost, ...], total: Effort) -> tuple[Driver, ...]:
+    rules = _rules(catalog)
     cands: list[tuple[float, str]] = []
-    for code, p in code_effort.items():
+    for code, d in code_effort.items():
         name = rules[code].name if code in rules else "unknown rule"
-        cands.append((p.mean, f"{code} {name}"))
-    for top, p in base_by_top.items():
-        cands.append((p.mean, f"base porting of {top}/ ({base_lines[top]} lines)" if top != "." else
-                      f"base porting of top-level files ({base_lines[top]} lines)"))
+        cands.append((d, f"{code} {name}"))
+    for top, d in base_by_top.items():
+        cands.append((d, f"base porting of {top}/ ({base_lines[top]:,} code lines)" if top != "." else
+                      f"base porting of top-level files ({base_lines[top]:,} code lines)"))
     for o in one_offs:
-        cands.append((o.effort.mean, f"one-off: {o.name}"))
+        cands.append((o.effort.p50, f"one-off: {o.name}"))
     cands.sort(key=lambda c: (-c[0], c[1]))
-    denom = total.mean or 1.0
+    denom = total.p50 or 1.0
     return tuple(Driver(label, round(days, 2), round(min(1.0, days / denom), 4)) for days, label in cands[:5] if days > 0)
 
 
-def _roi(config: Config, total: Pert) -> Roi:
-    cost50, cost90 = total.p50 * config.day_rate, total.p90 * config.day_rate
+def _roi(config: Config, total: Effort) -> Roi:
+    rate = config.day_rate
+    c10, c50, c90 = total.p10 * rate, total.p50 * rate, total.p90 * rate
     spend = config.monthly_spend
+    horizon = float(getattr(config, "payback_horizon_months", PAYBACK_HORIZON_MONTHS) or PAYBACK_HORIZON_MONTHS)
+    mid = (config.saving_low + config.saving_high) / 2
+    breakeven = c50 / (horizon * mid) if mid > 0 else math.inf
     if spend <= 0:
-        return Roi(spend, config.saving_low, config.saving_high, cost50, cost90, (None, None), (None, None),
-                   "no monthly accelerator spend configured (monthly-spend): no ROI figure")
-    save_lo, save_hi = spend * config.saving_low, spend * config.saving_high
-    payback = (cost50 / save_hi if save_hi > 0 else None, cost90 / save_lo if save_lo > 0 else None)
-    net = (12 * save_lo - cost90, 12 * save_hi - cost50)
-    return Roi(spend, config.saving_low, config.saving_high, cost50, cost90, payback, net,
-               f"saving {config.saving_low:.0%}-{config.saving_high:.0%} of {spend:g} per month is an assumption")
+        return Roi(spend, config.saving_low, config.saving_high, c10, c50, c90, (None, None), None, (None, None),
+                   breakeven, horizon, "no monthly accelerator spend configured (monthly-spend): no payback figure")
+    save_lo, save_hi, save_mid = spend * config.saving_low, spend * config.saving_high, spend * mid
+    payback = (c50 / save_hi if save_hi > 0 else None, c50 / save_lo if save_lo > 0 else None)
+    net = (12 * save_lo - c90, 12 * save_hi - c50)
+    return Roi(spend, config.saving_low, config.saving_high, c10, c50, c90, payback,
+               c50 / save_mid if save_mid > 0 else None, net, breakeven, horizon,
+               f"a saving of {config.saving_low:.0%}-{config.saving_high:.0%} of the monthly spend is an assumption")
 
 
-def _checklist(project: Project, catalog: Catalog, skipped: int) -> tuple[ChecklistItem, ...]:
-    rules = catalog.by_code()
-    active = [f for f in project.findings if f.severity != "info"]
+def _checklist(project: Project, units: Sequence[ModuleInfo], catalog: Catalog, skipped: int,
+               deps: Sequence[DependencyCost]) -> tuple[ChecklistItem, ...]:
+    active = [f for m in units for f in one_per_site(m.findings, catalog) if f.severity != "info"]
     by_cat: dict[str, list[Finding]] = defaultdict(list)
     for f in active:
         by_cat[_category(catalog, f.code)].append(f)
+    rules = _rules(catalog)
     items: list[ChecklistItem] = []
-
     dyn = by_cat["dynamic-control-flow"] + by_cat["data-dependent-shape"]
     items.append(ChecklistItem("dynamic features", "ok" if not dyn else "warn",
-                               f"{len(dyn)} data-dependent control-flow/shape findings"
+                               f"{len(dyn):,} data-dependent control-flow/shape findings"
                                + (f", most in {_where(dyn)}" if dyn else "")))
-    custom = by_cat["custom-op"]
-    no_route = [f for f in custom if f.code in rules and rules[f.code].porting == "blocked"]
+    custom_deps = [d for d in deps if d.category == "custom-op"]
+    custom_sites = [f for f in by_cat["custom-op"] if not _is_dependency(f, catalog)]
+    no_route = [d.name for d in custom_deps if not d.jax_route] + sorted(
+        {f.code for f in custom_sites if f.code in rules and rules[f.code].porting == "blocked"})
+    n_custom = len(custom_deps) + len({f.code for f in custom_sites})
     items.append(ChecklistItem(
-        "custom ops", "ok" if not custom else ("fail" if no_route else "warn"),
-        "no custom ops" if not custom else
-        f"{_n(len(custom), 'custom-op finding')} ({len(no_route)} with no JAX equivalent: a Pallas/XLA kernel or a "
-        f"rewrite), in {_where(custom)}"))
+        "custom ops", "ok" if not n_custom else ("fail" if no_route else "warn"),
+        "no custom ops" if not n_custom else
+        f"{_n(n_custom, 'custom op or compiled library')}, {len(no_route)} with no JAX route"
+        f" (a Pallas/XLA kernel or a rewrite)"))
     recompile = [f for f in active if _category(catalog, f.code) == "data-dependent-shape" or f.code in RECOMPILE_CODES]
     items.append(ChecklistItem("recompilation risk", "ok" if not recompile else "warn",
-                               f"{len(recompile)} places where shapes or host values change per call "
-                               f"(each distinct value recompiles under jax.jit)"
+                               f"{len(recompile):,} places where shapes or host values change per call"
                                + (f", most in {_where(recompile)}" if recompile else "")))
-    eco = by_cat["ecosystem-dependency"]
-    gaps = sorted(p for p in project.external_imports if p in TORCH_ONLY_PACKAGES)
-    items.append(ChecklistItem("ecosystem gaps", "ok" if not (eco or gaps) else "warn",
-                               f"{len(eco)} ecosystem findings; PyTorch-only packages imported: "
-                               f"{', '.join(gaps) or 'none'}"))
+    eco = [d for d in deps if d.category == "ecosystem-dependency"]
+    items.append(ChecklistItem("ecosystem gaps", "ok" if not eco else "warn",
+                               f"{_n(len(eco), 'dependency')} without a JAX twin, each priced once"))
     state = [f for f in active if _category(catalog, f.code) in _STATE]
     items.append(ChecklistItem("mutable state", "ok" if not state else "warn",
-                               f"{len(state)} in-place updates, module state writes or side effects"
+                               f"{len(state):,} in-place updates, module state writes or side effects"
                                + (f", most in {_where(state)}" if state else "")))
     tests = [f.path for f in project.files if is_test_path(f.path)]
     items.append(ChecklistItem("test coverage", "ok" if tests else "warn",
@@ -594,50 +866,74 @@ def _checklist(project: Project, catalog: Catalog, skipped: int) -> tuple[Checkl
     return tuple(items)
 
 
-def _days_text(days: float) -> str:
-    """Person-days as the report prints them: one decimal under 10, whole days above."""
-    return f"{days:.1f}" if days < 10 else f"{days:.0f}"
+def days_text(days: float) -> str:
+    """Person-days as the report prints them: one decimal under 10, whole days above, with
+    thousands separators."""
+    return f"{days:.1f}" if days < 10 else f"{days:,.0f}"
 
 
-def _decide(project: Project, risk: int, components: tuple[RiskComponent, ...], roi: Roi, total: Pert,
-            checklist: tuple[ChecklistItem, ...]) -> tuple[str, str, tuple[str, ...]]:
-    blocked = [m for m in project.modules if m.status == "blocked"]
+def months_text(months: float) -> str:
+    """A duration in months, or years above 24 months (``"7.5 months"``, ``"3.1 years"``)."""
+    if months > 24:
+        return f"{months / 12:.1f} years"
+    return f"{months:.1f} months" if months < 10 else f"{months:.0f} months"
+
+
+def _decide(project: Project, units: Sequence[ModuleInfo], risk: int, components: tuple[RiskComponent, ...],
+            roi: Roi, total: Effort, checklist: tuple[ChecklistItem, ...],
+            code_lines: int) -> tuple[str, str, tuple[str, ...], str]:
+    """(verdict, headline, reasons, decided_by). The first rule that applies decides:
+    nothing to assess; payback beyond the horizon; no 12-month return at the high saving;
+    risk >= NOT_NOW_FROM or more than half the code blocked (all: not-now); go when small
+    (P90 <= GO_MAX_DAYS), low-risk (< GO_BELOW), nothing blocked and, with a spend, paying back
+    within the horizon; else pilot-first."""
+    blocked = [m for m in units if m.status == "blocked"]
     share = next(c.value for c in components if c.name == "share of code blocked")
     reasons: list[str] = []
+    if not any(not f.module.startswith("native:") for f in project.files) or not units:
+        return "not-now", "Not now: nothing to assess (no Python code in scope was analyzed)", (
+            "the scanned path (or the entries' scope) holds no analyzable Python code: check the path, the entries "
+            "and the include/exclude settings",), "nothing to assess"
+    horizon = roi.horizon_months
+    pay_mid = roi.payback_mid
+    if pay_mid is None:
+        reasons.append(f"no monthly spend given: the likely cost pays back within {horizon:g} months from a monthly "
+                       f"accelerator spend of {roi.breakeven_spend:,.0f} at a {(roi.saving_low + roi.saving_high) / 2:.0%} saving")
     top = sorted(components, key=lambda c: (-c.points, c.name))
     for c in top[:3]:
         if c.points > 0:
             reasons.append(f"{c.name}: {c.points:g} of {c.weight:g} risk points ({c.detail})")
     if blocked:
-        reasons.append(f"{len(blocked)} modules are blocked (custom ops with no JAX equivalent), "
-                       f"{share:.0%} of the analyzed lines")
-    days = f"{_days_text(total.p50)}-{_days_text(total.p90)} person-days"
-    if not any(not f.module.startswith("native:") for f in project.files):
-        return "not-now", "Not now: nothing to assess (no Python files were analyzed)", (
-            "the scanned path holds no analyzable Python file: check the path and the include/exclude settings",)
-    if risk >= NOT_NOW_FROM or share > 0.5:
-        verdict = "not-now"
-        headline = f"Not now: risk {risk}/100" + (f", {share:.0%} of the code blocked" if share > 0.5 else "")
-    elif risk < GO_BELOW and not blocked and total.p90 <= GO_MAX_DAYS:
-        verdict = "go"
-        headline = f"Go: risk {risk}/100, {days}"
-    else:
-        verdict = "pilot-first"
-        if risk < GO_BELOW and not blocked:
-            reasons.insert(0, f"low risk, but {total.p90:.0f} person-days (P90) is more than {GO_MAX_DAYS:g}: "
-                              "prove the conversion path on a pilot before committing")
-        headline = f"Pilot first: risk {risk}/100, {days}"
-    if roi.payback_months[0] is None:
-        reasons.append(roi.note)
-    else:
-        lo, hi = roi.payback_months
-        reasons.append(f"payback {lo:.1f}-{hi:.1f} months at {roi.saving_low:.0%}-{roi.saving_high:.0%} compute saving")
-        if roi.net_12_months[1] is not None and roi.net_12_months[1] < 0:
-            reasons.append("no positive 12-month return even at the high saving")
+        reasons.append(f"{len(blocked)} units are blocked (custom ops with no JAX equivalent), {share:.0%} of the lines")
     fails = [c.item for c in checklist if c.status == "fail"]
     if fails:
         reasons.append(f"checklist failures: {', '.join(fails)}")
-    return verdict, headline, tuple(reasons)
+    if code_lines > CALIBRATED_LINES[1]:
+        reasons.append(f"the scope is larger than the {CALIBRATED_LINES[0]:,}-{CALIBRATED_LINES[1]:,}-code-line ports the "
+                       "range is calibrated on: the band is an extrapolation (scope it with entries to get a calibrated figure)")
+    if pay_mid is not None and pay_mid > horizon:
+        reasons.insert(0, f"decided by the payback: at a {(roi.saving_low + roi.saving_high) / 2:.0%} saving the likely "
+                          f"cost takes longer than the {horizon:g}-month horizon to pay back")
+        return ("not-now", f"Not now: the payback is beyond the {horizon:g}-month horizon", tuple(reasons), "payback")
+    if roi.net_12_months[1] is not None and roi.net_12_months[1] < 0:
+        reasons.insert(0, "decided by the 12-month return: negative even at the high saving")
+        return ("not-now", f"Not now: no 12-month return even at a {roi.saving_high:.0%} saving", tuple(reasons),
+                "12-month return")
+    if risk >= NOT_NOW_FROM:
+        return "not-now", f"Not now: the risk score is {NOT_NOW_FROM} or more", tuple(reasons), "risk"
+    if share > 0.5:
+        return "not-now", "Not now: more than half of the code is blocked", tuple(reasons), "blocked share"
+    if risk < GO_BELOW and not blocked and total.p90 <= GO_MAX_DAYS:
+        return ("go", f"Go: small (at most {GO_MAX_DAYS:g} person-days with 90% confidence), low-risk"
+                + (" and paying back within the horizon" if pay_mid is not None else ""), tuple(reasons), "size and risk")
+    if risk < GO_BELOW and not blocked:
+        reasons.insert(0, f"low risk, but more than {GO_MAX_DAYS:g} person-days with 90% confidence: prove the "
+                          "conversion path on a pilot before committing")
+        return "pilot-first", f"Pilot first: low risk, but too large for a plain go", tuple(reasons), "size"
+    reasons.insert(0, f"decided by the risk: {risk}/100 is between the go ({GO_BELOW}) and not-now ({NOT_NOW_FROM}) "
+                      "thresholds" if risk >= GO_BELOW else "decided by the blocked units: a pilot must prove their route")
+    return "pilot-first", "Pilot first: prove the riskiest parts on a small pilot before committing", tuple(reasons), \
+        "risk" if risk >= GO_BELOW else "blocked units"
 
 
 # ---------------------------------------------------------------------------- views
@@ -645,51 +941,95 @@ def _r(x: float) -> float:
     return round(x, 2)
 
 
-def _five(p: Pert) -> dict[str, float]:
-    return {"low": _r(p.low), "likely": _r(p.likely), "high": _r(p.high), "p50": _r(p.p50), "p90": _r(p.p90)}
+def effort_view(e: Effort) -> dict[str, float]:
+    """``{"p10", "p50", "p90"}`` person-days, rounded to 0.01."""
+    return {"p10": _r(e.p10), "p50": _r(e.p50), "p90": _r(e.p90)}
+
+
+def _opt(x: float | None) -> float | None:
+    return None if x is None else _r(x)
 
 
 def estimate_view(est: Estimate) -> dict[str, Any]:
-    """report.json ``estimate`` (person-days, weeks, currency of the day rate)."""
+    """report.json ``estimate`` (calibrated person-days, calendar months, currency of the day
+    rate)."""
     roi = est.roi
+    scope = est.scope
+    copies = est.copies
     return {
-        "effort_person_days": _five(est.total),
-        "calendar_weeks": {"p50": _r(est.calendar_weeks[0]), "p90": _r(est.calendar_weeks[1])},
+        "effort_person_days": effort_view(est.total),
+        "calendar_months": {"p50": _r(est.calendar_months[0]), "p90": _r(est.calendar_months[1])},
+        "code_lines": est.code_lines,
+        "calibration": {"scale": CALIBRATION_SCALE, "band_ratio": BAND_RATIO, "copy_fraction": COPY_FRACTION,
+                        "calibrated_lines": list(CALIBRATED_LINES),
+                        "within_calibration": CALIBRATED_LINES[0] <= est.code_lines <= CALIBRATED_LINES[1]},
+        "effort_by_category": [{"category": k, "p50": _r(v)} for k, v in
+                               sorted(est.by_category.items(), key=lambda kv: (-kv[1], kv[0]))],
         "risk_score": est.risk_score,
         "risk_components": [{"name": c.name, "value": c.value, "weight": c.weight, "points": c.points,
                              "detail": c.detail} for c in est.risk_components],
         "drivers": [{"label": d.label, "effort_person_days": d.days, "share": d.share} for d in est.drivers],
-        "one_off_costs": [{"name": o.name, "effort_person_days": {"low": _r(o.effort.low), "likely": _r(o.effort.likely),
-                                                                  "high": _r(o.effort.high)},
-                           "evidence": o.evidence} for o in est.one_offs],
+        "dependencies": [{"name": d.name, "code": d.code, "rule": d.rule, "category": d.category,
+                          "jax_route": d.jax_route, "effort_person_days": _r(d.effort.p50),
+                          "sites": list(d.sites)} for d in est.dependencies],
+        "one_off_costs": [{"name": o.name, "effort_person_days": _r(o.effort.p50), "evidence": o.evidence}
+                          for o in est.one_offs],
+        "copies": {
+            "fraction": COPY_FRACTION,
+            "copied_code_lines": sum(m.copied_lines for q, m in est.modules.items()
+                                     if scope is None or q in scope.units),
+            "families": [] if copies is None else [
+                {"original": f.original, "path": f.path, "code_lines": f.code_lines, "copied_code_lines": f.copied_lines,
+                 "copies": [{"qualname": c.qualname, "path": c.path, "line": c.line, "code_lines": c.code_lines,
+                             "evidence": c.evidence} for c in f.copies[:50]],
+                 "copies_total": len(f.copies)}
+                for f in copies.families[:30]],
+            "families_total": 0 if copies is None else len(copies.families),
+        },
+        "scope": {
+            "entries": [] if scope is None else list(scope.entries),
+            "roots": [] if scope is None else list(scope.roots),
+            "units_in_scope": len(est.modules) if scope is None else len(scope.units),
+            "out_of_scope": [] if scope is None else list(scope.out_of_scope[:200]),
+            "out_of_scope_total": 0 if scope is None else len(scope.out_of_scope),
+        },
+        "top_level_models": [{"qualname": m.qualname, "units": m.units, "code_lines": m.code_lines,
+                              "effort_person_days": effort_view(m.effort)} for m in est.models],
+        "top_level_models_total": est.models_total,
         "roi": {
             "monthly_spend": roi.monthly_spend,
+            "currency": est.currency,
             "saving_fraction": {"low": roi.saving_low, "high": roi.saving_high},
-            "cost": {"p50": _r(roi.cost_p50), "p90": _r(roi.cost_p90)},
-            "payback_months": {"low": None if roi.payback_months[0] is None else _r(roi.payback_months[0]),
-                               "high": None if roi.payback_months[1] is None else _r(roi.payback_months[1])},
-            "net_12_months": {"low": None if roi.net_12_months[0] is None else _r(roi.net_12_months[0]),
-                              "high": None if roi.net_12_months[1] is None else _r(roi.net_12_months[1])},
-            "note": "" if roi.monthly_spend else "no monthly accelerator spend configured (monthly-spend): no payback or net figure",
+            "cost": {"p10": _r(roi.cost_p10), "p50": _r(roi.cost_p50), "p90": _r(roi.cost_p90)},
+            "payback_months": {"low": _opt(roi.payback_months[0]), "high": _opt(roi.payback_months[1]),
+                               "mid": _opt(roi.payback_mid)},
+            "net_12_months": {"low": _opt(roi.net_12_months[0]), "high": _opt(roi.net_12_months[1])},
+            "horizon_months": roi.horizon_months,
+            "breakeven_monthly_spend": None if math.isinf(roi.breakeven_spend) else _r(roi.breakeven_spend),
+            "note": roi.note,
         },
-        "decision": {"verdict": est.verdict, "headline": est.headline, "reasons": list(est.reasons)},
+        "decision": {"verdict": est.verdict, "headline": est.headline, "decided_by": est.decided_by,
+                     "reasons": list(est.reasons)},
         "checklist": [{"item": c.item, "status": c.status, "detail": c.detail} for c in est.checklist],
         "assumptions": {"team_experience": est.team_experience, "team_size": est.team_size,
-                        "day_rate": est.day_rate, "hours_per_day": est.hours_per_day},
+                        "day_rate": est.day_rate, "hours_per_day": est.hours_per_day,
+                        "experience_multiplier": est.multiplier},
     }
 
 
 def modules_view(project: Project, est: Estimate, plan: Any) -> list[dict[str, Any]]:
-    """report.json ``modules``, sorted by qualname; ``wave`` from ``plan`` (None if absent)."""
+    """report.json ``modules``, sorted by qualname; ``wave`` from ``plan`` (None if absent or
+    out of scope)."""
     waves: Mapping[str, int] = getattr(plan, "wave_of", {}) if plan is not None else {}
+    scope = est.scope
     out = []
     for m in sorted(project.modules, key=lambda m: m.qualname):
         e = est.modules[m.qualname]
         out.append({
             "qualname": m.qualname, "path": m.path, "line": m.line, "end_line": m.end_line, "kind": m.kind,
-            "lines_of_code": m.lines_of_code, "pure": m.pure, "status": m.status,
+            "lines_of_code": m.lines_of_code, "code_lines": e.code_lines, "copied_code_lines": e.copied_lines,
+            "pure": m.pure, "status": m.status, "in_scope": scope is None or m.qualname in scope.units,
             "explanation": list(m.explanation), "findings": len(m.findings),
-            "effort_person_days": _five(e.effort), "risk": e.risk, "wave": waves.get(m.qualname),
+            "effort_person_days": effort_view(e.effort), "risk": e.risk, "wave": waves.get(m.qualname),
         })
     return out
-

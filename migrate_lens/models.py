@@ -307,10 +307,32 @@ class FunctionSummary:
 
 @_fast_pickle
 @dataclass(frozen=True, slots=True)
+class UnitShape:
+    """A class, method or module-level function as pricing sees it
+    (:mod:`migrate_lens.analysis.shape`): ``qualname`` (dotted, as the graph names it), 1-based
+    ``line``..``end_line``, ``code_lines`` (not blank, comment or docstring), ``digest`` of its
+    normalised ``ast`` (same digest = same code up to strings, docstrings, comments and the
+    model-family name), ``copied_from`` (the dotted target of a ``# Copied from`` marker, or
+    ""), ``kind`` (class | method | function)."""
+
+    qualname: str
+    line: int
+    end_line: int
+    code_lines: int
+    digest: str
+    copied_from: str
+    kind: str
+
+
+@_fast_pickle
+@dataclass(frozen=True, slots=True)
 class FileFacts:
     """Everything the per-file stage learned about one file. ``module`` is the dotted module
     name derived from the path (``pkg/sub/mod.py`` -> ``pkg.sub.mod``). ``mentions_torch`` is
-    False for files the cheap pre-filter skipped (they still feed the import graph)."""
+    False for files the cheap pre-filter skipped (they still feed the import graph).
+    ``code_lines`` (-1: not counted), ``shapes`` and ``generated_from`` come from
+    :func:`migrate_lens.analysis.shape.shape_facts` (the ``modular_*.py`` file name a generated
+    file names as its origin, or "")."""
 
     path: str
     module: str
@@ -333,6 +355,9 @@ class FileFacts:
     calls_to_project: tuple[CallSiteFact, ...] = ()
     #: per-function summaries for the project-level step (``interproc.py``)
     summaries: tuple[FunctionSummary, ...] = ()
+    code_lines: int = -1
+    shapes: tuple[UnitShape, ...] = ()
+    generated_from: str = ""
 
 
 @_fast_pickle

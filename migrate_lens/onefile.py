@@ -12,6 +12,7 @@ import ast
 from dataclasses import replace
 
 from migrate_lens.analysis.engine import ParseFailure, RuleIndex, analyze_source
+from migrate_lens.analysis.shape import shape_facts
 from migrate_lens.analysis.walk import parse_ast
 from migrate_lens.cache import file_digest
 from migrate_lens.catalog import Catalog
@@ -127,6 +128,11 @@ def analyze_file(data: bytes, rel_path: str, module: str, catalog: Catalog, inde
         return FileOutcome(rel_path, skipped=Skipped(rel_path, _syntax_reason(text, str(exc))))
     except RecursionError:
         return FileOutcome(rel_path, skipped=Skipped(rel_path, "nesting too deep to analyze (RecursionError)"))
+    try:
+        code_lines, shapes, generated = shape_facts(parse_ast(text), text, module)
+        facts = replace(facts, code_lines=code_lines, shapes=shapes, generated_from=generated)
+    except (SyntaxError, ValueError, RecursionError):
+        pass  # sizes fall back to physical lines
     if notebook:
         facts = replace(facts, findings=tuple(
             replace(f, message=f"cell {cell}, line {line}: {f.message}")

@@ -6,9 +6,11 @@ inheritance) is condensed into strongly connected components; a component's wave
 than the latest wave among what it depends on, so wave 1 holds the modules that depend on
 nothing else in the project. Units of one cycle share a wave.
 
-Pilot: a small, self-contained, low-risk subtree that many others depend on: a root unit
-plus everything it needs (so it can be ported and tested alone), scored by how many units
-depend on it, its size (big enough to exercise weights and parity tests), and its status.
+Pilot: a small subtree (days, not weeks) that tests the plan: a root unit plus everything it
+needs (so it can be ported and tested alone), chosen for the top blocker kinds in scope it
+exercises (the categories of redesign/blocked findings with the most effort: its data-dependent
+shapes, its custom op, its numerics traps), how many units depend on it, and its size (big
+enough to exercise weights and parity tests). The pilot says which risks it retires.
 """
 
 from __future__ import annotations
@@ -18,13 +20,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from migrate_lens.estimate import Estimate, Pert, pert_sum
+import math
+
+from migrate_lens.estimate import Effort, Estimate, effort_sum
 from migrate_lens.graph import STATUSES, Project, strongly_connected
 
-#: Pilot scoring: status factor (blocked subtrees are never piloted), the line count at which
-#: a subtree counts as big enough, and the largest pilot effort in person-days: 5% of the
+#: Pilot scoring: status factor (a blocked subtree, with no JAX route, is a research task more
+#: than a pilot), the line count at which a subtree counts as big enough, the number of top
+#: blocker kinds a pilot is scored on, and the largest pilot effort in person-days: 5% of the
 #: module effort, at least PILOT_MIN_DAYS, at most PILOT_MAX_DAYS.
-PILOT_STATUS_FACTOR = {"pure": 1.0, "mechanical": 0.8, "redesign": 0.3, "blocked": 0.0}
+PILOT_STATUS_FACTOR = {"pure": 1.0, "mechanical": 1.0, "redesign": 1.0, "blocked": 0.3}
+PILOT_TOP_KINDS = 3
 PILOT_FULL_LINES = 100
 PILOT_MIN_DAYS = 3.0
 PILOT_MAX_DAYS = 15.0
@@ -37,21 +43,23 @@ class Wave:
 
     index: int
     modules: tuple[str, ...]
-    effort: Pert
+    effort: Effort
 
 
 @dataclass(frozen=True, slots=True)
 class Pilot:
     """The recommended pilot: ``root`` unit, ``modules`` (root plus what it needs, sorted),
-    ``dependents`` (units that need the root), summed ``effort`` (person-days), ``reason``."""
+    ``dependents`` (units that need the root), summed ``effort`` (person-days), ``reason``,
+    ``retires`` (the blocker kinds in scope it exercises, as ``category: rule names``)."""
 
     root: str
     modules: tuple[str, ...]
     dependents: int
     status: str
     lines_of_code: int
-    effort: Pert
+    effort: Effort
     reason: str
+    retires: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -72,8 +80,11 @@ def _short(project: Project, qualname: str) -> str:
 def make_plan(project: Project, estimate: Estimate) -> Plan:
     """Order ``project``'s units in waves and pick a pilot. Effort comes from ``estimate``
     (per-module person-days). Deterministic: ties break by qualname."""
-    names = sorted(m.qualname for m in project.modules)
-    adj = {m.qualname: tuple(d for d in m.depends_on) for m in project.modules}
+    scope = estimate.scope
+    units = [m for m in project.modules if scope is None or m.qualname in scope.units]
+    names = sorted(m.qualname for m in units)
+    inside = set(names)
+    adj = {m.qualname: tuple(d for d in m.depends_on if d in inside) for m in units}
     comps = strongly_connected(names, adj)  # dependencies come first
     comp_of = {n: i for i, c in enumerate(comps) for n in c}
     wave_of_comp: list[int] = []
@@ -85,18 +96,37 @@ def make_plan(project: Project, estimate: Estimate) -> Plan:
     for n in names:
         grouped[wave_of[n]].append(n)
     waves = tuple(
-        Wave(i, tuple(sorted(grouped[i])), pert_sum(estimate.modules[n].effort for n in grouped[i]))
+        Wave(i, tuple(sorted(grouped[i])), effort_sum(estimate.modules[n].effort for n in grouped[i]))
         for i in sorted(grouped)
     )
-    return Plan(waves=waves, pilot=_pilot(project, estimate, comps, comp_of, adj), wave_of=wave_of)
+    return Plan(waves=waves, pilot=_pilot(project, estimate, comps, comp_of, adj, names), wave_of=wave_of)
+
+
+def top_blocker_kinds(estimate: Estimate) -> list[str]:
+    """Categories of the redesign/blocked findings in scope, most effort first (at most
+    :data:`PILOT_TOP_KINDS`)."""
+    hard = {cat for cat, porting in estimate.rule_kinds.values() if porting in ("redesign", "blocked")}
+    ranked = sorted(hard, key=lambda c: (-estimate.by_category.get(c, 0.0), c))
+    return ranked[:PILOT_TOP_KINDS]
+
+
+def _kinds(info: Mapping[str, Any], members: list[str], estimate: Estimate) -> dict[str, set[str]]:
+    """category -> rule codes of the redesign/blocked findings of ``members``."""
+    out: dict[str, set[str]] = defaultdict(set)
+    for x in members:
+        for f in info[x].findings:
+            kind = estimate.rule_kinds.get(f.code)
+            if kind and kind[1] in ("redesign", "blocked"):
+                out[kind[0]].add(f.code)
+    return out
 
 
 def _pilot(project: Project, estimate: Estimate, comps: list[list[str]], comp_of: Mapping[str, int],
-           adj: Mapping[str, tuple[str, ...]]) -> Pilot | None:
+           adj: Mapping[str, tuple[str, ...]], names: list[str]) -> Pilot | None:
     if not comps:
         return None
-    info = {m.qualname: m for m in project.modules}
-    names = sorted(info)
+    info = {m.qualname: m for m in project.modules if m.qualname in set(names)}
+    top_kinds = top_blocker_kinds(estimate)
     index = {n: i for i, n in enumerate(names)}
     # Closures as bitmasks over units (Python ints: unions and popcounts run in C), so a large
     # cycle does not make this quadratic. fwd: what a component needs; rev: what needs it.
@@ -126,7 +156,7 @@ def _pilot(project: Project, estimate: Estimate, comps: list[list[str]], comp_of
         rev[i] = mask
     # Members of one cycle do not count as each other's dependents.
     dependents = {n: rev[comp_of[n]].bit_count() - len(comps[comp_of[n]]) for n in names}
-    total = sum(e.effort.p50 for e in estimate.modules.values())
+    total = sum(estimate.modules[n].effort.p50 for n in names)
     cap = min(PILOT_MAX_DAYS, max(PILOT_MIN_DAYS, PILOT_SHARE * total))
 
     def members_within_cap(mask: int) -> list[str] | None:
@@ -152,7 +182,9 @@ def _pilot(project: Project, estimate: Estimate, comps: list[list[str]], comp_of
             continue
         worst = max(STATUSES.index(info[x].status) for x in members)
         lines = sum(info[x].lines_of_code for x in members)
-        score = dependents[n] * min(1.0, lines / PILOT_FULL_LINES) * PILOT_STATUS_FACTOR[STATUSES[worst]]
+        covered = sum(1 for k in _kinds(info, members, estimate) if k in top_kinds)
+        score = (1 + 2 * covered) * math.log2(1 + dependents[n]) * min(1.0, lines / PILOT_FULL_LINES) \
+            * PILOT_STATUS_FACTOR[STATUSES[worst]]
         if score > 0 and (best is None or (score, -len(members)) > (best[0], best[1])):
             best = (score, -len(members), n)
     if best is None:
@@ -161,25 +193,33 @@ def _pilot(project: Project, estimate: Estimate, comps: list[list[str]], comp_of
     members = members_within_cap(fwd[comp_of[root]]) or [root]
     worst_status = STATUSES[max(STATUSES.index(info[x].status) for x in members)]
     lines = sum(info[x].lines_of_code for x in members)
-    effort = pert_sum(estimate.modules[x].effort for x in members)
+    effort = effort_sum(estimate.modules[x].effort for x in members)
     n_dep = dependents[root]
     others = len(members) - 1
     needs = f" and the {others} module{'s' if others != 1 else ''} it needs" if others else ""
+    kinds = _kinds(info, members, estimate)
+    retires = tuple(f"{k}: {', '.join(sorted(kinds[k]))}" for k in top_kinds if k in kinds) + tuple(
+        f"{k}: {', '.join(sorted(v))}" for k, v in sorted(kinds.items()) if k not in top_kinds)
+    missed = [k for k in top_kinds if k not in kinds]
+    tests = (f"it exercises {', '.join(k for k in top_kinds if k in kinds)} (of the top blocker kinds in scope: "
+             f"{', '.join(top_kinds)})" if len(missed) < len(top_kinds) else
+             "no unit small enough exercises the top blocker kinds in scope, so it proves only the conversion path")
     reason = (
         f"{_short(project, root)}{needs} ({lines} lines, {worst_status}) can be ported and tested on its own, "
-        f"and {n_dep} other module{'s' if n_dep != 1 else ''} depend on it: porting it first proves the "
-        f"conversion path (weights, numerical parity tests) on code the rest reuses, "
-        f"for {_days(effort.p50)}-{_days(effort.p90)} person-days (P50-P90)."
+        f"{n_dep} other module{' depends' if n_dep == 1 else 's depend'} on it, and {tests}: porting it first proves "
+        f"the conversion path (weights, numerical parity tests) on code the rest reuses, "
+        f"for {_days(effort.p50)} person-days likely, {_days(effort.p90)} with 90% confidence."
+        + (f" Not retired by it: {', '.join(missed)}." if missed and len(missed) < len(top_kinds) else "")
     )
-    return Pilot(root, tuple(sorted(members)), n_dep, worst_status, lines, effort, reason)
+    return Pilot(root, tuple(sorted(members)), n_dep, worst_status, lines, effort, reason, retires)
 
 
 def _days(x: float) -> str:
     return f"{x:.1f}" if x >= 1 else f"{x:.2f}"
 
 
-def _p(p: Pert) -> dict[str, float]:
-    return {"p50": round(p.p50, 2), "p90": round(p.p90, 2)}
+def _p(p: Effort) -> dict[str, float]:
+    return {"p10": round(p.p10, 2), "p50": round(p.p50, 2), "p90": round(p.p90, 2)}
 
 
 def plan_view(plan: Plan) -> dict[str, Any]:
@@ -187,7 +227,7 @@ def plan_view(plan: Plan) -> dict[str, Any]:
     pilot = None
     if plan.pilot is not None:
         pilot = {"modules": list(plan.pilot.modules), "root": plan.pilot.root, "reason": plan.pilot.reason,
-                 "effort_person_days": _p(plan.pilot.effort)}
+                 "effort_person_days": _p(plan.pilot.effort), "retires": list(plan.pilot.retires)}
     return {
         "waves": [{"index": w.index, "modules": list(w.modules), "effort_person_days": _p(w.effort)} for w in plan.waves],
         "pilot": pilot,

@@ -98,25 +98,33 @@ def sample_report(tmp_path_factory: pytest.TempPathFactory) -> pathlib.Path:
 
 
 def test_first_screen_matches_view(browser: Any, sample_report: pathlib.Path) -> None:
+    from test_report_html import first_screen_facts
+
     view = synthetic.sample_view()
     est = view["estimate"]
     s = Session(browser, sample_report)
     page = s.page
     assert page.get_by_test_id("verdict").inner_text() == "Pilot first"
-    assert page.get_by_test_id("effort-p50").inner_text() == str(est["effort_person_days"]["p50"])
-    assert page.get_by_test_id("effort-p90").inner_text() == str(est["effort_person_days"]["p90"])
-    assert page.get_by_test_id("weeks-p50").inner_text() == str(est["calendar_weeks"]["p50"])
+    # one number per fact: every figure of the first screen equals report.json, and appears once
+    facts = page.eval_on_selector_all(
+        "#overview [data-fact]", "els => els.map(e => [e.dataset.fact, e.textContent])")
+    keys = [k for k, _ in facts]
+    assert len(keys) == len(set(keys)), "a figure appears twice on the first screen"
+    assert dict(facts) == first_screen_facts(view)
     assert page.get_by_test_id("risk-score").get_attribute("data-score") == str(est["risk_score"])
     assert "57/100" in page.get_by_test_id("risk-score").inner_text()
-    assert page.get_by_test_id("payback").inner_text() == "2.4–7.2"
+    assert "likely" in page.get_by_test_id("kpi-effort").inner_text()
+    assert "with 90% confidence" in page.get_by_test_id("kpi-effort").inner_text()
+    legend = page.get_by_test_id("status-legend").inner_text()
+    assert all(st in legend for st in ("pure", "mechanical", "redesign", "blocked"))
     blockers = page.locator("[data-testid=blockers] .blocker-title").all_inner_texts()
     assert [b.split(" · ")[0] for b in blockers] == [
         "Custom operators (CUDA/C++ kernels, autograd functions)",
         "Array shapes that depend on the data",
         "Python branches and loops that depend on tensor values",
     ]
-    # the decision, effort, risk and pilot are all within the first 1000 px
-    for testid in ("decision", "kpi-effort", "kpi-risk", "kpi-payback", "blockers", "pilot"):
+    # the decision, effort, risk, legend and pilot are all within the first 1000 px
+    for testid in ("decision", "kpi-effort", "kpi-risk", "kpi-payback", "status-legend", "pilot"):
         box = page.get_by_test_id(testid).bounding_box()
         assert box is not None and box["y"] < 1000, testid
     s.shot("sample-first-screen")

@@ -19,12 +19,12 @@ def test_summary_shows_decision_effort_risk_blockers_and_hard_modules(tmp_path: 
     view = synthetic.sample_view()
     text = markdown.render(view, tmp_path).read_text(encoding="utf-8")
     assert "**Decision: Pilot first.**" in text
-    assert "| 14.2 – 21.5 (P50–P90) | 1.6 – 2.4 | 57/100 | 2.4 – 7.2 months |" in text
+    assert "| 15 likely, 27 with 90% confidence | 0.4 months likely, 0.7 months with 90% confidence | 57/100 | 3.4 months (horizon 24 months) |" in text
     blockers = re.findall(r"^(\d)\. \*\*(.+?)\*\* \(([a-z/-]+): ([A-Z0-9, ]+)\)", text, re.M)
     assert [(b[2], b[3]) for b in blockers] == [
         ("custom-op", "ML401, ML402"), ("data-dependent-shape", "ML201"), ("dynamic-control-flow", "ML101")]
     assert "| `tinyseg.ops.nms.NMSFunction` | blocked | 92 | 7.4 |" in text
-    assert "| custom-op | 2 | 6 |" in text
+    assert "| custom-op | 2 | 3 |" in text and "| base porting | 0 | 6.9 |" in text
     # pure and mechanical modules are not listed as hard
     assert "tinyseg.models.blocks.MLP" not in text
 

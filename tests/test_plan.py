@@ -10,7 +10,7 @@ import pytest
 from test_graph import LAYERED, REPO, analyze_tree, fixture_catalog
 
 from migrate_lens.config import Config
-from migrate_lens.estimate import Estimate, estimate, pert_sum
+from migrate_lens.estimate import Estimate, estimate, effort_sum
 from migrate_lens.graph import ModuleInfo, Project, build_project
 from migrate_lens.plan import Plan, make_plan, plan_view
 
@@ -46,10 +46,10 @@ def test_every_dependency_is_in_an_earlier_wave_or_the_same_cycle(built: tuple[P
 def test_wave_effort_is_the_sum_of_its_modules(built: tuple[Project, Estimate, Plan]) -> None:
     _, est, plan = built
     for w in plan.waves:
-        expected = pert_sum(est.modules[n].effort for n in w.modules)
+        expected = effort_sum(est.modules[n].effort for n in w.modules)
         assert w.effort.p50 == pytest.approx(expected.p50)
         assert w.effort.p90 == pytest.approx(expected.p90)
-    assert sum(w.effort.mean for w in plan.waves) == pytest.approx(sum(e.effort.mean for e in est.modules.values()))
+    assert sum(w.effort.p50 for w in plan.waves) == pytest.approx(sum(e.effort.p50 for e in est.modules.values()))
 
 
 def test_pilot_is_the_pure_module_most_others_need(built: tuple[Project, Estimate, Plan]) -> None:
@@ -60,7 +60,7 @@ def test_pilot_is_the_pure_module_most_others_need(built: tuple[Project, Estimat
     assert (pilot.root, pilot.modules, pilot.dependents, pilot.status) == (
         "proj.layers.mlp.Mlp", ("proj.layers.mlp.Mlp",), 4, "pure")
     assert pilot.effort.p50 == pytest.approx(est.modules["proj.layers.mlp.Mlp"].effort.p50)
-    assert pilot.reason.startswith("Mlp (8 lines, pure) can be ported and tested on its own, and 4 other modules")
+    assert pilot.reason.startswith("Mlp (8 lines, pure) can be ported and tested on its own, 4 other modules depend on it")
 
 
 def _unit(name: str, deps: tuple[str, ...] = (), status: str = "pure", loc: int = 100, kind: str = "nn.Module") -> ModuleInfo:

@@ -76,15 +76,54 @@ def test_self_contained_no_external_resources(sample_html: str) -> None:
     assert "default-src 'none'" in sample_html  # CSP forbids network even if something slipped in
 
 
+def first_screen_facts(view: dict) -> dict[str, str]:
+    """The figures the first screen must show, by ``data-fact`` key, formatted as the page does
+    (shared with the browser test)."""
+    from migrate_lens.report import summary as sm
+
+    est = view["estimate"]
+    roi = est["roi"]
+    cur = roi["currency"]
+    facts = {
+        "effort.p10": sm.fmt_days(est["effort_person_days"]["p10"]),
+        "effort.p50": sm.fmt_days(est["effort_person_days"]["p50"]),
+        "effort.p90": sm.fmt_days(est["effort_person_days"]["p90"]),
+        "code_lines": sm.fmt_num(est["code_lines"]),
+        "calendar.p50": sm.fmt_months(est["calendar_months"]["p50"]),
+        "calendar.p90": sm.fmt_months(est["calendar_months"]["p90"]),
+        "cost.p50": sm.fmt_money(roi["cost"]["p50"], cur),
+    }
+    if roi["payback_months"]["mid"] is None:
+        facts["breakeven"] = sm.fmt_money(roi["breakeven_monthly_spend"], cur)
+    else:
+        for k in ("mid", "low", "high"):
+            facts[f"payback.{k}"] = sm.fmt_months(roi["payback_months"][k])
+        facts["net12.low"] = sm.fmt_money(roi["net_12_months"]["low"], cur)
+        facts["net12.high"] = sm.fmt_money(roi["net_12_months"]["high"], cur)
+    for b in sm.blockers(view, 3):
+        facts[f"blocker.{b.category}"] = sm.fmt_days(b.effort_person_days)
+    if view["plan"]["pilot"]:
+        facts["pilot.p50"] = sm.fmt_days(view["plan"]["pilot"]["effort_person_days"]["p50"])
+    for i, d in enumerate(est["drivers"][:5], 1):
+        facts[f"driver.{i}"] = sm.fmt_days(d["effort_person_days"])
+    return facts
+
+
 def test_first_screen_figures_match_view(sample_html: str) -> None:
+    import re
+
     view = synthetic.sample_view()
     est = view["estimate"]
     assert 'data-verdict="pilot-first"' in sample_html
-    assert f'<span data-testid="effort-p50">{est["effort_person_days"]["p50"]}</span>' in sample_html
-    assert f'<span data-testid="weeks-p90">{est["calendar_weeks"]["p90"]}</span>' in sample_html
-    assert f'data-score="{est["risk_score"]}"' in sample_html
-    assert htmllib.escape(est["decision"]["headline"]) in sample_html
-    assert "Custom operators (CUDA/C++ kernels, autograd functions)" in sample_html
+    first = sample_html[sample_html.index('<section id="overview"'):sample_html.index('<section id="charts"')]
+    shown = re.findall(r'<span data-fact="([^"]+)"[^>]*>([^<]*)</span>', first)
+    keys = [k for k, _ in shown]
+    assert len(keys) == len(set(keys)), "a figure appears twice on the first screen"
+    assert dict(shown) == first_screen_facts(view)
+    assert f'data-score="{est["risk_score"]}"' in first
+    assert htmllib.escape(est["decision"]["headline"]) in first
+    for st in ("pure", "mechanical", "redesign", "blocked"):
+        assert f'<span class="chip status-{st}">{st}</span>' in first  # the legend
 
 
 def test_embedded_json_round_trips_to_the_payload(sample_html: str) -> None:

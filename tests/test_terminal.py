@@ -27,7 +27,7 @@ def test_summary_table_has_files_findings_effort_risk_time() -> None:
     assert "Pilot first" in out
     assert "6 scanned, 2 pre-filtered, 2 skipped" in out
     assert "17 (1 ignored)  critical 1  high 5  medium 6  low 2  info 3" in out
-    assert "14.2-21.5 person-days (P50-P90), 1.6-2.4 calendar weeks" in out
+    assert "15 person-days likely, 27 with 90% confidence; 0.4 months likely, 0.7 months with 90% confidence" in out
     assert "57/100" in out
     assert "0.84 s" in out
     assert "2 pure, 4 mechanical, 2 redesign, 1 blocked" in out

@@ -115,20 +115,22 @@ def risk_gauge(score: int) -> Markup:
         return _to_svg(fig, "risk_gauge", f"Risk score {score} of 100")
 
 
-def effort_by_category(categories: Sequence[str], likely: Sequence[float], low: Sequence[float], high: Sequence[float]) -> Markup:
-    """Horizontal bars of likely person-days per category, whiskers from optimistic to pessimistic."""
+def effort_by_category(categories: Sequence[str], p50: Sequence[float]) -> Markup:
+    """Horizontal bars of P50 person-days per kind of work (base porting included), values
+    annotated; the bars add up to the total P50."""
     with matplotlib.rc_context(_RC):
         fig = _figure(6.0, 0.32 * max(3, len(categories)) + 0.8)
         ax = fig.add_subplot()
         y = list(range(len(categories)))
-        err = [[max(0.0, li - lo) for li, lo in zip(likely, low)], [max(0.0, hi - li) for li, hi in zip(likely, high)]]
-        ax.barh(y, likely, color="#1565c0", xerr=err, error_kw={"ecolor": "#555", "capsize": 3, "linewidth": 1})
+        bars = ax.barh(y, p50, color="#1565c0")
+        ax.bar_label(bars, labels=[f"{v:,.0f}" if v >= 10 else f"{v:.1f}" for v in p50], padding=3, fontsize=8)
         ax.set_yticks(y, list(categories))
         ax.invert_yaxis()
-        ax.set_xlabel("person-days (likely; whiskers: optimistic to pessimistic)")
+        ax.set_xlabel("person-days, likely (P50)")
+        ax.margins(x=0.12)
         ax.grid(axis="x", color="#e0e0e0")
         ax.set_axisbelow(True)
-        return _to_svg(fig, "effort_by_category", "Effort by category")
+        return _to_svg(fig, "effort_by_category", "Effort by kind of work")
 
 
 def findings_by_severity(counts: dict[str, int]) -> Markup:

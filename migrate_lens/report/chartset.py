@@ -53,10 +53,7 @@ def inputs_of(view: dict[str, Any]) -> dict[str, Any]:
     waves = view["plan"]["waves"]
     return {
         "gauge": [int(view["estimate"]["risk_score"])],
-        "effort_by_category": [
-            [r["category"] for r in cat_rows], [r["likely"] for r in cat_rows],
-            [r["optimistic"] for r in cat_rows], [r["pessimistic"] for r in cat_rows],
-        ],
+        "effort_by_category": [[r["category"] for r in cat_rows], [r["p50"] for r in cat_rows]],
         "findings_by_severity": [view["summary"]["findings_by_severity"]],
         "heatmap": [rows, list(_summary.CATEGORIES), matrix],
         "waves": [

@@ -175,6 +175,7 @@ def _env() -> jinja2.Environment:
     env.filters["num"] = _summary.fmt_num
     env.filters["days"] = _summary.fmt_days
     env.filters["money"] = _summary.fmt_money
+    env.filters["months"] = _summary.fmt_months
     env.filters["plural"] = _summary.plural
     env.filters["safe_url"] = safe_url
     return env

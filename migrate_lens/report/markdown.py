@@ -75,7 +75,8 @@ def _env() -> jinja2.Environment:
     env.filters["days"] = lambda x: _Raw(_summary.fmt_days(x).replace("<", "&lt;"))
     env.filters["code"] = md_code
     env.filters["plural"] = lambda n, word: _Raw(_summary.plural(n, word))
-    env.filters["money"] = lambda x: _Raw(_summary.fmt_money(x))
+    env.filters["money"] = lambda x, cur="": _Raw(_summary.fmt_money(x, cur))
+    env.filters["months"] = lambda x: _Raw(_summary.fmt_months(x))
     return env
 
 

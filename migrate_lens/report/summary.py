@@ -27,8 +27,19 @@ CATEGORY_PLAIN: dict[str, str] = {
     "module-state": "Mutable state held in modules (buffers, counters)",
     "device": "Explicit device placement",
     "layout/numerics": "Tensor layout and numerical differences",
-    "ecosystem-dependency": "Libraries with no JAX counterpart",
+    "ecosystem-dependency": "PyTorch-side libraries and APIs to replace (each priced once)",
     "other": "Other patterns the analysis could not classify",
+    "base porting": "Rewriting the code itself as JAX/Flax (original code)",
+    "base porting (copies)": "Re-applying a port to copied code",
+    "one-off project tasks": "One-off project tasks (training loop, checkpoints, ...)",
+}
+
+#: What each unit status means, for the legend on the first screen.
+STATUS_PLAIN: dict[str, str] = {
+    "pure": "ports as is (plain tensor math)",
+    "mechanical": "mechanical edits (API renames, RNG keys, layouts)",
+    "redesign": "part must be redesigned for jit (dynamic shapes, state, control flow)",
+    "blocked": "has no JAX route yet (custom kernel: Pallas/FFI or a rewrite)",
 }
 
 VERDICT_PLAIN: dict[str, str] = {
@@ -50,12 +61,23 @@ def fmt_num(x: float | int | None, nd: int = 1) -> str:
 
 
 def fmt_days(x: float | None) -> str:
-    """Person-days for display: one decimal, ``"<0.1"`` for small non-zero values."""
+    """Person-days for display: one decimal under 10, whole days from 10 (thousands
+    separated), ``"<0.1"`` for small non-zero values."""
     if x is None:
         return "n/a"
     if 0 < x < 0.05:
         return "<0.1"
-    return fmt_num(x, 1)
+    return fmt_num(x, 1) if x < 10 else f"{round(x):,}"
+
+
+def fmt_months(x: float | None) -> str:
+    """A duration in months for display: ``"3.5 months"``, ``"12 months"``, or years from 24
+    months (``"15.3 years"``); ``None`` -> ``"n/a"``."""
+    if x is None:
+        return "n/a"
+    if x > 24:
+        return f"{fmt_num(x / 12, 1)} years"
+    return f"{fmt_num(x, 1) if x < 10 else f'{round(x):,}'} months"
 
 
 def plural(n: int, word: str) -> str:
@@ -63,11 +85,13 @@ def plural(n: int, word: str) -> str:
     return f"{fmt_num(n)} {word}{'' if n == 1 else 's'}"
 
 
-def fmt_money(x: float | int | None) -> str:
-    """Whole currency units with thousands separators; ``None`` -> ``"n/a"``."""
+def fmt_money(x: float | int | None, currency: str = "") -> str:
+    """Whole currency units with thousands separators, after the ``currency`` label when one is
+    configured (``"EUR 24,805"``); ``None`` -> ``"n/a"``."""
     if x is None:
         return "n/a"
-    return f"{round(x):,}"
+    text = f"{round(x):,}"
+    return f"{currency} {text}" if currency else text
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,8 +99,9 @@ class Blocker:
     """One category of findings that block the port or force a redesign, for the first screen.
 
     ``rules`` are the codes involved (most findings first); ``effort_person_days`` is the sum of
-    the findings' likely effort (hours / hours_per_day); ``example`` is ``path:line`` of the
-    first finding of the main rule.
+    the category's priced effort from the estimate (``estimate.effort_by_category``: repeats,
+    copies and dependencies priced once included), P50 person-days; ``example`` is ``path:line``
+    of the first finding of the main rule.
     """
 
     category: str
@@ -94,9 +119,12 @@ def blockers(view: dict[str, Any], top: int = 3) -> list[Blocker]:
     """The ``top`` biggest blockers: findings whose porting is ``blocked`` or ``redesign`` or whose
     severity is high/critical, grouped by category (what a PM can act on), ranked by worst
     porting kind, then total likely effort, then count, then category."""
-    hpd = float(view["estimate"]["assumptions"]["hours_per_day"])
+    priced = {r["category"]: r["p50"] for r in view["estimate"]["effort_by_category"]}
+    in_scope = {m["path"] for m in view["modules"] if m.get("in_scope", True)}
     groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for f in view["findings"]:
+        if f["path"] not in in_scope:
+            continue
         if f["porting"] in ("blocked", "redesign") or f["severity"] in ("high", "critical"):
             groups[f["category"]].append(f)
     out: list[Blocker] = []
@@ -115,7 +143,7 @@ def blockers(view: dict[str, Any], top: int = 3) -> list[Blocker]:
                 files=len({f["path"] for f in fs}),
                 rules=rules,
                 example=f"{first['path']}:{first['line']}",
-                effort_person_days=round(sum(f["effort_hours"]["likely"] for f in fs) / hpd, 2),
+                effort_person_days=float(priced.get(category, 0.0)),
             )
         )
     out.sort(key=lambda b: (-PORTING_RANK[b.porting], -b.effort_person_days, -b.count, b.category))
@@ -144,20 +172,13 @@ class OwnerIndex:
 
 
 def effort_by_category(view: dict[str, Any]) -> list[dict[str, Any]]:
-    """Per category: findings count and summed finding effort in person-days
-    (``optimistic``/``likely``/``pessimistic``), in :data:`CATEGORIES` order, zero rows kept."""
-    hpd = float(view["estimate"]["assumptions"]["hours_per_day"])
-    acc = {c: [0, 0.0, 0.0, 0.0] for c in CATEGORIES}
-    for f in view["findings"]:
-        row = acc.setdefault(f["category"], [0, 0.0, 0.0, 0.0])
-        row[0] += 1
-        row[1] += f["effort_hours"]["optimistic"]
-        row[2] += f["effort_hours"]["likely"]
-        row[3] += f["effort_hours"]["pessimistic"]
-    return [
-        {"category": c, "count": n, "optimistic": o / hpd, "likely": li / hpd, "pessimistic": p / hpd}
-        for c, (n, o, li, p) in acc.items()
-    ]
+    """The estimate's P50 person-days by kind of work (``estimate.effort_by_category``: base
+    porting, copies, each finding category, one-off tasks), largest first, with the number of
+    findings of each category and its plain name. The rows add up to the total P50."""
+    counts = Counter(f["category"] for f in view["findings"])
+    return [{"category": r["category"], "plain": CATEGORY_PLAIN.get(r["category"], r["category"]),
+             "count": counts.get(r["category"], 0), "p50": r["p50"]}
+            for r in view["estimate"]["effort_by_category"]]
 
 
 def module_category_matrix(view: dict[str, Any], top: int = 20) -> tuple[list[str], list[list[int]]]:
@@ -179,6 +200,24 @@ def status_counts(view: dict[str, Any]) -> dict[str, int]:
     return {s: c.get(s, 0) for s in STATUSES}
 
 
+def custom_op_rows(view: dict[str, Any]) -> list[dict[str, Any]]:
+    """Custom-op rules priced per site (not the libraries priced once, which are
+    ``estimate.dependencies``), with findings in scope: name, code, count, ``blocked`` (no JAX
+    route: porting ``blocked``), ``route`` (the first sentence of the rule's remedy); most
+    findings first."""
+    priced_once = {d["code"] for d in view["estimate"]["dependencies"]}
+    in_scope = {m["path"] for m in view["modules"] if m.get("in_scope", True)}
+    counts = Counter(f["code"] for f in view["findings"]
+                     if f["category"] == "custom-op" and f["code"] not in priced_once and f["path"] in in_scope)
+    rules = {r["code"]: r for r in view["rules"]}
+    out = []
+    for code, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
+        r = rules[code]
+        out.append({"name": r["name"], "code": code, "count": n, "blocked": r["porting"] == "blocked",
+                    "route": r["remedy"].strip().split(". ")[0].rstrip(".")})
+    return out
+
+
 def digest(view: dict[str, Any], top: int = 10) -> dict[str, Any]:
     """Everything the summary formats show, precomputed: blockers (top 3), hard modules
     (redesign/blocked, riskiest first, at most ``top``), category rows, status counts."""
@@ -189,7 +228,9 @@ def digest(view: dict[str, Any], top: int = 10) -> dict[str, Any]:
         "blockers": blockers(view, 3),
         "hard_modules": hard[:top],
         "hard_more": max(0, len(hard) - top),
-        "categories": [r for r in effort_by_category(view) if r["count"]],
+        "categories": effort_by_category(view),
+        "status_plain": STATUS_PLAIN,
+        "custom_op_rows": custom_op_rows(view),
         "status_counts": status_counts(view),
         "verdict_plain": VERDICT_PLAIN.get(est["decision"]["verdict"], est["decision"]["verdict"]),
         "category_plain": CATEGORY_PLAIN,

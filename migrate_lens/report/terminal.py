@@ -56,21 +56,32 @@ def build(view: dict[str, Any]) -> list[Table | Text]:
             sev.append(f"{name} {fmt(n)}  ", style=SEVERITY_STYLE[name])
     found = _t(f"{fmt(s['findings_total'])} ({fmt(s['findings_ignored'])} ignored)  ")
     head.add_row("Findings", found + sev)
-    e, w = est["effort_person_days"], est["calendar_weeks"]
-    head.add_row("Effort", _t(f"{days(e['p50'])}-{days(e['p90'])} person-days (P50-P90), {days(w['p50'])}-{days(w['p90'])} calendar weeks"))
+    e, w = est["effort_person_days"], est["calendar_months"]
+    months = _summary.fmt_months
+    head.add_row("Effort", _t(f"{days(e['p50'])} person-days likely, {days(e['p90'])} with 90% confidence; "
+                                f"{months(w['p50'])} likely, {months(w['p90'])} with 90% confidence"))
     head.add_row("Risk", _t(f"{est['risk_score']}/100"))
+    roi = est["roi"]
+    money = _summary.fmt_money
+    if roi["payback_months"]["mid"] is None:
+        head.add_row("Payback", _t(f"cost {money(roi['cost']['p50'], roi['currency'])} likely; no monthly spend given: pays "
+                                     f"back within {fmt(roi['horizon_months'])} months from "
+                                     f"{money(roi['breakeven_monthly_spend'], roi['currency'])} a month"))
+    else:
+        head.add_row("Payback", _t(f"{months(roi['payback_months']['mid'])} (horizon {fmt(roi['horizon_months'])} months); "
+                                     f"cost {money(roi['cost']['p50'], roi['currency'])} likely"))
     st = d["status_counts"]
     head.add_row("Modules", _t(", ".join(f"{fmt(n)} {k}" for k, n in st.items())))
     if s["rule_errors"]:
         head.add_row("Rule errors", _t(fmt(s["rule_errors"]), style="red"))
     head.add_row("Time", _t(f"{s['duration_s']:.2f} s"))
 
-    cats = Table(title="Findings by category", title_justify="left")
-    cats.add_column("category")
+    cats = Table(title="Where the work is", title_justify="left")
+    cats.add_column("kind of work")
     cats.add_column("findings", justify="right")
-    cats.add_column("likely effort (person-days)", justify="right")
+    cats.add_column("person-days likely", justify="right")
     for row in d["categories"]:
-        cats.add_row(_t(row["category"]), fmt(row["count"]), days(row["likely"]))
+        cats.add_row(_t(row["category"]), fmt(row["count"]), days(row["p50"]))
 
     out: list[Table | Text] = [head, cats]
     if d["blockers"]:

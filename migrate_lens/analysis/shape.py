@@ -1,0 +1,179 @@
+"""Per-file size and shape facts for pricing: code lines, and a normalised digest of every class
+and function so the project stage can find copies (:mod:`migrate_lens.copies`).
+
+Read from the ``ast`` tree the per-file stage already holds (:func:`migrate_lens.analysis.walk.parse_ast`
+is shared with the depth guard and the position pairing), so no second parse.
+
+- **Code lines**: non-blank lines that are not only a comment and not part of a string
+  statement (docstrings, and bare strings used as comments). Lines inside a multi-line
+  expression count when non-blank.
+- **Shape digest** of a class or function: a BLAKE2b digest of its ``ast`` with docstrings
+  dropped, every string constant replaced by one placeholder, comments gone (``ast`` has none)
+  and the model-family name normalised: in every identifier, the family words of the file
+  (its package folder and its file stem without ``modeling_``/``modular_``/... prefixes, e.g.
+  ``bart`` in ``models/bart/modeling_bart.py``) are replaced by one placeholder, so
+  ``BartAttention`` in ``modeling_bart.py`` and ``MarianAttention`` in ``modeling_marian.py``
+  get the same digest when their code is the same up to the rename.
+- **Copy marker**: ``# Copied from pkg.mod.Name [with A->B]`` on the line above a definition
+  (or above its decorators), the convention of transformers and diffusers, whose CI checks
+  that the copy matches its source.
+- **Generated file**: a module-level comment ``This file was automatically generated from
+  .../modular_x.py`` (transformers' modular converter): the file's path of origin.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import re
+
+from migrate_lens.models import UnitShape
+
+#: File-stem prefixes that name a file's role, not its model family.
+_ROLE_PREFIXES = ("modeling_", "modular_", "configuration_", "tokenization_", "image_processing_",
+                  "processing_", "feature_extraction_", "convert_", "pipeline_", "scheduling_")
+#: Family words shorter than this are not normalised (``nn``, ``io`` would match too much).
+MIN_FAMILY_WORD = 3
+#: Folder names that are not a family (generic package structure).
+_GENERIC = frozenset({"models", "model", "modules", "layers", "src", "lib", "utils", "ops", "nn",
+                      "pipelines", "schedulers", "loaders", "transformers", "unets", "autoencoders",
+                      "controlnets", "__init__", "common", "base"})
+_COPIED = re.compile(r"#\s*Copied from\s+([A-Za-z_][\w.]*)")
+_GENERATED = re.compile(r"automatically generated from\s+(\S*modular_\w+\.py)")
+_PLACEHOLDER = "\x00F"
+#: Fields that carry no code shape (expression context, type comments, string kind "u").
+_SKIP_FIELDS = frozenset({"ctx", "type_comment", "kind"})
+_DEFS = (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def family_words(module: str) -> tuple[str, ...]:
+    """The model-family words of dotted ``module`` (lower case, longest first): its file stem
+    without a role prefix and its parent package, each also without underscores."""
+    parts = module.split(".")
+    words: set[str] = set()
+    stem = parts[-1]
+    for prefix in _ROLE_PREFIXES:
+        if stem.startswith(prefix):
+            stem = stem[len(prefix):]
+            break
+    for w in (stem, parts[-2] if len(parts) > 1 else ""):
+        w = w.lower()
+        if len(w) >= MIN_FAMILY_WORD and w not in _GENERIC:
+            words.add(w)
+            words.add(w.replace("_", ""))
+    return tuple(sorted((w for w in words if len(w) >= MIN_FAMILY_WORD), key=lambda w: (-len(w), w)))
+
+
+def _docstring_node(body: list[ast.stmt]) -> ast.stmt | None:
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+            and isinstance(body[0].value.value, str):
+        return body[0]
+    return None
+
+
+class _Shaper:
+    """One file's walk: code-line mask, shapes of classes and functions."""
+
+    def __init__(self, source: str, module: str) -> None:
+        self.lines = source.splitlines()
+        self.module = module
+        words = family_words(module)
+        self.family = re.compile("|".join(re.escape(w) for w in words), re.IGNORECASE) if words else None
+        self.noncode: set[int] = set()
+        self.shapes: list[UnitShape] = []
+        self._names: dict[str, str] = {}
+
+    def name(self, ident: str) -> str:
+        """``ident`` with the family words replaced."""
+        hit = self._names.get(ident)
+        if hit is None:
+            hit = self.family.sub(_PLACEHOLDER, ident) if self.family is not None else ident
+            self._names[ident] = hit
+        return hit
+
+    def tokens(self, node: ast.AST, out: list[str], qual: str = "", in_class: bool = False) -> None:
+        """Append the normalised token stream of ``node`` to ``out``; string statements are
+        skipped. When ``qual`` is given, ``node`` is a class or function whose shape is
+        recorded (and so are the methods and nested classes of a class), from the same walk."""
+        start = len(out)
+        is_class = isinstance(node, ast.ClassDef)
+        cls = type(node)
+        append = out.append
+        append(cls.__name__)
+        for field in cls._fields:
+            if field in _SKIP_FIELDS:
+                continue
+            value = getattr(node, field, None)
+            if value is None:
+                continue
+            if type(value) is list:
+                append("[")
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        if type(item) is ast.Expr and type(item.value) is ast.Constant and type(item.value.value) is str:
+                            # a docstring or a string used as a comment: not code, not shape
+                            self.noncode.update(range(item.lineno, (item.end_lineno or item.lineno) + 1))
+                            continue
+                        if qual and is_class and field == "body" and isinstance(item, _DEFS):
+                            self.tokens(item, out, f"{qual}.{item.name}", True)  # type: ignore[attr-defined]
+                        else:
+                            self.tokens(item, out)
+                    else:
+                        append(self.name(item) if type(item) is str else repr(item))
+                append("]")
+            elif isinstance(value, ast.AST):
+                self.tokens(value, out)
+            elif type(value) is str:
+                append("S" if field == "value" else self.name(value))
+            else:
+                append(repr(value))
+        if qual:
+            digest = hashlib.blake2b("\x01".join(out[start:]).encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
+            line = node.lineno  # type: ignore[attr-defined]
+            end = node.end_lineno or line  # type: ignore[attr-defined]
+            kind = "class" if is_class else ("method" if in_class else "function")
+            self.shapes.append(UnitShape(qual, line, end, self.code_lines(line, end), digest, self.marker(node), kind))
+
+    def marker(self, node: ast.AST) -> str:
+        """The target of a ``# Copied from`` comment right above ``node`` (or its decorators)."""
+        first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", ()))])  # type: ignore[attr-defined]
+        i = first - 2
+        while i >= 0 and self.lines[i].strip().startswith("#"):
+            m = _COPIED.search(self.lines[i])
+            if m:
+                return m.group(1)
+            i -= 1
+        return ""
+
+    def code_lines(self, start: int, end: int) -> int:
+        """Code lines in 1-based ``start..end``."""
+        n = 0
+        noncode = self.noncode
+        for i, text in enumerate(self.lines[max(1, start) - 1:end], start=max(1, start)):
+            text = text.lstrip()
+            if text and text[0] != "#" and i not in noncode:
+                n += 1
+        return n
+
+    def visit(self, body: list[ast.stmt], prefix: str) -> None:
+        """Shapes of the module-level classes and functions in ``body``."""
+        for node in body:
+            if isinstance(node, _DEFS):
+                self.tokens(node, [], f"{prefix}.{node.name}")
+            elif type(node) is ast.Expr and type(node.value) is ast.Constant and type(node.value.value) is str:
+                self.noncode.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
+
+
+def shape_facts(tree: ast.Module, source: str, module: str) -> tuple[int, tuple[UnitShape, ...], str]:
+    """(code lines of the file, shapes of its classes, methods and module-level functions in
+    source order, the ``modular_*.py`` it was generated from or ""). Never raises for a tree
+    that ``ast.parse`` produced."""
+    s = _Shaper(source, module)
+    s.visit(tree.body, module)
+    generated = ""
+    for line in s.lines[:40]:
+        m = _GENERATED.search(line)
+        if m:
+            generated = m.group(1).rsplit("/", 1)[-1]
+            break
+    return s.code_lines(1, len(s.lines)), tuple(sorted(s.shapes, key=lambda u: (u.line, u.qualname))), generated
