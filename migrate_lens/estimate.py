@@ -254,8 +254,9 @@ class ModuleEstimate:
 class DependencyCost:
     """A dependency without a JAX twin, priced once: ``name`` (a library or a model class),
     the rule (``code``, ``rule``, ``category``), ``jax_route`` (True when the rule's porting
-    is not ``blocked``: a JAX counterpart exists), ``effort`` and the ``sites`` (``path:line``,
-    sorted) that import it."""
+    is not ``blocked``: the work has a known JAX route), ``effort``, the ``sites`` (``path:line``,
+    sorted) that import it, and the rule's ``porting`` (mechanical: a JAX counterpart to swap in;
+    redesign: reimplement in JAX; blocked: a kernel, Pallas or FFI)."""
 
     name: str
     code: str
@@ -264,6 +265,7 @@ class DependencyCost:
     jax_route: bool
     effort: Effort
     sites: tuple[str, ...]
+    porting: str = "redesign"
 
 
 @dataclass(frozen=True, slots=True)
@@ -664,7 +666,7 @@ def estimate(project: Project, catalog: Catalog, config: Config, *, skipped: int
         sites = tuple(sorted({f"{f.path}:{f.span.line}" for f in fs}))
         deps.append(DependencyCost(name, code, rule.name if rule else "unknown rule",
                                    rule.category if rule else "other", bool(rule and rule.porting != "blocked"),
-                                   Effort(task.mean * to_days), sites))
+                                   Effort(task.mean * to_days), sites, rule.porting if rule else "redesign"))
         code_effort[code] += task.mean * to_days
         by_category[rule.category if rule else "other"] += task.mean * to_days
     deps.sort(key=lambda d: (-d.effort.p50, d.name, d.code))
@@ -970,7 +972,7 @@ def estimate_view(est: Estimate) -> dict[str, Any]:
                              "detail": c.detail} for c in est.risk_components],
         "drivers": [{"label": d.label, "effort_person_days": d.days, "share": d.share} for d in est.drivers],
         "dependencies": [{"name": d.name, "code": d.code, "rule": d.rule, "category": d.category,
-                          "jax_route": d.jax_route, "effort_person_days": _r(d.effort.p50),
+                          "jax_route": d.jax_route, "porting": d.porting, "effort_person_days": _r(d.effort.p50),
                           "sites": list(d.sites)} for d in est.dependencies],
         "one_off_costs": [{"name": o.name, "effort_person_days": _r(o.effort.p50), "evidence": o.evidence}
                           for o in est.one_offs],

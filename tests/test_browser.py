@@ -166,9 +166,20 @@ def test_graph_renders_and_drills_down(browser: Any, sample_report: pathlib.Path
     page = s.page
     cy = s.open_graph()
     assert cy.locator("canvas").count() >= 1
-    # root level: models/, ops/, train.py and the external group
+    # root level: models/, ops/, train.py; the external group (torch and torchvision, each with
+    # fewer than 5 edges: small) is hidden until asked for
+    assert cy.get_attribute("data-nodes") == "3"
+    page.get_by_test_id("graph-libs").check()
     assert cy.get_attribute("data-nodes") == "4"
+    page.get_by_test_id("graph-libs").uncheck()
     assert cy.get_attribute("data-focus") == ""
+    page.fill("#graph-q", "no_such_thing_anywhere")
+    page.press("#graph-q", "Enter")
+    assert "Nothing matches" in page.get_by_test_id("graph-find-msg").inner_text()
+    page.fill("#graph-q", "nmsfunction")  # a short name, any case
+    page.press("#graph-q", "Enter")
+    assert cy.get_attribute("data-focus") == "ops/nms.py"
+    assert "tinyseg.ops.nms.NMSFunction" in page.get_by_test_id("graph-find-msg").inner_text()
     page.fill("#graph-q", "tinyseg.ops.nms.NMSFunction")
     page.press("#graph-q", "Enter")
     assert cy.get_attribute("data-focus") == "ops/nms.py"

@@ -88,12 +88,30 @@ def _group_of(node: dict[str, Any]) -> str:
     return posixpath.dirname(path) if path else ""
 
 
+#: A third-party package the project uses in fewer edges than this is "small": hidden by default.
+SMALL_EXTERNAL_EDGES = 5
+
+
+def _hidden_by_default(graph: dict[str, Any]) -> list[int]:
+    """Per graph node, 1 when the page hides it by default: external nodes of the standard
+    library (``sys.stdlib_module_names``) or of a third-party package with fewer than
+    :data:`SMALL_EXTERNAL_EDGES` edges into it; else 0."""
+    import sys
+    from collections import Counter
+
+    nodes = graph["nodes"]
+    top = {n["id"]: n["id"].split(".")[0] for n in nodes if n["kind"] == "external"}
+    uses = Counter(top[e["target"]] for e in graph["edges"] if e["target"] in top)
+    return [int(n["id"] in top and (top[n["id"]] in sys.stdlib_module_names or uses[top[n["id"]]] < SMALL_EXTERNAL_EDGES))
+            for n in nodes]
+
+
 def payload(view: dict[str, Any]) -> dict[str, Any]:
     """The compact data the page's JavaScript reads (a subset of the view, same values).
 
     Shapes: ``modules``/``findings`` are lists of dicts; ``rules`` maps code -> rule fields;
     a finding's ``remedy`` is omitted when equal to its rule's (saves size on large scans);
-    ``graph.nodes`` are ``[id, kind, status, path]`` and ``graph.edges`` are
+    ``graph.nodes`` are ``[id, kind, status, path, hidden by default (0/1)]`` and ``graph.edges`` are
     ``[source index, target index, kind]``.
     """
     rules = {
@@ -145,7 +163,8 @@ def payload(view: dict[str, Any]) -> dict[str, Any]:
     ]
     nodes = view["graph"]["nodes"]
     index = {n["id"]: i for i, n in enumerate(nodes)}
-    gnodes = [[n["id"], n["kind"], n.get("status"), n.get("path")] for n in nodes]
+    gnodes = [[n["id"], n["kind"], n.get("status"), n.get("path"), hidden]
+              for n, hidden in zip(nodes, _hidden_by_default(view["graph"]))]
     gedges = [
         [index[e["source"]], index[e["target"]], e["kind"]]
         for e in view["graph"]["edges"]

@@ -225,8 +225,10 @@
   }
   function buildTree() {
     var root = newTreeNode("", "project", null, "dir");
+    G.leafOf = [];
     DATA.graph.nodes.forEach(function (n, i) {
       var id = n[0], kind = n[1], status = n[2], path = n[3];
+      if (n[4] && !G.showLibs) return; /* a standard-library or small third-party node: hidden by default */
       var at, leaf;
       if (path) {
         var parts = path.split("/");
@@ -292,6 +294,7 @@
     }
     DATA.graph.edges.forEach(function (e) {
       var a = G.leafOf[e[0]], b = G.leafOf[e[1]];
+      if (!a || !b) return; /* an end is hidden */
       var ra = repFor(a, focus), rb = repFor(b, focus);
       if (!ra.inside && !rb.inside) return;
       var ka = ra.node === focus ? focus.key + "::<module>" : ra.node.key;
@@ -392,6 +395,24 @@
   function snapshotGraph() {
     if (G.cy) byId("graph-print").src = G.cy.png({ full: true, scale: 1.5, bg: "#ffffff" });
   }
+  /* Find: an exact id, else a short name (the last dotted part, any case), else a substring;
+     says so when nothing matches (hidden library nodes are shown when they are the match). */
+  function findNode(raw) {
+    var want = (raw || "").trim(), low = want.toLowerCase(), msg = byId("graph-find-msg");
+    if (!want) { msg.textContent = ""; return; }
+    var nodes = DATA.graph.nodes, hit = -1, i;
+    for (i = 0; i < nodes.length && hit < 0; i++) if (nodes[i][0] === want) hit = i;
+    for (i = 0; i < nodes.length && hit < 0; i++) if (nodes[i][0].split(".").pop().toLowerCase() === low) hit = i;
+    for (i = 0; i < nodes.length && hit < 0; i++) if (nodes[i][0].toLowerCase().indexOf(low) >= 0) hit = i;
+    if (hit < 0) { msg.textContent = "Nothing matches \u201c" + want + "\u201d."; return; }
+    if (!G.leafOf[hit]) { G.showLibs = true; var libs = byId("graph-libs"); if (libs) libs.checked = true; G.tree = buildTree(); }
+    var leaf = G.leafOf[hit];
+    msg.textContent = "Found " + nodes[hit][0] + ".";
+    openGraph(leaf.parent || G.tree);
+    var node = G.cy.getElementById("n:" + leaf.key);
+    if (node && node.length) { node.select(); G.cy.center(node); }
+    showInfo(leaf);
+  }
   function initGraph() {
     var box = byId("cy");
     if (typeof cytoscape !== "function" || !DATA.graph.nodes.length) {
@@ -435,20 +456,14 @@
       openGraph(t);
     });
     var dl = byId("graph-ids");
-    DATA.graph.nodes.slice(0, 5000).forEach(function (n) { dl.appendChild(el("option", { value: n[0] })); });
-    byId("graph-q").addEventListener("change", function (ev) {
-      var want = ev.target.value;
-      for (var i = 0; i < DATA.graph.nodes.length; i++) {
-        if (DATA.graph.nodes[i][0] === want) {
-          var leaf = G.leafOf[i];
-          openGraph(leaf.parent || G.tree);
-          var node = G.cy.getElementById("n:" + leaf.key);
-          if (node && node.length) { node.select(); G.cy.center(node); }
-          showInfo(leaf);
-          return;
-        }
-      }
+    DATA.graph.nodes.slice(0, 5000).forEach(function (n) { if (!n[4]) dl.appendChild(el("option", { value: n[0] })); });
+    var libs = byId("graph-libs");
+    if (libs) libs.addEventListener("change", function () {
+      G.showLibs = libs.checked;
+      G.tree = buildTree();
+      openGraph(G.tree);
     });
+    byId("graph-q").addEventListener("change", function (ev) { findNode(ev.target.value); });
     openGraph(G.tree);
   }
 
