@@ -707,8 +707,11 @@ def estimate(project: Project, catalog: Catalog, config: Config, *, skipped: int
 
 
 def _models(project: Project, scope: Scope, modules: Mapping[str, ModuleEstimate]) -> tuple[tuple[ModelEstimate, ...], int]:
-    """The top-level models in scope, largest first (at most 15), and how many there are."""
-    adj = {m.qualname: m.depends_on for m in project.modules}
+    """The top-level models in scope, largest first (at most 15), and how many there are. A
+    model's units are its class units and what they need, with the file-level code they call
+    counted but not followed further (a file unit's dependencies are those of every function
+    in the file, most of which the model never runs)."""
+    adj = {m.qualname: (m.depends_on if m.kind != "file" else ()) for m in project.modules}
     out: list[ModelEstimate] = []
     tops = [m for m in top_level_models(project) if m.qualname in scope.units]
     for m in tops:

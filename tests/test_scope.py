@@ -74,3 +74,22 @@ def test_scan_cli_takes_entries_and_refuses_unknown_ones(tmp_path) -> None:
     bad = CliRunner().invoke(main, ["scan", str(LAYERED), "--no-cache", "--quiet", "--out", str(out),
                                     "--entry", "nowhere:Nothing"], catch_exceptions=False)
     assert bad.exit_code == 2 and "entry 'nowhere:Nothing'" in bad.output
+
+
+def test_a_model_estimate_does_not_follow_file_level_code_further() -> None:
+    from migrate_lens.estimate import Effort, ModuleEstimate, _models
+    from migrate_lens.graph import ModuleInfo, Project
+    from migrate_lens.scope import Scope
+
+    def unit(q: str, kind: str, deps: tuple[str, ...]) -> ModuleInfo:
+        return ModuleInfo(qualname=q, path=q + ".py", line=1, end_line=10, kind=kind, lines_of_code=10, status="pure",
+                          explanation=(), findings=(), depends_on=deps, functions=1, is_test=False)
+
+    import networkx as nx
+
+    units = (unit("m.Net", "nn.Module", ("utils",)), unit("utils", "file", ("m.Other",)), unit("m.Other", "nn.Module", ()))
+    project = Project(graph=nx.MultiDiGraph(), findings=(), modules=units, unresolved=0)
+    est = {u.qualname: ModuleEstimate(u.qualname, Effort(1.0), Effort(1.0), Effort(0.0), 0, 10, 0) for u in units}
+    models, n = _models(project, Scope((), (), frozenset(est), ()), est)
+    by = {m.qualname: m for m in models}
+    assert by["m.Net"].units == 2 and by["m.Net"].effort.p50 == 2.0  # Net + utils, not Other through utils
