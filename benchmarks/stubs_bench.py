@@ -178,7 +178,7 @@ def _hf_vit() -> dict[str, Recipe]:
 
 
 def _convnext() -> dict[str, Recipe]:
-    cfg = _hf("ConvNextConfig", num_channels=3, hidden_sizes=[8, 16], depths=[1, 1], patch_size=4,
+    cfg = _hf("ConvNextConfig", num_channels=3, hidden_sizes=[8, 16], depths=[1, 1], num_stages=2, patch_size=4,
               drop_path_rate=0.1)
     return {
         "modeling_convnext.py:ConvNextLayer": (lambda: ((cfg(), 8), dict(drop_path=0.1)), [F((2, 8, 8, 8))], {}),

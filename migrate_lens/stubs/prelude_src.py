@@ -17,6 +17,7 @@ Conventions (documented in docs/stubs.md):
 # ruff: noqa: E731  (helpers are copied verbatim into generated code)
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import functools
 import inspect
@@ -44,6 +45,21 @@ class ChannelsFirst(nnx.Module):
     def __call__(self, x: jax.Array) -> jax.Array:
         y = self.layer(jnp.moveaxis(x, 1, -1))
         return jnp.moveaxis(y, -1, 1)
+
+    @property
+    def weight(self) -> jax.Array:
+        """The PyTorch-layout weight (``OIHW`` for a conv, ``(C,)`` for a norm), for code that reads
+        ``conv.weight`` (its dtype, its shape)."""
+        kernel = getattr(self.layer, "kernel", None)
+        if kernel is None:
+            return self.layer.scale[...]
+        k = kernel[...]
+        return jnp.transpose(k, (k.ndim - 1, k.ndim - 2, *range(k.ndim - 2)))
+
+    @property
+    def bias(self) -> Any:
+        bias = getattr(self.layer, "bias", None)
+        return None if bias is None else bias[...]
 
 
 class Conv1D(nnx.Module):
@@ -642,3 +658,128 @@ def torch_dropout(x: jax.Array, p: float = 0.5, training: bool = True, rngs: Any
         return jnp.zeros_like(x)
     keep = jax.random.bernoulli(rng_key(rngs, where), 1.0 - p, x.shape)
     return jnp.where(keep, x / (1.0 - p), jnp.zeros((), x.dtype))
+
+
+class ModelOutput(dict):  # type: ignore[type-arg]
+    """transformers' ``ModelOutput`` as forward passes use it: a dict of the fields that are not
+    None, also read as attributes (a missing field reads None) and by position
+    (``outputs[0]``, like ``to_tuple()``). A JAX pytree (its subclasses too), so a stub returning
+    one works under ``nnx.jit``. Dataclass subclasses (``@dataclass class XOutput(ModelOutput)``)
+    fill the dict after ``__init__``."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__()
+        for key, value in kwargs.items():
+            if value is not None:
+                self[key] = value
+
+    def __post_init__(self) -> None:
+        for f in dataclasses.fields(self):  # type: ignore[arg-type]
+            value = getattr(self, f.name)
+            if value is not None:
+                dict.__setitem__(self, f.name, value)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        jax.tree_util.register_pytree_node(cls, _output_flatten, functools.partial(_output_unflatten, cls))
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return self.get(name)
+
+    def __getitem__(self, key: Any) -> Any:
+        if isinstance(key, (int, slice)):
+            return self.to_tuple()[key]
+        return dict.__getitem__(self, key)
+
+    def to_tuple(self) -> tuple[Any, ...]:
+        """The values that are not None, in field order."""
+        return tuple(self.values())
+
+
+def _output_flatten(out: ModelOutput) -> tuple[list[Any], tuple[str, ...]]:
+    return list(out.values()), tuple(out.keys())
+
+
+def _output_unflatten(cls: type, keys: tuple[str, ...], children: Any) -> ModelOutput:
+    out = cls.__new__(cls)
+    dict.__init__(out, zip(keys, children))
+    for key, value in zip(keys, children):
+        object.__setattr__(out, key, value)
+    return out
+
+
+jax.tree_util.register_pytree_node(ModelOutput, _output_flatten, functools.partial(_output_unflatten, ModelOutput))
+
+
+def model_output(name: str) -> type:
+    """A ``ModelOutput`` subclass named like a transformers output type (``BaseModelOutput``)."""
+    return type(name, (ModelOutput,), {})
+
+
+class PreTrainedModel(nnx.Module):
+    """transformers' ``PreTrainedModel`` as far as forward passes use it: ``config``, ``dtype``,
+    ``device`` and ModuleUtilsMixin's mask helpers (same arithmetic: masked positions get
+    ``finfo(dtype).min``). Weight init, tying and hub loading are not here: load converted
+    PyTorch weights."""
+
+    def __init__(self, config: Any = None, *args: Any, rngs: Any = None, **kwargs: Any) -> None:
+        self.config = config
+
+    @property
+    def dtype(self) -> Any:
+        return jnp.float32
+
+    @property
+    def device(self) -> TorchDevice:
+        return TorchDevice()
+
+    def warn_if_padding_and_no_attention_mask(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+    def get_extended_attention_mask(self, attention_mask: jax.Array, input_shape: Any, device: Any = None,
+                                    dtype: Any = None) -> jax.Array:
+        """``(batch, 1, 1|seq, seq)`` additive mask from a 2-D or 3-D 1/0 mask (causal for a
+        decoder config)."""
+        dtype = dtype or self.dtype
+        if attention_mask.ndim == 3:
+            ext = attention_mask[:, None, :, :]
+        elif attention_mask.ndim == 2:
+            ext = attention_mask[:, None, None, :]
+            if getattr(self.config, "is_decoder", False):
+                seq = input_shape[1]
+                causal = jnp.arange(seq)[None, :] <= jnp.arange(seq)[:, None]
+                prefix = attention_mask.shape[1] - seq
+                if prefix > 0:
+                    causal = jnp.concatenate([jnp.ones((seq, prefix), bool), causal], axis=-1)
+                ext = causal[None, None, :, :].astype(attention_mask.dtype) * ext
+        else:
+            raise ValueError(f"wrong shape for attention_mask (shape {attention_mask.shape})")
+        ext = ext.astype(dtype)
+        return (1.0 - ext) * jnp.finfo(dtype).min
+
+    def invert_attention_mask(self, encoder_attention_mask: jax.Array) -> jax.Array:
+        """Additive mask for cross-attention from a 2-D or 3-D 1/0 mask."""
+        m = encoder_attention_mask
+        ext = m[:, None, :, :] if m.ndim == 3 else m[:, None, None, :]
+        ext = ext.astype(self.dtype)
+        return (1.0 - ext) * jnp.finfo(self.dtype).min
+
+    def get_head_mask(self, head_mask: Any, num_hidden_layers: int, is_attention_chunked: bool = False) -> Any:
+        """``[None] * num_hidden_layers`` without a head mask, else the mask broadcast to
+        ``(layers, batch, heads, seq, seq)``."""
+        if head_mask is None:
+            return [None] * num_hidden_layers
+        if head_mask.ndim == 1:
+            head_mask = jnp.broadcast_to(head_mask[None, None, :, None, None], (num_hidden_layers, 1, head_mask.shape[0], 1, 1))
+        elif head_mask.ndim == 2:
+            head_mask = head_mask[:, None, :, None, None]
+        head_mask = head_mask.astype(self.dtype)
+        return head_mask[..., None] if is_attention_chunked else head_mask
+
+
+def is_training(module: Any) -> bool:
+    """PyTorch's ``module.training`` for a stub module: stubs that read it keep
+    ``deterministic`` (``module.eval()`` sets it True); a module without it is in eval mode."""
+    return not getattr(module, "deterministic", True)

@@ -754,7 +754,7 @@ FUNCTIONS: dict[str, Spec] = {
     "torch.full_like": Spec(("self", "fill_value", "dtype"),
                             lambda a: f"jnp.full_like({a['self']}, {a['fill_value']}{a.kw('dtype')})"),
     "torch.arange": Spec(("start", "end", "step", "out", "dtype", "layout", "device", "requires_grad"), _arange),
-    "torch.linspace": Spec(("start", "end", "steps", "out", "dtype"),
+    "torch.linspace": Spec(("start", "end", "steps", "out", "dtype", "layout", "device", "requires_grad"),
                            lambda a: f"jnp.linspace({a['start']}, {a['end']}, {a['steps']}{a.kw('dtype')})"),
     "torch.tensor": Spec(("data", "dtype", "device", "requires_grad", "pin_memory"),
                          lambda a: f"jnp.asarray({a['data']}{a.kw('dtype')})"),

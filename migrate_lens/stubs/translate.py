@@ -38,6 +38,9 @@ SHIMS: dict[str, str] = {"ACT2FN": "ACT2FN", "Conv1D": "Conv1D", "logging": "log
 MODULE_BASES: frozenset[str] = frozenset({
     "torch.nn.Module", "torch.nn.modules.module.Module", "GradientCheckpointingLayer", "PreTrainedModel",
 })
+#: Third-party bases with a prelude stand-in (matched by their last name): transformers'
+#: PreTrainedModel keeps ``config`` and the mask helpers forward passes call.
+BASE_SHIMS: dict[str, str] = {"PreTrainedModel": "PreTrainedModel", "ModelOutput": "ModelOutput"}
 _TORCH_CONSTANTS = {"torch.pi": "jnp.pi", "torch.inf": "jnp.inf", "torch.nan": "jnp.nan", "torch.e": "jnp.e"}
 _SAFE_DECORATORS = frozenset({"staticmethod", "classmethod", "property", "functools.wraps", "functools.lru_cache",
                               "functools.cached_property", "dataclasses.dataclass", "typing.overload"})
@@ -377,7 +380,7 @@ class _Translator(cst.CSTTransformer):
                     self._class_has_stub_base = True  # the prelude base takes PyTorch's arguments and rngs
                 local = isinstance(arg.value, cst.Name) and arg.value.value in self.ctx.targets
                 if (local and arg.value.value in self.ctx.classes_with_init) or (
-                        not local and q in self.ctx.stub_classes):  # type: ignore[attr-defined]
+                        not local and q in self.ctx.stub_classes) or q.rsplit(".", 1)[-1] in BASE_SHIMS:
                     self._class_has_stub_base = True
         self._skip_names.add(id(node.name))
 
@@ -387,8 +390,15 @@ class _Translator(cst.CSTTransformer):
         if self._plain:  # a plain Python class (config, dataclass): bases and methods stay
             self._class = ""
             self._plain = False
+            bases = []
+            for orig_arg, arg in zip(original.bases, updated.bases):
+                last = self.qualify(orig_arg.value).rsplit(".", 1)[-1]
+                if last in BASE_SHIMS:
+                    self.helpers.add(BASE_SHIMS[last])
+                    arg = arg.with_changes(value=_expr(BASE_SHIMS[last]))
+                bases.append(arg)
             return self._pop_attach(original, updated.with_changes(
-                decorators=self._decorators(updated.decorators, original)))
+                bases=bases, decorators=self._decorators(updated.decorators, original)))
         bases: list[cst.Arg] = []
         for orig_arg, arg in zip(original.bases, updated.bases):
             qual = self.qualify(orig_arg.value)
@@ -402,6 +412,9 @@ class _Translator(cst.CSTTransformer):
                     at = 1 if body and _is_docstring(body[0]) else 0
                     body.insert(at, cst.parse_statement(f"ndim = {ndim}  # torch.nn.{last}\n"))
                     updated = updated.with_changes(body=updated.body.with_changes(body=body))
+            elif last in BASE_SHIMS and qual.rsplit(".", 1)[0] != self.ctx.module:
+                self.helpers.add(BASE_SHIMS[last])
+                bases.append(cst.Arg(value=_expr(BASE_SHIMS[last])))
             elif qual in MODULE_BASES or last in MODULE_BASES:
                 bases.append(cst.Arg(value=_expr("nnx.Module")))
             elif qual and qual.rsplit(".", 1)[0] == self.ctx.module and last in self.ctx.targets:
@@ -534,6 +547,10 @@ class _Translator(cst.CSTTransformer):
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
         if dotted(original) == "self.training":
             return _expr("(not self.deterministic)")
+        if original.attr.value == "training" and self._func_stack and id(original) not in self._assign_targets:
+            # another module's flag (``module.training`` in a helper function)
+            self.helpers.add("is_training")
+            return _expr(f"is_training({code(updated.value)})")
         if (original.attr.value == "device" and self._func_stack and id(original) not in self._call_funcs
                 and id(original) not in self._assign_targets and dotted(original.value) != "self"):
             # tensors carry no device under a tracer; JAX places arrays itself
