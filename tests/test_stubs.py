@@ -179,3 +179,84 @@ def test_tensor_methods_use_api_map_renames_or_todo(tmp_path):
     src = generate_stubs(tmp_path, discover_targets(tmp_path), api=api)[0].source
     assert ("        # TODO(migrate-lens ML091): Tensor.addmm: API map: ARG_CHANGE -> jnp.matmul: write the affine "
             "form out\n        return jnp.arccos(x) + x.addmm(x, x)\n") in src
+
+
+KIT = REPO / "fixtures" / "stubs" / "kit"
+
+
+@pytest.fixture(scope="module")
+def kit_stubs():
+    """The timm-shaped fixture package, scanned as its own folder (``from kit import Mlp`` then
+    names the root)."""
+    root = KIT / "kit"
+    return {f.stub_path: f for f in generate_stubs(root, discover_targets(root), api=ApiRenames())}
+
+
+def test_todo_comments_in_the_file_are_the_counted_todos(fixture_stubs, kit_stubs):
+    for f in [*fixture_stubs.values(), *kit_stubs.values()]:
+        written = sum("# TODO(migrate-lens " in line for line in f.source.splitlines()[8:])
+        assert written == len(f.todos), f.stub_path
+
+
+def test_stubs_import_nothing_from_torch_or_the_scanned_package(kit_stubs):
+    for f in kit_stubs.values():
+        imports = [line for line in f.source.splitlines() if line.startswith(("import ", "from "))]
+        assert not [i for i in imports if "torch" in i or i.startswith(("from kit", "import kit"))], f.stub_path
+        assert f.compiles and f.placeholders == ()
+
+
+def test_names_across_files_come_along(kit_stubs):
+    model = kit_stubs["model.py"].source
+    assert "from .layers import Attention" in model and "from .helpers import make_divisible" in model
+    assert "@dataclass\nclass BlockConfig:" in model  # a plain class stays plain
+    helpers = kit_stubs["helpers.py"].source  # a file with no nn.Module: its pure helpers
+    assert "to_2tuple = _ntuple(2)" in helpers and "def make_divisible(" in helpers
+    assert "_USE_FUSED = int(os.environ['KIT_FUSED_ATTN'])" in kit_stubs["config.py"].source
+
+
+def test_rngs_reach_layers_built_through_kwargs_partials_and_parameters(kit_stubs):
+    layers = kit_stubs["layers.py"].source
+    assert "self.qkv = nn_Linear(dim, dim * 3, bias=qkv_bias, **dd, rngs=rngs)" in layers
+    assert "linear_layer(in_features, hidden_features, bias=bias[0], **dd, **rngs_kw(linear_layer, rngs))" in layers
+    assert ("self.mlp = mlp_layer(cfg.dim, hidden_features=cfg.dim * 2, drop=0.1, **rngs_kw(mlp_layer, rngs))"
+            in kit_stubs["model.py"].source)  # a class default: checked at run time
+    assert 'raise TypeError("nn.Linear built without rngs' in layers
+
+
+def test_star_arg_methods_are_translated(kit_stubs):
+    assert "jnp.swapaxes(x, 1, 2).reshape((*new_shape[:1], N, C))" in kit_stubs["layers.py"].source
+
+
+def test_random_draws_take_keys_from_rngs(kit_stubs):
+    layers = kit_stubs["layers.py"].source
+    assert "jax.random.key(0)" not in layers
+    assert "def drop_path(x, drop_prob: float = 0., training: bool = False, scale_by_keep: bool = True, *, rngs=None):" in layers
+    assert "drop_path(x, self.drop_prob, (not self.deterministic), self.scale_by_keep, rngs=self.rngs)" in layers
+    assert "torch_dropout(attn, self.attn_drop, (not self.deterministic), self.rngs, 'Attention.forward')" in layers
+
+
+def test_subclass_of_a_torch_layer_keeps_its_parameters(kit_stubs):
+    layers = kit_stubs["layers.py"].source
+    assert "class LayerNorm2d(TorchLayerNorm):" in layers
+    assert "super().__init__(num_channels, eps=eps, elementwise_affine=affine, rngs=rngs)" in layers
+
+
+def test_star_args_of_unknown_tensor_methods_get_a_todo(tmp_path):
+    (tmp_path / "a.py").write_text("import torch\nfrom torch import nn\nclass A(nn.Module):\n"
+                                   "    def forward(self, x, idx):\n        return x.gather(*idx) + torch.nonzero(*idx)\n")
+    f = generate_stubs(tmp_path, discover_targets(tmp_path), api=ApiRenames())[0]
+    assert "Tensor.gather: star argument *idx" in f.source and "torch.nonzero: star argument *idx" in f.source
+    assert sorted(t.code for t in f.todos) == ["ML091", "ML091", "ML093"]  # and the torch placeholder
+
+
+def test_cli_says_a_stub_with_placeholders_cannot_run(tmp_path):
+    from click.testing import CliRunner
+
+    from migrate_lens.stubs.cli import stubs
+
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "m.py").write_text("from torch import nn\nfrom timm.layers import helper\n"
+                                           "class A(nn.Module):\n    def forward(self, x):\n        return helper(x)\n")
+    result = CliRunner().invoke(stubs, [str(tmp_path / "src"), "-o", str(tmp_path / "out"), "--discover"])
+    assert result.exit_code == 0, result.output
+    assert "m.py: 1 module(s), 1 TODO(s), CANNOT RUN AS IS: untranslated names helper" in result.output

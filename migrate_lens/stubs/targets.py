@@ -104,6 +104,13 @@ def iter_python_files(root: Path) -> list[Path]:
     return sorted(found)
 
 
+def _is_torch_layer(qualname: str) -> bool:
+    """``torch.nn.LayerNorm``, ``torch.nn.Conv2d``...: a class of ``torch.nn`` (subclasses of
+    torch layers are modules too)."""
+    head, _, last = qualname.rpartition(".")
+    return head in ("torch.nn", "torch.nn.modules") and last[:1].isupper() and last not in ("Parameter",)
+
+
 def discover_targets(root: Path | str) -> list[StubTarget]:
     """Every top-level nn.Module subclass under ``root`` (status ``unknown``), sorted by (path,
     qualname). Files that do not parse are skipped (the scan pipeline reports them)."""
@@ -138,7 +145,7 @@ def discover_targets(root: Path | str) -> list[StubTarget]:
             if qual in modules:
                 continue
             if any(b in _TORCH_MODULE_BASES or b in modules or b.rsplit(".", 1)[-1] in KNOWN_MODULE_BASES
-                   for b in bases):
+                   or _is_torch_layer(b) for b in bases):
                 modules.add(qual)
                 changed = True
     return sorted((StubTarget(classes[q][0], q, "unknown") for q in modules), key=lambda t: (t.path, t.qualname))

@@ -706,7 +706,15 @@ class _Translator(cst.CSTTransformer):
         if (qual.startswith("torch.nn.") and not qual.startswith("torch.nn.functional.") and last in T.LAYERS
                 and T.LAYERS[last].kind != "container"):
             self.factories.add(last)
-            return self._plumb_rngs(original, updated.with_changes(func=cst.Name(f"nn_{last}")), "")
+            call = updated.with_changes(func=cst.Name(f"nn_{last}"))
+            if T.LAYERS[last].kind != "module" or any(a.keyword and a.keyword.value == "rngs" for a in call.args):
+                return call
+            if self._rngs is None:
+                self.todo(T.TODO_CONSTRUCT, f"nn.{last} built outside __init__: pass an nnx.Rngs")
+            return call.with_changes(args=[*_commas(call.args), cst.Arg(
+                keyword=cst.Name("rngs"), value=_expr(self._rngs or "None"),
+                equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                      whitespace_after=cst.SimpleWhitespace("")))])
         if qual.startswith("torch."):
             spec = T.FUNCTIONS.get(qual)
             if spec is not None and spec.varargs and not any(a.star == "**" or a.keyword for a in updated.args):
