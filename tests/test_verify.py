@@ -15,7 +15,8 @@ for _mod in ("torch", "jax", "flax"):
 
 from migrate_lens.stubs import discover_targets, generate_stubs  # noqa: E402
 from migrate_lens.stubs.apimap import ApiRenames  # noqa: E402
-from migrate_lens.stubs.verify import InputSpec, compare, make_inputs, parse_input_spec, verify_target  # noqa: E402
+from migrate_lens.stubs.verify import (  # noqa: E402
+    InputSpec, compare, make_inputs, parse_input_spec, stub_todo_count, verify_target)
 
 REPO = Path(__file__).resolve().parent.parent
 SRC = REPO / "fixtures" / "stubs" / "src"
@@ -198,3 +199,30 @@ def test_converter_names_the_key_the_stub_expects(kit_dir):
              "fc3.weight": np.zeros((4, 8), np.float32), "fc3.bias": np.zeros(4, np.float32)}
     with pytest.raises(ValueError, match="the stub expects 'fc2.bias'; the checkpoint has 'fc3.bias'"):
         layers.convert_state_dict(stub, state)
+
+
+def test_verify_command_takes_a_recipe_and_reports_the_files_todos(kit_dir, kit_path, tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from migrate_lens.stubs.cli import verify
+
+    recipe = tmp_path / "recipe.py"
+    recipe.write_text("import numpy as np\nfrom kit.model import BlockConfig\n\n\ndef build():\n"
+                      "    return {'args': (BlockConfig(dim=16, heads=2),),\n"
+                      "            'inputs': [np.random.default_rng(0).standard_normal((2, 5, 16)).astype('float32')]}\n")
+    result = CliRunner().invoke(verify, [str(KIT), "--stubs", str(kit_dir), "--module", "kit.model.Block", "--recipe",
+                                         str(recipe), "--tolerance", "1e-5", "--yes"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.output[result.output.index("{"):])
+    assert out["status"] == "pass" and out["jit"]
+    sam = (kit_dir / "kit" / "layers.py").read_text()
+    assert stub_todo_count(sam, "Attention") == 1  # the scaled_dot_product_attention dropout TODO
+
+
+def test_verify_config_option_builds_the_config_object(kit_path):
+    from migrate_lens.stubs.cli import _build_config
+
+    cfg = _build_config('kit.model:BlockConfig={"dim": 8, "heads": 4}')
+    assert (cfg.dim, cfg.heads) == (8, 4)

@@ -155,14 +155,21 @@ def _json_object(text: str, what: str) -> dict[str, Any]:
 @click.option("--module", "qualname", required=True,
               help="Dotted class name relative to PATH, e.g. segment_anything.modeling.image_encoder.Block.")
 @click.option("--kwargs", "kwargs_json", default="{}", show_default=True, help="Constructor kwargs as JSON.")
-@click.option("--input", "input_specs", multiple=True, required=True,
+@click.option("--input", "input_specs", multiple=True,
               help="Input shape, e.g. 2x3x64x64 or 2x8:int64:0:100 (repeat for several inputs).")
+@click.option("--config", "config_spec", default="",
+              help="A config object passed first to both constructors: module:Class='{json}', e.g. "
+                   "transformers:BertConfig='{\"hidden_size\": 32}'.")
+@click.option("--recipe", "recipe_path", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="A Python file whose build() returns {'args': ..., 'kwargs': ..., 'inputs': [arrays], "
+                   "'input_kwargs': ...} (any key optional); it is imported and run.")
 @click.option("--torch-module", default="", help="Import the PyTorch class from this installed module instead.")
 @click.option("--tolerance", default=1e-4, show_default=True, type=float, help="Max abs error (float32).")
 @click.option("--seed", default=0, show_default=True, type=int)
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation before running user code.")
 def verify(path: Path, stub_dir: Path, qualname: str, kwargs_json: str, input_specs: tuple[str, ...],
-           torch_module: str, tolerance: float, seed: int, yes: bool) -> None:
+           config_spec: str, recipe_path: Path | None, torch_module: str, tolerance: float, seed: int,
+           yes: bool) -> None:
     """Check a stub against its PyTorch module: IMPORTS AND RUNS THE USER'S CODE.
 
     Builds both with the same kwargs, ports the weights, runs both on the same random input, and
@@ -178,13 +185,59 @@ def verify(path: Path, stub_dir: Path, qualname: str, kwargs_json: str, input_sp
         specs = [parse_input_spec(s) for s in input_specs]
     except ValueError as exc:
         raise click.BadParameter(str(exc)) from None
+    args: tuple[Any, ...] = ()
+    inputs = make_inputs(specs, seed)
+    input_kwargs: dict[str, Any] = {}
+    if config_spec:
+        args = (_build_config(config_spec),)
+    if recipe_path is not None:
+        recipe = _run_recipe(recipe_path)
+        args = tuple(recipe.get("args", args))
+        kwargs = {**kwargs, **dict(recipe.get("kwargs", {}))}
+        inputs = list(recipe.get("inputs", inputs))
+        input_kwargs = dict(recipe.get("input_kwargs", {}))
+    if not inputs:
+        raise click.BadParameter("give --input shapes or a --recipe whose build() returns 'inputs'")
     module, _, class_name = qualname.rpartition(".")
     rel = _module_path(path, module)
-    result = verify_target(path, stub_dir, rel, class_name, torch_module=torch_module, kwargs=kwargs,
-                           inputs=make_inputs(specs, seed), tolerance=tolerance, seed=seed)
+    result = verify_target(path, stub_dir, rel, class_name, torch_module=torch_module, args=args, kwargs=kwargs,
+                           inputs=inputs, input_kwargs=input_kwargs, tolerance=tolerance, seed=seed)
     click.echo(json.dumps(result.as_dict(), indent=2, sort_keys=True))
     if result.status != "pass":
         raise SystemExit(1)
+
+
+def _build_config(spec: str) -> Any:
+    """``module:Class={json}`` -> ``Class(**json)`` imported from ``module`` (user code: runs)."""
+    import importlib
+
+    target, sep, text = spec.partition("=")
+    mod, colon, cls = target.partition(":")
+    if not colon or not mod or not cls:
+        raise click.BadParameter(f"--config {spec!r}: expected module:Class='{{json}}'")
+    kwargs = _json_object(text or "{}", "--config")
+    try:
+        return getattr(importlib.import_module(mod), cls)(**kwargs)
+    except Exception as exc:  # noqa: BLE001 - the user's config class may raise anything
+        raise click.BadParameter(f"--config {target}: {type(exc).__name__}: {exc}") from None
+
+
+def _run_recipe(path: Path) -> dict[str, Any]:
+    """Import the recipe file and call its ``build()``; a dict is required."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("_migrate_lens_recipe", path)
+    if spec is None or spec.loader is None:
+        raise click.BadParameter(f"--recipe {path}: cannot load")
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+        recipe = module.build()
+    except Exception as exc:  # noqa: BLE001 - user code
+        raise click.BadParameter(f"--recipe {path}: {type(exc).__name__}: {exc}") from None
+    if not isinstance(recipe, dict):
+        raise click.BadParameter(f"--recipe {path}: build() must return a dict")
+    return recipe
 
 
 def _module_path(root: Path, module: str) -> str:

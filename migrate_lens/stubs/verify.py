@@ -248,11 +248,18 @@ def verify_module(torch_cls: Any, stub_cls: Any, convert: Any, *, args: tuple[An
 def verify_target(source_root: Path, stub_dir: Path, rel_path: str, class_name: str, *, torch_module: str = "",
                   args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None, inputs: list[Any],
                   input_kwargs: dict[str, Any] | None = None, tolerance: float = 1e-4, seed: int = 0,
-                  todos: int = 0) -> VerifyResult:
+                  todos: int | None = None) -> VerifyResult:
     """Load the PyTorch class (``torch_module`` or the file under ``source_root``) and its stub
     (``stub_dir/rel_path``) and run :func:`verify_module`. Import failures become ``error``
-    results (``compiles=False`` when the stub itself does not import)."""
+    results (``compiles=False`` when the stub itself does not import). ``todos`` defaults to
+    the stub file's own count for the class (:func:`stub_todo_count`)."""
     from migrate_lens.stubs.names import module_name
+
+    if todos is None:
+        try:
+            todos = stub_todo_count((stub_dir / rel_path).read_text(encoding="utf-8"), class_name)
+        except (OSError, UnicodeDecodeError, SyntaxError):
+            todos = 0
 
     dotted = torch_module or module_name(rel_path)
     qual = f"{dotted}.{class_name}"
