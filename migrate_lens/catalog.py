@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from migrate_lens.models import CATEGORIES, CONFIDENCES, CONTEXTS, PORTING_KINDS, SEVERITIES
+from migrate_lens.severity import ANCHORS, CEILING, FAILURE_MODES, cap, severity_in
 
 #: Code ranges by category (hundreds), as in ruff/bandit: ML1xx control flow, ML2xx shapes, ...
 CATEGORY_PREFIX: dict[str, str] = {
@@ -41,8 +42,9 @@ API_KINDS: tuple[str, ...] = ("DIRECT", "ARG_CHANGE", "DIFFERENT_SEMANTICS", "NO
 _RULE_KEYS = {
     "code", "name", "category", "severity", "confidence", "porting", "effort_hours", "message",
     "why", "pattern", "remedy", "references", "matcher", "examples", "init_severity",
+    "failure", "anchor", "folds",
 }
-_REQUIRED = _RULE_KEYS - {"references", "init_severity"}
+_REQUIRED = _RULE_KEYS - {"references", "init_severity", "anchor", "folds"}
 _MATCHER_KEYS = {"kind", "contexts", "params"}
 _EFFORT_KEYS = ("optimistic", "likely", "pessimistic")
 _CODE_RE = re.compile(r"^ML\d{3,4}$")
@@ -82,7 +84,12 @@ class Matcher:
 @dataclass(frozen=True, slots=True)
 class Rule:
     """One catalog entry. ``porting`` is what fixing it takes (:data:`PORTING_KINDS`);
-    ``init_severity`` replaces ``severity`` for findings in init code (runs once, untraced)."""
+    ``failure`` what a port that keeps the construct does (:data:`severity.FAILURE_MODES`);
+    ``severity`` is the one in traced code and ``init_severity`` replaces it in init code
+    (runs once, untraced); :meth:`severity_in` caps either by the severity table
+    (:data:`severity.CEILING`). ``anchor`` is ``site`` or ``use`` (a declaration judged where
+    it is used). ``folds`` are the codes this rule absorbs when both fire on one construct
+    (:mod:`migrate_lens.fold`)."""
 
     code: str
     name: str
@@ -101,6 +108,14 @@ class Rule:
     clean_examples: tuple[str, ...]
     init_severity: str
     source_file: str
+    failure: str = "rewrite"
+    anchor: str = "site"
+    folds: tuple[str, ...] = ()
+
+    def severity_in(self, context: str) -> str:
+        """Severity of this rule's finding in ``context`` (:data:`CONTEXTS`), from the one
+        severity table (:func:`migrate_lens.severity.severity_in`)."""
+        return severity_in(self.failure, self.anchor, self.severity, self.init_severity, context)
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,6 +199,19 @@ def parse_rule(path: Path, data: dict[str, Any]) -> Rule:
     init_severity = str(data.get("init_severity", severity))
     if init_severity not in SEVERITIES:
         raise _fail(path, "init_severity", f"must be one of {', '.join(SEVERITIES)}")
+    failure = _choice(path, data, "failure", FAILURE_MODES)
+    anchor = str(data.get("anchor", "site"))
+    if anchor not in ANCHORS:
+        raise _fail(path, "anchor", f"must be one of {', '.join(ANCHORS)}, got {anchor!r}")
+    top = CEILING[failure]["traced"]
+    if cap(severity, top) != severity:
+        raise _fail(path, "severity", f"{severity} is above {top}, the most a {failure!r} rule may be (severity table)")
+    init_top = CEILING[failure]["traced" if anchor == "use" else "init"]
+    if "init_severity" in data and cap(init_severity, init_top) != init_severity:
+        raise _fail(path, "init_severity", f"{init_severity} is above {init_top}, the most a {failure!r} rule may be in init code")
+    folds = data.get("folds", [])
+    if not isinstance(folds, list) or not all(isinstance(c, str) and _CODE_RE.match(c) for c in folds):
+        raise _fail(path, "folds", "must be a list of rule codes")
     effort_raw = data["effort_hours"]
     if not isinstance(effort_raw, dict) or set(effort_raw) != set(_EFFORT_KEYS):
         raise _fail(path, "effort_hours", "needs exactly optimistic, likely, pessimistic")
@@ -241,6 +269,9 @@ def parse_rule(path: Path, data: dict[str, Any]) -> Rule:
         clean_examples=clean,
         init_severity=init_severity,
         source_file=path.name,
+        failure=failure,
+        anchor=anchor,
+        folds=tuple(folds),
     )
 
 
@@ -310,5 +341,9 @@ def _load_catalog_cached(extra_dirs: tuple[Path, ...]) -> Catalog:
                 raise _fail(path, "name", f"duplicate name {rule.name}")
             rules[rule.code] = rule
             names.add(rule.name)
+    for rule in rules.values():
+        for code in rule.folds:
+            if code not in rules or code == rule.code:
+                raise CatalogError(f"{rule.source_file}: folds: {code} is not another rule of the catalog")
     ordered = tuple(sorted(rules.values(), key=lambda r: r.code))
     return Catalog(rules=ordered, api=api, digest=digest.hexdigest())

@@ -792,6 +792,7 @@ class _Builder:
         dropped = 0
         findings_at: dict[str, list[Finding]] = defaultdict(list)
         through_aliases = self.project_call_findings()
+        overrides = self.config.severity_overrides()
         for f in self.files:
             for fd in (*f.findings, *through_aliases.get(f.path, ())):
                 node = self.owner_node(fd.symbol, f.module)
@@ -801,11 +802,13 @@ class _Builder:
                         continue
                     fd = replace(fd, requires=())
                 if fd.context == "function":
+                    # recontext takes the severity table's column for the decided context
+                    # (Rule.severity_in); a config override still wins
                     got = recontext(fd, contexts.get(node, "function"), self.rules.get(fd.code))
                     if got is None:
                         dropped += 1
                         continue
-                    fd = got
+                    fd = replace(got, severity=overrides[got.code]) if got.code in overrides else got
                 kept.append(fd)
                 findings_at[node].append(fd)
         kept.sort(key=_by_location)

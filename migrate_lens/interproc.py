@@ -92,8 +92,8 @@ def function_contexts(guess: Mapping[str, str], roles: Mapping[str, str], entrie
 
 def recontext(fd: Finding, ctx: str, rule: Rule | None) -> Finding | None:
     """A finding made in undecided (``function``) context, given the context ``ctx`` its
-    function runs in: moved to that context (``init`` findings take the rule's
-    ``init_severity``), or None when the rule does not apply there (a traced-only rule in code
+    function runs in: moved to that context with the rule's severity there (the severity
+    table, :meth:`migrate_lens.catalog.Rule.severity_in`), or None when the rule does not apply there (a traced-only rule in code
     that never runs under the trace, a tensor-branch rule in init or host code; host glue keeps
     the rules that also apply to init code, which runs eagerly too). Findings
     already in a decided context are returned unchanged."""
@@ -106,7 +106,7 @@ def recontext(fd: Finding, ctx: str, rule: Rule | None) -> Finding | None:
     # state, in-place updates, ecosystem...) still applies to it, trace-only obstacles do not
     if ctx not in allowed and not (ctx == "host" and rule is not None and rule.category not in TRACE_ONLY_CATEGORIES):
         return None
-    severity = rule.init_severity if ctx == "init" and rule is not None else fd.severity
+    severity = rule.severity_in(ctx) if rule is not None else fd.severity  # the one severity table
     return replace(fd, context=ctx, traced_only=False, severity=severity)
 
 

@@ -13,7 +13,8 @@ import sys
 
 from migrate_lens.analysis.matchers import glob_matcher  # the engine's own glob semantics
 from migrate_lens.catalog import ApiEntry, Catalog, Rule, load_catalog
-from migrate_lens.models import CATEGORIES
+from migrate_lens.models import CATEGORIES, CONTEXTS
+from migrate_lens.severity import CEILING, FAILURE_DOC, FAILURE_MODES
 
 #: At most this many API-map rows are attached to one rule (globs like ``torch.*`` match
 #: hundreds; those rules talk about a family, not about mapped functions).
@@ -87,6 +88,24 @@ def _contexts(rule: Rule) -> str:
     return text
 
 
+def severity_by_context(rule: Rule) -> str:
+    """``traced high, function medium, init low, host low``: the rule's severity in each
+    context, from the severity table (:meth:`Rule.severity_in`)."""
+    return ", ".join(f"{ctx} {rule.severity_in(ctx)}" for ctx in CONTEXTS)
+
+
+def severity_table_markdown() -> list[str]:
+    """The severity table (:data:`migrate_lens.severity.CEILING`) as Markdown lines: failure
+    mode x context -> the highest severity a finding may carry there."""
+    out = [
+        "| failure mode | what a port that keeps the construct does | " + " | ".join(CONTEXTS) + " |",
+        "| --- | --- | " + " | ".join("---" for _ in CONTEXTS) + " |",
+    ]
+    for mode in FAILURE_MODES:
+        out.append(f"| `{mode}` | {FAILURE_DOC[mode]} | " + " | ".join(CEILING[mode][c] for c in CONTEXTS) + " |")
+    return out
+
+
 def explain_rule(rule: Rule, catalog: Catalog | None = None) -> str:
     """Plain-text explanation of one rule for ``migrate-lens explain CODE``: header, why,
     pattern, remedy (with API-map lines when ``catalog`` is given), effort, references and the
@@ -95,9 +114,10 @@ def explain_rule(rule: Rule, catalog: Catalog | None = None) -> str:
     effort = rule.effort
     parts = [
         f"{rule.code} {rule.name}",
-        f"category: {rule.category}   severity: {rule.severity}"
-        + (f" (init code: {rule.init_severity})" if rule.init_severity != rule.severity else "")
+        f"category: {rule.category}   failure: {rule.failure}   severity: {rule.severity}"
         + f"   confidence: {rule.confidence}   porting: {rule.porting}",
+        f"severity by context: {severity_by_context(rule)}"
+        + (" (a declaration: judged where it is used)" if rule.anchor == "use" else ""),
         f"effort per finding (hours): optimistic {effort.optimistic:g}, likely {effort.likely:g}, pessimistic {effort.pessimistic:g}",
         f"applies in: {_contexts(rule)}",
         "",
@@ -127,8 +147,8 @@ def _md_cell(text: str) -> str:
 
 def render_rules_markdown(catalog: Catalog) -> str:
     """The content of ``docs/rules.md``: an index by category, one section per rule (anchor
-    ``#ml101``) with category, severity, porting, effort, why, pattern, remedy, references and
-    examples, then the API map as a table. Deterministic (sorted by code / torch name)."""
+    ``#ml101``) with category, failure mode, severity by context, porting, effort, why, pattern, remedy, references and
+    examples, after the severity table; then the API map as a table. Deterministic (sorted by code / torch name)."""
     out: list[str] = [
         "# migrate-lens rules",
         "",
@@ -139,6 +159,19 @@ def render_rules_markdown(catalog: Catalog) -> str:
         f"and an API map of {len(catalog.api)} torch names. Contexts: `traced` is forward/`__call__` "
         "of nn.Modules and what they call, `init` is constructors and weight init, `function` is "
         "code whose callers are not known yet, `host` is module level and `__main__`.",
+        "",
+        "## Severity: failure mode x context",
+        "",
+        "Every rule states its failure mode (`failure`). A rule declares its severity for traced code; a "
+        "finding's severity is that one (the rule's init severity in init code) capped by this table for "
+        "the context it sits in. `high` and `critical` exist only for `error` and `silent` in traced code, "
+        "`critical` only for `error` (no JAX route on the path that runs). A finding in a `function` whose "
+        "callers turn out to be traced takes the `traced` column. A rule anchored at its *use* (an import, "
+        "a kernel load, an `autograd.Function` class) takes the `traced` column wherever it sits. "
+        "`migrate-lens check` blocks a commit at `high` by default, so only what fails or silently "
+        "changes numbers under `jax.jit` blocks it.",
+        "",
+        *severity_table_markdown(),
         "",
         "## Index",
         "",
@@ -155,10 +188,10 @@ def render_rules_markdown(catalog: Catalog) -> str:
             f'<a id="{rule.code.lower()}"></a>',
             f"## {rule.code} {rule.name}",
             "",
-            "| category | severity | confidence | porting | effort (h: optimistic / likely / pessimistic) | applies in |",
-            "| --- | --- | --- | --- | --- | --- |",
-            f"| {rule.category} | {rule.severity}"
-            + (f" (init: {rule.init_severity})" if rule.init_severity != rule.severity else "")
+            "| category | failure | severity by context | confidence | porting | effort (h: optimistic / likely / pessimistic) | applies in |",
+            "| --- | --- | --- | --- | --- | --- | --- |",
+            f"| {rule.category} | {rule.failure} | {severity_by_context(rule)}"
+            + (" (judged where used)" if rule.anchor == "use" else "")
             + f" | {rule.confidence} | {rule.porting} | {e.optimistic:g} / {e.likely:g} / {e.pessimistic:g} | {_contexts(rule)} |",
             "",
             f"**Message:** {rule.message}",

@@ -25,7 +25,7 @@ def findings(source: str, catalog: Catalog, path: str = "snippet.py", module: st
         )
     if m:
         path = m.group(1)
-    facts = resolve_traced_only(analyze_source(source, path, module, catalog))
+    facts = resolve_traced_only(analyze_source(source, path, module, catalog), catalog)
     return tuple(f for f in facts.findings if not f.suppressed or f.suppressed == "fixme")
 
 

@@ -169,8 +169,9 @@ class M(nn.Module):
         return y
 '''
     by_line = {f.span.line: f for f in findings(src, catalog) if f.code == "ML301"}
+    # a mechanical rewrite (failure "rewrite"): medium at most in traced code, lower in init
     assert by_line[8].severity == "low" and by_line[8].context == "init"
-    assert by_line[12].severity == "high" and by_line[12].context == "traced"
+    assert by_line[12].severity == "medium" and by_line[12].context == "traced"
 
 
 def test_findings_are_sorted_and_deterministic(catalog) -> None:

@@ -45,6 +45,7 @@ code = "{code}"
 name = "test-only-in-place-method"
 category = "in-place-mutation"
 severity = "high"
+failure = "error"
 confidence = "high"
 porting = "mechanical"
 effort_hours = {{ optimistic = 0.1, likely = 0.25, pessimistic = 1 }}
@@ -700,9 +701,9 @@ def test_nesting_that_crashes_libcst_is_skipped_not_a_crash(project: Path) -> No
     # 5000 nested parentheses overflow libcst's native parser stack (SIGSEGV) when handed to it
     write(project, "deep.py", "import torch\nx = " + "(" * 5000 + "1" + ")" * 5000 + "\n")
     write(project, "pkg/block.py", BLOCK)
-    proc = subprocess.run([sys.executable, "-m", "migrate_lens.cli", "check", "deep.py", "pkg/block.py"],
-                          cwd=project, capture_output=True, text=True, check=False)
-    assert proc.returncode == 1, proc.stderr  # the new finding in block.py fails the hook; no signal
+    proc = subprocess.run([sys.executable, "-m", "migrate_lens.cli", "check", "--fail-on", "medium", "deep.py",
+                           "pkg/block.py"], cwd=project, capture_output=True, text=True, check=False)
+    assert proc.returncode == 1, proc.stderr  # the new (medium) finding in block.py fails the hook; no signal
     assert "deep.py" in proc.stdout + proc.stderr and "nesting too deep" in proc.stdout + proc.stderr
     result = run_check([Path("deep.py")], catalog=CATALOG, jobs=1)
     assert [(s.path, s.reason.split(" at ")[0]) for s in result.skipped] == [("deep.py", "nesting too deep")]

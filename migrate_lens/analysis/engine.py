@@ -165,7 +165,7 @@ def analyze_source(source: str, path: str, module_name: str, catalog: Catalog,
                 span = Span(rng.start.line, rng.start.column, rng.end.line, rng.end.column)
         findings.append(Finding(
             code=rule.code,
-            severity=rule.init_severity if ctx == "init" else rule.severity,
+            severity=rule.severity_in("traced" if traced_only else ctx),
             path=path,
             span=span,
             symbol=site.symbol,
@@ -287,7 +287,7 @@ def match_project_call(call: CallSiteFact, name: str, guarded: bool, path: str, 
                 continue
             if detail is None:
                 continue
-            fd = Finding(code=rule.code, severity=rule.init_severity if ctx == "init" else rule.severity, path=path,
+            fd = Finding(code=rule.code, severity=rule.severity_in("traced" if traced_only else ctx), path=path,
                          span=call.span, symbol=call.symbol, context=ctx, message=rule.message.replace("{detail}", detail),
                          snippet=call.snippet, traced_only=traced_only)
             sup = by_line.get(call.span.line) or by_line.get(call.span.end_line)
@@ -458,7 +458,7 @@ def analyze_native_file(path: str, module_name: str, catalog: Catalog,
         if detail is None:
             continue
         out.append(Finding(
-            code=rule.code, severity=rule.severity, path=path, span=Span(1, 0, 1, 0),
+            code=rule.code, severity=rule.severity_in("host"), path=path, span=Span(1, 0, 1, 0),
             symbol=module_name, context="host", message=rule.message.replace("{detail}", detail),
             snippet=path,
         ))
