@@ -42,9 +42,9 @@ API_KINDS: tuple[str, ...] = ("DIRECT", "ARG_CHANGE", "DIFFERENT_SEMANTICS", "NO
 _RULE_KEYS = {
     "code", "name", "category", "severity", "confidence", "porting", "effort_hours", "message",
     "why", "pattern", "remedy", "references", "matcher", "examples", "init_severity",
-    "failure", "anchor", "folds",
+    "failure", "anchor", "folds", "fallback",
 }
-_REQUIRED = _RULE_KEYS - {"references", "init_severity", "anchor", "folds"}
+_REQUIRED = _RULE_KEYS - {"references", "init_severity", "anchor", "folds", "fallback"}
 _MATCHER_KEYS = {"kind", "contexts", "params"}
 _EFFORT_KEYS = ("optimistic", "likely", "pessimistic")
 _CODE_RE = re.compile(r"^ML\d{3,4}$")
@@ -89,7 +89,8 @@ class Rule:
     (runs once, untraced); :meth:`severity_in` caps either by the severity table
     (:data:`severity.CEILING`). ``anchor`` is ``site`` or ``use`` (a declaration judged where
     it is used). ``folds`` are the codes this rule absorbs when both fire on one construct
-    (:mod:`migrate_lens.fold`)."""
+    (:mod:`migrate_lens.fold`). ``fallback`` is the code a finding is re-coded to when its
+    file also holds a pure-PyTorch route for the kernel (:mod:`migrate_lens.analysis.routes`)."""
 
     code: str
     name: str
@@ -111,6 +112,7 @@ class Rule:
     failure: str = "rewrite"
     anchor: str = "site"
     folds: tuple[str, ...] = ()
+    fallback: str = ""
 
     def severity_in(self, context: str) -> str:
         """Severity of this rule's finding in ``context`` (:data:`CONTEXTS`), from the one
@@ -212,6 +214,9 @@ def parse_rule(path: Path, data: dict[str, Any]) -> Rule:
     folds = data.get("folds", [])
     if not isinstance(folds, list) or not all(isinstance(c, str) and _CODE_RE.match(c) for c in folds):
         raise _fail(path, "folds", "must be a list of rule codes")
+    fallback = str(data.get("fallback", ""))
+    if fallback and not _CODE_RE.match(fallback):
+        raise _fail(path, "fallback", f"must be a rule code, got {fallback!r}")
     effort_raw = data["effort_hours"]
     if not isinstance(effort_raw, dict) or set(effort_raw) != set(_EFFORT_KEYS):
         raise _fail(path, "effort_hours", "needs exactly optimistic, likely, pessimistic")
@@ -272,6 +277,7 @@ def parse_rule(path: Path, data: dict[str, Any]) -> Rule:
         failure=failure,
         anchor=anchor,
         folds=tuple(folds),
+        fallback=fallback,
     )
 
 
@@ -345,5 +351,7 @@ def _load_catalog_cached(extra_dirs: tuple[Path, ...]) -> Catalog:
         for code in rule.folds:
             if code not in rules or code == rule.code:
                 raise CatalogError(f"{rule.source_file}: folds: {code} is not another rule of the catalog")
+        if rule.fallback and (rule.fallback not in rules or rule.fallback == rule.code):
+            raise CatalogError(f"{rule.source_file}: fallback: {rule.fallback} is not another rule of the catalog")
     ordered = tuple(sorted(rules.values(), key=lambda r: r.code))
     return Catalog(rules=ordered, api=api, digest=digest.hexdigest())

@@ -86,7 +86,9 @@ class Finding:
     module-level code). ``context`` is one of :data:`CONTEXTS`. ``traced_only`` findings are
     kept only if the project graph shows the enclosing function runs under the trace.
     ``snippet`` is the normalized source of the flagged node (whitespace collapsed, at most
-    120 characters), used for fingerprints that survive lines moving.
+    120 characters), used for fingerprints that survive lines moving. ``folds`` are the codes
+    of findings folded into this one because they reported the same construct
+    (:mod:`migrate_lens.fold`): the site counts once, and still shows each hazard.
     """
 
     code: str
@@ -104,6 +106,7 @@ class Finding:
     #: holds only if one of them does, which the project-level step decides from how the
     #: function is called and what its callees return; () = unconditional
     requires: tuple[str, ...] = ()
+    folds: tuple[str, ...] = ()
 
 
 @_fast_pickle

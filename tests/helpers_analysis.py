@@ -30,8 +30,9 @@ def findings(source: str, catalog: Catalog, path: str = "snippet.py", module: st
 
 
 def lines_of(found: tuple[Finding, ...], code: str) -> set[int]:
-    """Lines with at least one finding of ``code``."""
-    return {f.span.line for f in found if f.code == code}
+    """Lines with at least one finding of ``code``, or into which one was folded (one site,
+    one finding: the kept finding names the folded hazard)."""
+    return {f.span.line for f in found if f.code == code or code in f.folds}
 
 
 def marked_lines(source: str, marker: str = "# expect") -> set[int]:

@@ -16,12 +16,14 @@ import libcst as cst
 from libcst.metadata import CodeRange, PositionProvider
 
 from migrate_lens.analysis.matchers import MATCHERS, call_gate
+from migrate_lens.analysis.routes import reroute_kernels
 from migrate_lens.analysis.sites import Site
 from migrate_lens.analysis.visitor import FileVisitor
 from migrate_lens.analysis.walk import Positions, fast_visit, parse_cst
 from migrate_lens.catalog import Catalog, Rule, load_catalog
 from migrate_lens.analysis.sites import NOT_LITERAL
 from migrate_lens.interproc import flow_kinds, function_contexts, holds, recontext
+from migrate_lens.fold import fold_duplicates, fold_table
 from migrate_lens.models import NONLITERAL, CallSiteFact, FileFacts, Finding, ImportFact, RuleError, Span, Suppression
 
 #: ``# migrate-lens: ignore[ML101, ML301]`` or ``# migrate-lens: fixme[ML101] reason``.
@@ -215,6 +217,12 @@ def analyze_source(source: str, path: str, module_name: str, catalog: Catalog,
         for name, targets in sorted(visitor.bindings.assigned.items()) for t in targets[:1] if "." in t
     )
     unique = _merge_conditional(findings)
+    absorbs, names = fold_table(catalog)
+    if absorbs:  # one site, one finding (migrate_lens/fold.py)
+        unique = {(f.span.line, f.span.column, f.code): f for f in fold_duplicates(unique.values(), absorbs, names)}
+    rerouted = reroute_kernels(unique.values(), visitor.functions, catalog)  # routes.py
+    if rerouted is not None:
+        unique = {(f.span.line, f.span.column, f.code): f for f in rerouted}
     ordered = tuple(sorted(unique.values(), key=lambda f: (f.span.line, f.span.column, f.code)))
     submodules = tuple(sorted(set(visitor.submodules), key=lambda s: (s.owner, s.line, s.attr, s.target)))
     facts = FileFacts(

@@ -42,7 +42,7 @@ def finding_view(f: Finding, rule: Rule, remedy: str) -> dict[str, Any]:
         "line": f.span.line, "column": f.span.column, "end_line": f.span.end_line, "end_column": f.span.end_column,
         "symbol": f.symbol, "context": f.context, "message": f.message, "remedy": remedy,
         "snippet": f.snippet, "effort_hours": _effort(rule), "suppressed": f.suppressed,
-        "fingerprint": fingerprint(f),
+        "folds": list(f.folds), "fingerprint": fingerprint(f),
     }
 
 

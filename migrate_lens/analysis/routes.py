@@ -1,0 +1,89 @@
+"""Whether a compiled kernel blocks the path that runs: a kernel whose file also holds a pure
+PyTorch fallback is a redesign (port the fallback), not a blocker.
+
+Real model files often load a CUDA kernel *and* keep the reference implementation beside it:
+``rwkv_linear_attention_cpu`` next to the ``wkv`` kernel (transformers RWKV), the DETA
+``multi_scale_deformable_attention`` used under ``disable_custom_kernels``, torchvision's
+pure-Python ``_roi_align`` next to ``torch.ops.torchvision.roi_align``. A rule whose file names
+a ``fallback`` code (``fallback = "ML413"``) has its findings re-coded to that rule in the
+per-file stage when the file defines such a function. What counts as a fallback, from the
+file's own function names (:data:`FALLBACK_SUFFIX`): a ``*_cpu`` / ``*_fallback`` /
+``*_pytorch`` / ``*_torch`` / ``*_python`` / ``*_naive`` / ``*_reference`` / ``*_ref`` /
+``*_native`` / ``*_eager`` function, ``_<op>`` for ``torch.ops.<ns>.<op>``, or the snake-case
+name of the extension loaded (``load("MultiScaleDeformableAttention", ...)``).
+
+Source: the expert review of the core scan (``shared/reviews/core-findings-review.md``, "Are
+the blocked statuses justified?": 4 of 5 critical kernels there have such a fallback).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from migrate_lens.models import Finding, FunctionFact
+
+if TYPE_CHECKING:
+    from migrate_lens.catalog import Catalog, Rule
+
+#: Function-name endings that mark a pure-PyTorch reference implementation.
+FALLBACK_SUFFIX = re.compile(r"_(cpu|fallback|pytorch|torch|python|naive|reference|ref|native|eager)$")
+_OP = re.compile(r"torch\.ops\.\w+\.(\w+)")
+_EXT_NAME = re.compile(r"""\(\s*(?:name\s*=\s*)?["']([A-Za-z_][A-Za-z0-9_]*)["']""")
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+def _snake(name: str) -> str:
+    return _CAMEL.sub("_", name).lower()
+
+
+def fallback_for(snippet: str, leaves: frozenset[str]) -> str:
+    """The name of a function among ``leaves`` (this file's function names, last dotted part)
+    that is a pure-PyTorch route for the kernel in ``snippet``, or ""."""
+    op = _OP.search(snippet)
+    if op and f"_{op.group(1)}" in leaves:
+        return f"_{op.group(1)}"
+    ext = _EXT_NAME.search(snippet)
+    if ext and _snake(ext.group(1)) in leaves:
+        return _snake(ext.group(1))
+    for leaf in sorted(leaves):
+        if FALLBACK_SUFFIX.search(leaf):
+            return leaf
+    return ""
+
+
+_BY_DIGEST: dict[str, tuple[dict[str, "Rule"], frozenset[str]]] = {}
+
+
+def _fallback_rules(catalog: "Catalog") -> tuple[dict[str, "Rule"], frozenset[str]]:
+    hit = _BY_DIGEST.get(catalog.digest)
+    if hit is None:
+        rules = catalog.by_code()
+        hit = _BY_DIGEST[catalog.digest] = (rules, frozenset(c for c, r in rules.items() if r.fallback))
+    return hit
+
+
+def reroute_kernels(findings: Iterable[Finding], functions: Iterable[FunctionFact],
+                    catalog: "Catalog") -> list[Finding] | None:
+    """``findings`` with each finding of a rule that names a ``fallback`` code re-coded to
+    that rule (its message, with the fallback named, and its severity for the context) when
+    :func:`fallback_for` finds a route among ``functions`` (this file's). None when no
+    finding is of such a rule (nothing to do)."""
+    rules, codes = _fallback_rules(catalog)
+    items = list(findings)
+    if not codes or not any(f.code in codes for f in items):
+        return None
+    leaves = frozenset(fn.qualname.rsplit(".", 1)[-1] for fn in functions)
+    out: list[Finding] = []
+    for f in items:
+        if f.code in codes:
+            target = rules[rules[f.code].fallback]
+            route = fallback_for(f.snippet, leaves)
+            if route:
+                detail = f"{f.snippet.split('(', 1)[0].strip()} (fallback `{route}` in this file)"
+                f = replace(f, code=target.code, message=target.message.replace("{detail}", detail),
+                            severity=target.severity_in("traced" if f.traced_only else f.context))
+        out.append(f)
+    return out

@@ -1,0 +1,110 @@
+"""One site, one finding: fold findings that report one construct for one reason.
+
+Two rules often fire on the same expression because one obstacle has two faces:
+``F.dropout(x, p, training=self.training)`` is a functional dropout (ML602) *and* reads the
+training flag (ML701); ``nn.BatchNorm2d(c)`` carries running statistics (ML703) *and* the
+momentum convention (ML904); ``x[mask] = 0`` is a boolean-mask scatter (ML204) *and* a
+subscript write (ML304). Reported twice, the site counts twice in effort and risk and the
+report cries wolf. A rule declares in its file the codes it absorbs (``folds = ["ML701"]``):
+when the absorbing rule and an absorbed one fire on one line and one finding's span lies
+within the other's (the same node, or one nested in the other), the absorbed finding is
+dropped and named in the kept one's message and ``folds``; the kept one takes the higher
+severity of the two.
+
+Runs in the per-file stage (:func:`migrate_lens.analysis.engine.analyze_source`), so cached
+facts, the project graph, the estimate and the pre-commit check all see one finding per site.
+Only findings with the same suppression state fold (a suppressed finding never hides an
+active one), and a finding that is kept only if its function is traced (``traced_only``)
+never absorbs one that is kept regardless.
+
+Source of the pairs: the expert review of the core scan (``shared/reviews/
+core-findings-review.md`` section 8.9: 896 co-located duplicates in five pairs) and the
+co-occurrence counts of that scan.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from migrate_lens.models import SEVERITIES, Finding, Span
+
+if TYPE_CHECKING:
+    from migrate_lens.catalog import Catalog
+
+_TABLES: dict[str, tuple[dict[str, frozenset[str]], dict[str, str]]] = {}
+
+
+def fold_table(catalog: "Catalog") -> tuple[dict[str, frozenset[str]], dict[str, str]]:
+    """``({absorbing code: absorbed codes}, {code: rule name})`` of ``catalog``, built once
+    per catalog digest."""
+    hit = _TABLES.get(catalog.digest)
+    if hit is None:
+        absorbs = {r.code: frozenset(r.folds) for r in catalog.rules if r.folds}
+        names = {r.code: r.name for r in catalog.rules}
+        hit = _TABLES[catalog.digest] = (absorbs, names)
+    return hit
+
+
+def _within(inner: Span, outer: Span) -> bool:
+    return (inner.line, inner.column) >= (outer.line, outer.column) and \
+        (inner.end_line, inner.end_column) <= (outer.end_line, outer.end_column)
+
+
+def _can_absorb(keep: Finding, drop: Finding) -> bool:
+    return (keep.suppressed == drop.suppressed and (drop.traced_only or not keep.traced_only)
+            and (bool(drop.requires) or not keep.requires)  # a conditional finding may be dropped later
+            and (_within(drop.span, keep.span) or _within(keep.span, drop.span)))
+
+
+def fold_duplicates(findings: Iterable[Finding], absorbs: Mapping[str, frozenset[str]],
+                    names: Mapping[str, str]) -> list[Finding]:
+    """``findings`` (one file's) with every absorbed finding folded into the one that absorbs
+    it (see the module docstring). Order is kept; a finding absorbed by several is folded
+    into the first; what a folded finding had absorbed moves with it. Findings that would
+    absorb each other (a cycle of declarations) fold once."""
+    items = list(findings)
+    if not absorbs or len(items) < 2:
+        return items
+    by_line: dict[int, list[int]] = defaultdict(list)
+    for i, f in enumerate(items):
+        by_line[f.span.line].append(i)
+    dropped: set[int] = set()
+    folded_into: dict[int, list[int]] = defaultdict(list)
+    for idxs in by_line.values():
+        if len(idxs) < 2:
+            continue
+        changed = True
+        while changed:  # chains fold to the end: ML706 absorbs ML506, which absorbed ML301
+            changed = False
+            for k in idxs:
+                targets = absorbs.get(items[k].code)
+                if not targets or k in dropped:
+                    continue
+                for d in idxs:
+                    if d == k or d in dropped or items[d].code not in targets or k in folded_into.get(d, ()):
+                        continue
+                    if _can_absorb(items[k], items[d]):
+                        dropped.add(d)
+                        folded_into[k] += [d, *folded_into.pop(d, [])]
+                        changed = True
+    if not dropped:
+        return items
+    out: list[Finding] = []
+    for i, f in enumerate(items):
+        if i in dropped:
+            continue
+        absorbed = folded_into.get(i)
+        if absorbed:
+            codes = sorted({items[d].code for d in absorbed})
+            # a traced_only finding's severity holds only if its function is traced: a kept
+            # finding that stays regardless does not inherit it
+            peers = [items[d] for d in absorbed if f.traced_only or not items[d].traced_only]
+            worst = max((f, *peers), key=lambda x: SEVERITIES.index(x.severity)).severity
+            also = ", ".join(f"{c} {names.get(c, '')}".strip() for c in codes)
+            f = replace(f, severity=worst, message=f"{f.message} (also {also}: same construct)",
+                        folds=tuple(sorted({*f.folds, *codes})))
+        out.append(f)
+    return out
