@@ -45,7 +45,8 @@ def default_cache_dir() -> Path:
 ANALYZER_MODULES = ("models.py", "catalog.py", "discover.py", "notebooks.py", "worker.py", "cache.py",
                     "analysis/__init__.py", "analysis/engine.py", "analysis/kinds.py", "analysis/matchers.py",
                     "analysis/bindings.py", "analysis/sites.py", "analysis/summaries.py", "analysis/values.py", "analysis/visitor.py",
-                    "analysis/walk.py", "analysis/shape.py", "onefile.py")
+                    "analysis/walk.py", "analysis/shape.py", "onefile.py", "severity.py", "fold.py",
+                    "analysis/routes.py")
 
 
 @lru_cache(maxsize=1)
