@@ -19,12 +19,12 @@ import torch.nn as nn
 
 
 def helper(x):
-    print("in helper")
+    print("in helper", torch.sum(x))
     return x
 
 
 def unused(x):
-    print("never traced")
+    print("never traced", torch.sum(x))
     return x
 
 
@@ -35,18 +35,18 @@ class Block(nn.Module):
         self.fc.register_forward_hook(on_output)
 
     def _inner(self, x):
-        print("inner")
+        print("inner", torch.sum(x))
         return helper(x)
 
     def forward(self, x):
         def nested(y):
-            print("nested")
+            print("nested", torch.sum(y))
             return y
         return nested(self._inner(self.fc(x)))
 
 
 def on_output(module, inputs, output):
-    print("hook")
+    print("hook", torch.sum(output))
 '''
 
 

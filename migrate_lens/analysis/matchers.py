@@ -217,6 +217,11 @@ def _kwargs_ok(site: Site, m: "Matcher") -> bool:
         i = int(key)
         if i >= len(names) or not _any_glob(names[i], wanted):
             return False
+    shows = _param(m, "interpolates")
+    if shows and not any(k in shows for k in site.data.get("message_kinds", ())):
+        return False
+    if _param(m, "aliased_arg") is True and not site.data.get("arg_alias"):
+        return False
     excluded = _param(m, "exclude_receiver")
     if excluded and _any_glob(site.data.get("receiver_text", ""), excluded):
         return False
@@ -249,7 +254,10 @@ def match_call(site: Site, m: "Matcher") -> str | None:
     ``skip_after_global_pool`` (the input is a global pooling result), ``arg_kind`` ({arg = [value kinds]}), ``arg_name``
     ({position = [globs of the argument's resolved name]}), ``no_grad`` (inside
     ``torch.no_grad()`` or not), ``class_has_conv`` (in a module holding a conv),
-    ``exclude_receiver`` (globs on the receiver's source text).
+    ``exclude_receiver`` (globs on the receiver's source text), ``aliased_arg`` (the first
+    argument shares its tensor with another live name), ``interpolates`` (value kinds one of
+    which the message must show: an argument, or an expression inside an f-string, ``%`` or
+    ``.format`` argument).
     A keyword's position per callee comes from ``arg_positions``."""
     exclude = _param(m, "exclude")
     if site.name and _any_glob(site.name, _param(m, "names")):
@@ -307,11 +315,20 @@ def match_subscript_assign(site: Site, m: "Matcher") -> str | None:
 
 def match_aug_assign(site: Site, m: "Matcher") -> str | None:
     """``x += y`` where ``x`` is a tensor (PyTorch mutates ``x`` in place; aliases see it);
+    ``aliased`` requires that ``x`` shares its tensor with another live name or a ``self``
+    attribute (``q = p``, ``w = self.weight``), which alone makes the mutation observable;
     ``no_grad`` requires (true) or forbids (false) an enclosing ``torch.no_grad()``."""
     no_grad = _param(m, "no_grad")
     if no_grad is not None and bool(site.data.get("no_grad")) != no_grad:
         return None
-    return "augmented assignment" if site.receiver in (K.T, K.B) else None
+    if site.receiver not in (K.T, K.B):
+        return None
+    alias = site.data.get("alias", "")
+    if _param(m, "aliased") is True:
+        if not alias:
+            return None  # a fresh, unshared tensor: `x += y` on a jax.Array rebinds identically
+        return f"augmented assignment to `{site.data.get('name', '')}`, which shares its tensor with `{alias}`,"
+    return "augmented assignment"
 
 
 def match_subscript_read(site: Site, m: "Matcher") -> str | None:
@@ -420,8 +437,11 @@ def match_attribute(site: Site, m: "Matcher") -> str | None:
 def match_name(site: Site, m: "Matcher") -> str | None:
     """A resolved dotted name (class base, decorator, import, referenced attribute) matching
     ``names`` globs and not ``exclude``. Relative imports (``from .ops import x``) name the
-    project's own modules and never match."""
+    project's own modules and never match; ``skip_compared`` skips a name that is only an
+    operand of a comparison (``x.dtype in (torch.float32, torch.float64)`` creates nothing)."""
     if site.kind == "import" and site.data.get("level", 0) > 0:
+        return None
+    if _param(m, "skip_compared") is True and site.data.get("compared"):
         return None
     if _any_glob(site.name, _param(m, "names")) and not _any_glob(site.name, _param(m, "exclude") or ()):
         return site.name
@@ -528,6 +548,57 @@ def match_host_shape_arg(site: Site, m: "Matcher") -> str | None:
     return None
 
 
+def _numbers(value: Any) -> tuple[float, ...] | None:
+    """A literal number or tuple of numbers as a tuple of floats, else None."""
+    items = value if isinstance(value, tuple) else (value,)
+    if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in items) and items:
+        return tuple(float(v) for v in items)
+    return None
+
+
+def match_interpolation(site: Site, m: "Matcher") -> str | None:
+    """A resize (``names``) whose result differs from ``jax.image.resize``: bicubic (torch's
+    a = -0.75 kernel, JAX's Keys a = -0.5), ``align_corners=True`` (also implied by
+    ``always_align_corners`` callees such as ``nn.UpsamplingBilinear2d``), downsampling
+    (literal ``scale_factor`` < 1) without ``antialias=True`` (JAX antialiases by default),
+    ``nearest`` with a non-integer literal factor or to a given ``size`` (identical only for
+    integer upsampling), and modes JAX lacks (``area``). Bilinear upsampling without
+    ``align_corners`` and integer-factor ``nearest`` upsampling match exactly (measured: max
+    difference 2e-7 and 0). Unknown (non-literal) modes or factors are not flagged.
+    Positions per callee come from ``arg_positions``."""
+    if not _any_glob(site.name, _param(m, "names")):
+        return None
+    leaf = site.name.rsplit(".", 1)[-1]
+
+    def get(key: str) -> Any:
+        got = _arg(site, m, key)
+        return None if got is None else got[1]
+
+    if _any_glob(site.name, _param(m, "always_align_corners") or ()):
+        return f"{leaf} (bilinear with align_corners=True)"
+    mode = get("mode")
+    if mode is None:
+        mode = str(_table(_param(m, "default_mode")).get(leaf, "nearest"))
+    if mode is NOT_LITERAL or not isinstance(mode, str):
+        return None
+    if get("align_corners") is True:
+        return f"{mode} with align_corners=True"
+    if mode == "bicubic":
+        return "bicubic (PyTorch a=-0.75, jax.image.resize Keys a=-0.5)"
+    if mode == "area":
+        return "mode='area' (adaptive average pooling; jax.image.resize has no such method)"
+    scale = _numbers(get("scale_factor"))
+    if scale is not None:
+        if any(f < 1 for f in scale) and get("antialias") is not True:
+            return f"{mode} downsampling by {get('scale_factor')!r} without antialias (jax.image.resize antialiases)"
+        if mode == "nearest" and any(f != int(f) for f in scale):
+            return f"nearest with a non-integer factor {get('scale_factor')!r}"
+        return None
+    if mode == "nearest" and get("size") is not None:
+        return "nearest to a given size (matches JAX only for integer upsampling factors)"
+    return None
+
+
 def match_suppression(site: Site, m: "Matcher") -> str | None:
     """Meta: a suppression comment that is unused (``problem = "unused"``) or malformed."""
     return site.name if site.data.get("problem") == _param(m, "problem") else None
@@ -568,6 +639,7 @@ MATCHERS: dict[str, MatcherSpec] = {
     "view-write": MatcherSpec("view-write", match_view_write, match_view_write.__doc__ or ""),
     "device-argument": MatcherSpec("call", match_device_argument, match_device_argument.__doc__ or ""),
     "pad-order": MatcherSpec("call", match_pad_order, match_pad_order.__doc__ or "", _gate_names),
+    "interpolation": MatcherSpec("call", match_interpolation, match_interpolation.__doc__ or "", _gate_names),
     "suppression": MatcherSpec("suppression", match_suppression, match_suppression.__doc__ or ""),
     "source-file": MatcherSpec("source-file", match_source_file, match_source_file.__doc__ or ""),
 }

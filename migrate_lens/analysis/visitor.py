@@ -117,6 +117,11 @@ class _FuncScope:
     call_flows: list[CallFlow] = field(default_factory=list)
     #: open ``if`` statements: [orelse node id, env before, derived before, body-end state]
     branches: list[list[Any]] = field(default_factory=list)
+    #: name -> another live name (or ``self.attr``) bound to the same object (``q = p`` binds
+    #: both ways): an in-place write through one is seen through the other
+    shared: dict[str, str] = field(default_factory=dict)
+    #: names bound to an input's device (``device = x.device``, also through a ternary)
+    input_devices: set[str] = field(default_factory=set)
 
 
 class FileVisitor(cst.CSTVisitor):
@@ -155,6 +160,7 @@ class FileVisitor(cst.CSTVisitor):
         self.try_stack: list[int] = []
         self.targets: set[int] = set()
         self.cond_tests: set[int] = set()
+        self.compared: set[int] = set()
         self._call_seen: set[tuple[str, str]] = set()
         self.imports: list[ImportFact] = []
         self.calls: list[CallFact] = []
@@ -539,7 +545,8 @@ class FileVisitor(cst.CSTVisitor):
             if self.func_stack and target.value in self.func_stack[-1].globals_declared:
                 self._site("global-write", node, name=target.value, data={"how": "global"})
             self._site("aug-assign", node, receiver=tkind, data={
-                "value": vkind, "no_grad": self._no_grad(),
+                "value": vkind, "no_grad": self._no_grad(), "name": target.value,
+                "alias": self.func_stack[-1].shared.get(target.value, "") if self.func_stack else "",
             })
             if tkind in K.TENSORISH:
                 self._view_write(node, target)
@@ -563,6 +570,7 @@ class FileVisitor(cst.CSTVisitor):
                     scope.views[target.value] = src
                 else:
                     scope.views.pop(target.value, None)
+                self._bind_alias(scope, target.value, value)
             elif self.class_stack:  # class body: `act = nn.GELU` is `self.act` in methods
                 found = self._targets(value)
                 if found:
@@ -610,6 +618,42 @@ class FileVisitor(cst.CSTVisitor):
                         if not t.startswith("self."):
                             self.traced_entries.append(t)
                             self.calls.append(CallFact(caller=patched, callee=t, line=self._line(stmt)))
+
+    def _message_kinds(self, node: cst.Call) -> tuple[str, ...]:
+        """Value kinds a message call shows: the expressions inside f-string, ``%`` and
+        ``.format`` arguments and the other arguments; a plain string literal shows nothing."""
+        out: list[str] = []
+        for a in node.args:
+            v = a.value
+            if type(v) is cst.FormattedString:
+                out += [self.kind(p.expression) for p in v.parts if type(p) is cst.FormattedStringExpression]
+            elif type(v) is cst.BinaryOperation and type(v.operator) is cst.Modulo and \
+                    type(v.left) in (cst.SimpleString, cst.ConcatenatedString):
+                right = v.right
+                items = [e.value for e in right.elements] if type(right) is cst.Tuple else [right]
+                out += [self.kind(e) for e in items]
+            elif type(v) is cst.Call and type(v.func) is cst.Attribute and v.func.attr.value == "format":
+                out += [self.kind(x.value) for x in v.args]
+            elif type(v) not in (cst.SimpleString, cst.ConcatenatedString):
+                out.append(self.kind(v))
+        return tuple(out)
+
+    @staticmethod
+    def _bind_alias(scope: _FuncScope, name: str, value: cst.BaseExpression) -> None:
+        """Record what ``name = value`` shares (see :attr:`_FuncScope.shared`) and whether
+        it names an input's device; a rebinding forgets both."""
+        if scope.shared:
+            for k in [k for k, v in scope.shared.items() if v == name or k == name]:
+                del scope.shared[k]
+        if type(value) is cst.Name and value.value != name and value.value not in ("None", "True", "False"):
+            scope.shared[name] = value.value
+            scope.shared.setdefault(value.value, name)
+        elif type(value) is cst.Attribute and _is_self_attr(value):
+            scope.shared[name] = _dotted(value)
+        if _is_input_device(value):
+            scope.input_devices.add(name)
+        else:
+            scope.input_devices.discard(name)
 
     def _subscript_write(self, stmt: cst.CSTNode, target: cst.Subscript, base: str, vkind: str,
                          aug: bool) -> None:
@@ -959,9 +1003,13 @@ class FileVisitor(cst.CSTVisitor):
             "arg_names": lambda: tuple(self.qual(a.value) for a in node.args if a.keyword is None and not a.star),
             "receiver_text": lambda: _dotted(func.value) if type(func) is cst.Attribute else "",
             "device_follows_input": lambda: any(
-                a.keyword is not None and a.keyword.value == "device" and type(a.value) is cst.Attribute
-                and a.value.attr.value == "device" and not _is_self_attr(a.value) for a in node.args
+                a.keyword is not None and a.keyword.value == "device" and (_is_input_device(a.value) or (
+                    type(a.value) is cst.Name and scope is not None and a.value.value in scope.input_devices))
+                for a in node.args
             ),
+            "message_kinds": lambda: self._message_kinds(node),
+            "arg_alias": lambda: (scope.shared.get(node.args[0].value.value, "")  # type: ignore[attr-defined]
+                                  if scope is not None and node.args and type(node.args[0].value) is cst.Name else ""),
             }
         data = LazyData({
             "args": tuple(args), "kwargs": kwargs, "star": star,
@@ -1370,7 +1418,17 @@ class FileVisitor(cst.CSTVisitor):
         if self.name_interest:
             resolved = self.qual(node)
             if resolved in self.name_interest:
-                self._site("name-ref", node, name=resolved)
+                self._site("name-ref", node, name=resolved, data={"compared": id(node) in self.compared})
+
+    def visit_Comparison(self, node: cst.Comparison) -> None:
+        # `x.dtype in (torch.float32, torch.float64)` / `dtype == torch.float64` test a name;
+        # they create nothing (name-ref sites carry `compared`)
+        if self.name_interest:
+            for operand in (node.left, *(c.comparator for c in node.comparisons)):
+                if type(operand) in (cst.Tuple, cst.List, cst.Set):
+                    self.compared.update(id(el.value) for el in operand.elements)
+                else:
+                    self.compared.add(id(operand))
 
     def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
         # `a or b` / `a and b` force bool(a): value-dependent when a is a tensor value. A
@@ -1563,6 +1621,14 @@ def _is_uniform_sequence(node: cst.BaseExpression) -> bool:
 def _is_inplace_method(method: str) -> bool:
     return (len(method) > 1 and method.endswith("_") and not method.startswith("_")
             and method not in _NOT_DATA_INPLACE)
+
+
+def _is_input_device(value: cst.BaseExpression) -> bool:
+    """``x.device`` of a value that is not ``self``'s (``input_ids.device``), or a ternary
+    choosing between two such (``a.device if a is not None else b.device``)."""
+    if type(value) is cst.IfExp:
+        return _is_input_device(value.body) and _is_input_device(value.orelse)
+    return type(value) is cst.Attribute and value.attr.value == "device" and not _is_self_attr(value)
 
 
 def _view_source(value: cst.BaseExpression) -> str:
