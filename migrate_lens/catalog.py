@@ -14,7 +14,7 @@ import hashlib
 import math
 import re
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -124,13 +124,24 @@ class Rule:
 class ApiEntry:
     """One row of the torch -> JAX API map. ``torch`` is a dotted name (``torch.cat``) or a
     tensor method (``Tensor.view``); ``kind`` is one of :data:`API_KINDS`; ``args`` describes
-    argument changes (``dim->axis``)."""
+    argument changes (``dim->axis``). ``failure``, ``clean_if`` and ``only_with`` say when a
+    call is a finding of the map's own rules (matcher ``api-map``)."""
 
     torch: str
     jax: str
     kind: str
     args: str
     note: str
+    #: what a port that calls the JAX side as if it were the torch one does
+    #: (:data:`severity.FAILURE_MODES`); default ``error`` for NO_EQUIVALENT, ``silent`` for
+    #: DIFFERENT_SEMANTICS, ``rewrite`` otherwise. ``rewrite`` rows are not findings.
+    failure: str = "rewrite"
+    #: ``((argument, (literal, ...)), ...)``: a call passing one of these literals ports
+    #: exactly (``unbiased=False`` for ``var``)
+    clean_if: tuple[tuple[str, tuple[Any, ...]], ...] = ()
+    #: a call is a trap only when it passes one of these arguments with a value other than
+    #: 0/0.0/None/False (``dropout_p`` for SDPA)
+    only_with: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -302,7 +313,7 @@ def parse_api_map(path: Path, data: dict[str, Any]) -> tuple[ApiEntry, ...]:
         where = f"api[{i}]"
         if not isinstance(row, dict):
             raise _fail(path, where, "must be a table")
-        bad = set(row) - {"torch", "jax", "kind", "args", "note"}
+        bad = set(row) - {"torch", "jax", "kind", "args", "note", "failure", "clean_if", "only_with"}
         if bad:
             raise _fail(path, f"{where}.{sorted(bad)[0]}", "unknown key")
         if row.get("kind") not in API_KINDS:
@@ -311,8 +322,31 @@ def parse_api_map(path: Path, data: dict[str, Any]) -> tuple[ApiEntry, ...]:
         if not name or name in seen:
             raise _fail(path, f"{where}.torch", f"empty or duplicate {name!r}")
         seen.add(name)
-        out.append(ApiEntry(name, str(row.get("jax", "")), str(row["kind"]), str(row.get("args", "")), str(row.get("note", ""))))
+        default_failure = {"NO_EQUIVALENT": "error", "DIFFERENT_SEMANTICS": "silent"}.get(str(row["kind"]), "rewrite")
+        failure = str(row.get("failure", default_failure))
+        if failure not in FAILURE_MODES:
+            raise _fail(path, f"{where}.failure", f"must be one of {', '.join(FAILURE_MODES)}")
+        clean_if = row.get("clean_if", {})
+        only_with = row.get("only_with", [])
+        if not isinstance(clean_if, dict) or not all(isinstance(v, list) for v in clean_if.values()):
+            raise _fail(path, f"{where}.clean_if", "must be a table of argument = [literals]")
+        if not isinstance(only_with, list) or not all(isinstance(v, str) for v in only_with):
+            raise _fail(path, f"{where}.only_with", "must be a list of argument names")
+        out.append(ApiEntry(name, str(row.get("jax", "")), str(row["kind"]), str(row.get("args", "")), str(row.get("note", "")),
+                            failure, tuple(sorted((k, tuple(v)) for k, v in clean_if.items())), tuple(only_with)))
     return tuple(sorted(out, key=lambda a: a.torch))
+
+
+def _with_api_table(rule: Rule, api: tuple[ApiEntry, ...]) -> Rule:
+    """An ``api-map`` rule with its rows as the matcher's ``table`` parameter: the map's rows
+    whose kind is in the rule's ``kinds`` and whose failure is not ``rewrite``, as
+    ``(torch name, ApiEntry)`` pairs (the matcher stays a function of site and parameters)."""
+    if rule.matcher.kind != "api-map":
+        return rule
+    kinds = rule.matcher.param("kinds") or API_KINDS
+    table = tuple((a.torch, a) for a in api if a.kind in kinds and a.failure != "rewrite")
+    params = tuple(sorted((*[(k, v) for k, v in rule.matcher.params if k != "table"], ("table", table)), key=lambda kv: kv[0]))
+    return replace(rule, matcher=Matcher(rule.matcher.kind, rule.matcher.contexts, params))
 
 
 def load_catalog(extra_dirs: tuple[Path, ...] = ()) -> Catalog:
@@ -353,5 +387,5 @@ def _load_catalog_cached(extra_dirs: tuple[Path, ...]) -> Catalog:
                 raise CatalogError(f"{rule.source_file}: folds: {code} is not another rule of the catalog")
         if rule.fallback and (rule.fallback not in rules or rule.fallback == rule.code):
             raise CatalogError(f"{rule.source_file}: fallback: {rule.fallback} is not another rule of the catalog")
-    ordered = tuple(sorted(rules.values(), key=lambda r: r.code))
+    ordered = tuple(sorted((_with_api_table(r, api) for r in rules.values()), key=lambda r: r.code))
     return Catalog(rules=ordered, api=api, digest=digest.hexdigest())

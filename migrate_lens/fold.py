@@ -34,17 +34,25 @@ from migrate_lens.models import SEVERITIES, Finding, Span
 if TYPE_CHECKING:
     from migrate_lens.catalog import Catalog
 
-_TABLES: dict[str, tuple[dict[str, frozenset[str]], dict[str, str]]] = {}
+_TABLES: dict[str, tuple[dict[str, frozenset[str]], dict[str, str], frozenset[str]]] = {}
+
+#: The matcher kind of the API map's own rules: generic, so any other rule's finding on the
+#: same construct absorbs theirs without naming it (the specific rule already shows the map's
+#: row in its remedy).
+GENERIC_MATCHERS = frozenset({"api-map"})
 
 
-def fold_table(catalog: "Catalog") -> tuple[dict[str, frozenset[str]], dict[str, str]]:
-    """``({absorbing code: absorbed codes}, {code: rule name})`` of ``catalog``, built once
-    per catalog digest."""
+def fold_table(catalog: "Catalog") -> tuple[dict[str, frozenset[str]], dict[str, str], frozenset[str]]:
+    """``({absorbing code: absorbed codes}, {code: rule name}, generic codes)`` of
+    ``catalog``, built once per catalog digest. Generic codes (:data:`GENERIC_MATCHERS`) are
+    absorbed by every other rule, without a mention."""
     hit = _TABLES.get(catalog.digest)
     if hit is None:
-        absorbs = {r.code: frozenset(r.folds) for r in catalog.rules if r.folds}
+        generic = frozenset(r.code for r in catalog.rules if r.matcher.kind in GENERIC_MATCHERS)
+        absorbs = {r.code: frozenset(r.folds) | (generic - {r.code}) for r in catalog.rules
+                   if r.folds or (generic - {r.code})}
         names = {r.code: r.name for r in catalog.rules}
-        hit = _TABLES[catalog.digest] = (absorbs, names)
+        hit = _TABLES[catalog.digest] = (absorbs, names, generic)
     return hit
 
 
@@ -60,11 +68,12 @@ def _can_absorb(keep: Finding, drop: Finding) -> bool:
 
 
 def fold_duplicates(findings: Iterable[Finding], absorbs: Mapping[str, frozenset[str]],
-                    names: Mapping[str, str]) -> list[Finding]:
+                    names: Mapping[str, str], quiet: frozenset[str] = frozenset()) -> list[Finding]:
     """``findings`` (one file's) with every absorbed finding folded into the one that absorbs
     it (see the module docstring). Order is kept; a finding absorbed by several is folded
     into the first; what a folded finding had absorbed moves with it. Findings that would
-    absorb each other (a cycle of declarations) fold once."""
+    absorb each other (a cycle of declarations) fold once. ``quiet`` codes fold without a
+    mention (no message, no ``folds`` entry, no severity)."""
     items = list(findings)
     if not absorbs or len(items) < 2:
         return items
@@ -97,11 +106,11 @@ def fold_duplicates(findings: Iterable[Finding], absorbs: Mapping[str, frozenset
         if i in dropped:
             continue
         absorbed = folded_into.get(i)
-        if absorbed:
-            codes = sorted({items[d].code for d in absorbed})
+        codes = sorted({items[d].code for d in absorbed or ()} - quiet)
+        if codes:
             # a traced_only finding's severity holds only if its function is traced: a kept
             # finding that stays regardless does not inherit it
-            peers = [items[d] for d in absorbed if f.traced_only or not items[d].traced_only]
+            peers = [items[d] for d in absorbed or () if (f.traced_only or not items[d].traced_only) and items[d].code not in quiet]
             worst = max((f, *peers), key=lambda x: SEVERITIES.index(x.severity)).severity
             also = ", ".join(f"{c} {names.get(c, '')}".strip() for c in codes)
             f = replace(f, severity=worst, message=f"{f.message} (also {also}: same construct)",

@@ -24,7 +24,7 @@ def _f(code: str, col: int, end: int, severity: str = "medium", **kw: object) ->
 
 
 def test_the_review_pairs_are_declared(catalog) -> None:
-    absorbs, _ = fold_table(catalog)
+    absorbs, _, _ = fold_table(catalog)
     for keep, drop in REVIEW_PAIRS:
         assert drop in absorbs.get(keep, ()), (keep, drop)
 
@@ -56,7 +56,7 @@ def test_no_fold_across_suppression_state_traced_only_or_apart() -> None:
 
 @pytest.mark.parametrize("path", FIXTURE_FILES, ids=lambda p: f"{p.parent.name}/{p.stem}")
 def test_no_line_has_two_findings_for_one_construct(catalog, path: Path) -> None:
-    absorbs, _ = fold_table(catalog)
+    absorbs, _, _ = fold_table(catalog)
     found = findings(path.read_text(encoding="utf-8"), catalog, path=path.name)
     lines = [f.span.line for f in found if f.folds]
     if path.name == "one_site_one_finding.py":
@@ -66,3 +66,11 @@ def test_no_line_has_two_findings_for_one_construct(catalog, path: Path) -> None
             if a is b or a.span.line != b.span.line or b.code not in absorbs.get(a.code, ()):
                 continue
             assert a.suppressed != b.suppressed, f"{path.name}:{a.span.line}: {a.code} and {b.code} on one construct"
+
+
+def test_generic_api_map_findings_fold_silently(catalog) -> None:
+    absorbs, names, generic = fold_table(catalog)
+    assert generic == {r.code for r in catalog.rules if r.matcher.kind == "api-map"} and generic
+    code = sorted(generic)[0]
+    out = fold_duplicates([_f("ML602", 4, 40), _f(code, 4, 40, "high")], absorbs, names, generic)
+    assert [(f.code, f.severity, f.folds, f.message) for f in out] == [("ML602", "medium", (), "ML602 message")]

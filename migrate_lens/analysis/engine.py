@@ -217,9 +217,9 @@ def analyze_source(source: str, path: str, module_name: str, catalog: Catalog,
         for name, targets in sorted(visitor.bindings.assigned.items()) for t in targets[:1] if "." in t
     )
     unique = _merge_conditional(findings)
-    absorbs, names = fold_table(catalog)
+    absorbs, names, generic = fold_table(catalog)
     if absorbs:  # one site, one finding (migrate_lens/fold.py)
-        unique = {(f.span.line, f.span.column, f.code): f for f in fold_duplicates(unique.values(), absorbs, names)}
+        unique = {(f.span.line, f.span.column, f.code): f for f in fold_duplicates(unique.values(), absorbs, names, generic)}
     rerouted = reroute_kernels(unique.values(), visitor.functions, catalog)  # routes.py
     if rerouted is not None:
         unique = {(f.span.line, f.span.column, f.code): f for f in rerouted}

@@ -599,6 +599,60 @@ def match_interpolation(site: Site, m: "Matcher") -> str | None:
     return None
 
 
+_API_ROWS: dict[int, tuple["Matcher", dict[str, Any]]] = {}
+
+
+def _api_rows(m: "Matcher") -> dict[str, Any]:
+    """The ``table`` parameter of an ``api-map`` rule as ``{torch name: ApiEntry}`` (filled
+    from ``rules/api_map.toml`` when the catalog loads), cached per matcher (the cache keeps
+    ``m`` alive, so its id is never reused while cached)."""
+    entry = _API_ROWS.get(id(m))
+    if entry is None or entry[0] is not m:
+        entry = _API_ROWS[id(m)] = (m, dict(_param(m, "table") or ()))
+    return entry[1]
+
+
+_OFF = (0, 0.0, None, False)
+
+
+def match_api_map(site: Site, m: "Matcher") -> str | None:
+    """A call that the API map (``rules/api_map.toml``) marks NO_EQUIVALENT or
+    DIFFERENT_SEMANTICS (the rule's ``kinds``) and whose row is not a mere ``rewrite``: a
+    resolved torch name, or ``Tensor.<method>`` on a tensor receiver. A row's ``clean_if``
+    ({argument: [literals]}) clears a call that passes one of them (``unbiased=False``); its
+    ``only_with`` arguments must be passed with a value other than 0/None/False
+    (``dropout_p``). The detail names the call, the JAX side and the row's note, so the
+    message carries the map's remedy."""
+    rows = _api_rows(m)
+    if site.name:
+        target = site.name
+    elif site.method and site.receiver in (K.T, K.B):
+        target = f"Tensor.{site.method}"
+    else:
+        return None
+    row = rows.get(target)
+    if row is None:
+        return None
+    kwargs: dict[str, tuple[str, Any]] = site.data.get("kwargs", {})
+    for arg, literals in row.clean_if:
+        got = kwargs.get(arg)
+        if got is not None and got[1] is not NOT_LITERAL and _literal_in(got[1], literals):
+            return None
+    if row.only_with and not any(
+            arg in kwargs and (kwargs[arg][1] is NOT_LITERAL or not _literal_in(kwargs[arg][1], _OFF))
+            for arg in row.only_with):
+        return None
+    jax_side = row.jax or "no single JAX function"
+    extra = "; ".join(x for x in (row.note, row.args) if x)
+    return f"{target} -> {jax_side} ({extra})" if extra else f"{target} -> {jax_side}"
+
+
+def _gate_api_map(m: "Matcher") -> CallGate:
+    """A call whose name, or ``Tensor.<method>``, has a row in the rule's API table."""
+    rows = _api_rows(m)
+    return lambda name, method: name in rows or (bool(method) and f"Tensor.{method}" in rows)
+
+
 def match_suppression(site: Site, m: "Matcher") -> str | None:
     """Meta: a suppression comment that is unused (``problem = "unused"``) or malformed."""
     return site.name if site.data.get("problem") == _param(m, "problem") else None
@@ -640,6 +694,7 @@ MATCHERS: dict[str, MatcherSpec] = {
     "device-argument": MatcherSpec("call", match_device_argument, match_device_argument.__doc__ or ""),
     "pad-order": MatcherSpec("call", match_pad_order, match_pad_order.__doc__ or "", _gate_names),
     "interpolation": MatcherSpec("call", match_interpolation, match_interpolation.__doc__ or "", _gate_names),
+    "api-map": MatcherSpec("call", match_api_map, match_api_map.__doc__ or "", _gate_api_map),
     "suppression": MatcherSpec("suppression", match_suppression, match_suppression.__doc__ or ""),
     "source-file": MatcherSpec("source-file", match_source_file, match_source_file.__doc__ or ""),
 }
