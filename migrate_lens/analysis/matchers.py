@@ -166,6 +166,9 @@ def _kwargs_ok(site: Site, m: "Matcher") -> bool:
         got = _arg(site, m, kw_not_true)
         if got is not None and (got[1] is True or got[1] is NOT_LITERAL):
             return False
+    any_kw = _param(m, "has_any_kwarg")
+    if any_kw and not any(k in kwargs and kwargs[k][1] not in (None, False) for k in any_kw):
+        return False
     has_kw = _param(m, "has_kwarg")
     if has_kw and _arg(site, m, has_kw) is None:
         return False
@@ -217,6 +220,15 @@ def _kwargs_ok(site: Site, m: "Matcher") -> bool:
         i = int(key)
         if i >= len(names) or not _any_glob(names[i], wanted):
             return False
+    wanted_text = _param(m, "receiver_text")
+    if wanted_text and not _any_glob(site.data.get("receiver_text", ""), wanted_text):
+        return False
+    ctor = _param(m, "receiver_ctor")
+    if ctor and not _any_glob(site.data.get("receiver_ctor", ""), ctor):
+        return False
+    any_kind = _param(m, "any_arg_kind")
+    if any_kind and not any(k in any_kind for k, _ in (*args, *kwargs.values())):
+        return False
     shows = _param(m, "interpolates")
     if shows and not any(k in shows for k in site.data.get("message_kinds", ())):
         return False
@@ -255,7 +267,10 @@ def match_call(site: Site, m: "Matcher") -> str | None:
     ({position = [globs of the argument's resolved name]}), ``no_grad`` (inside
     ``torch.no_grad()`` or not), ``class_has_conv`` (in a module holding a conv),
     ``exclude_receiver`` (globs on the receiver's source text), ``aliased_arg`` (the first
-    argument shares its tensor with another live name), ``interpolates`` (value kinds one of
+    argument shares its tensor with another live name), ``receiver_text`` (globs the
+    receiver's source text must match), ``receiver_ctor`` (globs on the resolved callee that
+    built the receiver: a call, or the local name it was bound to), ``any_arg_kind`` (value
+    kinds one argument must have), ``interpolates`` (value kinds one of
     which the message must show: an argument, or an expression inside an f-string, ``%`` or
     ``.format`` argument).
     A keyword's position per callee comes from ``arg_positions``."""

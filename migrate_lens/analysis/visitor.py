@@ -122,6 +122,8 @@ class _FuncScope:
     shared: dict[str, str] = field(default_factory=dict)
     #: names bound to an input's device (``device = x.device``, also through a ternary)
     input_devices: set[str] = field(default_factory=set)
+    #: name -> the resolved callee that built its value (``dist = torch.distributions.Normal(...)``)
+    ctor_of: dict[str, str] = field(default_factory=dict)
 
 
 class FileVisitor(cst.CSTVisitor):
@@ -638,10 +640,9 @@ class FileVisitor(cst.CSTVisitor):
                 out.append(self.kind(v))
         return tuple(out)
 
-    @staticmethod
-    def _bind_alias(scope: _FuncScope, name: str, value: cst.BaseExpression) -> None:
-        """Record what ``name = value`` shares (see :attr:`_FuncScope.shared`) and whether
-        it names an input's device; a rebinding forgets both."""
+    def _bind_alias(self, scope: _FuncScope, name: str, value: cst.BaseExpression) -> None:
+        """Record what ``name = value`` shares (see :attr:`_FuncScope.shared`), whether it
+        names an input's device and which callee built it; a rebinding forgets all three."""
         if scope.shared:
             for k in [k for k, v in scope.shared.items() if v == name or k == name]:
                 del scope.shared[k]
@@ -654,6 +655,11 @@ class FileVisitor(cst.CSTVisitor):
             scope.input_devices.add(name)
         else:
             scope.input_devices.discard(name)
+        ctor = self.qual(value.func) if type(value) is cst.Call else ""
+        if ctor:
+            scope.ctor_of[name] = ctor
+        else:
+            scope.ctor_of.pop(name, None)
 
     def _subscript_write(self, stmt: cst.CSTNode, target: cst.Subscript, base: str, vkind: str,
                          aug: bool) -> None:
@@ -1008,6 +1014,10 @@ class FileVisitor(cst.CSTVisitor):
                 for a in node.args
             ),
             "message_kinds": lambda: self._message_kinds(node),
+            "receiver_ctor": lambda: (
+                "" if type(func) is not cst.Attribute else
+                self.qual(func.value.func) if type(func.value) is cst.Call else
+                scope.ctor_of.get(func.value.value, "") if type(func.value) is cst.Name and scope is not None else ""),
             "arg_alias": lambda: (scope.shared.get(node.args[0].value.value, "")  # type: ignore[attr-defined]
                                   if scope is not None and node.args and type(node.args[0].value) is cst.Name else ""),
             }
