@@ -99,3 +99,17 @@ def test_docs_show_the_table() -> None:
     for mode in FAILURE_MODES:
         assert f"| `{mode}` |" in md
     assert "## Severity: failure mode x context" in rulesdoc.render_rules_markdown(load_catalog())
+
+
+def test_precommit_doc_agrees_with_the_catalog(catalog) -> None:
+    """Every `(MLnnn, severity)` the pre-commit doc names is the rule's traced severity, the
+    doc points at the severity table, and the default gate (high) is the table's blocking tier."""
+    import re
+
+    text = (Path(rulesdoc.__file__).resolve().parent.parent / "docs" / "precommit.md").read_text(encoding="utf-8")
+    by_code = catalog.by_code()
+    named = re.findall(r"\((ML\d{3,4}), (info|low|medium|high|critical)\)", text)
+    assert named, "docs/precommit.md names no rule severity"
+    for code, severity in named:
+        assert by_code[code].severity_in("traced") == severity, (code, severity)
+    assert "Severity: failure mode x context" in text and 'default "high"' in text

@@ -465,12 +465,16 @@ def match_name(site: Site, m: "Matcher") -> str | None:
 
 def match_loop(site: Site, m: "Matcher") -> str | None:
     """``for ... in range(...)``: ``host_bound`` flags bounds read from tensor values;
-    ``min_static_len`` flags static ranges long enough that ``jit`` unrolling hurts."""
+    ``min_static_len`` flags static ranges long enough that ``jit`` unrolling hurts;
+    ``shape_bound`` flags traced loops whose bound is read from a tensor's shape (one unrolled
+    copy per step, one compilation per new length)."""
     if _param(m, "host_bound") and any(k in K.VALUE_KINDS for k in site.data.get("range_kinds", ())):
         return "range() over a tensor value"
     min_len = _param(m, "min_static_len")
     if min_len is not None and site.data.get("static_len", 0) >= int(min_len):
         return f"range of {site.data['static_len']} iterations"
+    if _param(m, "shape_bound") and site.data.get("shape_bound"):
+        return "range() over a length read from a tensor's shape"
     return None
 
 

@@ -904,8 +904,24 @@ class FileVisitor(cst.CSTVisitor):
             literal_args = [literal(a.value) for a in it.args]
             if all(isinstance(v, int) for v in literal_args) and literal_args:
                 self._site("loop", node, data={"range_kinds": tuple(arg_kinds), "static_len": len(range(*literal_args[:3]))})
+            elif self.context in ("traced", "function") and any(self._reads_tensor_shape(a.value) for a in it.args):
+                self._site("loop", node, data={"range_kinds": tuple(arg_kinds), "shape_bound": True})
         if self.func_stack:
             self._bind_iteration(node.target, it)
+
+    def _reads_tensor_shape(self, expr: cst.BaseExpression) -> bool:
+        """``x.shape[1]``, ``x.size(1)``, ``len(x)`` of a tensor, possibly inside arithmetic
+        (``x.shape[1] - 1``): a length fixed per trace, different per input shape."""
+        t = type(expr)
+        if t is cst.BinaryOperation:
+            return self._reads_tensor_shape(expr.left) or self._reads_tensor_shape(expr.right)  # type: ignore[attr-defined]
+        if t is cst.Subscript and type(expr.value) is cst.Attribute and expr.value.attr.value == "shape":  # type: ignore[attr-defined]
+            return self.kind(expr.value.value) in K.TENSORISH  # type: ignore[attr-defined]
+        if t is cst.Call and type(expr.func) is cst.Attribute and expr.func.attr.value == "size" and expr.args:  # type: ignore[attr-defined]
+            return self.kind(expr.func.value) in K.TENSORISH  # type: ignore[attr-defined]
+        if t is cst.Call and type(expr.func) is cst.Name and expr.func.value == "len" and expr.args:  # type: ignore[attr-defined]
+            return self.kind(expr.args[0].value) in K.TENSORISH  # type: ignore[attr-defined]
+        return False
 
     def visit_With(self, node: cst.With) -> None:
         for item in node.items:
