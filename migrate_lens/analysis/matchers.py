@@ -226,6 +226,12 @@ def _kwargs_ok(site: Site, m: "Matcher") -> bool:
     ctor = _param(m, "receiver_ctor")
     if ctor and not _any_glob(site.data.get("receiver_ctor", ""), ctor):
         return False
+    in_function = _param(m, "in_function")
+    if in_function and not _any_glob(site.symbol.rsplit(".", 1)[-1], in_function):
+        return False
+    arg_text = _param(m, "arg_text")
+    if arg_text and not any(_any_glob(t, arg_text) for t in site.data.get("arg_texts", ())):
+        return False
     any_kind = _param(m, "any_arg_kind")
     if any_kind and not any(k in any_kind for k, _ in (*args, *kwargs.values())):
         return False
@@ -270,7 +276,9 @@ def match_call(site: Site, m: "Matcher") -> str | None:
     argument shares its tensor with another live name), ``receiver_text`` (globs the
     receiver's source text must match), ``receiver_ctor`` (globs on the resolved callee that
     built the receiver: a call, or the local name it was bound to), ``any_arg_kind`` (value
-    kinds one argument must have), ``interpolates`` (value kinds one of
+    kinds one argument must have), ``in_function`` (globs on the enclosing function's name),
+    ``arg_text`` (globs one positional argument, or an element of a list/tuple argument, must
+    match by its source name: ``past_key*``), ``interpolates`` (value kinds one of
     which the message must show: an argument, or an expression inside an f-string, ``%`` or
     ``.format`` argument).
     A keyword's position per callee comes from ``arg_positions``."""

@@ -1030,6 +1030,7 @@ class FileVisitor(cst.CSTVisitor):
                 for a in node.args
             ),
             "message_kinds": lambda: self._message_kinds(node),
+            "arg_texts": lambda: _arg_texts(node),
             "receiver_ctor": lambda: (
                 "" if type(func) is not cst.Attribute else
                 self.qual(func.value.func) if type(func.value) is cst.Call else
@@ -1647,6 +1648,25 @@ def _is_uniform_sequence(node: cst.BaseExpression) -> bool:
 def _is_inplace_method(method: str) -> bool:
     return (len(method) > 1 and method.endswith("_") and not method.startswith("_")
             and method not in _NOT_DATA_INPLACE)
+
+
+def _arg_texts(node: cst.Call) -> tuple[str, ...]:
+    """Dotted source names of a call's positional arguments and of the elements of list/tuple
+    arguments, a subscript read by its base (``[past_key_value[0], key]`` ->
+    ``("past_key_value", "key")``)."""
+    out: list[str] = []
+    for a in node.args:
+        if a.keyword is not None or a.star:
+            continue
+        v = a.value
+        elems = [el.value for el in v.elements] if type(v) in (cst.List, cst.Tuple) else [v]  # type: ignore[attr-defined]
+        for e in elems:
+            if type(e) is cst.Subscript:
+                e = e.value
+            text = _dotted(e) if type(e) in (cst.Name, cst.Attribute) else ""
+            if text:
+                out.append(text)
+    return tuple(out)
 
 
 def _is_input_device(value: cst.BaseExpression) -> bool:
