@@ -235,6 +235,8 @@ def _kwargs_ok(site: Site, m: "Matcher") -> bool:
     any_kind = _param(m, "any_arg_kind")
     if any_kind and not any(k in any_kind for k, _ in (*args, *kwargs.values())):
         return False
+    if _param(m, "skip_bare_param_values") is True and site.data.get("value_args_all_params"):
+        return False  # `max(0, qlen)` on parameters as passed: their kind is a guess
     shows = _param(m, "interpolates")
     if shows and not any(k in shows for k in site.data.get("message_kinds", ())):
         return False
@@ -276,7 +278,8 @@ def match_call(site: Site, m: "Matcher") -> str | None:
     argument shares its tensor with another live name), ``receiver_text`` (globs the
     receiver's source text must match), ``receiver_ctor`` (globs on the resolved callee that
     built the receiver: a call, or the local name it was bound to), ``any_arg_kind`` (value
-    kinds one argument must have), ``in_function`` (globs on the enclosing function's name),
+    kinds one argument must have), ``skip_bare_param_values`` (skip when every value-kind
+    argument is a parameter as passed, whose kind is only guessed), ``in_function`` (globs on the enclosing function's name),
     ``arg_text`` (globs one positional argument, or an element of a list/tuple argument, must
     match by its source name: ``past_key*``), ``interpolates`` (value kinds one of
     which the message must show: an argument, or an expression inside an f-string, ``%`` or

@@ -1031,6 +1031,9 @@ class FileVisitor(cst.CSTVisitor):
             ),
             "message_kinds": lambda: self._message_kinds(node),
             "arg_texts": lambda: _arg_texts(node),
+            "value_args_all_params": lambda: scope is not None and all(
+                type(a.value) is cst.Name and a.value.value in scope.params
+                for a in node.args if self.kind(a.value) in K.VALUE_KINDS),
             "receiver_ctor": lambda: (
                 "" if type(func) is not cst.Attribute else
                 self.qual(func.value.func) if type(func.value) is cst.Call else
