@@ -150,6 +150,8 @@ def torch_call_kind(qualname: str) -> str:
     if qualname in STATIC_TORCH or qualname.startswith(STATIC_TORCH_PREFIXES):
         return S
     last = qualname.rsplit(".", 1)[-1]
+    if last.startswith("is_"):
+        return S  # predicates on types, modes and settings (torch.is_autocast_cpu_enabled, torch.is_tensor)
     if qualname.startswith("torch.nn.") and not qualname.startswith("torch.nn.functional.") and last[:1].isupper():
         return M
     if last[:1].isupper():
