@@ -565,7 +565,8 @@ class _Builder:
         fields: list[InjectionFact] = []
         args_passed: list[InjectionFact] = []
         methods: list[InjectionFact] = []
-        lists = {"arg": args, "field": fields, "pass": args_passed, "method": methods}
+        members: list[InjectionFact] = []
+        lists = {"arg": args, "field": fields, "pass": args_passed, "method": methods, "member": members}
         for f in self.files:
             for j in f.injections:
                 (slots[j.owner] if j.kind == "slot" else lists[j.kind]).append(j)
@@ -599,6 +600,12 @@ class _Builder:
         for j in fields:
             for t in sorted(field_targets.get(j.param, ())):
                 hold(j.owner, j.attr, t)
+        for j in members:  # `self.text_model = CLIPTextModel._from_config(c).text_model`
+            r = self.res.resolve(j.target)
+            if r is not None and r != _EXTERNAL and r in self.res.classes:
+                for t in self.submodule_targets(r, j.param):
+                    if t != _EXTERNAL:
+                        hold(j.owner, j.attr, t)
         # objects handed on by keyword (a KV cache built in forward): methods called on
         # parameters of that name run that class's methods
         passed: dict[str, set[str]] = defaultdict(set)

@@ -168,6 +168,8 @@ class InjectionFact:
     - ``kind="field"``: class ``owner``'s init code calls ``<object>.<param>(...)`` on an
       object of unknown class (a config entry: ``block_cnf.block(...)``): it builds whatever
       was injected into a slot ``param`` of a non-module class;
+    - ``kind="member"``: class ``owner``'s init code stores in ``attr`` the submodule ``param``
+      of an instance of ``target`` (``self.text_model = CLIPTextModel._from_config(c).text_model``);
     - ``kind="pass"``: function ``owner`` hands an instance of ``target`` it built on as
       keyword ``param`` (``layer(x, past_key_values=cache)`` with ``cache = DynamicCache()``);
     - ``kind="method"``: function ``owner`` calls method ``param`` on its parameter ``attr``

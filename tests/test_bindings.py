@@ -255,3 +255,19 @@ class Block(nn.Module):
         return torch.cat(outs) * kwargs["scale"]
 '''
     assert pairs(src, catalog, "ML707") == {(12, "ML707")}
+
+
+def test_binding_facts_keep_the_fast_positions(catalog: Catalog, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Facts recorded for the project (calls of project names, host-state reads decided at the
+    end of the file) take their lines during the walk: asking positions of an earlier
+    statement afterwards falls back to libcst's full PositionProvider (3x the walk)."""
+    import migrate_lens.analysis.walk as walk
+
+    def no_fallback(self: object, reason: str) -> None:
+        raise AssertionError(f"position fallback: {reason}")
+
+    monkeypatch.setattr(walk.Positions, "fallback", no_fallback)
+    for rel in ("kernels/model.py", "kernels/decoder.py", "zoo/models.py"):
+        src = (INJECTED / rel).read_text(encoding="utf-8")
+        facts = analyze_source(src, rel, rel[:-3].replace("/", "."), catalog)
+        assert facts.calls_to_project or facts.injections

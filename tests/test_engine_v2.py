@@ -18,8 +18,6 @@ from helpers_engine_v2 import KINDS, evaluate, packages
 #: state; B: value-kind flow, contexts by reachability).
 GAPS: dict[str, str] = {
     "injection/raft_corr": "A: methods of a constructor-injected object get a traced context",
-    "injection/stage_block_default": "A: block = block or CNBlock; non-forward method reached through it",
-    "external-state/gumbel_schedule": "A: ML708 float set by a per-step setter, read in forward; a bool switch is not",
 }
 
 

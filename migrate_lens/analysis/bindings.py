@@ -191,11 +191,15 @@ class Bindings:
                   local: Mapping[str, tuple[str, ...]] | None = None,
                   instances: Mapping[str, tuple[str, ...]] | None = None) -> tuple[str, ...]:
         """The classes whose instance ``value`` evaluates to: ``Cls(...)`` (also through a
-        name bound to classes), either side of ``x or Cls(...)`` / ``A(...) if c else B(...)``,
+        name bound to classes), a classmethod factory ``Cls.from_config(...)``, either side of ``x or Cls(...)`` / ``A(...) if c else B(...)``,
         a local name already holding an instance (``instances``). () if none is known."""
         t = type(value)
         if t is cst.Call:
-            return tuple(n for n in self.targets(value.func, shadowed, local) if is_class_like(n))
+            func = value.func
+            if type(func) is cst.Attribute and func.attr.value.startswith(("from_", "_from_")):
+                # a classmethod factory: `CLIPTextModel._from_config(cfg)`, `Cls.from_pretrained(...)`
+                return tuple(n for n in self.targets(func.value, shadowed, local) if is_class_like(n))
+            return tuple(n for n in self.targets(func, shadowed, local) if is_class_like(n))
         if t is cst.Name and instances:
             return instances.get(value.value, ())
         if t is cst.IfExp:

@@ -142,7 +142,7 @@ def analyze_source(source: str, path: str, module_name: str, catalog: Catalog,
         for rule in rules:
             _apply(rule, site)
 
-    def _apply(rule: Rule, site: Site, span: Span | None = None) -> None:
+    def _apply(rule: Rule, site: Site, span: Span | None = None, snippet: str = "") -> None:
         m = rule.matcher
         ctx = site.context
         if ctx in m.contexts:
@@ -158,7 +158,6 @@ def analyze_source(source: str, path: str, module_name: str, catalog: Catalog,
             return
         if detail is None:
             return
-        snippet = ""
         if site.node is not None:
             positions: Positions = visitor.metadata[PositionProvider]  # set by fast_visit
             rng = positions[site.node]
@@ -191,6 +190,13 @@ def analyze_source(source: str, path: str, module_name: str, catalog: Catalog,
         raise ParseFailure("nesting too deep to analyze (RecursionError)") from None
 
     lines = source.splitlines()
+
+    def line_snippet(line: int) -> str:
+        return " ".join(lines[line - 1].split())[:120] if 0 < line <= len(lines) else ""
+
+    for site, line in visitor.late_sites:  # decided once the file was walked (no node: the line)
+        for rule in index.by_site.get(site.kind, ()):
+            _apply(rule, site, Span(line, 0, line, 0), line_snippet(line))
     suppressions, malformed = parse_suppressions(lines)
     findings = _apply_suppressions(findings, suppressions)
     used = {(f.span.line, f.code) for f in findings if f.suppressed}
@@ -201,13 +207,11 @@ def analyze_source(source: str, path: str, module_name: str, catalog: Catalog,
     for line, problem in malformed:
         _meta(index, "malformed", problem, line, lines, path, module_name, findings, _apply)
 
-    positions = visitor.metadata[PositionProvider]
     project_calls = []
-    for node, callee, method, data, ctx, symbol in visitor.project_calls:
-        rng = positions[node]
+    for start, end, callee, method, data, ctx, symbol in visitor.project_calls:
         project_calls.append(CallSiteFact(
-            callee=callee, method=method, span=Span(rng.start.line, rng.start.column, rng.end.line, rng.end.column),
-            snippet=_snippet(tree, node, positions, rng), symbol=symbol, context=ctx,
+            callee=callee, method=method, span=Span(start, 0, end, 0),
+            snippet=line_snippet(start), symbol=symbol, context=ctx,
             args=tuple((k, NONLITERAL if v is NOT_LITERAL else repr(v)) for k, v in data["args"]),
             kwargs=tuple((kw, k, NONLITERAL if v is NOT_LITERAL else repr(v)) for kw, (k, v) in data["kwargs"].items()),
             star=bool(data["star"]), no_grad=bool(data["no_grad"]),

@@ -124,6 +124,7 @@ class _FuncScope:
     input_devices: set[str] = field(default_factory=set)
     #: name -> the resolved callee that built its value (``dist = torch.distributions.Normal(...)``)
     ctor_of: dict[str, str] = field(default_factory=dict)
+    param_meta: dict[str, tuple[Any, Any]] = field(default_factory=dict)  # name -> (annotation, default)
 
 
 class FileVisitor(cst.CSTVisitor):
@@ -174,9 +175,13 @@ class FileVisitor(cst.CSTVisitor):
         #: (class, submodule attribute or "", attribute, setter method): Python state set outside init/forward
         self.host_writes: list[tuple[str, str, str, str]] = []
         #: class -> attribute -> (first read in traced code, its symbol)
-        self.traced_reads: dict[str, dict[str, tuple[cst.Attribute, str]]] = {}
+        self.traced_reads: dict[str, dict[str, tuple[int, str]]] = {}
         #: calls of names imported from the project: (node, callee, method, data, context, symbol)
-        self.project_calls: list[tuple[cst.Call, str, str, Any, str, str]] = []
+        #: (first line, last line, callee, method, data, context, symbol): lines taken while the
+        #: walk is in the statement (positions of earlier statements would cost a full re-walk)
+        self.project_calls: list[tuple[int, int, str, str, Any, str, str]] = []
+        #: sites decided once the file is walked, with the line they point at (no node)
+        self.late_sites: list[tuple[Site, int]] = []
         self.guard_tries: set[int] = set()
         self.summaries: list[FunctionSummary] = []
         self.values = values = ValueKinds(self)
@@ -269,10 +274,10 @@ class FileVisitor(cst.CSTVisitor):
                 if hit is None or (cls, attr) in seen:
                     continue
                 seen.add((cls, attr))
-                node, symbol = hit
+                line, symbol = hit
                 setter = f"{owner.rsplit('.', 1)[-1]}.{writer}"
-                self.emit(Site(kind="host-state-read", node=node, context="traced", symbol=symbol,
-                               name=f"self.{attr}` (set by `{setter}`", data={"setter": setter}))
+                self.late_sites.append((Site(kind="host-state-read", node=None, context="traced", symbol=symbol,  # type: ignore[arg-type]
+                                             name=f"self.{attr}` (set by `{setter}`", data={"setter": setter}), line))
 
     # ------------------------------------------------------------------ classes
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
@@ -420,6 +425,7 @@ class FileVisitor(cst.CSTVisitor):
             self.bindings.bind_param(scope.binds, pname, i - offset if i < n_positional else -1, p.default, p.annotation)
             if p in params.posonly_params or p in params.params:
                 scope.param_order.append(pname)
+            scope.param_meta[pname] = (p.annotation, p.default)
             ann = self._annotation_kind(p.annotation)
             if ann != K.U:
                 kind = ann
@@ -735,8 +741,20 @@ class FileVisitor(cst.CSTVisitor):
                 if found:
                     cls.attr_binds[attr] = merge(cls.attr_binds.get(attr, ()), found)
                     self._class_refs(value)
-                if ctx == "init" and type(value) is cst.Name and self._may_hold_class(value.value):
+                if self.func_stack[-1].init_like and type(value) is cst.Attribute and type(value.value) is cst.Name:
+                    # `self.text_model = text_model.text_model` with `text_model = CLIPTextModel._from_config(c)`
+                    for t in self.func_stack[-1].binds.instances.get(value.value.value, ()):
+                        self.injections.append(InjectionFact(kind="member", owner=cls.qualname, attr=attr,
+                                                             param=value.attr.value, index=-1, target=t,
+                                                             line=self._line(value)))
+                if self.func_stack[-1].init_like and type(value) is cst.Name and self._may_hold_class(value.value):
                     self._slot(value.value, attr, value)  # `self.corr = corr_block`
+                    typed = self.func_stack[-1].binds.typed.get(value.value, ())
+                    if cls.is_module and self.func_stack[-1].name == "__init__":  # `corr_block: CorrBlock`
+                        for t in typed:
+                            if not t.startswith("self.") and self._is_class_name(t):
+                                self.submodules.append(SubmoduleFact(owner=cls.qualname, attr=attr, target=t,
+                                                                     line=self._line(value)))
         if ctx != "init":
             self._site("self-write", stmt, name=attr, data={
                 "how": "aug" if aug else "assign", "value": vkind, "aug": aug,
@@ -908,6 +926,12 @@ class FileVisitor(cst.CSTVisitor):
                 self._site("loop", node, data={"range_kinds": tuple(arg_kinds), "shape_bound": True})
         if self.func_stack:
             self._bind_iteration(node.target, it)
+            scope = self.func_stack[-1]
+            for n in _names_in_target(node.target):
+                scope.binds.typed.pop(n, None)
+            if type(node.target) is cst.Name and _is_self_attr(it):
+                # `for blk in self.blocks: blk.residual(x)` calls a method of what self.blocks holds
+                scope.binds.typed[node.target.value] = (f"self.{it.attr.value}",)  # type: ignore[union-attr]
 
     def _reads_tensor_shape(self, expr: cst.BaseExpression) -> bool:
         """``x.shape[1]``, ``x.size(1)``, ``len(x)`` of a tensor, possibly inside arithmetic
@@ -1065,7 +1089,9 @@ class FileVisitor(cst.CSTVisitor):
             # nn.Sequential / nn.ModuleList contents, helper lists) become submodule edges.
             if scope.init_like and scope.cls is not None and scope.cls.is_module and name:
                 leaf = name.rsplit(".", 1)[-1]
-                if leaf[:1].isupper() and name not in _CONTAINER_CTORS and self._is_class_name(name):
+                if name in _CONTAINER_CTORS and id(node) in self.ctor_attr:
+                    self._container_contents(node, self.ctor_attr[id(node)])
+                elif leaf[:1].isupper() and name not in _CONTAINER_CTORS and self._is_class_name(name):
                     attr = self.ctor_attr.get(id(node), "[]")
                     self.submodules.append(SubmoduleFact(owner=scope.cls.qualname, attr=attr, target=name, line=self._line(node)))
             # Hook callbacks run inside forward: they are traced entries.
@@ -1122,7 +1148,7 @@ class FileVisitor(cst.CSTVisitor):
                     # `f(q, k, v)` with `try: from flash_attn import f`: the use of the optional library
                     self._site("import", node, name=guarded, data={"level": 0, "call": True})
                 if self.bindings.is_project(c):  # matched by the project graph (aliases across files)
-                    self.project_calls.append((node, c, method, data, self.context, self.symbol))
+                    self.project_calls.append((*self._lines(node), c, method, data, self.context, self.symbol))
         if scope is not None:
             self._bound_calls(node, scope, name, method, receiver, data)
             self._injected_args(node, scope, name)
@@ -1187,11 +1213,40 @@ class FileVisitor(cst.CSTVisitor):
         if scope.context != "function" or scope.init_like or not scope.is_method or scope.cls is None or \
                 scope.name in _TRACED_METHODS or literal(value) is not NOT_LITERAL:
             return
+        if type(value) is cst.Name and value.value in scope.binds.param_index and not self._numeric_param(value.value):
+            return  # `self.use_residual = enable`: a switch set once is configuration, not per-step state
         base = target.value
         if _is_self_attr(target):
             self.host_writes.append((scope.cls.qualname, "", target.attr.value, scope.name))
         elif _is_self_attr(base):
             self.host_writes.append((scope.cls.qualname, base.attr.value, target.attr.value, scope.name))  # type: ignore[union-attr]
+
+    def _numeric_param(self, name: str) -> bool:
+        """Parameter ``name`` of the current function is a number (``temperature: float``,
+        ``step: int``, ``tau=0.5``), not a switch."""
+        scope = self.func_stack[-1]
+        ann, default = scope.param_meta.get(name, (None, None))
+        if ann is not None and _dotted(ann.annotation) in ("int", "float"):
+            return True
+        lit = literal(default) if default is not None else NOT_LITERAL
+        return isinstance(lit, (int, float)) and not isinstance(lit, bool)
+
+    def _container_contents(self, node: cst.Call, attr: str) -> None:
+        """``self.blocks = nn.ModuleList([block(dim) for _ in range(n)])``: the constructors
+        listed in the container are held under its attribute (``for blk in self.blocks:
+        blk.residual(x)`` then resolves)."""
+        todo: list[cst.BaseExpression] = [a.value for a in node.args]
+        while todo:
+            v = todo.pop()
+            t = type(v)
+            if t is cst.Call:
+                self.ctor_attr.setdefault(id(v), attr)
+            elif t in (cst.List, cst.Tuple):
+                todo.extend(el.value for el in v.elements)  # type: ignore[attr-defined]
+            elif t in (cst.ListComp, cst.GeneratorExp):
+                todo.append(v.elt)  # type: ignore[attr-defined]
+            elif t is cst.StarredElement:
+                todo.append(v.value)  # type: ignore[attr-defined]
 
     def _may_hold_class(self, name: str) -> bool:
         """A local name that may hold a class or module: bound to callables, or of a kind other
@@ -1252,22 +1307,22 @@ class FileVisitor(cst.CSTVisitor):
             if type(v) not in (cst.Name, cst.Attribute, cst.Call, cst.IfExp, cst.BooleanOperation):
                 continue
             if type(v) is cst.Name and ctor and scope.init_like and cls is not None and self._may_hold_class(v.value):
-                self._slot(v.value, "[injected]", a)  # a parameter passed on: `block(dim, norm_layer=norm_layer)`
+                self._slot(v.value, "[injected]", v)  # a parameter passed on: `block(dim, norm_layer=norm_layer)`
             classes = tuple(t for t in self._targets(v) if is_class_like(t))
             held = classes or self.bindings.instances(v, scope.env, scope.binds.callables, scope.binds.instances)
             for t in held:
                 if ctor:
                     self.injections.append(InjectionFact(kind="arg", owner=callee, attr="", param=keyword,
-                                                         index=index, target=t, line=self._line(a)))
+                                                         index=index, target=t, line=self._line(a.value)))
                 elif keyword and not classes and type(v) is cst.Name and not scope.init_like:
                     # an object built here handed on by keyword (`layer(x, past_key_values=cache)`):
                     # the graph joins it with method calls on parameters of that name
                     self.injections.append(InjectionFact(kind="pass", owner=scope.qualname, attr="", param=keyword,
-                                                         index=-1, target=t, line=self._line(a)))
+                                                         index=-1, target=t, line=self._line(a.value)))
             for t in classes:
                 if in_module_init and not t.startswith("torch.") and self._is_class_name(t):
                     self.submodules.append(SubmoduleFact(owner=cls.qualname, attr="[injected]", target=t,  # type: ignore[union-attr]
-                                                         line=self._line(a)))
+                                                         line=self._line(a.value)))
             if classes:
                 self._class_refs(v)
 
@@ -1441,7 +1496,9 @@ class FileVisitor(cst.CSTVisitor):
             cls = scope.cls
             if scope.context == "traced" and cls is not None and attr not in cls.methods and \
                     cls.attr_kinds.get(attr, K.S) in (K.S, K.U) and attr != "training":
-                self.traced_reads.setdefault(cls.qualname, {}).setdefault(attr, (node, scope.qualname))
+                reads = self.traced_reads.setdefault(cls.qualname, {})
+                if attr not in reads:
+                    reads[attr] = (self._line(node), scope.qualname)
         if attr in self.attribute_interest:
             self._site("attribute-read", node, name=attr, receiver=self.kind(node.value),
                        data={"on_self": type(node.value) is cst.Name and node.value.value == "self"})
