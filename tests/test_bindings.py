@@ -271,3 +271,34 @@ def test_binding_facts_keep_the_fast_positions(catalog: Catalog, monkeypatch: py
         src = (INJECTED / rel).read_text(encoding="utf-8")
         facts = analyze_source(src, rel, rel[:-3].replace("/", "."), catalog)
         assert facts.calls_to_project or facts.injections
+
+
+def test_host_set_attribute_only_for_values_advanced_between_steps(catalog: Catalog) -> None:
+    src = '''
+import math
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+class Quantizer(nn.Module):
+    def __init__(self, dim: int):
+        super().__init__()
+        self.proj = nn.Linear(dim, dim)
+        self.curr_temp = 2.0
+        self.lambda_init = 0.8
+        self.use_residual = False
+
+    def set_num_updates(self, num_updates: int):
+        self.curr_temp = max(2.0 * 0.999995 ** num_updates, 0.5)
+
+    def set_lambda_init(self, depth: int):
+        self.lambda_init = 0.8 - 0.6 * math.exp(-0.3 * depth)
+
+    def enable_residual(self, enable: bool = True):
+        self.use_residual = enable
+
+    def forward(self, x):
+        y = F.gumbel_softmax(self.proj(x), tau=self.curr_temp, hard=True) * self.lambda_init
+        return y + x if self.use_residual else y
+'''
+    assert pairs(src, catalog, "ML708") == {(25, "ML708")}

@@ -58,6 +58,8 @@ BINDING_BUILTINS = frozenset({"dict", "list", "tuple", "set", "frozenset", "geta
                               "print", "repr", "str", "id", "callable", "vars", "sorted", "map", "filter", "zip"})
 #: Methods that mutate a container or cache object and that no tensor has (``x.add`` is a tensor op).
 _STATE_METHODS = frozenset({"update", "append", "extend", "insert", "setdefault", "pop", "popitem", "clear", "remove"})
+#: Setter parameters that carry a per-step value (a step count, a schedule's temperature).
+_SCHEDULE_PARAM = re.compile(r"step|update|epoch|iter|progress|temp|tau|anneal|decay|schedule|warmup", re.IGNORECASE)
 #: Handlers that make a ``try`` an optional-import guard.
 _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError"})
 _MUTATING_CONTAINER_METHODS = frozenset({
@@ -1213,8 +1215,12 @@ class FileVisitor(cst.CSTVisitor):
         if scope.context != "function" or scope.init_like or not scope.is_method or scope.cls is None or \
                 scope.name in _TRACED_METHODS or literal(value) is not NOT_LITERAL:
             return
-        if type(value) is cst.Name and value.value in scope.binds.param_index and not self._numeric_param(value.value):
-            return  # `self.use_residual = enable`: a switch set once is configuration, not per-step state
+        # a value advanced between steps comes from a step/schedule parameter of the setter
+        # (`set_num_updates(step)`, `set_gumbel_temperature(temperature: float)`); a switch or a
+        # size set once (`enable_residual(enable)`, `set_lambda_init(depth)`) is configuration
+        if not any(n in scope.binds.param_index and _SCHEDULE_PARAM.search(n) and
+                   (type(value) is not cst.Name or self._numeric_param(n)) for n in _names_in_expr(value)):
+            return
         base = target.value
         if _is_self_attr(target):
             self.host_writes.append((scope.cls.qualname, "", target.attr.value, scope.name))
@@ -1694,6 +1700,26 @@ _VIEW_METHODS = frozenset({
 })
 #: In-place methods that are not data mutations (metadata flags).
 _NOT_DATA_INPLACE = frozenset({"requires_grad_", "share_memory_", "retain_grad_", "train_"})
+
+
+def _names_in_expr(node: cst.BaseExpression, limit: int = 64) -> list[str]:
+    """Plain names read by a small expression (operands, call arguments), at most ``limit``."""
+    out: list[str] = []
+    todo: list[cst.CSTNode] = [node]
+    while todo and len(out) < limit:
+        n = todo.pop()
+        t = type(n)
+        if t is cst.Name:
+            out.append(n.value)  # type: ignore[attr-defined]
+        elif t is cst.BinaryOperation:
+            todo.extend((n.left, n.right))  # type: ignore[attr-defined]
+        elif t is cst.UnaryOperation:
+            todo.append(n.expression)  # type: ignore[attr-defined]
+        elif t is cst.Call:
+            todo.extend(a.value for a in n.args)  # type: ignore[attr-defined]
+        elif t is cst.IfExp:
+            todo.extend((n.body, n.orelse))  # type: ignore[attr-defined]
+    return out
 
 
 def _is_uniform_sequence(node: cst.BaseExpression) -> bool:
