@@ -138,26 +138,19 @@ def analyze_source(source: str, path: str, module_name: str, catalog: Catalog,
     visitor: FileVisitor
 
     def emit(site: Site) -> None:
-        rules = index.call_candidates(site.name, site.method) if site.kind == "call" else index.by_site.get(site.kind, ())
-        for rule in rules:
+        for rule in _candidates(site, index):
             _apply(rule, site)
 
     def _apply(rule: Rule, site: Site, span: Span | None = None, snippet: str = "") -> None:
-        m = rule.matcher
         ctx = site.context
-        if ctx in m.contexts:
-            traced_only = False
-        elif ctx == "function" and "traced" in m.contexts:
-            traced_only = True
-        else:
-            return
         try:
-            detail = MATCHERS[m.kind].fn(site, m)
+            matched = _match(rule, site)
         except Exception as exc:  # noqa: BLE001 - one rule failing on one file is reported, not fatal
             errors.setdefault(rule.code, f"{type(exc).__name__}: {exc}")
             return
-        if detail is None:
+        if matched is None:
             return
+        detail, traced_only = matched
         if site.node is not None:
             positions: Positions = visitor.metadata[PositionProvider]  # set by fast_visit
             rng = positions[site.node]
@@ -256,6 +249,29 @@ def analyze_source(source: str, path: str, module_name: str, catalog: Catalog,
     return facts
 
 
+def _candidates(site: Site, index: RuleIndex) -> tuple[Rule, ...]:
+    """The rules that may match ``site``: call rules by callee name/method, others by site kind."""
+    return index.call_candidates(site.name, site.method) if site.kind == "call" else index.by_site.get(site.kind, ())
+
+
+def _match(rule: Rule, site: Site) -> tuple[str, bool] | None:
+    """``(detail, traced_only)`` when ``rule`` matches ``site`` in its context, else None.
+
+    ``traced_only`` marks a function-context site of a traced-only rule: the project graph keeps
+    it only when the function runs under the trace. Exceptions of the matcher propagate (each
+    caller decides how a failing rule is reported)."""
+    m = rule.matcher
+    ctx = site.context
+    if ctx in m.contexts:
+        traced_only = False
+    elif ctx == "function" and "traced" in m.contexts:
+        traced_only = True
+    else:
+        return None
+    detail = MATCHERS[m.kind].fn(site, m)
+    return None if detail is None else (detail, traced_only)
+
+
 def match_project_call(call: CallSiteFact, name: str, guarded: bool, path: str, index: RuleIndex,
                        suppressions: tuple[Suppression, ...] = ()) -> list[Finding]:
     """Findings of the call rules (and, for a ``guarded`` optional import, the import rules)
@@ -283,22 +299,15 @@ def match_project_call(call: CallSiteFact, name: str, guarded: bool, path: str, 
     by_line = {sup.line: sup for sup in suppressions}
     out: list[Finding] = []
     for site in sites:
-        rules = index.call_candidates(site.name, site.method) if site.kind == "call" else index.by_site.get(site.kind, ())
-        for rule in rules:
-            m = rule.matcher
-            ctx = site.context
-            if ctx in m.contexts:
-                traced_only = False
-            elif ctx == "function" and "traced" in m.contexts:
-                traced_only = True
-            else:
-                continue
+        ctx = site.context
+        for rule in _candidates(site, index):
             try:
-                detail = MATCHERS[m.kind].fn(site, m)
+                matched = _match(rule, site)
             except Exception:  # noqa: BLE001 - a rule failing on one site is not fatal
                 continue
-            if detail is None:
+            if matched is None:
                 continue
+            detail, traced_only = matched
             fd = Finding(code=rule.code, severity=rule.severity_in("traced" if traced_only else ctx), path=path,
                          span=call.span, symbol=call.symbol, context=ctx, message=rule.message.replace("{detail}", detail),
                          snippet=call.snippet, traced_only=traced_only)
