@@ -110,8 +110,6 @@ EXPECTED_STATUS: dict[str, tuple[str, str, str, str]] = {
 
 #: units the engine gets wrong today (engine gap: statuses): the part of issue 14 they wait for
 STATUS_GAPS: dict[str, str] = {
-    "hf_clip.CLIPModel": "A: submodule built by a classmethod factory then attribute",
-    "hf_clip.CLIPAttention": "B/rules: static Python-bool self write is not a traced side effect",
     "tv_maxvit.RelativePositionalMultiHeadAttention": "B: init-only helper findings must not raise the status",
     "timm_norm.LayerNorm": "B/rules: try/except around a host API is not traced control flow; flag-off path",
 }

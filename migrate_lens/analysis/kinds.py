@@ -98,6 +98,22 @@ STATIC_TORCH = frozenset({
     "torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.Tensor",
     "torch.__version__", "torch.float32", "torch.float16", "torch.bfloat16", "torch.float64",
 })
+#: torch functions that compute a value from their arguments' values (elementwise math,
+#: reductions): on static arguments (``torch.log2(torch.tensor(s))`` of a Python number) the
+#: result is a number known at trace time, which a port computes with ``math``/``numpy``.
+#: Creation functions (``zeros``, ``arange``, random draws) are not listed: their static
+#: arguments are sizes, their results tensors.
+STATIC_PRESERVING_TORCH = frozenset({
+    "torch.log", "torch.log2", "torch.log10", "torch.log1p", "torch.exp", "torch.exp2",
+    "torch.sqrt", "torch.rsqrt", "torch.pow", "torch.ceil", "torch.floor", "torch.round",
+    "torch.trunc", "torch.abs", "torch.sign", "torch.max", "torch.min", "torch.maximum",
+    "torch.minimum", "torch.prod", "torch.sum", "torch.clamp", "torch.div", "torch.floor_divide",
+    "torch.remainder", "torch.sin", "torch.cos", "torch.tan", "torch.atan2", "torch.sigmoid",
+    "torch.tanh",
+})
+#: torch functions that wrap Python values in a tensor: of one static number (or one tensor's
+#: shape) the result is static; of a container of numbers it is tensor data a port may index.
+STATIC_WRAPPING_TORCH = frozenset({"torch.tensor", "torch.as_tensor", "torch.scalar_tensor"})
 #: torch functions whose result is a concrete host value computed from tensor values.
 HOST_TORCH = frozenset({"torch.equal", "torch.allclose", "torch.is_nonzero"})
 

@@ -370,9 +370,12 @@ def match_subscript_read(site: Site, m: "Matcher") -> str | None:
 def match_self_write(site: Site, m: "Matcher") -> str | None:
     """A mutation of ``self.attr`` outside init code: assignment, augmented assignment,
     subscript write, in-place method, container method (``how``). ``buffer`` requires (true)
-    or forbids (false) a registered buffer; ``value`` filters by the written value's kind and
+    or forbids (false) a registered buffer; ``value`` filters by the written value's kind,
     ``tensor_state`` keeps writes that hold tensor state (a tensor value, an augmented
-    counter, a subscript/in-place/container write)."""
+    counter, a subscript/in-place/container write), and ``static`` keeps (true) or drops
+    (false) plain assignments of a static value that is no counter (``self.is_causal = mask
+    is not None``, ``self.cached_len = x.shape[1]``: configuration a port passes on, not
+    state a trace loses)."""
     hows = _param(m, "how")
     if hows and site.data.get("how") not in hows:
         return None
@@ -382,6 +385,12 @@ def match_self_write(site: Site, m: "Matcher") -> str | None:
     kinds = _param(m, "value")
     if kinds and site.data.get("value") not in kinds:
         return None
+    static = _param(m, "static")
+    if static is not None:
+        plain_static = (site.data.get("how") == "assign" and site.data.get("value") == K.S
+                        and not site.data.get("counter"))
+        if plain_static != static:
+            return None
     if _param(m, "tensor_state") is True:
         how = site.data.get("how")
         tensorish = site.data.get("value") in (K.T, K.B) or site.data.get("attr_kind") in (K.T, K.B)

@@ -71,6 +71,19 @@ IDENTITY = {K.T: K.T, K.B: K.B, K.H: K.H}
 _ITER_SAME = frozenset({"reversed", "sorted", "list", "tuple", "iter", "set", "frozenset"})
 
 
+_CONTAINERS = (cst.List, cst.Tuple, cst.ListComp, cst.Set, cst.SetComp, cst.Dict, cst.DictComp, cst.GeneratorExp)
+
+
+def _is_shape(node: cst.BaseExpression) -> bool:
+    """``x.shape``, ``x.shape[a:b]`` or ``x.size()``: a tuple of a tensor's static dims."""
+    if type(node) is cst.Subscript:
+        node = node.value
+    if type(node) is cst.Attribute:
+        return node.attr.value == "shape"
+    return (type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value == "size"
+            and not node.args)
+
+
 class ValueKinds:
     """Kind inference for one file's traversal. ``visitor`` provides the scope: its
     ``func_stack`` (innermost function's ``env`` of local kinds, ``derived`` kinds of names
@@ -150,7 +163,7 @@ class ValueKinds:
         k = self.kind(it)
         if k in K.TENSORISH:
             if type(target) is cst.Name:
-                out[target.value] = K.T
+                out[target.value] = k  # rows of a mask are masks
             else:
                 for n in names_in_target(target):
                     out[n] = K.H
@@ -291,7 +304,21 @@ class ValueKinds:
         name = self.v.qual(func)
         if name:
             if name.startswith("torch."):
-                return K.torch_call_kind(name)
+                got = K.torch_call_kind(name)
+                if got == K.T and name in K.STATIC_WRAPPING_TORCH:
+                    # `torch.tensor(scale)` of one Python number, `torch.tensor(x.shape[-2:])`:
+                    # numbers known at trace time (a container of shapes stays tensor data)
+                    first = node.args[0].value if node.args and node.args[0].keyword is None else None
+                    if first is not None and self.kind(first) == K.S and (self.is_scalar(first) or _is_shape(first)):
+                        return K.S
+                elif got == K.T and name in K.STATIC_PRESERVING_TORCH and self._static_args(node):
+                    return K.S  # `torch.log2(torch.tensor(scale))`: math on static numbers
+                return got
+            if name.startswith("numpy."):
+                # numpy on static values (`np.ceil(np.log1p(L))` of a length) is static; a
+                # numpy draw is a host number fixed at trace time (ML607 reports the draw)
+                if name.startswith("numpy.random.") or self._static_args(node):
+                    return K.S
             if name.startswith("self."):
                 cls = self.v.func_stack[-1].cls if self.v.func_stack else None
                 attr_kind = cls.attr_kinds.get(name[5:]) if cls else None
@@ -337,22 +364,66 @@ class ValueKinds:
                     return K.H
                 if method in K.BOOL_METHODS:
                     return K.B
+                if method in ("to", "type") and any(
+                        self.v.qual(a.value) == "torch.bool" for a in node.args
+                        if a.keyword is None or a.keyword.value == "dtype"):
+                    return K.B  # `.to(torch.bool)` is `.bool()`
                 if recv == K.B and method in K.MASK_PRESERVING:
                     return K.B
                 return K.T
             if recv == K.H:
                 return K.H
+            if recv == K.S and (method not in K.HOST_METHODS or not self._unseen_self_attr(func.value)):
+                return K.S  # `.item()` / `.astype(...)` of a static value stays static
             if method in K.HOST_METHODS and method != "numpy":
                 return K.H
+            if recv == K.S:
+                return K.S
             if recv == K.U and method in K.STATIC_METHODS:
                 return K.S
             if recv == K.U and method in K.TORCH_ONLY_METHODS:
                 return K.B if method in K.BOOL_METHODS else K.T
-            if recv == K.S:
-                return K.S
             if recv == K.M:
                 return K.T if method in ("forward", "__call__") else K.U
         return K.U
+
+    def _unseen_self_attr(self, node: cst.BaseExpression) -> bool:
+        """``self.<attr>`` for an attribute this class never assigned (set by a base class or
+        a registered buffer elsewhere): static only by default, so ``self.steps.item()`` stays
+        a read-back."""
+        if type(node) is not cst.Attribute or type(node.value) is not cst.Name or node.value.value != "self":
+            return False
+        cls = self.v.func_stack[-1].cls if self.v.func_stack else None
+        return cls is None or node.attr.value not in cls.attr_kinds
+
+    def _static_args(self, node: cst.Call) -> bool:
+        """Every argument of the call is static (and none is a ``self`` attribute this class
+        never assigned, static only by default), and there is at least one."""
+        return bool(node.args) and all(
+            a.star == "" and self.kind(a.value) == K.S and not self._unseen_self_attr(a.value) for a in node.args)
+
+    def is_scalar(self, node: cst.BaseExpression) -> bool:
+        """``node`` is syntactically one Python number: a numeric literal, arithmetic on
+        numbers, ``float``/``int``/``round``/``abs``/``len``/``math.*`` of something, an
+        element ``a[i]`` (not a slice), or a local bound to such an expression. Its kind is
+        asked separately (a number read from a tensor is a host value, not static)."""
+        t = type(node)
+        if t in (cst.Integer, cst.Float):
+            return True
+        if t is cst.UnaryOperation:
+            return self.is_scalar(node.expression)
+        if t is cst.BinaryOperation:
+            # one operand a number and the other no container (`[0] * n` is a list)
+            return (self.is_scalar(node.left) or self.is_scalar(node.right)) and not any(
+                type(o) in _CONTAINERS or _is_shape(o) for o in (node.left, node.right))
+        if t is cst.Call:
+            name = self.v.qual(node.func)
+            return name in ("float", "int", "round", "abs", "len") or name.startswith("math.")
+        if t is cst.Subscript:
+            return len(node.slice) == 1 and type(node.slice[0].slice) is cst.Index
+        if t is cst.Name and self.v.func_stack:
+            return node.value in self.v.func_stack[-1].scalars
+        return False
 
     def _symbolic_return(self, name: str) -> str:
         """The return value of a call to ``name``, a function the project may define: the
@@ -366,7 +437,7 @@ class ValueKinds:
     def _return_kind(self, annotation: cst.Annotation) -> str:
         """Kind of a call to a local function from its return annotation (``-> torch.Tensor``
         is a tensor; other annotations say nothing about values)."""
-        return K.T if self._annotation_kind(annotation) == K.T else K.U
+        return K.T if self._annotation_kind(annotation) in K.TENSORISH else K.U
 
     def _annotation_kind(self, annotation: cst.Annotation | None) -> str:
         if annotation is None:
@@ -392,6 +463,9 @@ class ValueKinds:
             elif type(n) is cst.SimpleString:
                 text = n.value.strip("'\"")
                 names.append("torch.Tensor" if text.endswith("Tensor") else text)
+        if names and all(x in ("torch.BoolTensor", "BoolTensor", "None", "Optional", "typing.Optional")
+                         for x in names) and any(x.endswith("BoolTensor") for x in names):
+            return K.B  # `mask: torch.BoolTensor`: indexing with it selects by data
         if any(x in K.TENSOR_TYPE_NAMES or x in ("Tensor", "FloatTensor", "LongTensor", "BoolTensor") for x in names):
             return K.T
         if container:

@@ -124,6 +124,13 @@ class _FuncScope:
     shared: dict[str, str] = field(default_factory=dict)
     #: names bound to an input's device (``device = x.device``, also through a ternary)
     input_devices: set[str] = field(default_factory=set)
+    #: names bound to a single Python number's expression (``approx = float(a) / float(b)``):
+    #: ``torch.tensor(approx)`` of one is a static number, not tensor data
+    scalars: set[str] = field(default_factory=set)
+    #: names bound to a global pooling result (``x = self.avgpool(x)``, a (N, C, 1, 1) map)
+    pooled: set[str] = field(default_factory=set)
+    #: (name, is a scalar, is pooled) of the statement being visited, applied after it
+    pending_marks: list[tuple[str, bool, bool]] = field(default_factory=list)
     #: name -> the resolved callee that built its value (``dist = torch.distributions.Normal(...)``)
     ctor_of: dict[str, str] = field(default_factory=dict)
     param_meta: dict[str, tuple[Any, Any]] = field(default_factory=dict)  # name -> (annotation, default)
@@ -535,6 +542,10 @@ class FileVisitor(cst.CSTVisitor):
                     scope.derived.pop(name, None)
                 scope.params.discard(name)  # rebound: no longer the argument as passed
             scope.pending.clear()
+            for name, scalar, pooled in scope.pending_marks:
+                (scope.scalars.add if scalar else scope.scalars.discard)(name)
+                (scope.pooled.add if pooled else scope.pooled.discard)(name)
+            scope.pending_marks.clear()
             scope.binds.flush()
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
@@ -659,6 +670,9 @@ class FileVisitor(cst.CSTVisitor):
             scope.shared.setdefault(value.value, name)
         elif type(value) is cst.Attribute and _is_self_attr(value):
             scope.shared[name] = _dotted(value)
+        # taken after the statement, like kinds (`x = torch.flatten(x, 1)` reads the pooled `x`)
+        scope.pending_marks.append((name, self.values.is_scalar(value),
+                                    type(value) is cst.Call and self._is_global_pool_result(value)))
         if _is_input_device(value):
             scope.input_devices.add(name)
         else:
@@ -762,6 +776,8 @@ class FileVisitor(cst.CSTVisitor):
                 "how": "aug" if aug else "assign", "value": vkind, "aug": aug,
                 "is_buffer": bool(cls and attr in cls.buffers),
                 "attr_kind": cls.attr_kinds.get(attr, K.S) if cls else K.U,
+                # `self.n = self.n + 1` is a counter like `self.n += 1`
+                "counter": aug or _reads_self_attr(value, attr),
             })
 
     def visit_If(self, node: cst.If) -> None:
@@ -1434,7 +1450,11 @@ class FileVisitor(cst.CSTVisitor):
 
     def _is_global_pool_result(self, expr: cst.BaseExpression | None) -> bool:
         """``self.pool(x)`` with ``self.pool = nn.AdaptiveAvgPool2d(1)``, ``F.adaptive_*_pool*d(x, 1)``
-        or ``x.mean((2, 3), keepdim=True)``: a (N, C, 1, 1) map whose flattening is layout-free."""
+        or ``x.mean((2, 3), keepdim=True)``, also through a local bound to one (``x =
+        self.avgpool(x); torch.flatten(x, 1)``): a (N, C, 1, 1) map whose flattening is
+        layout-free."""
+        if type(expr) is cst.Name:
+            return bool(self.func_stack) and expr.value in self.func_stack[-1].pooled
         if type(expr) is not cst.Call:
             return False
         name = self.qual(expr.func)
@@ -1491,9 +1511,20 @@ class FileVisitor(cst.CSTVisitor):
             if type(sl) is cst.Slice:
                 parts = [sl.lower, sl.upper, sl.step]
             for p in parts:
-                if p is not None and self.kind(p) in (K.H, K.T):
+                if p is not None and self.kind(p) in (K.H, K.T) and not self._is_optional_param(p):
                     return True
         return False
+
+    def _is_optional_param(self, expr: cst.BaseExpression) -> bool:
+        """``n`` or ``-n`` for a parameter as passed that defaults to None and is assumed a
+        tensor only for being a module method's argument (``trailing_n=None``): as a slice
+        bound it is an optional count, not evidence of a tensor value."""
+        if type(expr) is cst.UnaryOperation and type(expr.operator) is cst.Minus:
+            expr = expr.expression
+        if type(expr) is not cst.Name or not self.func_stack:
+            return False
+        scope = self.func_stack[-1]
+        return expr.value in scope.optional and expr.value in scope.params
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         attr = node.attr.value
@@ -1580,6 +1611,14 @@ def _is_torch_module_base(name: str) -> bool:
         return False
     leaf = name.rsplit(".", 1)[-1]
     return leaf[:1].isupper() and leaf not in ("Parameter",)
+
+
+def _reads_self_attr(value: cst.BaseExpression | None, attr: str) -> bool:
+    """``value`` is arithmetic with ``self.<attr>`` as a direct operand (``self.n + 1``)."""
+    if type(value) is not cst.BinaryOperation:
+        return False
+    return any(type(o) is cst.Attribute and o.attr.value == attr and _is_self_attr(o)
+               for o in (value.left, value.right))
 
 
 def _is_self_attr(node: cst.BaseExpression) -> bool:

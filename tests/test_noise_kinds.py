@@ -1,0 +1,172 @@
+"""Value kinds behind the false positives and wrong severities of the hand reviews of `core`
+(docs/reviews/core-findings-2026-12-01.md): each kind has a flagged and a clean side, so that
+fixing the kind cannot hide the real hazard next to it.
+
+- numbers computed at trace time with numpy or torch from static values (``np.ceil(np.log1p(L))
+  .astype("int").item()`` of a length, ``torch.tensor(scale).log2()`` of a Python float, one
+  tensor's shape wrapped in a tensor) are static; ``.item()`` of a reduction of a tensor, and a
+  tensor of many shapes that a port would index, stay tensor data;
+- a numpy draw is a host number fixed at trace time: ML607 reports the draw, not a read-back;
+- a plain assignment of a static value to ``self`` in forward is configuration (ML709, a
+  rewrite), a tensor, a counter or a swapped module is state (ML506);
+- a boolean mask flattened (``mask.flatten(1)``) or a global pooling result bound to a local
+  and flattened carry no channel-major order (ML906 stays on conv features);
+- a ``torch.BoolTensor`` parameter, its rows and ``.to(torch.bool)`` are masks;
+- an optional parameter (``trailing_n=None``) as a slice bound is a count, not tensor data.
+"""
+
+from __future__ import annotations
+
+from helpers_analysis import findings, lines_of, marked_lines
+
+
+def _codes_by_line(src: str, catalog) -> dict[int, set[str]]:
+    out: dict[int, set[str]] = {}
+    for f in findings(src, catalog):
+        out.setdefault(f.span.line, set()).update({f.code, *f.folds})
+    return out
+
+
+STATIC_NUMBERS = '''
+import numpy as np
+import torch
+import torch.nn as nn
+
+class ProbSparse(nn.Module):
+    def forward(self, q, k, feature, original_size):
+        L = k.size(1)
+        log_l = np.ceil(np.log1p(L)).astype("int").item()
+        u = min(5 * log_l, L)
+        w = q.view(2, 3, u, L)
+        size = feature.shape[-2:]
+        for s1, s2 in zip(size, original_size):
+            approx = float(s1) / float(s2)
+            scale = 2 ** float(torch.tensor(approx).log2().round())
+        lvl = -torch.log2(torch.tensor(scale, dtype=torch.float32)).item()
+        im_shape = torch.tensor(q.shape[-2:])
+        m = max(im_shape)
+        if np.random.rand(1).item() < 0.5:  # expect: ML607
+            q = q * 2
+        bad = q.sum().item()  # expect: ML509
+        n = int(torch.tensor(bad))  # expect: ML512
+        return w[:, :n], lvl, m  # expect: ML209
+'''
+
+
+def test_numbers_computed_from_static_values_are_static(catalog) -> None:
+    found = findings(STATIC_NUMBERS, catalog)
+    flagged = {f.span.line for f in found if f.code.startswith(("ML1", "ML2", "ML5", "ML6"))}
+    assert flagged == marked_lines(STATIC_NUMBERS)
+    by_line = _codes_by_line(STATIC_NUMBERS, catalog)
+    assert by_line[19] == {"ML607"}  # the numpy draw is ML607's, not a read-back (ML102)
+    assert "ML209" in by_line[23]  # `w[:, :n]` with n read from the tensor
+
+
+def test_a_tensor_of_many_shapes_stays_tensor_data(catalog) -> None:
+    src = '''
+import torch
+import torch.nn as nn
+
+class Deform(nn.Module):
+    def forward(self, value, features):
+        spatial_shapes = torch.as_tensor([f.shape[-2:] for f in features], dtype=torch.long)
+        return value.split([h * w for h, w in spatial_shapes], dim=1)  # expect
+'''
+    assert lines_of(findings(src, catalog), "ML208") == marked_lines(src)
+
+
+STATE_WRITES = '''
+import torch
+import torch.nn as nn
+
+class Rel(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.is_causal = False
+        self.cached_len = None
+        self.step = 0
+        self.pe = None
+
+    def forward(self, x, causal_mask=None):
+        self.is_causal = causal_mask is not None  # expect: ML709
+        n = x.shape[1]
+        self.cached_len = n  # expect: ML709
+        self.attn_map = None  # expect: ML709
+        self.step = self.step + 1  # expect: ML506
+        self.pe = torch.sin(x)  # expect: ML506, ML706
+        return x
+'''
+
+
+def test_static_self_writes_are_configuration_and_state_writes_stay(catalog) -> None:
+    found = findings(STATE_WRITES, catalog)
+    for code in ("ML506", "ML709"):
+        want = {i for i, line in enumerate(STATE_WRITES.splitlines(), 1) if "# expect" in line and code in line}
+        assert lines_of(found, code) == want, code
+    assert {f.severity for f in found if f.code == "ML709"} == {"medium"}
+
+
+FLATTENS = '''
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3, padding=1)
+        self.avgpool = nn.AdaptiveAvgPool2d((1, 1))
+        self.pool6 = nn.AdaptiveAvgPool2d((6, 6))
+        self.fc = nn.Linear(8, 10)
+
+    def forward(self, x, pixel_mask):
+        h = self.conv(x)
+        mask = F.interpolate(pixel_mask[None].float(), size=h.shape[-2:]).to(torch.bool)[0]
+        flat_mask = mask.flatten(1)
+        p = self.avgpool(h)
+        p = torch.flatten(p, 1)
+        q = self.pool6(h)
+        q = torch.flatten(q, 1)  # expect
+        return self.fc(p), q, flat_mask
+'''
+
+
+def test_flatten_of_masks_and_pooled_maps_is_layout_free(catalog) -> None:
+    assert lines_of(findings(FLATTENS, catalog), "ML906") == marked_lines(FLATTENS)
+
+
+MASKS = '''
+import torch
+import torch.nn as nn
+
+class Emb(nn.Module):
+    def forward(self, pixel_values: torch.FloatTensor, patch_attention_mask: torch.BoolTensor):
+        position_ids = torch.full(size=(4, 16), fill_value=0)
+        for batch_idx, p_attn_mask in enumerate(patch_attention_mask):
+            position_ids[batch_idx][p_attn_mask.view(-1)] = torch.arange(16)  # expect
+        position_ids[:, 0] = 1
+        return position_ids
+'''
+
+
+def test_bool_tensor_parameters_and_their_rows_are_masks(catalog) -> None:
+    found = findings(MASKS, catalog)
+    assert lines_of(found, "ML204") == marked_lines(MASKS)
+    assert [f.severity for f in found if f.code == "ML204"] == ["high"]
+
+
+SLICES = '''
+import torch.nn as nn
+
+class Head(nn.Module):
+    def forward(self, params, trailing_n=None, mask=None):
+        out = params
+        if trailing_n is not None:
+            out = [p[:, -trailing_n:] for p in params]
+        n = mask.sum().item()
+        return out, params[0][:, :n]  # expect
+'''
+
+
+def test_optional_count_parameter_as_slice_bound_is_no_tensor_value(catalog) -> None:
+    assert lines_of(findings(SLICES, catalog), "ML209") == marked_lines(SLICES)
