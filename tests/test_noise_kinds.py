@@ -170,3 +170,24 @@ class Head(nn.Module):
 
 def test_optional_count_parameter_as_slice_bound_is_no_tensor_value(catalog) -> None:
     assert lines_of(findings(SLICES, catalog), "ML209") == marked_lines(SLICES)
+
+
+LOOPS = '''
+import torch
+
+def lloyd(points, centers, tol: float = 1e-4):
+    shift = torch.tensor(float("inf"))
+    while shift > tol:  # expect
+        updated = points.mean(0) + centers
+        shift = (updated - centers).abs().max()
+        centers = updated
+    n = 0
+    while n < 10:
+        n += 1
+    return centers
+'''
+
+
+def test_while_test_takes_the_kinds_its_body_carries_back(catalog) -> None:
+    # a static number before the loop, a tensor after one pass: the test is a tensor condition
+    assert lines_of(findings(LOOPS, catalog), "ML101") == marked_lines(LOOPS)

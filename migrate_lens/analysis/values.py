@@ -373,8 +373,11 @@ class ValueKinds:
                 return K.T
             if recv == K.H:
                 return K.H
-            if recv == K.S and (method not in K.HOST_METHODS or not self._unseen_self_attr(func.value)):
-                return K.S  # `.item()` / `.astype(...)` of a static value stays static
+            if recv == K.S and (method not in K.HOST_METHODS or self._computed(func.value)):
+                # `.item()` of a number computed from static values (`np.ceil(np.log1p(L))
+                # .astype("int").item()`) stays static; of a name static only by convention
+                # (a parameter called `k`) it is still evidence of a tensor read-back
+                return K.S
             if method in K.HOST_METHODS and method != "numpy":
                 return K.H
             if recv == K.S:
@@ -386,6 +389,23 @@ class ValueKinds:
             if recv == K.M:
                 return K.T if method in ("forward", "__call__") else K.U
         return K.U
+
+    def _computed(self, node: cst.BaseExpression) -> bool:
+        """The method chain ``node`` starts at a numpy/torch/math function call
+        (``np.ceil(np.log1p(L)).astype("int")``, ``torch.log2(torch.tensor(s))``), not at a name
+        (``k.sum()`` with a parameter static only by its name): its static kind was computed
+        from static arguments rather than assumed."""
+        while True:
+            if type(node) is cst.Subscript:
+                node = node.value
+            elif type(node) is cst.Call:
+                if self.v.qual(node.func).startswith(("numpy.", "torch.", "math.")):
+                    return True
+                if type(node.func) is not cst.Attribute:
+                    return False
+                node = node.func.value
+            else:
+                return False
 
     def _unseen_self_attr(self, node: cst.BaseExpression) -> bool:
         """``self.<attr>`` for an attribute this class never assigned (set by a base class or

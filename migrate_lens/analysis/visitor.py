@@ -131,6 +131,8 @@ class _FuncScope:
     pooled: set[str] = field(default_factory=set)
     #: (name, is a scalar, is pooled) of the statement being visited, applied after it
     pending_marks: list[tuple[str, bool, bool]] = field(default_factory=list)
+    #: `while` loops whose test was static on entry: asked again with the body's bindings
+    static_whiles: set[int] = field(default_factory=set)
     #: name -> the resolved callee that built its value (``dist = torch.distributions.Normal(...)``)
     ctor_of: dict[str, str] = field(default_factory=dict)
     param_meta: dict[str, tuple[Any, Any]] = field(default_factory=dict)  # name -> (annotation, default)
@@ -828,13 +830,20 @@ class FileVisitor(cst.CSTVisitor):
                                           db, other_env.get(name, K.U) if b is None else b)
 
     def visit_While(self, node: cst.While) -> None:
-        self._condition(node.test, "while", exit_kind="")
+        if not self._condition(node.test, "while", exit_kind="") and self.func_stack:
+            self.func_stack[-1].static_whiles.add(id(node))
         if self.func_stack:
             self.func_stack[-1].loops += 1
 
     def leave_While(self, original_node: cst.While) -> None:
         if self.func_stack:
-            self.func_stack[-1].loops -= 1
+            scope = self.func_stack[-1]
+            scope.loops -= 1
+            if id(original_node) in scope.static_whiles:
+                # loop-carried kinds: `shift = torch.tensor(inf)` before the loop is static,
+                # `shift = (new - old).abs().max()` in the body makes the next test a tensor one
+                scope.static_whiles.discard(id(original_node))
+                self._condition(original_node.test, "while", exit_kind="")
 
     def leave_For(self, original_node: cst.For) -> None:
         if self.func_stack:
@@ -849,21 +858,25 @@ class FileVisitor(cst.CSTVisitor):
     def visit_CompIf(self, node: cst.CompIf) -> None:
         self._condition(node.test, "comprehension filter", exit_kind="")
 
-    def _condition(self, test: cst.BaseExpression, construct: str, exit_kind: str) -> None:
+    def _condition(self, test: cst.BaseExpression, construct: str, exit_kind: str) -> bool:
         """A Python construct that calls ``bool()`` on ``test``. The site is the test itself;
-        ``exit``: "return" (return/break/continue in the branch), "raise", or ""."""
+        ``exit``: "return" (return/break/continue in the branch), "raise", or "". True when a
+        site was recorded (the test holds a value, or may under a hypothesis)."""
         self.cond_tests.add(id(test))
         if self._is_bare_param(test):
-            return
+            return True
         self._fresh()
         k = self.kind(test)
         data = {"construct": construct, "exits": bool(exit_kind), "exit": exit_kind}
         if k in K.VALUE_KINDS:
             self._site("condition", test, receiver=k, data=data)
-            return
+            return True
+        found = False
         for req, k2 in self._variants(lambda: self.kind(test)):
             if k2 in K.VALUE_KINDS:
                 self._site("condition", test, receiver=k2, data=dict(data), requires=(req,))
+                found = True
+        return found
 
     def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
         if type(node.operator) is cst.Not and id(node) not in self.cond_tests:
