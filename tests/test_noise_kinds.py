@@ -191,3 +191,58 @@ def lloyd(points, centers, tol: float = 1e-4):
 def test_while_test_takes_the_kinds_its_body_carries_back(catalog) -> None:
     # a static number before the loop, a tensor after one pass: the test is a tensor condition
     assert lines_of(findings(LOOPS, catalog), "ML101") == marked_lines(LOOPS)
+
+
+MASK_NAMES = '''
+from typing import Optional
+import torch
+import torch.nn as nn
+
+class SpecAugment(nn.Module):
+    def forward(self, hidden_states, mask_time_indices: Optional[torch.FloatTensor] = None, unmasked_channel_indices=None):
+        if mask_time_indices is not None:
+            hidden_states[mask_time_indices] = 0  # expect
+        keep = torch.tensor(hidden_states.sum(-1) > 0, dtype=torch.bool)
+        hidden_states[keep] = 1  # expect
+        mask = torch.zeros(3, 4, 5, 6)
+        mask[:, unmasked_channel_indices, :, :] = 0
+        mask_idx = hidden_states.argmax(-1)
+        return hidden_states[mask_idx], mask
+'''
+
+
+def test_tensors_named_as_masks_and_bool_dtypes_index_by_mask(catalog) -> None:
+    found = findings(MASK_NAMES, catalog)
+    assert lines_of(found, "ML204") == marked_lines(MASK_NAMES)
+    assert lines_of(found, "ML203") == set()  # `hidden_states[mask_idx]`: positions, not a mask
+    assert lines_of(found, "ML304") == {13} | marked_lines(MASK_NAMES)  # ML204 folds ML304
+
+
+COUNTS = '''
+import torch
+import torch.nn as nn
+
+class XL(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.mem_len = 16
+
+    def _update_mems(self, hids, mems, mlen, qlen):
+        end_idx = mlen + max(0, qlen)
+        beg_idx = max(0, end_idx - self.mem_len)
+        return [h[beg_idx:end_idx] for h in hids]
+
+    def _rescale(self, weight, block_id):
+        return weight / (2 ** int(block_id // 6))
+
+    def forward(self, x, mems):
+        n = x.sum()
+        if max(0, n) > 1:  # expect
+            x = x * 2
+        return self._update_mems([x], mems, mems[0].size(0), x.size(0)), self._rescale(x, 3)
+'''
+
+
+def test_length_and_id_parameters_are_python_ints(catalog) -> None:
+    found = findings(COUNTS, catalog)
+    assert {f.span.line for f in found if f.code.startswith("ML1") or f.code in ("ML512", "ML209")} == marked_lines(COUNTS)

@@ -305,6 +305,9 @@ class ValueKinds:
         if name:
             if name.startswith("torch."):
                 got = K.torch_call_kind(name)
+                if got == K.T and any(a.keyword is not None and a.keyword.value == "dtype"
+                                      and self.v.qual(a.value) == "torch.bool" for a in node.args):
+                    return K.B  # `torch.tensor(m, dtype=torch.bool)`, `torch.zeros(..., dtype=torch.bool)`
                 if got == K.T and name in K.STATIC_WRAPPING_TORCH:
                     # `torch.tensor(scale)` of one Python number, `torch.tensor(x.shape[-2:])`:
                     # numbers known at trace time (a container of shapes stays tensor data)

@@ -1512,8 +1512,17 @@ class FileVisitor(cst.CSTVisitor):
         return (base, mask, host_bound) if mask or host_bound else None
 
     def _index_has_mask(self, node: cst.Subscript) -> bool:
+        """An index element that is a boolean mask: of mask kind, or a tensor named as a mask
+        (``hidden_states[mask_time_indices] = v``, ``x[~p_attn_mask]``): a tensor used as an
+        index is integer or boolean, and PyTorch code names the boolean ones masks."""
         for el in node.slice:
-            if type(el.slice) is cst.Index and self.kind(el.slice.value) == K.B:
+            if type(el.slice) is not cst.Index:
+                continue
+            v = el.slice.value
+            k = self.kind(v)
+            if k == K.B:
+                return True
+            if k == K.T and _mask_named(v):
                 return True
         return False
 
@@ -1624,6 +1633,30 @@ def _is_torch_module_base(name: str) -> bool:
         return False
     leaf = name.rsplit(".", 1)[-1]
     return leaf[:1].isupper() and leaf not in ("Parameter",)
+
+
+_MASK_WORDS = frozenset({"mask", "masks", "bool"})
+_NOT_MASK_WORDS = frozenset({"idx", "index", "ids", "id", "len", "length", "lengths", "size", "value", "values"})
+
+
+def _mask_named(expr: cst.BaseExpression) -> bool:
+    """``mask``, ``image_mask_joint``, ``mask_time_indices``, ``bool_masked_pos`` (also under
+    ``~`` / ``.view(-1)`` / ``[i]``): a name whose words say boolean mask, and none says
+    positions or sizes (``mask_idx``, ``mask_len``, ``unmasked_channel_indices``)."""
+    while True:
+        if type(expr) is cst.UnaryOperation:
+            expr = expr.expression
+        elif type(expr) is cst.Subscript:
+            expr = expr.value
+        elif type(expr) is cst.Call and type(expr.func) is cst.Attribute and \
+                expr.func.attr.value in ("view", "reshape", "flatten", "to", "cpu", "cuda", "squeeze", "unsqueeze"):
+            expr = expr.func.value
+        else:
+            break
+    if type(expr) is not cst.Name:
+        return False
+    words = set(expr.value.lower().split("_"))
+    return bool(words & _MASK_WORDS) and not words & _NOT_MASK_WORDS
 
 
 def _reads_self_attr(value: cst.BaseExpression | None, attr: str) -> bool:
