@@ -125,7 +125,8 @@ def _pilot(project: Project, estimate: Estimate, comps: list[list[str]], comp_of
            adj: Mapping[str, tuple[str, ...]], names: list[str]) -> Pilot | None:
     if not comps:
         return None
-    info = {m.qualname: m for m in project.modules if m.qualname in set(names)}
+    wanted = set(names)  # (built once: inside the comprehension it was rebuilt per module, O(n^2))
+    info = {m.qualname: m for m in project.modules if m.qualname in wanted}
     top_kinds = top_blocker_kinds(estimate)
     index = {n: i for i, n in enumerate(names)}
     # Closures as bitmasks over units (Python ints: unions and popcounts run in C), so a large
