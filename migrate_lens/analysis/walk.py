@@ -14,8 +14,9 @@ Positions (libcst conventions: 1-based lines, 0-based columns in characters):
 * statements: from the stdlib ``ast`` parse of the same text (about 10% of the libcst parse),
   matched to libcst statements in document order and checked by type; ``ast`` byte columns are
   converted to character columns on non-ASCII lines;
-* calls in a simple-statement line or a compound statement's header (most requests: every
-  call's line feeds the call graph): paired with ``ast.Call`` nodes by order, no code generated;
+* calls, names, attributes, subscripts, comparisons and conditional expressions in a
+  simple-statement line or a compound statement's header (most requests: every call's line
+  feeds the call graph): paired with their ``ast`` twins by order, no code generated;
 * everything else: on the first request inside a *unit* (a simple-statement line, a one-line
   suite, or a compound statement's header without its body), that unit alone is generated with
   libcst's own ``PositionProvidingCodegenState``, started at the unit's real line and with the
@@ -111,7 +112,7 @@ if hasattr(cst, "ExceptStarHandler"):
 if hasattr(cst, "TypeAlias"):
     _STATEMENT_TYPES[cst.TypeAlias] = ("TypeAlias",)
 
-#: ``ast`` fields of a compound statement's header (calls there are paired without codegen).
+#: ``ast`` fields of a compound statement's header (what they hold is paired without codegen).
 _HEADER_AST: dict[str, tuple[str, ...]] = {
     "If": ("test",), "While": ("test",), "For": ("target", "iter"), "AsyncFor": ("target", "iter"),
     "With": ("items",), "AsyncWith": ("items",), "FunctionDef": ("decorator_list", "args", "returns"),
@@ -166,7 +167,7 @@ def _is_node(cls: type) -> bool:
 def _child_getter(cls: type) -> tuple[Any, int]:
     """(getter of ``cls``'s child fields, their number): ``operator.attrgetter`` over
     :func:`_fields` (one C call per node instead of a getattr loop), built once per class and
-    shared by :func:`fast_visit` and :func:`_cst_calls`. The getter is None for leaves."""
+    shared by :func:`fast_visit` and :func:`_pair_getter`. The getter is None for leaves."""
     plan = _GETTERS.get(cls)
     if plan is None:
         fields = _fields(cls)
@@ -183,12 +184,45 @@ _FSTRINGS = frozenset(c for c in (cst.FormattedString, getattr(cst, "TemplatedSt
 _AST_CHILDREN: dict[type, tuple[Any, int]] = {}
 
 
-def _ast_calls(roots: list[Any]) -> list[ast.Call]:
-    """Every ``ast.Call`` under ``roots`` (nodes, lists of nodes or None) outside f-strings, in
-    no particular order (``ast`` positions inside f-strings are unreliable before Python 3.12,
-    so their calls are left to code generation). ``ast.walk`` without its per-node generators
-    (this runs for every multi-line statement that holds a call)."""
-    calls: list[ast.Call] = []
+#: Expression classes whose positions come from their ``ast`` twins (paired by order inside a
+#: unit, see :meth:`Positions._pairs`): libcst class -> ``ast`` class. Each maps one to one
+#: (``BooleanOperation`` does not: ``ast`` flattens ``a and b and c`` into one node).
+_PAIRED: dict[type, type] = {
+    cst.Call: ast.Call, cst.Attribute: ast.Attribute, cst.Name: ast.Name, cst.Subscript: ast.Subscript,
+    cst.Comparison: ast.Compare, cst.IfExp: ast.IfExp,
+}
+_AST_PAIRED: dict[type, type] = {a: c for c, a in _PAIRED.items()}
+#: libcst child fields holding a ``Name`` that ``ast`` keeps as a plain string (an attribute's
+#: name, a keyword argument's name, a definition's or parameter's name, an ``except ... as``
+#: name), left out of the pairing walk; import and ``global`` statements hold only such names.
+_PAIR_SKIP: dict[type, frozenset[str]] = {
+    cst.Attribute: frozenset({"attr"}), cst.Arg: frozenset({"keyword"}), cst.FunctionDef: frozenset({"name"}),
+    cst.ClassDef: frozenset({"name"}), cst.Param: frozenset({"name"}), cst.ExceptHandler: frozenset({"name"}),
+}
+if hasattr(cst, "ExceptStarHandler"):
+    _PAIR_SKIP[cst.ExceptStarHandler] = frozenset({"name"})
+_PAIR_OPAQUE = frozenset({cst.Import, cst.ImportFrom, cst.Global, cst.Nonlocal})
+#: per libcst class: (getter of the child fields the pairing walk follows, their number)
+_PAIR_GETTERS: dict[type, tuple[Any, int]] = {}
+_CONSTANT_NAMES = frozenset({"True", "False", "None"})  # ``ast.Constant``, not ``ast.Name``
+
+
+def _pair_getter(cls: type) -> tuple[Any, int]:
+    plan = _PAIR_GETTERS.get(cls)
+    if plan is None:
+        skip = _PAIR_SKIP.get(cls, frozenset())
+        fields = () if cls in _PAIR_OPAQUE else tuple(f for f in _fields(cls) if f not in skip)
+        plan = _PAIR_GETTERS[cls] = (operator.attrgetter(*fields) if fields else None, len(fields))
+    return plan
+
+
+def _ast_paired(roots: list[Any]) -> dict[type, list[Any]]:
+    """The ``ast`` nodes of the :data:`_PAIRED` classes under ``roots`` (nodes, lists of nodes
+    or None) outside f-strings, by libcst class, in no particular order (``ast`` positions
+    inside f-strings are unreliable before Python 3.12, so what they hold is left to code
+    generation). ``ast.walk`` without its per-node generators (this runs for every
+    multi-line statement asked for a position)."""
+    out: dict[type, list[Any]] = {}
     todo: list[Any] = []
     for root in roots:
         if type(root) is list:
@@ -197,6 +231,7 @@ def _ast_calls(roots: list[Any]) -> list[ast.Call]:
             todo.append(root)
     pop, push, extend = todo.pop, todo.append, todo.extend
     plans = _AST_CHILDREN
+    paired = _AST_PAIRED
     while todo:
         n = pop()
         cls = type(n)
@@ -206,8 +241,13 @@ def _ast_calls(roots: list[Any]) -> list[ast.Call]:
                 continue  # None, or a str in Global.names / a None key of a Dict
             fields = tuple(f for f in cls._fields if f != "ctx")
             plan = plans[cls] = (operator.attrgetter(*fields) if fields else None, len(fields))
-        if cls is ast.Call:
-            calls.append(n)  # type: ignore[arg-type]
+        twin = paired.get(cls)
+        if twin is not None:
+            got = out.get(twin)
+            if got is None:
+                out[twin] = [n]
+            else:
+                got.append(n)
         elif cls is ast.JoinedStr:
             continue
         getter, count = plan
@@ -218,16 +258,18 @@ def _ast_calls(roots: list[Any]) -> list[ast.Call]:
                 extend(value)
             elif value is not None:
                 push(value)
-    return calls
+    return out
 
 
-def _cst_calls(roots: list[Any]) -> list[cst.Call]:
-    """Every ``cst.Call`` under ``roots`` (nodes or sequences of nodes) outside f-strings, in
-    walk pre-order (source order, outer call first), through the walk's child fields
-    (:func:`_fields`)."""
-    calls: list[cst.Call] = []
+def _cst_paired(roots: list[Any]) -> dict[type, list[Any]]:
+    """The libcst nodes of the :data:`_PAIRED` classes under ``roots`` (nodes or sequences of
+    nodes) outside f-strings, by class, each list in walk pre-order (source order, outer node
+    first); names that ``ast`` keeps as strings (:data:`_PAIR_SKIP`) and ``True``/``False``/
+    ``None`` are left out."""
+    out: dict[type, list[Any]] = {}
     todo: list[Any] = list(reversed(roots))
     pop, extend = todo.pop, todo.extend
+    paired = _PAIRED
     while todo:
         n = pop()
         t = type(n)
@@ -236,15 +278,34 @@ def _cst_calls(roots: list[Any]) -> list[cst.Call]:
             continue
         if n is None or not _is_node(t):
             continue
-        if t is cst.Call:
-            calls.append(n)
+        if t in paired:
+            if t is not cst.Name or n.value not in _CONSTANT_NAMES:
+                got = out.get(t)
+                if got is None:
+                    out[t] = [n]
+                else:
+                    got.append(n)
         elif t in _FSTRINGS:
-            continue  # as in _ast_calls: calls inside f-strings are not paired
-        getter, count = _child_getter(t)
+            continue  # as in _ast_paired: what f-strings hold is not paired
+        getter, count = _pair_getter(t)
         if count:
             values = getter(n) if count > 1 else (getter(n),)
             extend(v for v in reversed(values) if v is not None)
-    return calls
+    return out
+
+
+def _same_node(c: Any, a: Any) -> bool:
+    """A cheap identity check of a pair: names and attribute names must agree."""
+    t = type(c)
+    if t is cst.Name:
+        return c.value == a.id  # type: ignore[no-any-return]
+    if t is cst.Attribute:
+        return c.attr.value == a.attr  # type: ignore[no-any-return]
+    return True
+
+
+def _ast_order(a: Any) -> tuple[int, int, int, int]:
+    return (a.lineno, a.col_offset, -(a.end_lineno or 0), -(a.end_col_offset or 0))
 
 
 def _no_validation(self: cst.CSTNode) -> None:
@@ -394,7 +455,7 @@ class Positions:
         self._twin: dict[int, Any] = {}
         self._index: dict[int, int] = {}
         self._one_line: dict[int, int] = {}
-        self._calls: dict[int, dict[int, CodeRange]] = {}
+        self._paired: dict[int, dict[int, Any]] = {}
         self._computed: dict[int, CodeRange] = {}
         self._done: set[int] = set()
         self._elif: set[int] = set()
@@ -479,9 +540,10 @@ class Positions:
         got = self._computed.get(key)
         if got is not None:
             return got
-        if type(node) is cst.Call and self.unit_stack:
-            got = self._call_ranges(self.unit_stack[-1]).get(key)
-            if got is not None:
+        if type(node) in _PAIRED and self.unit_stack:
+            twin = self._pairs(self.unit_stack[-1]).get(key)
+            if twin is not None:
+                got = self._computed[key] = self._ast_range(twin)
                 return got
         for unit in reversed(self.unit_stack):
             if id(unit) in self._done:
@@ -520,18 +582,20 @@ class Positions:
         rng = self[node]
         return rng.start.line, rng.end.line
 
-    def _call_ranges(self, unit: cst.CSTNode) -> dict[int, CodeRange]:
-        """Ranges of every call in a unit (a simple-statement line, or a compound statement's
-        header) from ``ast``, without generating code: libcst calls in walk (pre-)order paired
-        with ``ast.Call`` nodes sorted by start, outer first. Both exclude the call's own
-        parentheses, so the ranges are ``PositionProvider``'s. Calls inside f-strings are left out
-        on both sides (``ast`` positions inside f-strings are unreliable before 3.12): they get
-        code generation. {} when the counts differ."""
+    def _pairs(self, unit: cst.CSTNode) -> dict[int, Any]:
+        """``id(libcst node) -> its ast twin`` for the nodes of the :data:`_PAIRED` classes in
+        a unit (a simple-statement line, or a compound statement's header), without generating
+        code: per class, the libcst nodes in walk (pre-)order paired with the ``ast`` nodes
+        sorted by start, outer first. Both sides' positions exclude the node's own parentheses,
+        so the twins' ranges are ``PositionProvider``'s. What f-strings hold is left out on both
+        sides (``ast`` positions inside f-strings are unreliable before 3.12). A class is left
+        unpaired (its nodes get code generation) when the counts differ or a pair's names
+        disagree."""
         key = id(unit)
-        known = self._calls.get(key)
+        known = self._paired.get(key)
         if known is not None:
             return known
-        out: dict[int, CodeRange] = {}
+        out: dict[int, Any] = {}
         a_roots: list[Any] = []
         c_roots: list[cst.CSTNode] = []
         if type(unit) is cst.SimpleStatementLine:
@@ -544,15 +608,18 @@ class Positions:
             fields = _HEADER_AST.get(type(twin).__name__) if twin is not None else None
             if fields is not None:
                 a_roots = [getattr(twin, f) for f in fields]
-                c_roots = [getattr(unit, f) for f in _fields(type(unit)) if f not in _BODY_FIELDS]
-        a_calls = _ast_calls(a_roots)
+                skip = _PAIR_SKIP.get(type(unit), frozenset())
+                c_roots = [getattr(unit, f) for f in _fields(type(unit)) if f not in _BODY_FIELDS and f not in skip]
         if a_roots:
-            a_calls.sort(key=lambda c: (c.lineno, c.col_offset, -(c.end_lineno or 0), -(c.end_col_offset or 0)))
-            c_calls = _cst_calls(c_roots)
-            if len(c_calls) == len(a_calls):
-                for c, a in zip(c_calls, a_calls):
-                    out[id(c)] = self._ast_range(a)
-        self._calls[key] = out
+            a_nodes = _ast_paired(a_roots)
+            for cls, c_nodes in _cst_paired(c_roots).items():
+                twins = a_nodes.get(cls, ())
+                if len(twins) != len(c_nodes):
+                    continue
+                twins.sort(key=_ast_order)  # type: ignore[attr-defined]
+                if all(_same_node(c, a) for c, a in zip(c_nodes, twins)):
+                    out.update((id(c), a) for c, a in zip(c_nodes, twins))
+        self._paired[key] = out
         return out
 
     def _single_line(self, unit: cst.CSTNode) -> int:
