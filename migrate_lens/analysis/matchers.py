@@ -375,7 +375,10 @@ def match_self_write(site: Site, m: "Matcher") -> str | None:
     counter, a subscript/in-place/container write), and ``static`` keeps (true) or drops
     (false) plain assignments of a static value that is no counter (``self.is_causal = mask
     is not None``, ``self.cached_len = x.shape[1]``: configuration a port passes on, not
-    state a trace loses)."""
+    state a trace loses). A write that only re-places the attribute itself
+    (``self.ab = self.ab.to(x.device)``: device or dtype, no new value) never matches."""
+    if site.data.get("placement"):
+        return None
     hows = _param(m, "how")
     if hows and site.data.get("how") not in hows:
         return None
@@ -473,8 +476,14 @@ def match_name(site: Site, m: "Matcher") -> str | None:
     """A resolved dotted name (class base, decorator, import, referenced attribute) matching
     ``names`` globs and not ``exclude``. Relative imports (``from .ops import x``) name the
     project's own modules and never match; ``skip_compared`` skips a name that is only an
-    operand of a comparison (``x.dtype in (torch.float32, torch.float64)`` creates nothing)."""
+    operand of a comparison (``x.dtype in (torch.float32, torch.float64)`` creates nothing);
+    ``optional`` (imports) requires (true) or forbids (false) an optional import: one under
+    ``try: ... except ImportError`` or ``if is_<lib>_available():``, or a call of a name so
+    imported (the file runs without the library)."""
     if site.kind == "import" and site.data.get("level", 0) > 0:
+        return None
+    optional = _param(m, "optional")
+    if optional is not None and bool(site.data.get("optional")) != optional:
         return None
     if _param(m, "skip_compared") is True and site.data.get("compared"):
         return None
@@ -487,13 +496,18 @@ def match_loop(site: Site, m: "Matcher") -> str | None:
     """``for ... in range(...)``: ``host_bound`` flags bounds read from tensor values;
     ``min_static_len`` flags static ranges long enough that ``jit`` unrolling hurts;
     ``shape_bound`` flags traced loops whose bound is read from a tensor's shape (one unrolled
-    copy per step, one compilation per new length)."""
+    copy per step, one compilation per new length), except for loop variables matching
+    ``skip_targets`` globs (a loop over feature levels, layers or heads of a stacked tensor
+    runs over a dimension the config fixes)."""
     if _param(m, "host_bound") and any(k in K.VALUE_KINDS for k in site.data.get("range_kinds", ())):
         return "range() over a tensor value"
     min_len = _param(m, "min_static_len")
     if min_len is not None and site.data.get("static_len", 0) >= int(min_len):
         return f"range of {site.data['static_len']} iterations"
     if _param(m, "shape_bound") and site.data.get("shape_bound"):
+        skip = _param(m, "skip_targets")
+        if skip and _any_glob(site.data.get("target", ""), skip):
+            return None  # `for lvl in range(hidden.shape[0])`: levels/layers/heads are config
         return "range() over a length read from a tensor's shape"
     return None
 

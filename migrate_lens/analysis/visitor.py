@@ -62,6 +62,9 @@ _STATE_METHODS = frozenset({"update", "append", "extend", "insert", "setdefault"
 _SCHEDULE_PARAM = re.compile(r"step|update|epoch|iter|progress|temp|tau|anneal|decay|schedule|warmup", re.IGNORECASE)
 #: Handlers that make a ``try`` an optional-import guard.
 _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError"})
+#: An ``if`` test that checks an optional library is installed: ``is_flash_attn_2_available()``,
+#: ``is_mamba_ssm_available()``, ``has_apex``, ``_HAS_FUSED_ATTN`` (an import under it is optional).
+_AVAILABILITY_TEST = re.compile(r"^(_?is_\w*_available|_?(has|HAS)_\w+|\w*_AVAILABLE)$")
 _MUTATING_CONTAINER_METHODS = frozenset({
     "append", "extend", "insert", "update", "setdefault", "add", "__setitem__", "pop", "clear",
 })
@@ -133,6 +136,8 @@ class _FuncScope:
     pending_marks: list[tuple[str, bool, bool]] = field(default_factory=list)
     #: `while` loops whose test was static on entry: asked again with the body's bindings
     static_whiles: set[int] = field(default_factory=set)
+    #: names bound as ``for`` targets (and not rebound since): their kind is the iterable's guess
+    iter_names: set[str] = field(default_factory=set)
     #: name -> the resolved callee that built its value (``dist = torch.distributions.Normal(...)``)
     ctor_of: dict[str, str] = field(default_factory=dict)
     param_meta: dict[str, tuple[Any, Any]] = field(default_factory=dict)  # name -> (annotation, default)
@@ -244,7 +249,7 @@ class FileVisitor(cst.CSTVisitor):
         for full, local in self.bindings.bind_import(node):
             self.imports.append(ImportFact(module=full, name="", alias=local, line=line,
                                            guarded=self.bindings.guard_depth > 0))
-            self._site("import", node, name=full)
+            self._site("import", node, name=full, data={"optional": self.bindings.guard_depth > 0})
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
         line = self._line(node)
@@ -252,7 +257,8 @@ class FileVisitor(cst.CSTVisitor):
         for member, local, full in names:
             self.imports.append(ImportFact(module=absolute, name=member, alias=local, line=line, level=level,
                                            guarded=self.bindings.guard_depth > 0))
-            self._site("import", node, name=full or absolute, data={"level": level})
+            self._site("import", node, name=full or absolute,
+                       data={"level": level, "optional": self.bindings.guard_depth > 0})
 
     # ------------------------------------------------------------------ module-level names
     def visit_Module(self, node: cst.Module) -> None:
@@ -664,6 +670,7 @@ class FileVisitor(cst.CSTVisitor):
     def _bind_alias(self, scope: _FuncScope, name: str, value: cst.BaseExpression) -> None:
         """Record what ``name = value`` shares (see :attr:`_FuncScope.shared`), whether it
         names an input's device and which callee built it; a rebinding forgets all three."""
+        scope.iter_names.discard(name)
         if scope.shared:
             for k in [k for k, v in scope.shared.items() if v == name or k == name]:
                 del scope.shared[k]
@@ -780,9 +787,13 @@ class FileVisitor(cst.CSTVisitor):
                 "attr_kind": cls.attr_kinds.get(attr, K.S) if cls else K.U,
                 # `self.n = self.n + 1` is a counter like `self.n += 1`
                 "counter": aug or _reads_self_attr(value, attr),
+                "placement": not aug and value is not None and _is_placement_of(attr, value),
             })
 
     def visit_If(self, node: cst.If) -> None:
+        if _is_availability_test(node.test):
+            self.bindings.guard_depth += 1  # imports under it are optional, like try/except ImportError
+            self.guard_tries.add(id(node))
         if self.func_stack:
             scope = self.func_stack[-1]
             if scope.branches and scope.branches[-1][0] == id(node):
@@ -809,6 +820,8 @@ class FileVisitor(cst.CSTVisitor):
     def leave_If(self, original_node: cst.If) -> None:
         """Both branches merge: a name takes the join of its kinds in either (``t =
         longest(lengths)`` in one branch, ``t = x.shape[1]`` in the other: a host value)."""
+        if id(original_node) in self.guard_tries:
+            self.bindings.guard_depth -= 1
         if not self.func_stack:
             return
         scope = self.func_stack[-1]
@@ -954,12 +967,14 @@ class FileVisitor(cst.CSTVisitor):
             if all(isinstance(v, int) for v in literal_args) and literal_args:
                 self._site("loop", node, data={"range_kinds": tuple(arg_kinds), "static_len": len(range(*literal_args[:3]))})
             elif self.context in ("traced", "function") and any(self._reads_tensor_shape(a.value) for a in it.args):
-                self._site("loop", node, data={"range_kinds": tuple(arg_kinds), "shape_bound": True})
+                target = node.target.value if type(node.target) is cst.Name else ""
+                self._site("loop", node, data={"range_kinds": tuple(arg_kinds), "shape_bound": True, "target": target})
         if self.func_stack:
             self._bind_iteration(node.target, it)
             scope = self.func_stack[-1]
             for n in _names_in_target(node.target):
                 scope.binds.typed.pop(n, None)
+                scope.iter_names.add(n)
             if type(node.target) is cst.Name and _is_self_attr(it):
                 # `for blk in self.blocks: blk.residual(x)` calls a method of what self.blocks holds
                 scope.binds.typed[node.target.value] = (f"self.{it.attr.value}",)  # type: ignore[union-attr]
@@ -975,7 +990,14 @@ class FileVisitor(cst.CSTVisitor):
         if t is cst.Call and type(expr.func) is cst.Attribute and expr.func.attr.value == "size" and expr.args:  # type: ignore[attr-defined]
             return self.kind(expr.func.value) in K.TENSORISH  # type: ignore[attr-defined]
         if t is cst.Call and type(expr.func) is cst.Name and expr.func.value == "len" and expr.args:  # type: ignore[attr-defined]
-            return self.kind(expr.args[0].value) in K.TENSORISH  # type: ignore[attr-defined]
+            arg = expr.args[0].value  # type: ignore[attr-defined]
+            if type(arg) is cst.Name and self.func_stack:
+                scope = self.func_stack[-1]
+                if arg.value in scope.iter_names:
+                    return False  # `for i2 in rand_attn: len(i2)`: the element's kind is a guess
+                if arg.value in scope.params and self._annotation_kind(scope.param_meta[arg.value][0]) not in K.TENSORISH:
+                    return False  # `len(hids)` of an unannotated parameter: a list as often as a tensor
+            return self.kind(arg) in K.TENSORISH
         return False
 
     def visit_With(self, node: cst.With) -> None:
@@ -1177,7 +1199,7 @@ class FileVisitor(cst.CSTVisitor):
                 guarded = self.bindings.guarded_import(c)
                 if guarded:
                     # `f(q, k, v)` with `try: from flash_attn import f`: the use of the optional library
-                    self._site("import", node, name=guarded, data={"level": 0, "call": True})
+                    self._site("import", node, name=guarded, data={"level": 0, "call": True, "optional": True})
                 if self.bindings.is_project(c):  # matched by the project graph (aliases across files)
                     self.project_calls.append((*self._lines(node), c, method, data, self.context, self.symbol))
         if scope is not None:
@@ -1676,6 +1698,47 @@ def _root_name(node: cst.BaseExpression) -> str:
         node = node.value
     return node.value if type(node) is cst.Name else ""
 
+
+
+#: Tensor methods that only move or cast a tensor (device, dtype, memory format).
+_PLACEMENT_METHODS = frozenset({"to", "cuda", "cpu", "type", "type_as", "float", "half", "bfloat16",
+                                "double", "contiguous"})
+
+
+def _is_placement_of(attr: str, value: cst.BaseExpression) -> bool:
+    """``value`` re-places ``self.<attr>`` itself: ``self.ab.to(x.device)``,
+    ``[a.to(dtype=d, device=dev) for a in self.cell_anchors]`` (a chain of
+    :data:`_PLACEMENT_METHODS` on the attribute, or on the loop variable of a comprehension over
+    it). A JAX port has no device placement or lazy dtype cast to keep: nothing to store."""
+    def cast_of(expr: cst.BaseExpression, root: Callable[[cst.BaseExpression], bool]) -> bool:
+        seen = False
+        while type(expr) is cst.Call and type(expr.func) is cst.Attribute \
+                and expr.func.attr.value in _PLACEMENT_METHODS:  # type: ignore[attr-defined]
+            expr, seen = expr.func.value, True  # type: ignore[attr-defined]
+        return seen and root(expr)
+
+    def is_attr(expr: cst.BaseExpression) -> bool:
+        return _is_self_attr(expr) and expr.attr.value == attr  # type: ignore[attr-defined]
+
+    if type(value) in (cst.ListComp, cst.GeneratorExp) and value.for_in.inner_for_in is None \
+            and type(value.for_in.target) is cst.Name and is_attr(value.for_in.iter):  # type: ignore[attr-defined]
+        var = value.for_in.target.value  # type: ignore[attr-defined]
+        return cast_of(value.elt, lambda e: type(e) is cst.Name and e.value == var)  # type: ignore[attr-defined]
+    return cast_of(value, is_attr)
+
+
+def _is_availability_test(test: cst.BaseExpression) -> bool:
+    """``test`` checks that an optional library is installed (:data:`_AVAILABILITY_TEST`:
+    ``is_causal_conv1d_available()``, ``has_apex``), possibly negated or joined with ``and``."""
+    t = type(test)
+    if t is cst.BooleanOperation:
+        return _is_availability_test(test.left) or _is_availability_test(test.right)  # type: ignore[attr-defined]
+    if t is cst.Call:
+        test = test.func  # type: ignore[attr-defined]
+        t = type(test)
+    if t is cst.Attribute:
+        return bool(_AVAILABILITY_TEST.match(test.attr.value))  # type: ignore[attr-defined]
+    return t is cst.Name and bool(_AVAILABILITY_TEST.match(test.value))  # type: ignore[attr-defined]
 
 
 def _is_main_guard(node: cst.If) -> bool:
