@@ -226,6 +226,12 @@ def _kwargs_ok(site: Site, m: "Matcher") -> bool:
     ctor = _param(m, "receiver_ctor")
     if ctor and not _any_glob(site.data.get("receiver_ctor", ""), ctor):
         return False
+    random_args = _param(m, "random_arg")
+    if random_args and not set(random_args) & set(site.data.get("random_args", ())):
+        return False
+    input_ctor = _param(m, "input_ctor")
+    if input_ctor and not _any_glob(site.data.get("input_ctor", ""), input_ctor):
+        return False
     in_function = _param(m, "in_function")
     if in_function and not _any_glob(site.symbol.rsplit(".", 1)[-1], in_function):
         return False
@@ -277,7 +283,12 @@ def match_call(site: Site, m: "Matcher") -> str | None:
     ``exclude_receiver`` (globs on the receiver's source text), ``aliased_arg`` (the first
     argument shares its tensor with another live name), ``receiver_text`` (globs the
     receiver's source text must match), ``receiver_ctor`` (globs on the resolved callee that
-    built the receiver: a call, or the local name it was bound to), ``any_arg_kind`` (value
+    built the receiver: a call, or the local name it was bound to), ``input_ctor`` (globs on
+    the callee that built the call's input: the receiver of a method, the first positional
+    argument of a function; ``.softmax`` for a method call), ``random_arg`` (arguments, by keyword
+    or positional index as a string, one of which holds a host random draw:
+    ``size=random.choice(sizes)``, directly or through the names it reads),
+    ``any_arg_kind`` (value
     kinds one argument must have), ``skip_bare_param_values`` (skip when every value-kind
     argument is a parameter as passed, whose kind is only guessed), ``in_function`` (globs on the enclosing function's name),
     ``arg_text`` (globs one positional argument, or an element of a list/tuple argument, must
@@ -674,12 +685,17 @@ def match_api_map(site: Site, m: "Matcher") -> str | None:
     resolved torch name, or ``Tensor.<method>`` on a tensor receiver. A row's ``clean_if``
     ({argument: [literals]}) clears a call that passes one of them (``unbiased=False``); its
     ``only_with`` arguments must be passed with a value other than 0/None/False
-    (``dropout_p``). The detail names the call, the JAX side and the row's note, so the
-    message carries the map's remedy."""
+    (``dropout_p``). A receiver of unknown kind counts as a tensor for the
+    ``unknown_receiver_methods`` globs when the call passes one of the torch-only keywords in
+    ``unknown_receiver_kwargs`` (``x.var(dim=-1)``: NumPy arrays take ``axis``, and NumPy's
+    ``var`` already defaults to ddof=0 like ``jnp``). The detail names the call, the JAX side
+    and the row's note, so the message carries the map's remedy."""
     rows = _api_rows(m)
     if site.name:
         target = site.name
-    elif site.method and site.receiver in (K.T, K.B):
+    elif site.method and (site.receiver in (K.T, K.B) or (
+            site.receiver == K.U and _any_glob(site.method, _param(m, "unknown_receiver_methods") or ())
+            and any(k in site.data.get("kwargs", {}) for k in _param(m, "unknown_receiver_kwargs") or ()))):
         target = f"Tensor.{site.method}"
     else:
         return None

@@ -140,6 +140,9 @@ class _FuncScope:
     iter_names: set[str] = field(default_factory=set)
     #: name -> the resolved callee that built its value (``dist = torch.distributions.Normal(...)``)
     ctor_of: dict[str, str] = field(default_factory=dict)
+    pending_ctor: list[tuple[str, str, cst.BaseExpression]] = field(default_factory=list)
+    #: name -> the expression its latest plain assignment bound (read lazily by a few matchers)
+    last_value: dict[str, cst.BaseExpression] = field(default_factory=dict)
     param_meta: dict[str, tuple[Any, Any]] = field(default_factory=dict)  # name -> (annotation, default)
 
 
@@ -554,6 +557,13 @@ class FileVisitor(cst.CSTVisitor):
                 (scope.scalars.add if scalar else scope.scalars.discard)(name)
                 (scope.pooled.add if pooled else scope.pooled.discard)(name)
             scope.pending_marks.clear()
+            for name, ctor, value in scope.pending_ctor:
+                scope.last_value[name] = value
+                if ctor:
+                    scope.ctor_of[name] = ctor
+                else:
+                    scope.ctor_of.pop(name, None)
+            scope.pending_ctor.clear()
             scope.binds.flush()
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
@@ -667,6 +677,38 @@ class FileVisitor(cst.CSTVisitor):
                 out.append(self.kind(v))
         return tuple(out)
 
+    def _random_draw(self, expr: cst.BaseExpression, scope: _FuncScope, depth: int) -> bool:
+        """``expr`` holds a host-side random draw (a call matching :data:`_RNG_CALLS`:
+        ``random.choice(sizes)``, ``np.random.uniform(0.5, 1.5)``, ``torch.randint(...).item()``),
+        anywhere inside it or, up to ``depth`` assignments back, in what a name it reads was bound
+        to (``sz = random.randrange(a, b); sf = sz / s; ns = [int(x * sf) for x in shape]``)."""
+        stack: list[cst.CSTNode] = [expr]
+        budget = 256  # expressions are small; a pathological one is cut, not walked
+        while stack and budget:
+            budget -= 1
+            node = stack.pop()
+            t = type(node)
+            if t is cst.Call and _RNG_CALL.match(self.qual(node.func)):  # type: ignore[attr-defined]
+                return True
+            if t is cst.Name and depth > 0:
+                bound = scope.last_value.get(node.value)  # type: ignore[attr-defined]
+                if bound is not None and bound is not expr and self._random_draw(bound, scope, depth - 1):
+                    return True
+                continue
+            stack.extend(node.children)
+        return False
+
+    def _built_by(self, expr: cst.BaseExpression | None, scope: _FuncScope | None) -> str:
+        """The callee that built ``expr``'s value: the call itself (its resolved name, or
+        ``.<method>`` for a method call on a value), or the call a local name was bound to
+        (:attr:`_FuncScope.ctor_of`); "" when unknown."""
+        if type(expr) is cst.Call:
+            fn = expr.func
+            return self.qual(fn) or (f".{fn.attr.value}" if type(fn) is cst.Attribute else "")  # type: ignore[attr-defined]
+        if type(expr) is cst.Name and scope is not None:
+            return scope.ctor_of.get(expr.value, "")
+        return ""
+
     def _bind_alias(self, scope: _FuncScope, name: str, value: cst.BaseExpression) -> None:
         """Record what ``name = value`` shares (see :attr:`_FuncScope.shared`), whether it
         names an input's device and which callee built it; a rebinding forgets all three."""
@@ -686,11 +728,8 @@ class FileVisitor(cst.CSTVisitor):
             scope.input_devices.add(name)
         else:
             scope.input_devices.discard(name)
-        ctor = self.qual(value.func) if type(value) is cst.Call else ""
-        if ctor:
-            scope.ctor_of[name] = ctor
-        else:
-            scope.ctor_of.pop(name, None)
+        # after the right-hand side is visited (``attn = attn.nan_to_num()`` reads the old one)
+        scope.pending_ctor.append((name, self._built_by(value, None) if type(value) is cst.Call else "", value))
 
     def _subscript_write(self, stmt: cst.CSTNode, target: cst.Subscript, base: str, vkind: str,
                          aug: bool) -> None:
@@ -1115,6 +1154,12 @@ class FileVisitor(cst.CSTVisitor):
                 "" if type(func) is not cst.Attribute else
                 self.qual(func.value.func) if type(func.value) is cst.Call else
                 scope.ctor_of.get(func.value.value, "") if type(func.value) is cst.Name and scope is not None else ""),
+            "input_ctor": lambda: self._built_by(
+                func.value if type(func) is cst.Attribute and not name.startswith("torch.") else
+                (node.args[0].value if node.args and node.args[0].keyword is None else None), scope),
+            "random_args": lambda: () if scope is None else tuple(
+                (a.keyword.value if a.keyword is not None else str(i))
+                for i, a in enumerate(node.args) if self._random_draw(a.value, scope, 3)),
             "arg_alias": lambda: (scope.shared.get(node.args[0].value.value, "")  # type: ignore[attr-defined]
                                   if scope is not None and node.args and type(node.args[0].value) is cst.Name else ""),
             }
@@ -1699,6 +1744,9 @@ def _root_name(node: cst.BaseExpression) -> str:
     return node.value if type(node) is cst.Name else ""
 
 
+
+#: Calls that draw a random number on the host (Python's and NumPy's global RNG, torch's).
+_RNG_CALL = re.compile(r"^(random|numpy\.random|torch\.rand\w*|torch\.multinomial|torch\.normal)(\.\w+)?$")
 
 #: Tensor methods that only move or cast a tensor (device, dtype, memory format).
 _PLACEMENT_METHODS = frozenset({"to", "cuda", "cpu", "type", "type_as", "float", "half", "bfloat16",
