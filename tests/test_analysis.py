@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from helpers_analysis import findings, lines_of
+from helpers_analysis import findings, lines_of, marked_lines
 from migrate_lens.analysis.engine import (
     ParseFailure,
     analyze_native_file,
@@ -209,3 +209,26 @@ def test_facts_carry_structure_for_the_graph(catalog) -> None:
     assert "pkg.m.on_output" in facts.traced_entries
     assert any(s.attr == "fc" and s.target == "torch.nn.Linear" for s in facts.submodules)
     assert facts.rule_errors == ()
+
+
+def test_branch_taken_only_under_torch_tracing_does_not_decide_the_kind(catalog) -> None:
+    """``torch.min(t) if torch.jit.is_tracing() else min(r)``: eager PyTorch (and a JAX port)
+    runs the ``else`` branch, a Python int (the Swin ``set_shift_and_window_size`` idiom)."""
+    source = '''
+import torch
+import torch.nn as nn
+
+
+class Layer(nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        r = x.shape[1:3]
+        w = torch.min(torch.tensor(r)) if torch.jit.is_tracing() else min(r)
+        if w > 4:
+            x = x + 1
+        v = x.sum() if torch.jit.is_tracing() else x.max()
+        if v > 0:  # expect
+            x = x * 2
+        return x
+'''
+    found = findings(source, catalog)
+    assert lines_of(found, "ML101") == marked_lines(source)

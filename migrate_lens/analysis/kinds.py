@@ -115,6 +115,13 @@ STATIC_PRESERVING_TORCH = frozenset({
 #: shape) the result is static; of a container of numbers it is tensor data a port may index.
 STATIC_WRAPPING_TORCH = frozenset({"torch.tensor", "torch.as_tensor", "torch.scalar_tensor"})
 #: torch functions whose result is a concrete host value computed from tensor values.
+#: Checks that are true only while PyTorch's own tracers/exporters run (TorchScript, ONNX,
+#: dynamo): the branch they select never runs eagerly, nor in a JAX port.
+TRACING_CHECKS = frozenset({
+    "torch.jit.is_tracing", "torch.jit.is_scripting", "torch.onnx.is_in_onnx_export",
+    "torch.compiler.is_compiling", "torch.compiler.is_dynamo_compiling", "torch._dynamo.is_compiling",
+    "transformers.utils.is_torchdynamo_compiling", "transformers.utils.import_utils.is_torchdynamo_compiling",
+})
 HOST_TORCH = frozenset({"torch.equal", "torch.allclose", "torch.is_nonzero"})
 
 #: Builtins whose result is static whatever the argument.

@@ -261,6 +261,8 @@ class ValueKinds:
         if type(node) is cst.BooleanOperation:
             return K.join(self.kind(node.left), self.kind(node.right))
         if type(node) is cst.IfExp:
+            if type(node.test) is cst.Call and self.v.qual(node.test.func) in K.TRACING_CHECKS:
+                return self.kind(node.orelse)  # `torch.min(t) if torch.jit.is_tracing() else min(r)`: eager runs orelse
             return K.join(self.kind(node.body), self.kind(node.orelse))
         if type(node) in (cst.Tuple, cst.List, cst.Set):
             # a sequence holding a data-dependent number is one (`(n, d)` as a shape)
