@@ -246,3 +246,66 @@ class XL(nn.Module):
 def test_length_and_id_parameters_are_python_ints(catalog) -> None:
     found = findings(COUNTS, catalog)
     assert {f.span.line for f in found if f.code.startswith("ML1") or f.code in ("ML512", "ML209")} == marked_lines(COUNTS)
+
+
+PER_LEVEL = '''
+import torch
+import torch.nn as nn
+
+class Head(nn.Module):
+    def forward(self, logits, ctrness):
+        logits_per_image = [lg[0] for lg in logits]
+        ctr_per_image = [c[0] for c in ctrness]
+        for logits_per_level, ctr_per_level in zip(logits_per_image, ctr_per_image):
+            scores = torch.sqrt(torch.sigmoid(logits_per_level) * torch.sigmoid(ctr_per_level)).flatten()
+            keep = scores > 0.05
+            scores = scores[keep]  # expect
+        return scores
+'''
+
+
+def test_math_on_elements_of_a_tensor_list_stays_tensor_math(catalog) -> None:
+    # the list's elements are not followed (static container), so torch math on them must
+    # not pass for math on Python numbers
+    assert lines_of(findings(PER_LEVEL, catalog), "ML203") == marked_lines(PER_LEVEL)
+
+
+OPTIONAL_SHAPES = '''
+import torch
+import torch.nn as nn
+
+class Anchors(nn.Module):
+    def generate_anchors(self, spatial_shapes=None, device="cpu"):
+        if spatial_shapes is None:
+            spatial_shapes = [[20, 20], [10, 10]]
+        anchors = []
+        for level, (height, width) in enumerate(spatial_shapes):
+            anchors.append(torch.arange(end=height * width, device=device))
+        return anchors
+
+    def forward(self, x, shapes):
+        out = []
+        for h, w in shapes:
+            out.append(x[:, : h * w])  # expect
+        return out, self.generate_anchors()
+'''
+
+
+def test_iterating_an_optional_parameter_gives_no_host_values(catalog) -> None:
+    found = findings(OPTIONAL_SHAPES, catalog)
+    assert lines_of(found, "ML208") == set()
+    assert lines_of(found, "ML209") == marked_lines(OPTIONAL_SHAPES)
+
+
+def test_patch_height_and_width_parameters_are_sizes(catalog) -> None:
+    src = '''
+import torch.nn as nn
+import torch.nn.functional as F
+
+class DepthHead(nn.Module):
+    def forward(self, hidden_states, patch_height, patch_width):
+        h = F.interpolate(hidden_states, (int(patch_height * 14), int(patch_width * 14)), mode="bilinear")
+        return h[:, :, : int(h.sum())]  # expect
+'''
+    found = findings(src, catalog)
+    assert {f.span.line for f in found if f.code in ("ML512", "ML209")} == marked_lines(src)

@@ -160,6 +160,12 @@ class ValueKinds:
             for n in names_in_target(target):
                 out[n] = k
             return
+        if type(it) is cst.Name and self.v.func_stack and it.value in self.v.func_stack[-1].optional:
+            # `for h, w in spatial_shapes` with `spatial_shapes=None`: a tensor only by guess
+            # (a module method's argument), as often a list of Python tuples: no evidence
+            for n in names_in_target(target):
+                out[n] = K.U
+            return
         k = self.kind(it)
         if k in K.TENSORISH:
             if type(target) is cst.Name:
@@ -422,15 +428,22 @@ class ValueKinds:
         return cls is None or node.attr.value not in cls.attr_kinds
 
     def _static_args(self, node: cst.Call) -> bool:
-        """Every argument of the call is static (and none is a ``self`` attribute this class
-        never assigned, static only by default), and there is at least one."""
-        return bool(node.args) and all(
-            a.star == "" and self.kind(a.value) == K.S and not self._unseen_self_attr(a.value) for a in node.args)
+        """The call has positional arguments, each a number computed at trace time (a Python
+        number, or a chain starting at ``torch.tensor(...)`` / a numpy or math call on static
+        values), and static options (``dtype=``, ``dim=``). A name that is static only because
+        the engine does not follow its contents (an element of a list of tensors, a parameter
+        static by its name) is not enough: ``torch.sigmoid(logits_per_level)`` stays a tensor."""
+        pos = [a for a in node.args if a.keyword is None]
+        return bool(pos) and all(
+            a.star == "" and self.kind(a.value) == K.S
+            and (a.keyword is not None or self.is_scalar(a.value) or self._computed(a.value))
+            for a in node.args)
 
     def is_scalar(self, node: cst.BaseExpression) -> bool:
         """``node`` is syntactically one Python number: a numeric literal, arithmetic on
-        numbers, ``float``/``int``/``round``/``abs``/``len``/``math.*`` of something, an
-        element ``a[i]`` (not a slice), or a local bound to such an expression. Its kind is
+        numbers, ``float``/``int``/``round``/``abs``/``len``/``math.*`` of something,
+        ``torch.tensor`` of one, ``x.size(i)`` / ``x.numel()``, an element ``a[i]`` (not a
+        slice), or a local bound to such an expression. Its kind is
         asked separately (a number read from a tensor is a host value, not static)."""
         t = type(node)
         if t in (cst.Integer, cst.Float):
@@ -443,6 +456,12 @@ class ValueKinds:
                 type(o) in _CONTAINERS or _is_shape(o) for o in (node.left, node.right))
         if t is cst.Call:
             name = self.v.qual(node.func)
+            if name in K.STATIC_WRAPPING_TORCH:
+                return bool(node.args) and self.is_scalar(node.args[0].value)  # `torch.tensor(0.5)`
+            if type(node.func) is cst.Attribute and (
+                    node.func.attr.value == "size" and len(node.args) == 1
+                    or node.func.attr.value in ("numel", "dim", "ndimension", "nelement") and not node.args):
+                return True  # `x.size(1)`, `x.numel()`: one number
             return name in ("float", "int", "round", "abs", "len") or name.startswith("math.")
         if t is cst.Subscript:
             return len(node.slice) == 1 and type(node.slice[0].slice) is cst.Index
