@@ -309,3 +309,21 @@ class DepthHead(nn.Module):
 '''
     found = findings(src, catalog)
     assert {f.span.line for f in found if f.code in ("ML512", "ML209")} == marked_lines(src)
+
+
+def test_keyword_argument_dicts_are_no_tensors(catalog) -> None:
+    src = '''
+import torch
+import torch.nn as nn
+
+class Gen(nn.Module):
+    def _prepare_kwargs(self, inputs_tensor, model_kwargs, guidance_scale=None):
+        if "attention_mask" in model_kwargs:
+            model_kwargs["attention_mask"] = torch.cat([model_kwargs["attention_mask"]] * 2, dim=0)
+        inputs_tensor[:, 0] = 1  # expect
+        return model_kwargs
+
+    def forward(self, x):
+        return self._prepare_kwargs(x, {})
+'''
+    assert lines_of(findings(src, catalog), "ML304") == marked_lines(src)

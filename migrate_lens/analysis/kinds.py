@@ -141,7 +141,7 @@ STATIC_PARAM_NAME = re.compile(
     r"device$|name$|prefix$|module$|layer$|fn$|func$|callback$|return_dict$|past_key_values_length$|"
     r"height$|width$|channels$|in_channels$|out_channels$|stage$|idx$|level$|step$|i$|j$|k$|"
     r"resolution$|input_resolution$|window$|sizes$|dims$|strides$|length$|offset$|count$|[qkm]len$)|"
-    r"(_dim|_size|_len|_length|_idx|_id|_height|_width|_mode|_flag|_type|_name|_rate|_prob|_ratio|_factor|_fn|_config|_cfg|"
+    r"(_dim|_size|_len|_length|_idx|_id|_height|_width|_kwargs|_mode|_flag|_type|_name|_rate|_prob|_ratio|_factor|_fn|_config|_cfg|"
     r"_heads|_layers|_channels|_features|_steps|_resolution|_shape|_sizes|_dims)$"
 )
 
