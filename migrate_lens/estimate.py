@@ -30,6 +30,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from migrate_lens.analysis.routes import fallback_evidence
 from migrate_lens.catalog import Catalog
 from migrate_lens.config import Config
 from migrate_lens.copies import CopyIndex, find_copies
@@ -43,13 +44,17 @@ Z90 = 1.2815515655446004
 
 #: Team experience -> effort multiplier, relative to the JAX-fluent teams the model is
 #: calibrated on (every row of ``calibration/ports.tsv``). The ratios are COCOMO II.2000's
-#: PLEX x LTEX effort multipliers (Boehm et al., COCOMO II Model Definition Manual 2000.0):
-#: expert = Very High (0.85 x 0.84 = 0.714) is the calibrated 1.0; some = Nominal (1.0 / 0.714
-#: = 1.40); none = Very Low (1.19 x 1.20 / 0.714 = 2.00). The calibration set has no team
-#: new to JAX, so the two lower levels are COCOMO's ratios, not fitted.
+#: PLEX x LTEX effort multipliers (Boehm et al., COCOMO II Model Definition Manual 2000.0).
+#: The calibrated teams rate High (about 3 years on the platform: the ports date from 2021-05
+#: to 2023-09, JAX was public from 2018-12 and Flax from 2020, so none could have the 6 years
+#: of Very High): expert = High (0.91 x 0.91 = 0.828) is the calibrated 1.0; some = Nominal
+#: (1 year: 1.0 / 0.828 = 1.21); none = Very Low (2 months or less: 1.19 x 1.20 / 0.828 =
+#: 1.72). The calibration set has no team new to JAX, so the two lower levels are COCOMO's
+#: ratios, not fitted.
+_CALIBRATED_RATING = 0.91 * 0.91
 EXPERIENCE_MULTIPLIER: Mapping[str, float] = {
-    "none": round(1.19 * 1.20 / (0.85 * 0.84), 2),
-    "some": round(1.0 / (0.85 * 0.84), 2),
+    "none": round(1.19 * 1.20 / _CALIBRATED_RATING, 2),
+    "some": round(1.0 / _CALIBRATED_RATING, 2),
     "expert": 1.0,
 }
 
@@ -75,8 +80,8 @@ COPY_FRACTION = 0.1
 #: Calibration of the whole model to real ports (``scripts/calibrate.py`` prints the fit):
 #: P50 = CALIBRATION_SCALE x the summed task means; P10 = P50 / BAND_RATIO, P90 = P50 x
 #: BAND_RATIO, the narrowest band holding 7 of the 9 ports' actual effort.
-CALIBRATION_SCALE = 0.847
-BAND_RATIO = 1.757
+CALIBRATION_SCALE = 0.886
+BAND_RATIO = 1.819
 #: The calibration set's size range (code lines in scope): beyond it the band is an
 #: extrapolation, and the report says so.
 CALIBRATED_LINES = (500, 8000)
@@ -256,7 +261,10 @@ class DependencyCost:
     the rule (``code``, ``rule``, ``category``), ``jax_route`` (True when the rule's porting
     is not ``blocked``: the work has a known JAX route), ``effort``, the ``sites`` (``path:line``,
     sorted) that import it, and the rule's ``porting`` (mechanical: a JAX counterpart to swap in;
-    redesign: reimplement in JAX; blocked: a kernel, Pallas or FFI)."""
+    redesign: reimplement in JAX; blocked: a kernel, Pallas or FFI). ``fallback_sites``: how
+    many sites have a path without it in their file, ``fallback`` the first such evidence
+    (:func:`migrate_lens.analysis.routes.fallback_evidence`: an optional import, a pure-PyTorch
+    route), "" when none."""
 
     name: str
     code: str
@@ -266,6 +274,20 @@ class DependencyCost:
     effort: Effort
     sites: tuple[str, ...]
     porting: str = "redesign"
+    fallback_sites: int = 0
+    fallback: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class CustomOpSites:
+    """A custom-op rule priced per site (not a dependency priced once): its findings in scope
+    (``sites``), how many have a fallback in their file (``fallback_sites``, see
+    :func:`migrate_lens.analysis.routes.fallback_evidence`) and the first such ``fallback``."""
+
+    code: str
+    sites: int
+    fallback_sites: int
+    fallback: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -375,6 +397,20 @@ class Estimate:
     currency: str = ""
     #: rule code -> (category, porting) for the codes with findings in scope.
     rule_kinds: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    #: rule code -> P50 person-days of its first fix, charged once per project (the units
+    #: pay applying it: :func:`first_fix_hours`).
+    first_fixes: Mapping[str, float] = field(default_factory=dict)
+    #: unit qualname -> the rule codes of its priced findings (whose first fix it needs).
+    unit_codes: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    #: custom-op rules priced per site, by code, with their fallbacks in the code.
+    custom_op_sites: tuple[CustomOpSites, ...] = ()
+
+    def units_effort(self, units: Iterable[str]) -> Effort:
+        """Effort of porting ``units`` alone: their own efforts plus the first fix of every
+        rule they have findings of (ported alone, they find each fix themselves)."""
+        names = [u for u in units if u in self.modules]
+        codes = set().union(*(self.unit_codes.get(u, frozenset()) for u in names))
+        return effort_sum(self.modules[u].effort for u in names) + Effort(sum(self.first_fixes.get(c, 0.0) for c in codes))
 
     @property
     def calendar_weeks(self) -> tuple[float, float]:
@@ -418,27 +454,44 @@ def _neg(code: str) -> str:
     return "".join(chr(0x10FFFF - ord(ch)) for ch in code)
 
 
+def _task(catalog: Catalog, code: str) -> Pert:
+    """The three-point effort of ``code``'s rule, (1, 2, 4) hours for a code not in the catalog."""
+    rule = _rules(catalog).get(code)
+    return Pert.task(rule.effort.optimistic, rule.effort.likely, rule.effort.pessimistic) if rule \
+        else Pert.task(1.0, 2.0, 4.0)
+
+
 def findings_effort_hours(findings: Iterable[Finding], catalog: Catalog,
-                          weight: Mapping[int, float] | None = None) -> tuple[Pert, dict[str, Pert]]:
+                          weight: Mapping[int, float] | None = None,
+                          first_fix: bool = True) -> tuple[Pert, dict[str, Pert]]:
     """Effort of fixing ``findings`` (hours, before calibration): each rule's three-point
     effort, repeats of a rule within the set at :data:`REPEAT_FACTOR`; ``weight`` maps
-    ``id(finding)`` to a factor (copies: :data:`COPY_FRACTION`). Returns (total, per code).
-    Findings whose code is not in the catalog count as (1, 2, 4) hours."""
-    rules = _rules(catalog)
+    ``id(finding)`` to a factor (copies: :data:`COPY_FRACTION`). With ``first_fix=False`` every
+    finding costs REPEAT_FACTOR of its rule's effort (applying a fix found elsewhere: the
+    estimate charges each rule's first fix once per project, :func:`first_fix_hours`). Returns
+    (total, per code). Findings whose code is not in the catalog count as (1, 2, 4) hours."""
     per_code: dict[str, Pert] = {}
     by_code: dict[str, list[Finding]] = defaultdict(list)
     for fd in findings:
         by_code[fd.code].append(fd)
     for code, fs in by_code.items():
-        rule = rules.get(code)
-        task = Pert.task(rule.effort.optimistic, rule.effort.likely, rule.effort.pessimistic) if rule \
-            else Pert.task(1.0, 2.0, 4.0)
+        task = _task(catalog, code)
         total = Pert()
         for i, fd in enumerate(fs):
-            k = (1.0 if i == 0 else REPEAT_FACTOR) * (weight.get(id(fd), 1.0) if weight else 1.0)
+            k = (1.0 if i == 0 and first_fix else REPEAT_FACTOR) * (weight.get(id(fd), 1.0) if weight else 1.0)
             total = total + task.scale(k)
         per_code[code] = total
     return pert_sum(per_code.values()), per_code
+
+
+def first_fix_hours(code: str, weights: Iterable[float], catalog: Catalog) -> Pert:
+    """The once-per-project part of fixing rule ``code`` (hours, before calibration): finding
+    the fix, (1 - :data:`REPEAT_FACTOR`) of the rule's effort, times the largest of the
+    ``weights`` of its findings (1 for original code, :data:`COPY_FRACTION` when every finding
+    is in a copy). With each finding's REPEAT_FACTOR share priced in its unit, a rule with n
+    findings of weight 1 costs 1 + REPEAT_FACTOR x (n - 1) of its effort, wherever they are."""
+    w = max(weights, default=0.0)
+    return _task(catalog, code).scale((1.0 - REPEAT_FACTOR) * w)
 
 
 def module_risk(module: ModuleInfo) -> int:
@@ -627,6 +680,10 @@ def estimate(project: Project, catalog: Catalog, config: Config, *, skipped: int
     base_by_top: dict[str, float] = defaultdict(float)
     base_lines: Counter[str] = Counter()
     dep_sites: dict[tuple[str, str], list[Finding]] = defaultdict(list)
+    fix_weights: dict[str, list[float]] = defaultdict(list)
+    unit_codes: dict[str, frozenset[str]] = {}
+    files = {f.path: f for f in project.files}
+    op_sites: dict[str, list[str]] = defaultdict(list)
     for m in project.modules:
         code, copied = lines[m.qualname]
         full = base_effort_hours(code, m.functions)
@@ -643,12 +700,17 @@ def estimate(project: Project, catalog: Catalog, config: Config, *, skipped: int
             findings.append(f)
             if copies.copy_at(f.path, f.span.line) is not None:
                 weight[id(f)] = COPY_FRACTION
-        fe_h, per_code = findings_effort_hours(findings, catalog, weight)
+        fe_h, per_code = findings_effort_hours(findings, catalog, weight, first_fix=False)
+        unit_codes[m.qualname] = frozenset(per_code)
         base = Effort(base_h.mean * to_days)
         fe = Effort(fe_h.mean * to_days)
         modules[m.qualname] = ModuleEstimate(m.qualname, base + fe, base, fe, module_risk(m), code, copied)
         if m.qualname not in scope.units:
             continue
+        for fd in findings:
+            fix_weights[fd.code].append(weight.get(id(fd), 1.0))
+            if fd.code in rules and rules[fd.code].category == "custom-op" and fd.severity != "info":
+                op_sites[fd.code].append(_fallback(fd, files, ""))
         by_category["base porting"] += full.mean * own_share * to_days
         by_category["base porting (copies)"] += full.mean * copy_share * to_days
         for c, p in per_code.items():
@@ -659,14 +721,24 @@ def estimate(project: Project, catalog: Catalog, config: Config, *, skipped: int
         base_by_top[top] += base.p50
         base_lines[top] += code
 
+    # each rule's first fix, once per project (its units pay applying it)
+    first_fixes: dict[str, float] = {}
+    for code in sorted(fix_weights):
+        d = first_fix_hours(code, fix_weights[code], catalog).mean * to_days
+        first_fixes[code] = d
+        code_effort[code] += d
+        by_category[rules[code].category if code in rules else "other"] += d
     deps: list[DependencyCost] = []
     for (code, name), fs in dep_sites.items():
         rule = rules.get(code)
         task = Pert.task(rule.effort.optimistic, rule.effort.likely, rule.effort.pessimistic) if rule else Pert.task(1, 2, 4)
         sites = tuple(sorted({f"{f.path}:{f.span.line}" for f in fs}))
+        where = {f"{f.path}:{f.span.line}": _fallback(f, files, name.split(".")[0]) for f in fs}
+        routes = [where[s] for s in sites if where[s]]
         deps.append(DependencyCost(name, code, rule.name if rule else "unknown rule",
                                    rule.category if rule else "other", bool(rule and rule.porting != "blocked"),
-                                   Effort(task.mean * to_days), sites, rule.porting if rule else "redesign"))
+                                   Effort(task.mean * to_days), sites, rule.porting if rule else "redesign",
+                                   len(routes), routes[0] if routes else ""))
         code_effort[code] += task.mean * to_days
         by_category[rule.category if rule else "other"] += task.mean * to_days
     deps.sort(key=lambda d: (-d.effort.p50, d.name, d.code))
@@ -674,7 +746,7 @@ def estimate(project: Project, catalog: Catalog, config: Config, *, skipped: int
     for o in one_offs:
         by_category["one-off project tasks"] += o.effort.p50
     total = effort_sum(modules[m.qualname].effort for m in in_scope) + effort_sum(d.effort for d in deps) \
-        + effort_sum(o.effort for o in one_offs)
+        + effort_sum(o.effort for o in one_offs) + Effort(sum(first_fixes.values()))
 
     # Calendar: parallel work with a coordination loss, never below the critical path.
     critical = _critical_path_days(in_scope, modules)
@@ -691,7 +763,7 @@ def estimate(project: Project, catalog: Catalog, config: Config, *, skipped: int
     checklist = _checklist(project, in_scope, catalog, skipped, deps)
     verdict, headline, reasons, decided_by = _decide(project, in_scope, risk, components, roi, total, checklist,
                                                      code_in_scope)
-    models, n_models = _models(project, scope, modules)
+    models, n_models = _models(project, scope, modules, unit_codes, first_fixes)
     return Estimate(
         modules=modules, one_offs=one_offs, total=total, calendar_months=months, risk_score=risk,
         risk_components=components, drivers=drivers, roi=roi, verdict=verdict, headline=headline,
@@ -703,21 +775,38 @@ def estimate(project: Project, catalog: Catalog, config: Config, *, skipped: int
         currency=getattr(config, "currency", ""),
         rule_kinds={c: (rules[c].category, rules[c].porting) for c in sorted(
             {f.code for m in in_scope for f in m.findings} & set(rules))},
+        first_fixes=first_fixes, unit_codes=unit_codes,
+        custom_op_sites=tuple(CustomOpSites(c, len(v), sum(1 for x in v if x), next((x for x in v if x), ""))
+                              for c, v in sorted(op_sites.items())),
     )
 
 
-def _models(project: Project, scope: Scope, modules: Mapping[str, ModuleEstimate]) -> tuple[tuple[ModelEstimate, ...], int]:
+def _fallback(f: Finding, files: Mapping[str, Any], library: str) -> str:
+    """:func:`migrate_lens.analysis.routes.fallback_evidence` for ``f`` from its file's facts."""
+    facts = files.get(f.path)
+    return fallback_evidence(f, facts.imports, facts.functions, library) if facts is not None else ""
+
+
+def _models(project: Project, scope: Scope, modules: Mapping[str, ModuleEstimate],
+            unit_codes: Mapping[str, frozenset[str]] | None = None,
+            first_fixes: Mapping[str, float] | None = None) -> tuple[tuple[ModelEstimate, ...], int]:
     """The top-level models in scope, largest first (at most 15), and how many there are. A
     model's units are its class units and what they need, with the file-level code they call
     counted but not followed further (a file unit's dependencies are those of every function
-    in the file, most of which the model never runs)."""
+    in the file, most of which the model never runs). Its effort is its units' plus the first
+    fix (``first_fixes``, P50 person-days by code) of each rule its units have findings of
+    (``unit_codes``): ported alone, it finds every fix itself."""
+    unit_codes = unit_codes or {}
+    first_fixes = first_fixes or {}
     adj = {m.qualname: (m.depends_on if m.kind != "file" else ()) for m in project.modules}
     out: list[ModelEstimate] = []
     tops = [m for m in top_level_models(project) if m.qualname in scope.units]
     for m in tops:
         units = closure([m.qualname], adj)
+        codes = set().union(*(unit_codes.get(u, frozenset()) for u in units))
+        fixes = Effort(sum(first_fixes.get(c, 0.0) for c in codes))
         out.append(ModelEstimate(m.qualname, len(units), sum(modules[u].code_lines for u in units if u in modules),
-                                 effort_sum(modules[u].effort for u in units if u in modules)))
+                                 effort_sum(modules[u].effort for u in units if u in modules) + fixes))
     out.sort(key=lambda x: (-x.effort.p50, x.qualname))
     return tuple(out[:15]), len(tops)
 
@@ -976,7 +1065,12 @@ def estimate_view(est: Estimate) -> dict[str, Any]:
         "drivers": [{"label": d.label, "effort_person_days": d.days, "share": d.share} for d in est.drivers],
         "dependencies": [{"name": d.name, "code": d.code, "rule": d.rule, "category": d.category,
                           "jax_route": d.jax_route, "porting": d.porting, "effort_person_days": _r(d.effort.p50),
-                          "sites": list(d.sites)} for d in est.dependencies],
+                          "sites": list(d.sites), "fallback_sites": d.fallback_sites, "fallback": d.fallback}
+                         for d in est.dependencies],
+        "custom_op_sites": [{"code": c.code, "sites": c.sites, "fallback_sites": c.fallback_sites,
+                             "fallback": c.fallback} for c in est.custom_op_sites],
+        "first_fixes": [{"code": c, "effort_person_days": _r(d)} for c, d in
+                        sorted(est.first_fixes.items(), key=lambda kv: (-kv[1], kv[0]))],
         "one_off_costs": [{"name": o.name, "effort_person_days": _r(o.effort.p50), "evidence": o.evidence}
                           for o in est.one_offs],
         "copies": {

@@ -160,14 +160,24 @@ def _pilot(project: Project, estimate: Estimate, comps: list[list[str]], comp_of
     total = sum(estimate.modules[n].effort.p50 for n in names)
     cap = min(PILOT_MAX_DAYS, max(PILOT_MIN_DAYS, PILOT_SHARE * total))
 
+    first_fixes = estimate.first_fixes
+    unit_codes = estimate.unit_codes
+
     def members_within_cap(mask: int) -> list[str] | None:
+        """The units of ``mask`` when their effort, with the first fix of each rule they need
+        (the pilot finds them), stays within the cap and none is a test; else None."""
         out: list[str] = []
         days = 0.0
+        seen: set[str] = set()
         while mask:
             low = mask & -mask
             name = names[low.bit_length() - 1]
             mask ^= low
             days += estimate.modules[name].effort.p50
+            for c in unit_codes.get(name, ()):
+                if c not in seen:
+                    seen.add(c)
+                    days += first_fixes.get(c, 0.0)
             if days > cap or info[name].is_test:
                 return None
             out.append(name)
@@ -194,7 +204,7 @@ def _pilot(project: Project, estimate: Estimate, comps: list[list[str]], comp_of
     members = members_within_cap(fwd[comp_of[root]]) or [root]
     worst_status = STATUSES[max(STATUSES.index(info[x].status) for x in members)]
     lines = sum(info[x].lines_of_code for x in members)
-    effort = effort_sum(estimate.modules[x].effort for x in members)
+    effort = estimate.units_effort(members)
     n_dep = dependents[root]
     others = len(members) - 1
     needs = f" and the {others} module{'s' if others != 1 else ''} it needs" if others else ""

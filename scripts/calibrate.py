@@ -75,7 +75,8 @@ def load_ports(path: Path = PORTS) -> list[Port]:
 
 
 def fetch(port: Port, sources: Path, offline: bool) -> Path | None:
-    """The folder holding ``port``'s source (None when it is not available)."""
+    """The folder holding ``port``'s source (None when it is not available). Raises
+    ``subprocess.CalledProcessError`` when ``pip download`` fails (no network, no index)."""
     kind, _, spec = port.source.partition(":")
     if kind != "pypi":
         here = sources / port.id
@@ -87,8 +88,9 @@ def fetch(port: Port, sources: Path, offline: bool) -> Path | None:
     wheels = sorted(sources.glob(f"{spec.split('==')[0].replace('-', '_')}-{spec.split('==')[1]}-*.whl"))
     if not wheels and not offline:
         sources.mkdir(parents=True, exist_ok=True)
-        subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", "-d", str(sources), spec],
-                       check=True)
+        # short timeout and one retry: on a machine without network this fails in seconds
+        subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", "--timeout", "20",
+                        "--retries", "1", "-d", str(sources), spec], check=True)
         wheels = sorted(sources.glob(f"{spec.split('==')[0].replace('-', '_')}-{spec.split('==')[1]}-*.whl"))
     if not wheels:
         return None
@@ -156,7 +158,10 @@ def main(argv: list[str] | None = None) -> int:
         summaries = json.loads(SUMMARIES.read_text(encoding="utf-8"))["rows"]
     else:
         for p in ports:
-            folder = fetch(p, args.sources, args.offline)
+            try:
+                folder = fetch(p, args.sources, args.offline)
+            except subprocess.CalledProcessError:
+                folder = None  # pip said why; the row is skipped
             if folder is None:
                 print(f"{p.id}: source {p.source} not available, skipped", file=sys.stderr)
                 continue

@@ -50,6 +50,47 @@ def test_code_lines_leave_out_blank_comment_and_docstring_lines() -> None:
     assert by["BartAttention"].code_lines == 1 + 4 + 5
 
 
+TABLES = """
+from functools import partial
+
+import torch
+from torch import nn
+
+from .helpers import Weights, cfg
+
+default_cfgs = {
+    "net_small": cfg(url="https://example.org/small.pth", input_size=(3, 224, 224), mean=(0.5, 0.5, 0.5)),
+    "net_large": cfg(url="https://example.org/large.pth", input_size=(3, 384, 384), mean=(0.5, 0.5, 0.5)),
+}
+__all__ = ["Net", "NetWeights"]
+conv3x3 = partial(nn.Conv2d, kernel_size=3, padding=1)
+EYE = torch.eye(3)
+
+
+class NetWeights:
+    IMAGENET = Weights(url="https://example.org/w.pth", meta={"params": 1_000, **cfg()})
+
+
+class Net(nn.Module):
+    _no_split_modules = ["Block",
+                         "Stem"]
+
+    def forward(self, x):
+        return conv3x3(3, 3)(x) @ EYE
+"""
+
+
+def test_data_tables_are_not_code_lines() -> None:
+    # module- and class-level assignments of literal data (config tables, weight enums, flags)
+    # carry over as they are; an assignment naming torch (nn.Conv2d, torch.eye) is code
+    code, shapes, _ = shape_facts(ast.parse(TABLES), TABLES, "pkg.net")
+    by = {s.qualname.rsplit(".", 1)[-1]: s for s in shapes}
+    assert by["NetWeights"].code_lines == 1  # the class line only
+    assert by["Net"].code_lines == 3  # class, def forward, return
+    # imports (4), conv3x3 and EYE (2), the two class lines, def forward and return
+    assert code == 4 + 2 + 2 + 2
+
+
 def test_family_names_are_normalised_so_renamed_copies_match() -> None:
     assert "bart" in family_words("pkg.models.bart.modeling_bart")
     a = {s.qualname.rsplit(".", 1)[-1]: s for s in _facts(BART, "models/bart/modeling_bart.py", "pkg.models.bart.modeling_bart").shapes}

@@ -60,3 +60,69 @@ def scan(u: torch.Tensor, delta: torch.Tensor) -> torch.Tensor:
 '''
     got = sorted((f.span.line, f.code, f.severity) for f in findings(source, catalog) if f.code in ("ML410", "ML414"))
     assert got == [(5, "ML414", "medium"), (8, "ML410", "high"), (13, "ML414", "medium")]
+
+
+def _estimate_of(tmp_path, files: dict[str, str]):
+    from migrate_lens.config import Config
+    from migrate_lens.pipeline import scan
+
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text, encoding="utf-8")
+    return scan(tmp_path, Config(), jobs=1, use_cache=False).estimate
+
+
+def test_the_custom_op_table_says_which_ops_have_a_fallback_in_the_code(tmp_path) -> None:
+    """A compiled library imported under try/except ImportError has a path without it (an
+    optional import); a kernel beside a pure-PyTorch function has a route (ML413); a library
+    imported unconditionally in a file without a reference implementation has none."""
+    est = _estimate_of(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/optional.py": '''
+import torch
+from torch import nn
+
+try:
+    from flash_attn import flash_attn_func
+except ImportError:
+    flash_attn_func = None
+
+
+class Attention(nn.Module):
+    def forward(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+        if flash_attn_func is not None:
+            return flash_attn_func(q, k, v)
+        return torch.softmax(q @ k.transpose(-1, -2), dim=-1) @ v
+''',
+        "pkg/hard.py": '''
+import torch
+from torch import nn
+from xformers.ops import memory_efficient_attention
+
+
+class Attention(nn.Module):
+    def forward(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+        return memory_efficient_attention(q, k, v)
+''',
+        "pkg/kernel.py": '''
+import torch
+from torch import nn
+from torch.utils.cpp_extension import load
+
+wkv = load(name="wkv", sources=["wkv.cu"])
+
+
+def wkv_attention_cpu(k: torch.Tensor) -> torch.Tensor:
+    return torch.cumsum(k, dim=1)
+
+
+class Mix(nn.Module):
+    def forward(self, k: torch.Tensor) -> torch.Tensor:
+        return wkv_attention_cpu(k)
+''',
+    })
+    deps = {d.name: d for d in est.dependencies}
+    assert (deps["flash_attn"].fallback, deps["flash_attn"].fallback_sites) == ("optional import", len(deps["flash_attn"].sites))
+    assert (deps["xformers"].fallback, deps["xformers"].fallback_sites) == ("", 0)
+    sites = {c.code: c for c in est.custom_op_sites}
+    assert sites["ML413"].fallback == "route without the kernel" and sites["ML413"].fallback_sites == sites["ML413"].sites

@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from migrate_lens.models import Finding, FunctionFact
+from migrate_lens.models import Finding, FunctionFact, ImportFact
 
 if TYPE_CHECKING:
     from migrate_lens.catalog import Catalog, Rule
@@ -87,3 +87,28 @@ def reroute_kernels(findings: Iterable[Finding], functions: Iterable[FunctionFac
                             severity=target.severity_in("traced" if f.traced_only else f.context))
         out.append(f)
     return out
+
+
+def fallback_evidence(finding: Finding, imports: Iterable[ImportFact], functions: Iterable[FunctionFact],
+                      library: str = "") -> str:
+    """How the code at ``finding`` (a custom-op or compiled-library finding) runs without the
+    kernel, from its file's facts (``imports``, ``functions``), or "" when nothing shows it:
+
+    - ``"optional import"``: the file imports ``library`` (the top-level package of a
+      dependency; "" for a per-site finding, whose construct is not a library) inside ``try: ...
+      except ImportError`` (the code has a path for when it is missing; torch itself never is);
+    - ``"pure-PyTorch route `name`"``: :func:`fallback_for` finds a reference implementation among
+      the file's functions (the same test that re-codes kernels to ML413);
+    - ``"route without the kernel"``: the finding is already ML413 (kernel-with-pytorch-route);
+    - ``"optional import"`` too for ML414 (optional-kernel-library: imported under an
+      availability check such as ``if is_mamba_ssm_available():`` or an ImportError handler).
+    """
+    if finding.code == "ML413":
+        return "route without the kernel"
+    if finding.code == "ML414":
+        return "optional import"
+    if library and library != "torch" and any(i.guarded and (i.module or "").split(".")[0] == library
+                                               for i in imports):
+        return "optional import"
+    route = fallback_for(finding.snippet, frozenset(fn.qualname.rsplit(".", 1)[-1] for fn in functions))
+    return f"pure-PyTorch route `{route}`" if route else ""

@@ -4,9 +4,14 @@ and function so the project stage can find copies (:mod:`migrate_lens.copies`).
 Read from the ``ast`` tree the per-file stage already holds (:func:`migrate_lens.analysis.walk.parse_ast`
 is shared with the depth guard and the position pairing), so no second parse.
 
-- **Code lines**: non-blank lines that are not only a comment and not part of a string
-  statement (docstrings, and bare strings used as comments). Lines inside a multi-line
-  expression count when non-blank.
+- **Code lines**: non-blank lines that are not only a comment, not part of a string
+  statement (docstrings, and bare strings used as comments) and not part of a *data table*: a
+  module- or class-level assignment whose value is literal data (constants, containers, names,
+  attributes and calls of them, with no name bound to torch), such as timm's ``default_cfgs =
+  generate_default_cfgs({...})``, torchvision's weight enums (``IMAGENET1K_V1 = Weights(url=...,
+  meta={...})``) and transformers' ``_no_split_modules = [...]``. A table is configuration: it
+  carries over to the port as it is, and porting it is not translating code
+  (:func:`is_data_value`). Lines inside a multi-line expression count when non-blank.
 - **Shape digest** of a class or function: a BLAKE2b digest of its ``ast`` with docstrings
   dropped, every string constant replaced by one placeholder, comments gone (``ast`` has none)
   and the model-family name normalised: in every identifier, the family words of the file
@@ -44,6 +49,44 @@ _PLACEHOLDER = "\x00F"
 #: Fields that carry no code shape (expression context, type comments, string kind "u").
 _SKIP_FIELDS = frozenset({"ctx", "type_comment", "kind"})
 _DEFS = (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+#: Expression nodes a data table is made of (no lambda, comprehension, comparison, await...).
+_DATA_NODES = (ast.Constant, ast.Dict, ast.List, ast.Tuple, ast.Set, ast.Name, ast.Attribute, ast.Call,
+               ast.keyword, ast.UnaryOp, ast.BinOp, ast.Starred, ast.JoinedStr, ast.FormattedValue,
+               ast.Subscript, ast.Slice, ast.expr_context, ast.operator, ast.unaryop)
+
+
+def torch_names(body: list[ast.stmt]) -> frozenset[str]:
+    """Local names bound to torch by the module-level imports in ``body`` (also inside
+    ``try``/``if`` blocks): ``torch``, ``nn`` of ``from torch import nn``, ``F`` of ``import
+    torch.nn.functional as F``."""
+    out: set[str] = set()
+    stack = list(body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name.split(".")[0] == "torch":
+                    out.add((a.asname or a.name).split(".")[0])
+        elif isinstance(node, ast.ImportFrom):
+            if node.module and node.module.split(".")[0] == "torch" and not node.level:
+                out.update(a.asname or a.name for a in node.names)
+        elif isinstance(node, (ast.Try, ast.If)):
+            stack.extend(node.body)
+            stack.extend(node.orelse)
+            stack.extend(s for h in getattr(node, "handlers", ()) for s in h.body)
+    return frozenset(out)
+
+
+def is_data_value(value: ast.expr, torch: frozenset[str]) -> bool:
+    """True when ``value`` (the right-hand side of a module- or class-level assignment) is
+    literal data: made only of :data:`_DATA_NODES` and naming nothing in ``torch`` (the
+    module's torch-bound names), so it holds no tensor computation to translate."""
+    for node in ast.walk(value):
+        if not isinstance(node, _DATA_NODES):
+            return False
+        if type(node) is ast.Name and node.id in torch:
+            return False
+    return True
 
 
 def family_words(module: str) -> tuple[str, ...]:
@@ -80,6 +123,7 @@ class _Shaper:
         words = family_words(module)
         self.family = re.compile("|".join(re.escape(w) for w in words), re.IGNORECASE) if words else None
         self.noncode: set[int] = set()
+        self.torch: frozenset[str] = frozenset()
         self.shapes: list[UnitShape] = []
         self._names: dict[str, str] = {}
 
@@ -114,6 +158,8 @@ class _Shaper:
                             # a docstring or a string used as a comment: not code, not shape
                             self.noncode.update(range(item.lineno, (item.end_lineno or item.lineno) + 1))
                             continue
+                        if is_class and field == "body":
+                            self.data(item)
                         if qual and is_class and field == "body" and isinstance(item, _DEFS):
                             self.tokens(item, out, f"{qual}.{item.name}", True)  # type: ignore[attr-defined]
                         else:
@@ -155,9 +201,19 @@ class _Shaper:
                 n += 1
         return n
 
+    def data(self, node: ast.AST) -> None:
+        """Mark the lines of ``node`` as not code when it assigns a data table."""
+        t = type(node)
+        if (t is ast.Assign or (t is ast.AnnAssign and node.value is not None)) \
+                and is_data_value(node.value, self.torch):  # type: ignore[attr-defined]
+            self.noncode.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))  # type: ignore[attr-defined]
+
     def visit(self, body: list[ast.stmt], prefix: str) -> None:
-        """Shapes of the module-level classes and functions in ``body``."""
+        """Shapes of the module-level classes and functions in ``body``; data tables and
+        string statements marked as not code."""
+        self.torch = torch_names(body)
         for node in body:
+            self.data(node)
             if isinstance(node, _DEFS):
                 self.tokens(node, [], f"{prefix}.{node.name}")
             elif type(node) is ast.Expr and type(node.value) is ast.Constant and type(node.value.value) is str:

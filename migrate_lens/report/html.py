@@ -196,6 +196,7 @@ def _env() -> jinja2.Environment:
     env.filters["money"] = _summary.fmt_money
     env.filters["months"] = _summary.fmt_months
     env.filters["plural"] = _summary.plural
+    env.filters["fallback"] = _summary.fallback_text
     env.filters["safe_url"] = safe_url
     return env
 

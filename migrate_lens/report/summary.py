@@ -203,19 +203,32 @@ def status_counts(view: dict[str, Any]) -> dict[str, int]:
 def custom_op_rows(view: dict[str, Any]) -> list[dict[str, Any]]:
     """Custom-op rules priced per site (not the libraries priced once, which are
     ``estimate.dependencies``), with findings in scope: name, code, count, ``blocked`` (no JAX
-    route: porting ``blocked``), ``route`` (the first sentence of the rule's remedy); most
-    findings first."""
+    route: porting ``blocked``), ``route`` (the first sentence of the rule's remedy),
+    ``fallback`` (the "fallback in code" cell, from ``estimate.custom_op_sites``); most findings
+    first."""
     priced_once = {d["code"] for d in view["estimate"]["dependencies"]}
     in_scope = {m["path"] for m in view["modules"] if m.get("in_scope", True)}
     counts = Counter(f["code"] for f in view["findings"]
                      if f["category"] == "custom-op" and f["code"] not in priced_once and f["path"] in in_scope)
     rules = {r["code"]: r for r in view["rules"]}
+    fallbacks = {c["code"]: c for c in view["estimate"].get("custom_op_sites", ())}
     out = []
     for code, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
         r = rules[code]
+        fb = fallbacks.get(code, {})
         out.append({"name": r["name"], "code": code, "count": n, "blocked": r["porting"] == "blocked",
-                    "route": r["remedy"].strip().split(". ")[0].rstrip(".")})
+                    "route": r["remedy"].strip().split(". ")[0].rstrip("."),
+                    "fallback": fallback_text(fb.get("fallback_sites", 0), fb.get("sites", n), fb.get("fallback", ""))})
     return out
+
+
+def fallback_text(with_fallback: int, sites: int, evidence: str) -> str:
+    """The custom-op table's "fallback in code" cell: ``"yes: optional import (2 of 3 sites)"``,
+    ``"none found"``."""
+    if not with_fallback:
+        return "none found"
+    part = "" if with_fallback == sites else f" ({with_fallback} of {sites} sites)"
+    return f"yes: {evidence}{part}"
 
 
 def digest(view: dict[str, Any], top: int = 10) -> dict[str, Any]:
