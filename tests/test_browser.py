@@ -258,6 +258,26 @@ def test_large_report_loads_and_paginates(browser: Any, tmp_path: pathlib.Path) 
     s.check_clean()
 
 
+def test_graph_labels_stay_readable_on_a_1000_file_project(browser: Any, tmp_path: pathlib.Path) -> None:
+    """A level of hundreds of nodes (transformers/models holds ~370 model folders) opens at a zoom
+    whose labels are readable (at least 9 px), riskiest first, and says how to see the rest; a
+    small level still fits the box."""
+    view = synthetic.synthetic_view(n_files=1000, classes_per_file=1, findings_per_file=2, n_dirs=400)
+    s = Session(browser, html.render(view, tmp_path))
+    page = s.page
+    cy = s.open_graph()
+    assert int(cy.get_attribute("data-nodes") or 0) >= 400  # the root wraps models/ only: opened
+    assert float(cy.get_attribute("data-label-px") or 0) >= 9
+    assert "riskiest first" in page.get_by_test_id("graph-hint").inner_text()
+    s.shot("large-graph-models-level", "#graph")
+    page.fill("#graph-q", "modeling_0007")  # its folder: a small level (its files and what they import)
+    page.press("#graph-q", "Enter")
+    assert int(cy.get_attribute("data-nodes") or 0) < 40
+    assert float(cy.get_attribute("data-label-px") or 0) >= 9
+    s.shot("large-graph-family-level", "#graph")
+    s.check_clean()
+
+
 def test_prints_to_pdf(browser: Any, sample_report: pathlib.Path) -> None:
     s = Session(browser, sample_report)
     s.page.emulate_media(media="print")

@@ -358,6 +358,13 @@
       box.appendChild(dl);
     }
   }
+  /* Graph labels: LABEL_PX at zoom 1; a level opens at READ_ZOOM or more (labels of at least
+     LABEL_PX * READ_ZOOM pixels); a grid cell is GRID_CELL pixels (a node and its label) */
+  var LABEL_PX = 11, READ_ZOOM = 0.9, GRID_CELL = [130, 118];
+  function gridBox(n, width) {
+    var cols = Math.max(4, Math.floor(width / (GRID_CELL[0] * READ_ZOOM)));
+    return { x1: 0, y1: 0, w: cols * GRID_CELL[0], h: Math.ceil(n / cols) * GRID_CELL[1] };
+  }
   function openGraph(t) {
     /* skip directories that only wrap one other directory (src/pkg/...) */
     for (;;) {
@@ -377,7 +384,11 @@
     if (n <= 40 && !dense) layout = { name: "breadthfirst", directed: true, spacingFactor: 1.15, avoidOverlap: true, padding: 30 };
     else if (n <= 200 && !dense) layout = { name: "cose", animate: false, randomize: true, nodeRepulsion: function () { return 20000; }, idealEdgeLength: function () { return 90; }, nodeOverlap: 40, numIter: 800, padding: 30 };
     else layout = {
+      /* as many columns as fit the box at the readable zoom: a big level is read by panning
+         down, riskiest nodes first (top left), never shrunk to illegible labels */
       name: "grid", padding: 30, avoidOverlap: true, avoidOverlapPadding: 24, condense: false,
+      cols: Math.max(4, Math.floor(((byId("cy").clientWidth || 900) - 60) / (GRID_CELL[0] * READ_ZOOM))),
+      boundingBox: gridBox(n, (byId("cy").clientWidth || 900) - 60),
       sort: function (a, b) {
         /* riskiest first (worst status, then most nodes), outside nodes last */
         var d = (b.data("inside") - a.data("inside")) || (b.data("rank") - a.data("rank")) || (b.data("size") - a.data("size"));
@@ -388,6 +399,18 @@
     G.cy.layout(layout).run();
     G.cy.fit(undefined, 30);
     if (G.cy.zoom() > 1.4) { G.cy.zoom(1.4); G.cy.center(); }
+    var panned = G.cy.zoom() < READ_ZOOM;
+    if (panned) {
+      /* too many nodes to show at once with readable labels: keep the labels readable and show
+         the top left (the riskiest, for a grid); drag to pan, scroll to zoom */
+      var bb = G.cy.elements().boundingBox();
+      G.cy.zoom(READ_ZOOM);
+      G.cy.pan({ x: 30 - bb.x1 * READ_ZOOM, y: 30 - bb.y1 * READ_ZOOM });
+    }
+    var hint = byId("graph-hint");
+    if (hint) hint.textContent = panned ? n + " nodes at this level" + (layout.name === "grid" ? ", riskiest first" : "") +
+      ": drag to see the rest, scroll to zoom (labels hide when too small to read)." : "";
+    byId("cy").setAttribute("data-label-px", (LABEL_PX * G.cy.zoom()).toFixed(1));
     byId("cy").setAttribute("data-nodes", String(n));
     byId("cy").setAttribute("data-focus", t.key);
     showInfo(t);
@@ -426,8 +449,9 @@
       maxZoom: 4,
       style: [
         { selector: "node", style: {
-          "width": "data(size)", "height": "data(size)", "label": "data(label)", "font-size": 10, "color": "#1d2330",
-          "text-valign": "bottom", "text-margin-y": 3, "text-wrap": "ellipsis", "text-max-width": 160,
+          "width": "data(size)", "height": "data(size)", "label": "data(label)", "font-size": LABEL_PX, "color": "#1d2330",
+          "min-zoomed-font-size": 7,
+          "text-valign": "bottom", "text-margin-y": 3, "text-wrap": "ellipsis", "text-max-width": GRID_CELL[0] - 12,
           "background-color": "#cfd8dc", "border-width": 1, "border-color": "#fff",
           "pie-size": "100%",
           "pie-1-background-color": "data(c0)", "pie-1-background-size": "data(p0)",
