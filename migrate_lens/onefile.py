@@ -9,6 +9,7 @@ reasons, whichever command reads it.
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import replace
 
 from migrate_lens.analysis.engine import ParseFailure, RuleIndex, analyze_source
@@ -85,6 +86,21 @@ def _syntax_reason(text: str, libcst_reason: str) -> str:
     return f"{libcst_reason} (valid for CPython; not supported by libcst)"
 
 
+#: A call of a CapWords name (a class: ``Sam(``, ``ImageEncoderViT(``; not a CONSTANT).
+_CLASS_CALL = re.compile(r"\b[A-Z][A-Za-z0-9_]*[a-z][A-Za-z0-9_]*\(")
+
+
+def wires_project_classes(text: str, module: str) -> bool:
+    """True for a file that imports from its own project (a relative import, or one of its
+    top-level package) and calls a class: a builder that wires modules together without
+    naming torch (segment-anything's ``build_sam.py`` passes ``ImageEncoderViT(...)`` to
+    ``Sam(image_encoder=...)``). Such a file passes the marker pre-filter: its constructor
+    arguments are how the graph learns which module holds which."""
+    top = re.escape(module.split(".", 1)[0])
+    return bool(re.search(rf"^[ \t]*(?:from[ \t]+(?:\.|{top}\b)|import[ \t]+{top}\b)", text, re.M)) \
+        and _CLASS_CALL.search(text) is not None
+
+
 def analyze_file(data: bytes, rel_path: str, module: str, catalog: Catalog, index: RuleIndex,
                  markers: tuple[str, ...] = ("torch",)) -> FileOutcome:
     """One file's bytes -> its :class:`FileOutcome`: facts, or skipped with a specific reason.
@@ -92,7 +108,8 @@ def analyze_file(data: bytes, rel_path: str, module: str, catalog: Catalog, inde
     ``rel_path`` is POSIX and relative to the scan root (``.ipynb``: a notebook, whose code
     cells are joined and whose findings name their cell and line); ``module`` is its dotted
     module name. Steps: decode (PEP 263) or read the notebook; the marker pre-filter (a file
-    that never mentions a marker gets only :func:`cheap_imports`); the nesting guard
+    that never mentions a marker and does not wire project classes together,
+    :func:`wires_project_classes`, gets only :func:`cheap_imports`); the nesting guard
     (:func:`depth_guard`); :func:`migrate_lens.analysis.engine.analyze_source`. Never raises
     for bad input (binary, undecodable, syntax error, nesting too deep); ``MemoryError`` is
     left to the caller. Used by the scan's workers and by ``check``, so both skip the same
@@ -111,7 +128,7 @@ def analyze_file(data: bytes, rel_path: str, module: str, catalog: Catalog, inde
     if text is None:
         return FileOutcome(rel_path, skipped=Skipped(rel_path, reason))
     is_package = rel_path.endswith("__init__.py")
-    if markers and not any(m in text for m in markers):
+    if markers and not any(m in text for m in markers) and not wires_project_classes(text, module):
         try:
             imports = cheap_imports(text, module, is_package)
         except CheapParseError as exc:

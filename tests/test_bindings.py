@@ -302,3 +302,25 @@ class Quantizer(nn.Module):
         return y + x if self.use_residual else y
 '''
     assert pairs(src, catalog, "ML708") == {(25, "ML708")}
+
+
+def test_a_torch_free_builder_file_wires_its_modules_together() -> None:
+    """segment-anything's shape: ``build_sam.py`` never names torch but builds
+    ``Sam(image_encoder=ImageEncoderViT(...), mask_decoder=MaskDecoder(transformer=TwoWayTransformer()))``
+    into untyped (or ``nn.Module``-typed) constructor parameters. The marker pre-filter lets it
+    through (it imports from its project and calls classes), so the holders get their edges and
+    the injected module's status reaches them."""
+    from migrate_lens.config import Config
+    from migrate_lens.onefile import wires_project_classes
+    from migrate_lens.pipeline import scan
+
+    root = PROJECTS / "builder"
+    result = scan(root, Config(), jobs=1, use_cache=False)
+    graph = result.project.graph
+    comp = {(u, v) for u, v, d in graph.edges(data=True) if d.get("kind") == "composition"}
+    assert ("samlike.modeling.sam.Sam", "samlike.modeling.image_encoder.ImageEncoderViT") in comp
+    assert ("samlike.modeling.sam.Sam", "samlike.modeling.mask_decoder.MaskDecoder") in comp
+    assert ("samlike.modeling.mask_decoder.MaskDecoder", "samlike.modeling.mask_decoder.TwoWayTransformer") in comp
+    assert result.project.module("samlike.modeling.sam.Sam").status == "redesign"  # TwoWayTransformer's nonzero
+    assert not wires_project_classes("import os\nPath = os.path.join('a', 'b')\n", "samlike.util")
+    assert not wires_project_classes("from .x import y\nCONFIG = dict(a=1)\n", "samlike.util")
