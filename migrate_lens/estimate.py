@@ -4,9 +4,9 @@ The model (``docs/estimation.md`` gives formulas, defaults, sources and the cali
 
 - every task has a three-point effort in hours (optimistic, likely, pessimistic) whose PERT
   mean ((o + 4m + p) / 6) is its point value: a unit's base porting from its *code* lines
-  (not blank, comment or docstring lines) and functions, each finding (its rule's
-  ``effort_hours``; repeats of a rule in a unit at :data:`REPEAT_FACTOR`; one charge per
-  source position), each distinct dependency without a JAX twin (a compiled-op library, a model
+  (not blank, comment, docstring or data-table lines) and functions, each finding (applying
+  its rule's fix: :data:`REPEAT_FACTOR` of the rule's ``effort_hours``; one charge per source
+  position), each rule's first fix once per project (the rest of its effort), each distinct dependency without a JAX twin (a compiled-op library, a model
   class, priced once with its import sites listed), and one-off project tasks fired by calls
   in scope (training loop, data pipeline, distributed training, checkpoints, mixed precision);
 - copied code (:mod:`migrate_lens.copies`) is priced at :data:`COPY_FRACTION`, findings in it
