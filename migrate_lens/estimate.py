@@ -510,10 +510,12 @@ def dependency_name(finding: Finding) -> str:
     """The dependency an import finding names, priced once: a class (``transformers.
     SiglipVisionModel``: the dotted name up to its first CapWords part), a registered op
     (``torch.ops.ns.op``), else the top-level package (``bitsandbytes``). Read from the
-    finding's message, whose rules start with ``import of {detail}``."""
+    finding's message, whose rules start with ``import of {detail}`` (or ``optional import of
+    {detail}``, ML414)."""
     text = finding.message
-    if text.startswith("import of "):
-        text = text[len("import of "):]
+    at = text.find("import of ")
+    if 0 <= at <= len("optional "):
+        text = text[at + len("import of "):]
     m = _DOTTED.match(text)
     name = m.group(0) if m else finding.snippet
     parts = name.split(".")
