@@ -34,7 +34,8 @@ def fixture_stubs():
 def test_discover_targets_finds_every_module_subclass():
     got = {t.qualname for t in discover_targets(SRC)}
     assert got == {"tiny.convnet.ConvNet", "tiny.convnet.Embedder", "tiny.mlp.MLP", "tiny.mlp.SelfAttention",
-                   "tiny.mlp.Stack", "tiny.mlp.Unsupported"}
+                   "tiny.mlp.Stack", "tiny.mlp.Unsupported", "tiny.resample.BnHead", "tiny.resample.PosEmbedResize",
+                   "tiny.resample.UpDown"}
     assert all(t.status == "unknown" for t in discover_targets(SRC))
 
 
@@ -145,7 +146,7 @@ def test_stubs_command_writes_files_and_reports_json(tmp_path):
     result = CliRunner().invoke(stubs, [str(SRC), "-o", str(tmp_path), "--discover", "--json"])
     assert result.exit_code == 0, result.output
     rows = json.loads(result.output)["files"]
-    assert [r["stub_path"] for r in rows] == ["tiny/convnet.py", "tiny/mlp.py"]
+    assert [r["stub_path"] for r in rows] == ["tiny/convnet.py", "tiny/mlp.py", "tiny/resample.py"]
     assert all(r["compiles"] for r in rows)
     assert (tmp_path / "tiny" / "mlp.py").is_file() and (tmp_path / "tiny" / "__init__.py").is_file()
 

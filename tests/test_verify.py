@@ -226,3 +226,179 @@ def test_verify_config_option_builds_the_config_object(kit_path):
 
     cfg = _build_config('kit.model:BlockConfig={"dim": 8, "heads": 4}')
     assert (cfg.dim, cfg.heads) == (8, 4)
+
+
+# ----------------------------------------------------------------- training step, bf16, resampling
+def _bn_torch_step(x, momentum=0.1):
+    import torch
+
+    bn = torch.nn.BatchNorm1d(x.shape[1], momentum=momentum).train()
+    with torch.no_grad():
+        y = bn(torch.from_numpy(x))
+    return bn, y.numpy()
+
+
+def test_batchnorm_running_var_after_a_training_step_matches_pytorch(fixture_dir):
+    import numpy as np
+    from flax import nnx
+
+    from migrate_lens.stubs.verify import load_stub_module
+
+    stub_mod = load_stub_module(fixture_dir, "tiny/resample.py")
+    x = np.random.default_rng(3).standard_normal((5, 8)).astype("float32") * 2 + 1
+    bn, y = _bn_torch_step(x)
+    stub = stub_mod.TorchBatchNorm(8, axis=1, momentum=0.9, epsilon=1e-5, rngs=nnx.Rngs(0))
+    got = np.asarray(stub(x))
+    assert np.abs(got - y).max() <= 1e-5
+    assert np.abs(np.asarray(stub.var[...]) - bn.running_var.numpy()).max() <= 1e-6  # unbiased n/(n-1) update
+    assert np.abs(np.asarray(stub.mean[...]) - bn.running_mean.numpy()).max() <= 1e-6
+    plain = nnx.BatchNorm(8, axis=1, momentum=0.9, epsilon=1e-5, rngs=nnx.Rngs(0))
+    plain(x)  # flax's own update: the biased variance, what the stub must not do
+    assert np.abs(np.asarray(plain.var[...]) - bn.running_var.numpy()).max() > 1e-3
+
+
+TRAIN_CASES = [
+    ("tiny/resample.py", "BnHead", dict(p=0.0), (6, 8), False),
+    ("tiny/convnet.py", "ConvNet", {}, (4, 3, 16, 16), False),
+    ("tiny/resample.py", "BnHead", dict(p=0.5), (6, 8), True),
+]
+
+
+@pytest.mark.parametrize(("path", "cls", "kwargs", "shape", "random"), TRAIN_CASES,
+                         ids=[f"{c[1]}-{'random' if c[4] else 'deterministic'}" for c in TRAIN_CASES])
+def test_training_step_check(fixture_dir, path, cls, kwargs, shape, random):
+    res = verify_target(SRC, fixture_dir, path, cls, kwargs=kwargs, inputs=make_inputs([InputSpec(shape)], 0),
+                        tolerance=1e-5, train=True)
+    assert res.status == "pass" and res.passed, (res.reason, res.train)
+    t = res.train
+    assert t["status"] == "pass" and t["random"] is random
+    if random:  # dropout: fresh masks per call, eagerly and under nnx.jit
+        assert t["draws_differ"] and t["jit_draws_differ"]
+    else:  # BatchNorm with batch statistics: output and running_mean/running_var agree after one step
+        assert not t["draws_differ"] and t["max_abs_error"] <= 1e-5
+        assert t["stats_compared"] == 2 and t["stats_max_abs_error"] <= 1e-6
+
+
+def test_training_step_check_fails_on_biased_running_var_and_on_frozen_draws(fixture_dir, monkeypatch):
+    from flax import nnx
+
+    from migrate_lens.stubs.verify import load_stub_module
+
+    stub_mod = load_stub_module(fixture_dir, "tiny/resample.py")
+    monkeypatch.setattr(stub_mod.TorchBatchNorm, "__call__", nnx.BatchNorm.__call__)  # flax's biased update
+    res = verify_target(SRC, fixture_dir, "tiny/resample.py", "BnHead", kwargs=dict(p=0.0),
+                        inputs=make_inputs([InputSpec((6, 8))], 0), tolerance=1e-5, train=True)
+    assert res.status == "pass" and res.train["status"] == "fail" and not res.passed
+    assert "buffers after one step" in res.train["reason"]
+    monkeypatch.undo()
+
+    def frozen(self, x, deterministic=None, rngs=None, **kwargs):  # the traced-draw trap: one key forever
+        import jax
+
+        keep = jax.random.bernoulli(jax.random.key(0), 1 - self.rate, x.shape)
+        return jax.numpy.where(keep, x / (1 - self.rate), 0) if not self.deterministic else x
+
+    monkeypatch.setattr(nnx.Dropout, "__call__", frozen)
+    res = verify_target(SRC, fixture_dir, "tiny/resample.py", "BnHead", kwargs=dict(p=0.5),
+                        inputs=make_inputs([InputSpec((6, 8))], 0), tolerance=1e-5, train=True)
+    assert res.train["status"] == "fail" and "same on every call" in res.train["reason"]
+
+
+def test_bf16_run_is_reported_separately_with_a_bf16_tolerance(fixture_dir):
+    res = verify_target(SRC, fixture_dir, "tiny/convnet.py", "ConvNet", inputs=make_inputs([InputSpec((2, 3, 16, 16))], 0),
+                        tolerance=1e-5, bf16=True)
+    b = res.bf16
+    assert res.status == "pass" and res.train is None
+    assert b["status"] == "pass" and b["output_dtypes"] == ["bfloat16"]
+    assert 1e-5 < b["max_rel_error"] <= b["tolerance"]  # bf16 is not float32-exact, but within bf16 rounding
+    assert b["torch_max_rel_error"] is not None and b["tolerance"] >= 2 * b["torch_max_rel_error"]
+
+
+def test_bf16_run_fails_when_the_stub_is_wrong_beyond_bf16_rounding(fixture_dir, monkeypatch):
+    from migrate_lens.stubs.verify import load_stub_module
+
+    stub_mod = load_stub_module(fixture_dir, "tiny/resample.py")
+    real = stub_mod.TorchBatchNorm.__call__
+    monkeypatch.setattr(stub_mod.TorchBatchNorm, "__call__", lambda self, x, *a, **k: real(self, x, *a, **k) * 1.1)
+    res = verify_target(SRC, fixture_dir, "tiny/resample.py", "BnHead", kwargs=dict(p=0.0),
+                        inputs=make_inputs([InputSpec((6, 8))], 0), tolerance=1e-5, bf16=True)
+    assert res.status == "fail" and res.bf16["status"] == "fail" and "bfloat16 max rel error" in res.bf16["reason"]
+
+
+def test_torch_state_dict_inverts_convert_state_dict(fixture_dir):
+    import numpy as np
+    import torch
+    from flax import nnx
+
+    from migrate_lens.stubs.verify import load_stub_module
+
+    stub_mod = load_stub_module(fixture_dir, "tiny/convnet.py")
+    spec = importlib.util.spec_from_file_location("_fixture_convnet", SRC / "tiny" / "convnet.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    tm = mod.ConvNet()
+    sd = {k: v.detach().numpy() for k, v in tm.state_dict().items()}
+    stub = stub_mod.ConvNet(rngs=nnx.Rngs(0))
+    stub_mod.convert_state_dict(stub, sd)
+    back = stub_mod.torch_state_dict(stub)
+    assert set(back) == {k for k in sd if not k.endswith("num_batches_tracked")}
+    assert all(np.array_equal(back[k], sd[k]) for k in back)
+    torch.nn.Module.load_state_dict(tm, {k: torch.from_numpy(np.array(v)) for k, v in back.items()}, strict=False)
+
+
+@pytest.mark.parametrize("align_corners", [False, True])
+@pytest.mark.parametrize("mode", ["bicubic", "bilinear"])
+@pytest.mark.parametrize(("src", "dst"), [((7, 7), (14, 14)), ((7, 9), (5, 4)), ((14, 14), (9, 23)), ((4, 4), (1, 1)),
+                                          ((3, 3), (10, 7))], ids=["up2", "down", "mixed", "to1", "up-odd"])
+def test_interpolate_is_pytorch_exact(fixture_dir, mode, align_corners, src, dst):
+    import numpy as np
+    import torch
+    import torch.nn.functional as F
+
+    from migrate_lens.stubs.verify import load_stub_module
+
+    interp = load_stub_module(fixture_dir, "tiny/resample.py").torch_interpolate
+    x = np.random.default_rng(0).standard_normal((2, 3, *src)).astype("float32")
+    for antialias in (False, True):
+        ref = F.interpolate(torch.from_numpy(x), size=dst, mode=mode, align_corners=align_corners,
+                            antialias=antialias).numpy()
+        got = np.asarray(interp(x, size=dst, mode=mode, align_corners=align_corners, antialias=antialias))
+        assert np.abs(got - ref).max() <= 1e-5, antialias
+    for factor in (2, 1.7, 0.6):  # PyTorch maps coordinates with 1/scale_factor, not in/out
+        ref = F.interpolate(torch.from_numpy(x), scale_factor=factor, mode=mode, align_corners=align_corners).numpy()
+        got = np.asarray(interp(x, scale_factor=factor, mode=mode, align_corners=align_corners))
+        assert got.shape == ref.shape and np.abs(got - ref).max() <= 1e-5, factor
+
+
+def test_interpolate_nearest_and_jax_cubic_is_not_pytorch_bicubic(fixture_dir):
+    import jax
+    import numpy as np
+    import torch
+    import torch.nn.functional as F
+
+    from migrate_lens.stubs.verify import load_stub_module
+
+    interp = load_stub_module(fixture_dir, "tiny/resample.py").torch_interpolate
+    x = np.random.default_rng(1).standard_normal((1, 2, 9, 11)).astype("float32")
+    for mode in ("nearest", "nearest-exact"):
+        for factor in (2, 0.6, 1.7):
+            ref = F.interpolate(torch.from_numpy(x), scale_factor=factor, mode=mode).numpy()
+            assert np.array_equal(np.asarray(interp(x, scale_factor=factor, mode=mode)), ref), (mode, factor)
+    ref = F.interpolate(torch.from_numpy(x), size=(14, 14), mode="bicubic").numpy()
+    jax_cubic = np.asarray(jax.image.resize(x, (1, 2, 14, 14), "cubic"))
+    assert np.abs(jax_cubic - ref).max() > 1e-2  # why the stub does not use jax.image.resize
+
+
+RESAMPLE_CASES = [
+    ("PosEmbedResize", {}, (2, 49, 8)),  # ViT interpolate_pos_encoding: 4x4 grid -> 7x7, bicubic
+    ("PosEmbedResize", dict(align_corners=True), (2, 9, 8)),
+    ("UpDown", {}, (2, 4, 6, 6)),  # nn.Upsample bilinear align_corners, nearest, bicubic down, antialias
+]
+
+
+@pytest.mark.parametrize(("cls", "kwargs", "shape"), RESAMPLE_CASES, ids=["pos-bicubic", "pos-aligned", "updown"])
+def test_resampling_modules_match_pytorch(fixture_dir, cls, kwargs, shape):
+    res = verify_target(SRC, fixture_dir, "tiny/resample.py", cls, kwargs=kwargs,
+                        inputs=make_inputs([InputSpec(shape)], 0), tolerance=1e-5)
+    assert res.status == "pass" and res.jit, res.reason
+    assert res.todos == 0

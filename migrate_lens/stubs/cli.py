@@ -12,6 +12,7 @@ import click
 
 from migrate_lens.stubs.generate import generate_stubs
 from migrate_lens.stubs.targets import StubTarget, discover_targets, module_classes, not_selected, select_targets
+from migrate_lens.stubs.verify import BF16_TOLERANCE
 
 
 class StubsError(click.ClickException):
@@ -166,14 +167,22 @@ def _json_object(text: str, what: str) -> dict[str, Any]:
 @click.option("--torch-module", default="", help="Import the PyTorch class from this installed module instead.")
 @click.option("--tolerance", default=1e-4, show_default=True, type=float, help="Max abs error (float32).")
 @click.option("--seed", default=0, show_default=True, type=int)
+@click.option("--train", "train", is_flag=True,
+              help="Also check one training-mode step: dropout draws differ between calls (eager and nnx.jit); "
+                   "a deterministic step matches PyTorch, BatchNorm running statistics included (key 'train').")
+@click.option("--bf16", "bf16", is_flag=True,
+              help="Also run the stub in bfloat16 against the float32 PyTorch output (key 'bf16').")
+@click.option("--bf16-tolerance", default=BF16_TOLERANCE, show_default=True, type=float,
+              help="Max relative error (max|err| / max|ref|) of the bf16 run; at least twice PyTorch's own.")
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation before running user code.")
 def verify(path: Path, stub_dir: Path, qualname: str, kwargs_json: str, input_specs: tuple[str, ...],
            config_spec: str, recipe_path: Path | None, torch_module: str, tolerance: float, seed: int,
-           yes: bool) -> None:
+           train: bool, bf16: bool, bf16_tolerance: float, yes: bool) -> None:
     """Check a stub against its PyTorch module: IMPORTS AND RUNS THE USER'S CODE.
 
     Builds both with the same kwargs, ports the weights, runs both on the same random input, and
-    prints the result as JSON (report.json `stubs` entry). Exit code 1 unless status is pass.
+    prints the result as JSON (report.json `stubs` entry). Exit code 1 unless status is pass and
+    every opt-in check (--train, --bf16) passed.
     """
     from migrate_lens.stubs.verify import WARNING, make_inputs, parse_input_spec, verify_target
 
@@ -201,9 +210,10 @@ def verify(path: Path, stub_dir: Path, qualname: str, kwargs_json: str, input_sp
     module, _, class_name = qualname.rpartition(".")
     rel = _module_path(path, module)
     result = verify_target(path, stub_dir, rel, class_name, torch_module=torch_module, args=args, kwargs=kwargs,
-                           inputs=inputs, input_kwargs=input_kwargs, tolerance=tolerance, seed=seed)
+                           inputs=inputs, input_kwargs=input_kwargs, tolerance=tolerance, seed=seed, train=train,
+                           bf16=bf16, bf16_tolerance=bf16_tolerance)
     click.echo(json.dumps(result.as_dict(), indent=2, sort_keys=True))
-    if result.status != "pass":
+    if not result.passed:
         raise SystemExit(1)
 
 

@@ -594,7 +594,7 @@ def _assemble(p: _Parsed, body: str, imports: list[str], placeholders: list[tupl
         src, extra = _factory_source(f)
         factory_src.append(src)
         helpers |= extra
-    helpers.add("convert_state_dict")
+    helpers |= {"convert_state_dict", "torch_state_dict"}
     prelude = prelude_for({h for h in helpers if not h.startswith("__")})
     text_all = body + prelude + "\n".join(factory_src)
     header = [f'"""Flax NNX stub of {p.rel} ({GENERATOR_NOTE}).', "",

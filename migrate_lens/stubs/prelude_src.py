@@ -342,6 +342,37 @@ class TorchEmbedding(nnx.Module):
         return jnp.take(self.weight[...], x, axis=0)
 
 
+class TorchBatchNorm(nnx.BatchNorm):
+    """``nn.BatchNorm1d/2d/3d`` (``nnx.BatchNorm`` with ``axis=1``) with PyTorch's training
+    step: the output is normalised with the biased batch variance, but ``var`` (PyTorch's
+    ``running_var``) is updated with the UNBIASED one (``n / (n - 1)``, n = elements per
+    channel), where ``nnx.BatchNorm`` stores the biased one; ``mean`` and ``var`` are computed
+    in two passes (``nnx.BatchNorm`` defaults to ``E[x^2] - E[x]^2``). In eval mode
+    (``use_running_average``) it is ``nnx.BatchNorm``. ``momentum`` is Flax's: ``1 - m`` for
+    PyTorch's ``m``."""
+
+    def __call__(self, x: jax.Array, use_running_average: Any = None, *, mask: Any = None) -> jax.Array:
+        use_avg = self.use_running_average if use_running_average is None else use_running_average
+        if use_avg or mask is not None:
+            return super().__call__(x, use_running_average, mask=mask)
+        axes = tuple(i for i in range(x.ndim) if i != self.axis % x.ndim)
+        shape = [1] * x.ndim
+        shape[self.axis % x.ndim] = x.shape[self.axis % x.ndim]
+        mean = jnp.mean(x, axis=axes)
+        var = jnp.mean(jnp.square(x - mean.reshape(shape)), axis=axes)
+        n = math.prod(x.shape[i] for i in axes)
+        unbiased = var * (n / max(n - 1, 1))
+        m = self.momentum
+        self.mean[...] = jax.lax.stop_gradient(m * self.mean[...] + (1 - m) * mean.astype(self.mean[...].dtype))
+        self.var[...] = jax.lax.stop_gradient(m * self.var[...] + (1 - m) * unbiased.astype(self.var[...].dtype))
+        y = (x - mean.reshape(shape)) * jax.lax.rsqrt(var.reshape(shape) + self.epsilon)
+        if self.scale is not None:
+            y = y * self.scale[...].reshape(shape)
+        if self.bias is not None:
+            y = y + self.bias[...].reshape(shape)
+        return y
+
+
 def torch_layer_norm(x: jax.Array, normalized_shape: Any, weight: Any = None, bias: Any = None,
                      eps: float = 1e-5) -> jax.Array:
     """``F.layer_norm`` over the last ``len(normalized_shape)`` axes (biased variance)."""
@@ -521,6 +552,29 @@ def convert_state_dict(module: nnx.Module, state_dict: dict[str, Any], *, strict
     return unused
 
 
+def torch_state_dict(module: nnx.Module) -> dict[str, Any]:
+    """The inverse of :func:`convert_state_dict`: ``module``'s parameters and buffers as a
+    PyTorch ``state_dict`` of numpy arrays (Linear kernels transposed back to ``(out, in)``,
+    conv kernels to OIHW/IOHW, ``scale`` -> ``weight``, ``mean``/``var`` -> ``running_mean``/
+    ``running_var``), so trained JAX state can be compared with (or loaded into) PyTorch.
+    ``num_batches_tracked`` is not kept by NNX and is absent."""
+    layout: dict[str, tuple[Any, str]] = {}
+    _walk_torch_layout(module, (), layout)
+    out: dict[str, Any] = {}
+    for key, (var, how) in sorted(layout.items()):
+        value = var.get_value()
+        if value is None:
+            continue
+        arr = np.asarray(value)
+        how = how.rstrip("?")
+        if how == "linear":
+            arr = arr.T
+        elif how == "conv":
+            arr = arr.transpose((arr.ndim - 1, arr.ndim - 2) + tuple(range(arr.ndim - 2)))
+        out[key] = arr
+    return out
+
+
 class MissingName:
     """Stands in for a name the stub could not translate (a PyTorch-only helper, a class that is
     not a target). Attribute access and indexing return another ``MissingName`` so the module
@@ -544,21 +598,99 @@ class MissingName:
         return f"MissingName({self._name!r})"
 
 
-def torch_interpolate(x: jax.Array, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
-                      align_corners: Any = None) -> jax.Array:
-    """``F.interpolate`` on channels-first input via ``jax.image.resize`` (no antialiasing).
-    PyTorch's nearest mode picks ``floor(i * in / out)``; JAX rounds to the nearest centre, so
-    results can differ. ``align_corners=True`` raises ``NotImplementedError``."""
+def _cubic_weight(x: Any, a: Any) -> Any:
+    """Keys' cubic convolution kernel at distance ``x`` with parameter ``a`` (numpy, float32)."""
+    x = np.abs(x)
+    near = ((a + 2) * x - (a + 3)) * x * x + 1
+    far = ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+    return np.where(x <= 1, near, np.where(x < 2, far, np.float32(0.0))).astype(np.float32)
+
+
+def _resize_taps(n_in: int, n_out: int, mode: str, align_corners: bool, scale: Any,
+                 antialias: bool) -> tuple[Any, Any]:
+    """Source indices and weights, both ``(n_out, taps)`` numpy arrays, for resizing one axis
+    of length ``n_in`` to ``n_out`` with PyTorch's arithmetic (float32, as its CPU kernels):
+    the source coordinate is ``dst * (in-1)/(out-1)`` with ``align_corners``, else
+    ``(dst + 0.5) * step - 0.5`` where ``step`` is ``1/scale_factor`` when one was given, else
+    ``in/out``; linear clamps negative coordinates to 0; cubic takes 4 taps with cubic
+    convolution ``A=-0.75`` and indices clamped to the border; nearest takes ``floor(dst*step)``
+    (``nearest-exact``: ``floor((dst+0.5)*step)``). ``antialias`` (linear/cubic) uses PyTorch's
+    separable filter: support ``step`` times wider when downsampling, cubic with ``A=-0.5``,
+    weights normalised per output."""
+    f32 = np.float32
     if align_corners:
-        raise NotImplementedError("interpolate with align_corners=True")
+        step = f32((n_in - 1) / (n_out - 1)) if n_out > 1 else f32(0.0)
+    else:
+        step = f32(1.0 / scale) if scale is not None and scale > 0 else f32(n_in / n_out)
+    dst = np.arange(n_out, dtype=f32)
+    if mode in ("nearest", "nearest-exact"):
+        src = dst * step if mode == "nearest" else (dst + f32(0.5)) * step
+        idx = np.minimum(np.floor(src).astype(np.int64), n_in - 1)
+        return idx.astype(np.int32)[:, None], np.ones((n_out, 1), f32)
+    cubic = mode == "cubic"
+    if antialias:
+        half = f32(2.0 if cubic else 1.0)
+        support = half * step if step >= 1.0 else half
+        invscale = f32(1.0) / step if step >= 1.0 else f32(1.0)
+        center = step * (dst + f32(0.5))
+        lo = np.maximum((center - support + f32(0.5)).astype(np.int64), 0)
+        hi = np.minimum((center + support + f32(0.5)).astype(np.int64), n_in)
+        j = lo[:, None] + np.arange(int((hi - lo).max()))[None, :]
+        t = (j.astype(f32) - center[:, None] + f32(0.5)) * invscale
+        w = _cubic_weight(t, f32(-0.5)) if cubic else np.maximum(f32(0.0), f32(1.0) - np.abs(t))
+        w = np.where(j < hi[:, None], w, f32(0.0))
+        return np.minimum(j, n_in - 1).astype(np.int32), (w / w.sum(axis=1, keepdims=True)).astype(f32)
+    src = dst * step if align_corners else (dst + f32(0.5)) * step - f32(0.5)
+    if not cubic:
+        src = np.maximum(src, f32(0.0))
+        i0 = np.floor(src).astype(np.int64)
+        lam = src - i0.astype(f32)
+        idx = np.stack([i0, np.minimum(i0 + 1, n_in - 1)], 1)
+        return idx.astype(np.int32), np.stack([f32(1.0) - lam, lam], 1).astype(f32)
+    i0 = np.floor(src).astype(np.int64)
+    t = src - i0.astype(f32)
+    a, one, two = f32(-0.75), f32(1.0), f32(2.0)
+    w = np.stack([_cubic_weight(t + one, a), _cubic_weight(t, a), _cubic_weight(one - t, a),
+                  _cubic_weight(two - t, a)], 1)
+    idx = np.clip(i0[:, None] + np.arange(-1, 3)[None, :], 0, n_in - 1)
+    return idx.astype(np.int32), w
+
+
+def torch_interpolate(x: jax.Array, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
+                      align_corners: Any = None, recompute_scale_factor: Any = None,
+                      antialias: bool = False) -> jax.Array:
+    """``F.interpolate`` on channels-first input ``(N, C, *spatial)``, exact to PyTorch (within
+    float32 rounding) for ``nearest``, ``nearest-exact``, ``linear``/``bilinear``/``trilinear``
+    and ``bicubic``, both ``align_corners``, ``antialias`` and ``scale_factor`` (PyTorch maps
+    coordinates with ``1/scale_factor`` unless ``recompute_scale_factor``). Separable: per
+    spatial axis a gather of the source taps (indices clamped to the border) and a weighted
+    sum; taps and weights are computed with numpy from the static shapes (see
+    :func:`_resize_taps`). ``jax.image.resize`` is not used: its cubic is Keys ``a=-0.5`` with
+    other edge handling (0.32 off on ViT position embeddings) and it has no ``align_corners``.
+    ``mode='area'`` raises ``NotImplementedError`` (use ``torch_adaptive_pool``)."""
+    kind = {"linear": "linear", "bilinear": "linear", "trilinear": "linear", "bicubic": "cubic",
+            "nearest": "nearest", "nearest-exact": "nearest-exact"}.get(mode)
+    if kind is None:
+        raise NotImplementedError(f"interpolate mode={mode!r}")
+    n = x.ndim - 2
     spatial = x.shape[2:]
     if size is not None:
-        out = _ntuple(size, len(spatial))
+        out, scales = _ntuple(size, n), (None,) * n
     else:
-        out = tuple(int(math.floor(s * f)) for s, f in zip(spatial, _ntuple(scale_factor, len(spatial))))
-    method = {"nearest": "nearest", "linear": "linear", "bilinear": "linear", "trilinear": "linear",
-              "bicubic": "cubic"}[mode]
-    return jax.image.resize(x, x.shape[:2] + tuple(out), method=method, antialias=False)
+        factors = _ntuple(scale_factor, n)
+        out = tuple(int(math.floor(s * f)) for s, f in zip(spatial, factors))
+        scales = (None,) * n if recompute_scale_factor else factors
+    y = x
+    for ax, (n_in, n_out, sc) in enumerate(zip(spatial, out, scales)):
+        if n_in == n_out and sc in (None, 1, 1.0) and not (antialias and kind != "nearest"):
+            continue
+        idx, w = _resize_taps(n_in, int(n_out), kind, bool(align_corners), sc, antialias)
+        axis = 2 + ax
+        taps = jnp.take(y, jnp.asarray(idx), axis=axis)  # (..., n_out, taps, ...)
+        shape = [1] * taps.ndim
+        shape[axis], shape[axis + 1] = w.shape
+        y = jnp.sum(taps * jnp.asarray(w, dtype=y.dtype).reshape(shape), axis=axis + 1)
+    return y
 
 
 class logging:  # noqa: N801 - stands in for the module name transformers code uses

@@ -212,7 +212,7 @@ def _batch_norm(a: Bound, rngs: str) -> str:
     if a.lit("track_running_stats", True) is not True:
         a.todo(TODO_SEMANTICS, "track_running_stats=False: PyTorch uses batch statistics in eval too")
     affine = a.get("affine", "True")
-    return (f"nnx.BatchNorm({a['num_features']}, axis=1, momentum={mom}, epsilon={a.get('eps', '1e-05')}, "
+    return (f"{a.use('TorchBatchNorm')}({a['num_features']}, axis=1, momentum={mom}, epsilon={a.get('eps', '1e-05')}, "
             f"use_bias={affine}, use_scale={affine}, rngs={rngs})")
 
 
@@ -312,6 +312,19 @@ def _adaptive(kind: str, n: int) -> LayerSpec:
     return LayerSpec((("output_size", None),), handler, "function")
 
 
+def _upsample(fixed: str) -> LayerSpec:
+    """``nn.Upsample`` (``fixed`` empty) and its fixed-mode aliases as ``torch_interpolate`` partials."""
+    names = ("size", "scale_factor") + (() if fixed else ("mode", "align_corners", "recompute_scale_factor"))
+    params = tuple((p, "None") for p in names)
+
+    def handler(a: Bound, rngs: str) -> str:
+        if a.lit("mode", "nearest") == "area":
+            a.todo(TODO_UNMAPPED, "Upsample(mode='area') is adaptive average pooling: use torch_adaptive_pool")
+        args = "".join(a.kw(p) for p in names)
+        return f"functools.partial({a.use('torch_interpolate')}{args}{fixed})"
+    return LayerSpec(params, handler, "function")
+
+
 def _container(name: str) -> Callable[[Bound, str], str]:
     def handler(a: Bound, rngs: str) -> str:
         if name == "Sequential":
@@ -373,6 +386,8 @@ LAYERS: dict[str, LayerSpec] = {
     "AdaptiveAvgPool1d": _adaptive("avg", 1), "AdaptiveAvgPool2d": _adaptive("avg", 2),
     "AdaptiveAvgPool3d": _adaptive("avg", 3), "AdaptiveMaxPool1d": _adaptive("max", 1),
     "AdaptiveMaxPool2d": _adaptive("max", 2), "AdaptiveMaxPool3d": _adaptive("max", 3),
+    "Upsample": _upsample(""), "UpsamplingNearest2d": _upsample(", mode='nearest'"),
+    "UpsamplingBilinear2d": _upsample(", mode='bilinear', align_corners=True"),
     "Sequential": LayerSpec((), _container("Sequential"), "container"),
     "ModuleList": LayerSpec((("modules", "None"),), _container("ModuleList"), "container"),
     "ModuleDict": LayerSpec((("modules", "None"),), _container("ModuleDict"), "container"),
@@ -595,12 +610,11 @@ def _sdpa(a: Bound) -> str:
 
 
 def _interpolate(a: Bound) -> str:
-    if a.lit("mode", "nearest") == "bicubic":
-        a.todo(TODO_SEMANTICS, "F.interpolate(mode='bicubic') -> jax.image.resize cubic: Keys a=-0.5 where PyTorch "
-               "uses a=-0.75 (not exact: ~0.3 off on ViT position embeddings); write the a=-0.75 kernel")
-    a.todo(TODO_SEMANTICS, "F.interpolate -> jax.image.resize: nearest rounding and antialiasing differ from "
-           "PyTorch; align_corners=True is not supported")
-    args = "".join(a.kw(k) for k in ("size", "scale_factor", "mode", "align_corners"))
+    mode = a.lit("mode", "nearest")
+    if mode == "area":
+        a.todo(TODO_UNMAPPED, "F.interpolate(mode='area') is adaptive average pooling: use torch_adaptive_pool")
+    args = "".join(a.kw(k) for k in ("size", "scale_factor", "mode", "align_corners", "recompute_scale_factor",
+                                     "antialias"))
     return f"{a.use('torch_interpolate')}({a['self']}{args})"
 
 
@@ -819,7 +833,9 @@ FUNCTIONS: dict[str, Spec] = {
                            *_RNG_PARAMS), _randint),
     "torch.nn.functional.scaled_dot_product_attention": Spec(
         ("query", "key", "value", "attn_mask", "dropout_p", "is_causal", "scale", "enable_gqa"), _sdpa),
-    "torch.nn.functional.interpolate": Spec(("self", "size", "scale_factor", "mode", "align_corners"), _interpolate),
+    "torch.nn.functional.interpolate": Spec(("self", "size", "scale_factor", "mode", "align_corners",
+                                             "recompute_scale_factor", "antialias"), _interpolate),
+    "torch.nn.functional.upsample": Spec(("self", "size", "scale_factor", "mode", "align_corners"), _interpolate),
     "torch.nn.functional.embedding": Spec(("self", "weight"), lambda a: f"jnp.take({a['weight']}, {a['self']}, axis=0)"),
     "torch.nn.functional.one_hot": Spec(("self", "num_classes"),
                                         lambda a: f"jax.nn.one_hot({a['self']}, {a['num_classes']}, dtype=jnp.int32)"),

@@ -9,6 +9,21 @@ arguments, port the weights through the stub file's own ``convert_state_dict``, 
 same random inputs, and compare every output array: max absolute error, and max relative error
 defined as ``max|jax - torch| / max|torch|`` (elementwise ratios explode near zero). Then run the
 stub under ``nnx.jit`` and compare again. Results are JSON-able dicts for report.json ``stubs``.
+
+Two opt-in checks are reported apart from the eval-mode verdict (``train`` and ``bf16`` keys):
+
+- ``train``: one training-mode step on both sides (see :func:`check_train_step`). Where
+  PyTorch's training forward is random (two calls with different seeds differ: dropout,
+  drop_path), the stub's draws must differ between calls too, eagerly and under ``nnx.jit``
+  (a frozen PRNG key gives the same mask every call). Where it is deterministic (BatchNorm with
+  batch statistics), the stub's training output must match PyTorch's and its buffers after the
+  step (BatchNorm ``running_mean``/``running_var``, read back through the stub's
+  ``torch_state_dict``) must agree with PyTorch's within ``tolerance``.
+- ``bf16``: the stub run with its floating parameters, buffers and inputs cast to bfloat16
+  (see :func:`check_bf16`), compared with the float32 PyTorch output by relative error
+  ``max|err| / max|ref|``; PyTorch's own bfloat16 error is measured too, and the check passes
+  when the stub's error is within ``max(bf16_tolerance, 2 x PyTorch's)``. bfloat16 keeps 8
+  significant bits (relative step 2^-8 = 3.9e-3), so a float32 tolerance would mean nothing.
 """
 
 from __future__ import annotations
@@ -18,13 +33,15 @@ import importlib.util
 import re
 import sys
 import types
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
 #: The report.json ``stubs`` entry keys, in order.
 RESULT_KEYS = ("module", "stub_path", "generated", "compiles", "runs", "max_abs_error", "max_rel_error",
-               "tolerance", "jit", "status", "reason", "todos")
+               "tolerance", "jit", "status", "reason", "todos", "train", "bf16")
+#: Default relative tolerance of the bf16 run (error over max|reference|, see the module doc).
+BF16_TOLERANCE = 2e-2
 STUB_PACKAGE = "_migrate_lens_stubs"
 WARNING = ("migrate-lens verify IMPORTS AND RUNS the code under test (the PyTorch module and its "
            "generated stub). Run it only on code you trust.")
@@ -34,7 +51,8 @@ WARNING = ("migrate-lens verify IMPORTS AND RUNS the code under test (the PyTorc
 class VerifyResult:
     """One parity check. Errors are absolute/relative (see module doc); ``status`` is ``pass``
     (eager and jit within ``tolerance``), ``fail`` (ran, but out of tolerance or not under jit)
-    or ``error`` (could not build or run; ``reason`` says where)."""
+    or ``error`` (could not build or run; ``reason`` says where). ``train`` and ``bf16`` hold
+    the opt-in checks' results (dicts with their own ``status``), ``None`` when not asked."""
 
     module: str
     stub_path: str
@@ -48,10 +66,17 @@ class VerifyResult:
     status: str
     reason: str
     todos: int
+    train: dict[str, Any] | None = None
+    bf16: dict[str, Any] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The report.json ``stubs`` entry."""
         return asdict(self)
+
+    @property
+    def passed(self) -> bool:
+        """Eval-mode status ``pass`` and every opt-in check that ran passed."""
+        return self.status == "pass" and all(c is None or c.get("status") == "pass" for c in (self.train, self.bf16))
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,7 +168,8 @@ def _leaves_torch(value: Any) -> list[Any]:
     import torch
 
     if isinstance(value, torch.Tensor):
-        return [value.detach().cpu().numpy()]
+        value = value.detach().cpu()
+        return [(value.float() if value.dtype in (torch.bfloat16, torch.float16) else value).numpy()]
     if isinstance(value, dict):
         return [x for k in value for x in _leaves_torch(value[k]) if value[k] is not None]
     if isinstance(value, (tuple, list)):
@@ -167,9 +193,12 @@ def _leaves_jax(value: Any) -> list[Any]:
 def compare(ref: Any, got: Any) -> tuple[float, float, str]:
     """Max abs and relative error between two output trees (torch reference, JAX result), and a
     reason when their structure or shapes differ ("" otherwise)."""
+    return _compare_leaves(_leaves_torch(ref), _leaves_jax(got))
+
+
+def _compare_leaves(a: list[Any], b: list[Any]) -> tuple[float, float, str]:
     import numpy as np
 
-    a, b = _leaves_torch(ref), _leaves_jax(got)
     if len(a) != len(b):
         return float("inf"), float("inf"), f"output count differs: PyTorch {len(a)}, stub {len(b)}"
     worst_abs, worst_ref = 0.0, 0.0
@@ -186,6 +215,162 @@ def compare(ref: Any, got: Any) -> tuple[float, float, str]:
     return worst_abs, worst_abs / max(worst_ref, 1e-30), ""
 
 
+def _max_diff_torch(a: Any, b: Any) -> float:
+    """Max abs difference between two PyTorch output trees (inf when their structure differs)."""
+    import numpy as np
+
+    xs, ys = _leaves_torch(a), _leaves_torch(b)
+    if len(xs) != len(ys) or any(x.shape != y.shape for x, y in zip(xs, ys)):
+        return float("inf")
+    return max([float(np.abs(x.astype(np.float64) - y.astype(np.float64)).max()) for x, y in zip(xs, ys) if x.size]
+               or [0.0])
+
+
+def _max_diff_jax(a: Any, b: Any) -> float:
+    """Max abs difference between two stub output trees (inf when their structure differs)."""
+    import numpy as np
+
+    xs, ys = _leaves_jax(a), _leaves_jax(b)
+    if len(xs) != len(ys) or any(x.shape != y.shape for x, y in zip(xs, ys)):
+        return float("inf")
+    return max([float(np.abs(x.astype(np.float64) - y.astype(np.float64)).max()) for x, y in zip(xs, ys) if x.size]
+               or [0.0])
+
+
+def check_train_step(tm: Any, sm: Any, inputs: list[Any], input_kwargs: dict[str, Any], *, export: Any,
+                     tolerance: float, seed: int = 0) -> dict[str, Any]:
+    """One training-mode step of the PyTorch module ``tm`` and of the stub ``sm`` (weights
+    already ported; neither is changed: the stub is cloned, the PyTorch state restored). See the
+    module doc for the criteria. ``export(stub)`` returns the stub's state as a PyTorch
+    state_dict (the stub file's ``torch_state_dict``). Returns ``{status, random,
+    max_abs_error, stats_max_abs_error, stats_compared, draws_differ, jit_draws_differ,
+    reason}``; never raises for a failure of the code under test (``status="error"``)."""
+    import copy
+
+    import jax.numpy as jnp
+    import numpy as np
+    import torch
+    from flax import nnx
+
+    out: dict[str, Any] = {"status": "error", "random": None, "max_abs_error": None, "stats_max_abs_error": None,
+                           "stats_compared": 0, "draws_differ": None, "jit_draws_differ": None, "reason": ""}
+    stage = "PyTorch training step"
+    try:
+        tt = copy.deepcopy(tm).train()
+        xs = [torch.from_numpy(x) for x in inputs]
+        with torch.no_grad():
+            torch.manual_seed(seed)
+            ref1 = tt(*xs, **input_kwargs)
+            buffers = {k: v.detach().cpu().numpy().copy() for k, v in tt.state_dict().items()
+                       if k in dict(tt.named_buffers()) and not k.endswith("num_batches_tracked")}
+            torch.manual_seed(seed + 1)
+            ref2 = tt(*xs, **input_kwargs)
+        out["random"] = random = _max_diff_torch(ref1, ref2) > 0
+        stage = "stub training step"
+        se = nnx.clone(sm)
+        se.train()
+        js = [jnp.asarray(x) for x in inputs]
+        got1 = se(*js, **input_kwargs)
+        state = export(se)
+        got2 = se(*js, **input_kwargs)
+        stage = "stub training step under nnx.jit"
+        sj = nnx.clone(sm)
+        sj.train()
+        step = nnx.jit(lambda m, *a: m(*a, **input_kwargs))
+        jit1 = step(sj, *js)
+        jit2 = step(sj, *js)
+    except Exception as exc:  # noqa: BLE001 - the code under test may raise anything
+        out["reason"] = f"{stage}: {_first_line(exc)}"
+        return out
+    out["draws_differ"] = _max_diff_jax(got1, got2) > 0
+    out["jit_draws_differ"] = _max_diff_jax(jit1, jit2) > 0
+    if random:
+        if not out["draws_differ"] or not out["jit_draws_differ"]:
+            where = "eagerly" if not out["draws_differ"] else "under nnx.jit"
+            out.update(status="fail", reason=f"PyTorch's training forward is random but the stub's draws are the "
+                                             f"same on every call {where} (a fixed PRNG key?)")
+            return out
+        _, _, why = compare(ref1, got1)
+        out.update(status="fail" if why else "pass",
+                   reason=why or "random in training mode: outputs and statistics depend on the draws, not compared")
+        return out
+    abs_err, _, why = compare(ref1, got1)
+    jit_err, _, jit_why = compare(ref1, jit1)
+    out["max_abs_error"] = None if why else max(abs_err, jit_err if not jit_why else float("inf"))
+    missing = sorted(k for k in buffers if k not in state)
+    worst = 0.0
+    for key, value in buffers.items():
+        if key in state and np.shape(state[key]) == value.shape and value.size:
+            worst = max(worst, float(np.abs(np.asarray(state[key], np.float64) - value.astype(np.float64)).max()))
+        elif key in state:
+            worst = float("inf")
+    out["stats_compared"] = len(buffers) - len(missing)
+    out["stats_max_abs_error"] = worst if buffers else None
+    problems = [p for p in (
+        why or jit_why,
+        f"training output max abs error {out['max_abs_error']:.3g} > {tolerance:g}"
+        if out["max_abs_error"] is not None and out["max_abs_error"] > tolerance else "",
+        "PyTorch's training forward is deterministic but the stub's differs between calls" if out["draws_differ"] else "",
+        f"buffers after one step max abs error {worst:.3g} > {tolerance:g}" if worst > tolerance else "",
+        f"the stub has no {missing[0]!r} buffer" if missing else "") if p]
+    out.update(status="fail" if problems else "pass", reason="; ".join(problems))
+    return out
+
+
+def check_bf16(tm: Any, sm: Any, inputs: list[Any], input_kwargs: dict[str, Any], ref: Any, *,
+               bf16_tolerance: float = BF16_TOLERANCE) -> dict[str, Any]:
+    """The stub ``sm`` (weights ported) run with its floating state and inputs in bfloat16,
+    against ``ref``, the PyTorch module's float32 output (module doc). PyTorch's own bfloat16
+    run of ``tm`` gives the baseline (``None`` when PyTorch cannot run it in bfloat16 on this
+    device). Returns ``{status, max_rel_error, max_abs_error, torch_max_rel_error, tolerance,
+    output_dtypes, reason}``; never raises for a failure of the code under test."""
+    import copy
+
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+    import torch
+    from flax import nnx
+
+    out: dict[str, Any] = {"status": "error", "max_rel_error": None, "max_abs_error": None,
+                           "torch_max_rel_error": None, "tolerance": bf16_tolerance, "output_dtypes": [], "reason": ""}
+    try:
+        sb = nnx.clone(sm)
+        state = nnx.state(sb)
+        nnx.update(sb, jax.tree.map(lambda a: a.astype(jnp.bfloat16) if jnp.issubdtype(a.dtype, jnp.floating) else a,
+                                    state))
+        js = [jnp.asarray(x, jnp.bfloat16) if np.issubdtype(x.dtype, np.floating) else jnp.asarray(x) for x in inputs]
+        got = nnx.jit(lambda m, *a: m(*a, **input_kwargs))(sb, *js)
+    except Exception as exc:  # noqa: BLE001 - the code under test may raise anything
+        out["reason"] = f"stub in bfloat16: {_first_line(exc)}"
+        return out
+    leaves = _leaves_jax(got)
+    out["output_dtypes"] = sorted({str(x.dtype) for x in leaves})
+    abs_err, rel_err, why = _compare_leaves(_leaves_torch(ref), leaves)
+    if why:
+        out.update(status="fail", reason=why)
+        return out
+    out.update(max_abs_error=abs_err, max_rel_error=rel_err)
+    try:
+        tb = copy.deepcopy(tm).to(torch.bfloat16).eval()
+        with torch.no_grad():
+            tref = tb(*[torch.from_numpy(x).to(torch.bfloat16) if np.issubdtype(x.dtype, np.floating)
+                        else torch.from_numpy(x) for x in inputs], **input_kwargs)
+        _, t_rel, t_why = _compare_leaves(_leaves_torch(ref), _leaves_torch(tref))
+        out["torch_max_rel_error"] = None if t_why else t_rel
+    except Exception:  # noqa: BLE001 - a CPU kernel without bfloat16 support: no baseline
+        out["torch_max_rel_error"] = None
+    tol = max(bf16_tolerance, 2 * (out["torch_max_rel_error"] or 0.0))
+    out["tolerance"] = tol
+    if rel_err > tol:
+        out.update(status="fail", reason=f"bfloat16 max rel error {rel_err:.3g} > {tol:.3g}")
+    elif "float32" in out["output_dtypes"] or "float64" in out["output_dtypes"]:
+        out.update(status="pass", reason="some outputs are not bfloat16: the stub promotes to float32 somewhere")
+    else:
+        out.update(status="pass")
+    return out
+
+
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return f"{type(exc).__name__}: {text[0] if text else ''}"[:300]
@@ -194,11 +379,41 @@ def _first_line(exc: BaseException) -> str:
 def verify_module(torch_cls: Any, stub_cls: Any, convert: Any, *, args: tuple[Any, ...] = (),
                   kwargs: dict[str, Any] | None = None, inputs: list[Any], input_kwargs: dict[str, Any] | None = None,
                   tolerance: float = 1e-4, seed: int = 0, module: str = "", stub_path: str = "",
-                  todos: int = 0) -> VerifyResult:
+                  todos: int = 0, train: bool = False, bf16: bool = False, bf16_tolerance: float = BF16_TOLERANCE,
+                  export: Any = None) -> VerifyResult:
     """Parity of ``stub_cls`` against ``torch_cls`` (see module doc). ``inputs`` are numpy arrays
     passed positionally to both; ``input_kwargs`` (non-array options such as flags) go to both
-    calls; ``convert(stub, state_dict)`` ports the weights. Never raises for a failure of the
-    code under test: it becomes ``status="error"`` with the reason."""
+    calls; ``convert(stub, state_dict)`` ports the weights. ``train`` / ``bf16`` add the opt-in
+    checks (:func:`check_train_step`, which reads the stub's buffers through ``export``, the stub
+    file's ``torch_state_dict``; :func:`check_bf16`), reported in the result's ``train`` /
+    ``bf16`` fields, not in ``status``. Never raises for a failure of the code under test: it
+    becomes ``status="error"`` with the reason."""
+    res, built = _verify_eval(torch_cls, stub_cls, convert, args=args, kwargs=kwargs, inputs=inputs,
+                       input_kwargs=input_kwargs, tolerance=tolerance, seed=seed, module=module, stub_path=stub_path,
+                       todos=todos)
+    if not (train or bf16):
+        return res
+    if built is None:
+        skipped = {"status": "error", "reason": f"eval-mode check did not run: {res.reason}"}
+        return replace(res, train=dict(skipped) if train else None, bf16=dict(skipped) if bf16 else None)
+    tm, sm, ref = built
+    input_kwargs = dict(input_kwargs or {})
+    train_res = bf16_res = None
+    if train:
+        if export is None:
+            train_res = {"status": "error", "reason": "no torch_state_dict in the stub file (regenerate it)"}
+        else:
+            train_res = check_train_step(tm, sm, inputs, input_kwargs, export=export, tolerance=tolerance, seed=seed)
+    if bf16:
+        bf16_res = check_bf16(tm, sm, inputs, input_kwargs, ref, bf16_tolerance=bf16_tolerance)
+    return replace(res, train=train_res, bf16=bf16_res)
+
+
+def _verify_eval(torch_cls: Any, stub_cls: Any, convert: Any, *, args: tuple[Any, ...], kwargs: dict[str, Any] | None,
+                 inputs: list[Any], input_kwargs: dict[str, Any] | None, tolerance: float, seed: int, module: str,
+                 stub_path: str, todos: int) -> tuple[VerifyResult, tuple[Any, Any, Any] | None]:
+    """The eval-mode parity check of :func:`verify_module`, and the (PyTorch module, stub,
+    PyTorch output) it built when both ran (``None`` otherwise) for the opt-in checks."""
     import jax.numpy as jnp
     import torch
     from flax import nnx
@@ -226,10 +441,11 @@ def verify_module(torch_cls: Any, stub_cls: Any, convert: Any, *, args: tuple[An
         stage = "run stub"
         got = sm(*[jnp.asarray(x) for x in inputs], **input_kwargs)
     except Exception as exc:  # noqa: BLE001 - the code under test may raise anything; reported, not hidden
-        return result(False, None, None, False, "error", f"{stage}: {_first_line(exc)}")
+        return result(False, None, None, False, "error", f"{stage}: {_first_line(exc)}"), None
+    built = (tm, sm, ref)
     abs_err, rel_err, why = compare(ref, got)
     if why:
-        return result(True, None, None, False, "fail", why)
+        return result(True, None, None, False, "fail", why), built
     try:
         jitted = nnx.jit(lambda m, *xs: m(*xs, **input_kwargs))
         got_jit = jitted(sm, *[jnp.asarray(x) for x in inputs])
@@ -239,20 +455,23 @@ def verify_module(torch_cls: Any, stub_cls: Any, convert: Any, *, args: tuple[An
     except Exception as exc:  # noqa: BLE001 - tracer errors of the code under test are the finding
         jit_ok, jit_reason = False, f"nnx.jit: {_first_line(exc)}"
     if abs_err > tolerance:
-        return result(True, abs_err, rel_err, jit_ok, "fail", f"max abs error {abs_err:.3g} > tolerance {tolerance:g}")
+        return (result(True, abs_err, rel_err, jit_ok, "fail", f"max abs error {abs_err:.3g} > tolerance {tolerance:g}"),
+                built)
     if not jit_ok:
-        return result(True, abs_err, rel_err, False, "fail", jit_reason)
-    return result(True, abs_err, rel_err, True, "pass", "")
+        return result(True, abs_err, rel_err, False, "fail", jit_reason), built
+    return result(True, abs_err, rel_err, True, "pass", ""), built
 
 
 def verify_target(source_root: Path, stub_dir: Path, rel_path: str, class_name: str, *, torch_module: str = "",
                   args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None, inputs: list[Any],
                   input_kwargs: dict[str, Any] | None = None, tolerance: float = 1e-4, seed: int = 0,
-                  todos: int | None = None) -> VerifyResult:
+                  todos: int | None = None, train: bool = False, bf16: bool = False,
+                  bf16_tolerance: float = BF16_TOLERANCE) -> VerifyResult:
     """Load the PyTorch class (``torch_module`` or the file under ``source_root``) and its stub
     (``stub_dir/rel_path``) and run :func:`verify_module`. Import failures become ``error``
     results (``compiles=False`` when the stub itself does not import). ``todos`` defaults to
-    the stub file's own count for the class (:func:`stub_todo_count`)."""
+    the stub file's own count for the class (:func:`stub_todo_count`); ``train``/``bf16`` as
+    in :func:`verify_module`."""
     from migrate_lens.stubs.names import module_name
 
     if todos is None:
@@ -279,7 +498,8 @@ def verify_target(source_root: Path, stub_dir: Path, rel_path: str, class_name: 
                             f"import PyTorch module: {_first_line(exc)}", todos)
     return verify_module(torch_cls, stub_cls, stub_mod.convert_state_dict, args=args, kwargs=kwargs, inputs=inputs,
                          input_kwargs=input_kwargs, tolerance=tolerance, seed=seed, module=qual, stub_path=rel_path,
-                         todos=todos)
+                         todos=todos, train=train, bf16=bf16, bf16_tolerance=bf16_tolerance,
+                         export=getattr(stub_mod, "torch_state_dict", None))
 
 
 _TODO_MARK = "# TODO(migrate-lens "
