@@ -261,3 +261,36 @@ def test_cli_says_a_stub_with_placeholders_cannot_run(tmp_path):
     result = CliRunner().invoke(stubs, [str(tmp_path / "src"), "-o", str(tmp_path / "out"), "--discover"])
     assert result.exit_code == 0, result.output
     assert "m.py: 1 module(s), 1 TODO(s), CANNOT RUN AS IS: untranslated names helper" in result.output
+
+
+def test_layer_factories_take_rngs_and_their_callers_pass_it(kit_stubs):
+    create, model = kit_stubs["create.py"].source, kit_stubs["model.py"].source
+    assert "def create_act_layer(name, inplace=None, *, rngs=None, **kwargs):" in create
+    assert "return act_layer(**kwargs, **rngs_kw(act_layer, rngs))" in create  # class known only at run time
+    assert "def create_conv(in_chs, out_chs, kernel_size, *, rngs=None, **kwargs):" in create
+    assert "def _make_act(name, *, rngs=None):" in model  # calls an imported factory: a factory too
+    assert "return create_act_layer(name, rngs=rngs)" in model
+    assert "self.gate = create_act_layer(gate, rngs=rngs)" in model and "self.act = _make_act('relu', rngs=rngs)" in model
+    assert "def get_act_layer(name):" in create  # returns a class, builds nothing: unchanged
+
+
+def test_torch_function_values_and_version_checks_are_translated(kit_stubs):
+    model = kit_stubs["model.py"]
+    assert "partial((lambda _x, dim, dtype=None: jax.nn.softmax(" in model.source
+    assert "int(TORCH_VERSION.split(\".\")[0]) >= 2" in model.source
+    assert [m.todos for m in model.modules if m.class_name == "SEGate"] == [()]
+
+
+def test_torch_named_packages_are_dropped_and_their_containers_translated(tmp_path):
+    (tmp_path / "m.py").write_text(
+        "import torch\nfrom torch import nn\nfrom torch_helpers.nn import Sequential, Identity\n"
+        "from torch_helpers import masked_mean\n\n\nclass FF(nn.Module):\n"
+        "    def __init__(self, dim, gate=False):\n        super().__init__()\n"
+        "        self.ff = Sequential(nn.Linear(dim, dim), None if not gate else nn.GELU(), nn.Linear(dim, dim))\n"
+        "        self.skip = Identity()\n\n    def forward(self, x):\n"
+        "        from torch.nn.functional import gelu\n        return self.skip(self.ff(x))\n")
+    [stub] = generate_stubs(tmp_path, discover_targets(tmp_path), api=ApiRenames())
+    assert stub.compiles, stub.error
+    assert "torch_helpers" not in "\n".join(line for line in stub.source.splitlines() if "import" in line)
+    assert "self.ff = TorchSequential(nnx.Linear(" in stub.source and "self.skip = TorchIdentity()" in stub.source
+    assert "from torch.nn.functional import gelu" in stub.source  # names in local imports are not rewritten

@@ -114,6 +114,12 @@ ACT2FN = {
 }
 
 
+#: ``torch.__version__`` in a stub: the PyTorch release whose semantics the stubs reproduce, so
+#: version checks (``version.parse(torch.__version__) >= version.parse("2.0")``) take the
+#: current-PyTorch branch.
+TORCH_VERSION = "2.13.0"
+
+
 def as_shape(*size: Any) -> tuple[int, ...]:
     """PyTorch size arguments (``f(2, 3)`` or ``f((2, 3))``) as one tuple."""
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
@@ -477,7 +483,7 @@ def _walk_torch_layout(module: Any, prefix: tuple[Any, ...], out: dict[str, tupl
         for i, layer in enumerate(module.layers):
             _walk_torch_layout(layer, prefix + (i,), out)
         return
-    if isinstance(module, ChannelsFirst):
+    if type(module).__name__ == "ChannelsFirst":  # by name: each stub file has its own copy of the class
         _walk_torch_layout(module.layer, prefix, out)
         return
     if isinstance(module, (nnx.List, list, tuple)):
@@ -727,7 +733,12 @@ def apply_chunking_to_forward(forward_fn: Any, chunk_size: int, chunk_dim: int, 
 
 class TorchSequential(nnx.Sequential):
     """``nn.Sequential``: ``nnx.Sequential`` that also iterates, indexes and has a length, as
-    PyTorch code often does (``for layer in self.layers``)."""
+    PyTorch code often does (``for layer in self.layers``). ``None`` entries are dropped and the
+    rest numbered from 0, as the ``Sequential`` helpers of PyTorch libraries do
+    (``torch_einops_utils.nn.Sequential``; a torch.nn.Sequential holding None cannot run)."""
+
+    def __init__(self, *layers: Any) -> None:
+        super().__init__(*[layer for layer in layers if layer is not None])
 
     def __iter__(self) -> Any:
         return iter(self.layers)
@@ -747,12 +758,37 @@ def rngs_kw(fn: Any, rngs: nnx.Rngs) -> dict[str, Any]:
     while isinstance(target, functools.partial):
         target = target.func
     if isinstance(target, type):
-        return {"rngs": rngs} if issubclass(target, nnx.Module) else {}
+        if not issubclass(target, nnx.Module) or target.__init__ is object.__init__:
+            return {}  # a module without __init__ (an activation class) takes no arguments
+        target = target.__init__
     try:
         params = inspect.signature(target).parameters
     except (TypeError, ValueError):
         return {}
     return {"rngs": rngs} if "rngs" in params else {}
+
+
+def torch_named_modules(module: Any) -> list[tuple[str, Any]]:
+    """``module.named_modules()``: ``(dotted path, submodule)`` for ``module`` (path "") and every
+    NNX module below it (``nnx.List``/``nnx.Dict`` containers included, as ModuleList/ModuleDict),
+    ordered by depth then path (PyTorch: registration order, pre-order)."""
+    found = [(".".join(str(p) for p in path), m) for path, m in nnx.iter_modules(module)]
+    return sorted(found, key=lambda pm: (pm[0] != "", pm[0].count("."), pm[0]))
+
+
+def torch_modules(module: Any) -> list[Any]:
+    """``module.modules()``: ``module`` and every NNX module below it."""
+    return [m for _, m in torch_named_modules(module)]
+
+
+def torch_named_children(module: Any) -> list[tuple[str, Any]]:
+    """``module.named_children()``: the direct submodules (containers' items one level down)."""
+    return [(p, m) for p, m in torch_named_modules(module) if p and "." not in p]
+
+
+def torch_children(module: Any) -> list[Any]:
+    """``module.children()``: the direct submodules."""
+    return [m for _, m in torch_named_children(module)]
 
 
 class TorchDevice:

@@ -118,6 +118,9 @@ class Spec:
     params: tuple[str, ...]
     handler: Handler
     varargs: bool = False
+    #: keywords (default None) that the lambda for a value use of the function also takes
+    #: (``partial(F.softmax, dim=-1)`` later called with ``dtype=``)
+    value_kwargs: tuple[str, ...] = ()
 
 
 def is_missing(value: Any) -> bool:
@@ -437,12 +440,14 @@ def _binary(fn: str, other: str = "other") -> Spec:
 
 def _softmax(fn: str) -> Spec:
     def handler(a: Bound) -> str:
-        if a.has("dtype"):
-            a.todo(TODO_UNMAPPED, "softmax dtype= is not translated")
         if not a.has("dim"):
             a.todo(TODO_SEMANTICS, "softmax without dim: PyTorch picks an axis implicitly")
-        return f"{fn}({a['self']}{a.kw('dim', 'axis')})"
-    return Spec(("dim", "_stacklevel", "dtype"), handler)
+        x = a["self"]
+        if a.has("dtype") and a.lit("dtype", None) is not None:  # PyTorch casts the input first
+            dtype = a["dtype"]
+            x = f"({x} if {dtype} is None else {x}.astype({dtype}))" if dtype.isidentifier() else f"{x}.astype({dtype})"
+        return f"{fn}({x}{a.kw('dim', 'axis')})"
+    return Spec(("dim", "_stacklevel", "dtype"), handler, value_kwargs=("dtype",))
 
 
 def _to(a: Bound) -> str:
@@ -805,9 +810,10 @@ FUNCTIONS: dict[str, Spec] = {
                                            lambda a: f"jax.nn.leaky_relu({a['self']}{a.kw('negative_slope')})"),
     "torch.nn.functional.softplus": Spec(("self", "beta", "threshold"), lambda a: f"jax.nn.softplus({a['self']})"),
     "torch.nn.functional.glu": Spec(("self", "dim"), lambda a: f"jax.nn.glu({a['self']}, axis={a.get('dim', '-1')})"),
-    "torch.nn.functional.softmax": Spec(("self", "dim", "_stacklevel", "dtype"), _softmax("jax.nn.softmax").handler),
+    "torch.nn.functional.softmax": Spec(("self", "dim", "_stacklevel", "dtype"), _softmax("jax.nn.softmax").handler,
+                                        value_kwargs=("dtype",)),
     "torch.nn.functional.log_softmax": Spec(("self", "dim", "_stacklevel", "dtype"),
-                                            _softmax("jax.nn.log_softmax").handler),
+                                            _softmax("jax.nn.log_softmax").handler, value_kwargs=("dtype",)),
     "torch.nn.functional.pad": Spec(("self", "pad", "mode", "value"), _pad),
     "torch.nn.functional.linear": Spec(("self", "weight", "bias"),
                                        lambda a: f"{a.use('torch_linear')}({a['self']}, {a['weight']}{a.kw('bias')})"),

@@ -31,6 +31,19 @@ TORCH_ECOSYSTEM: frozenset[str] = frozenset({
     "torch", "torchvision", "torchaudio", "transformers", "timm", "pytorch_lightning", "lightning", "fairscale",
     "apex", "xformers", "triton", "flash_attn", "accelerate", "safetensors",
 })
+
+
+def is_torch_ecosystem(package: str) -> bool:
+    """Whether imports of top-level ``package`` are dropped from stubs: the known PyTorch
+    libraries above, and any package named after torch (``torch_einops_utils``, ``torchmetrics``,
+    ``pytorch_msssim``): their code runs on torch tensors, not on JAX arrays."""
+    return package in TORCH_ECOSYSTEM or "torch" in package.lower()
+
+
+#: torch.nn containers that PyTorch libraries re-export or re-implement under the same name
+#: (``torch_einops_utils.nn.Sequential`` drops None entries, as ``TorchSequential`` does): a name
+#: imported from a torch-ecosystem package with one of these last names is translated as torch.nn's.
+CONTAINER_ALIASES: frozenset[str] = frozenset({"Sequential", "ModuleList", "ModuleDict", "Identity"})
 #: Names from third-party PyTorch code that have a prelude replacement (matched on the imported name).
 SHIMS: dict[str, str] = {"ACT2FN": "ACT2FN", "Conv1D": "Conv1D", "logging": "logging",
                          "apply_chunking_to_forward": "apply_chunking_to_forward"}
@@ -42,6 +55,11 @@ MODULE_BASES: frozenset[str] = frozenset({
 #: PreTrainedModel keeps ``config`` and the mask helpers forward passes call.
 BASE_SHIMS: dict[str, str] = {"PreTrainedModel": "PreTrainedModel", "ModelOutput": "ModelOutput"}
 _TORCH_CONSTANTS = {"torch.pi": "jnp.pi", "torch.inf": "jnp.inf", "torch.nan": "jnp.nan", "torch.e": "jnp.e"}
+#: ``nn.Module`` methods that walk the module tree -> prelude helpers over the NNX graph.
+_MODULE_WALKS = {"modules": "torch_modules", "named_modules": "torch_named_modules", "children": "torch_children",
+                 "named_children": "torch_named_children"}
+#: PyTorch module attributes with a prelude stand-in (version checks take the current-PyTorch branch).
+_TORCH_ATTRS = {"torch.__version__": "TORCH_VERSION", "torch.version.__version__": "TORCH_VERSION"}
 _SAFE_DECORATORS = frozenset({"staticmethod", "classmethod", "property", "functools.wraps", "functools.lru_cache",
                               "functools.cached_property", "dataclasses.dataclass", "typing.overload"})
 _EMPTY = cst.Module(body=[])
@@ -99,6 +117,9 @@ class FileContext:
     plain_classes: set[str] = field(default_factory=set)
     #: module-level names bound by assignment (``LayerNorm = partial(nn.LayerNorm, eps=1e-6)``)
     top_assigned: set[str] = field(default_factory=set)
+    #: names imported from other project files that are layer-building functions there
+    #: (:func:`builder_funcs`): calls in ``__init__`` pass ``rngs``
+    imported_builders: set[str] = field(default_factory=set)
 
 
 class _Translator(cst.CSTTransformer):
@@ -116,6 +137,8 @@ class _Translator(cst.CSTTransformer):
         self._pending: list[list[tuple[str, str]]] = []
         self._skip_names: set[int] = set()
         self._call_funcs: set[int] = set()
+        #: torch functions passed first to ``functools.partial`` (translated with the partial's keywords)
+        self._partial_funcs: set[int] = set()
         self._stmt_calls: set[int] = set()
         self._class: str = ""
         self._class_uses_training = False
@@ -131,6 +154,9 @@ class _Translator(cst.CSTTransformer):
         self._class_uses_random = False
         #: top-level functions that draw random numbers: they get an ``rngs`` keyword
         self._random_funcs: set[str] = set()
+        #: top-level functions that build layers (timm's create_act_layer, _create_attn): they get
+        #: an ``rngs`` keyword and pass it on as ``__init__`` does; callers in ``__init__`` pass theirs
+        self._builder_funcs: set[str] = set()
         self._class_methods: set[str] = set()
         self._factories_local: set[str] = set()
         self._param_attrs: set[str] = set()
@@ -177,6 +203,10 @@ class _Translator(cst.CSTTransformer):
             return ""
         qual = self.aliases.resolve(node)
         if qual:
+            top, _, rest = qual.partition(".")
+            last = qual.rsplit(".", 1)[-1]
+            if top != "torch" and rest and last in CONTAINER_ALIASES and is_torch_ecosystem(top):
+                return f"torch.nn.{last}"
             return qual
         text = dotted(node)
         if text and text.split(".")[0] in self.local_defs:
@@ -460,6 +490,10 @@ class _Translator(cst.CSTTransformer):
             if isinstance(extra, cst.Param):
                 params.add(extra.name.value)
         self._local_names.append(params)
+        if not self._class and len(self._func_stack) == 1 and node.name.value in self._builder_funcs:
+            self._rngs = "rngs"
+            self._init_locals = set()
+            self._module_params = set()
         if node.name.value == "__init__" and self._class and not self._plain and len(self._func_stack) == 1:
             self._rngs = "rngs"
             self._init_locals = set()
@@ -480,7 +514,9 @@ class _Translator(cst.CSTTransformer):
         if in_class_method and name == "__init__":
             result = self._init_signature(result)
             self._rngs = None
-        if not self._class and not self._func_stack and name in self._random_funcs:
+        if not self._class and not self._func_stack and name in self._builder_funcs:
+            self._rngs = None
+        if not self._class and not self._func_stack and (name in self._random_funcs or name in self._builder_funcs):
             names = {p.name.value for p in [*result.params.params, *result.params.kwonly_params]}
             if "rngs" not in names:
                 params = result.params
@@ -535,8 +571,17 @@ class _Translator(cst.CSTTransformer):
         if isinstance(node.value, cst.Call):
             self._stmt_calls.add(id(node.value))
 
+    def visit_Import(self, node: cst.Import) -> bool:
+        return False  # names in (function-local) import statements are module paths, not values
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        return False
+
     def visit_Call(self, node: cst.Call) -> None:
         self._call_funcs.add(id(node.func))
+        if node.args and node.args[0].keyword is None and not node.args[0].star and \
+                self.qualify(node.func) == "functools.partial":
+            self._partial_funcs.add(id(node.args[0].value))
 
     # ----------------------------------------------------------------- expressions
     def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
@@ -586,13 +631,51 @@ class _Translator(cst.CSTTransformer):
             return _expr(T.ANNOTATION_TYPES[qual])
         if qual in _TORCH_CONSTANTS:
             return _expr(_TORCH_CONSTANTS[qual])
+        if qual in _TORCH_ATTRS:
+            self.helpers.add(_TORCH_ATTRS[qual])
+            return _expr(_TORCH_ATTRS[qual])
         last = qual.rsplit(".", 1)[-1]
         if qual.startswith("torch.nn.") and last in T.LAYERS and T.LAYERS[last].kind != "container":
             self.factories.add(last)
             return cst.Name(f"nn_{last}")
+        if qual in T.FUNCTIONS and id(original) in self._partial_funcs:
+            return updated  # translated with the partial's keywords (_partial_of_function)
+        if qual in T.FUNCTIONS:
+            lam = self._function_value(qual, [])
+            if lam is not None:
+                return _expr(lam)
         if qual.startswith("torch.") and isinstance(original, cst.Attribute):
             self.todo(T.TODO_UNMAPPED, f"{qual} has no translation")
         return updated
+
+    def _function_value(self, qual: str, keywords: list[str]) -> str | None:
+        """A torch function used as a value (``act = F.gelu``, ``partial(F.softmax, dim=-1)``) as
+        a lambda of the tensor and ``keywords`` whose body is the table's translation of the call
+        ``qual(_x, kw=kw, ...)``; None when the table cannot bind that call."""
+        spec = T.FUNCTIONS[qual]
+        extra = [k for k in spec.value_kwargs if k not in keywords]
+        try:
+            bound = T.bind(spec.params, [(None, "_x"), *((k, k) for k in [*keywords, *extra])], spec.varargs)
+        except T.Unbindable:
+            return None
+        src = self._run(spec.handler, bound, qual)
+        params = ["_x", *keywords, *(f"{k}=None" for k in extra)]
+        return None if src is None else f"(lambda {', '.join(params)}: {src})"
+
+    def _partial_of_function(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression | None:
+        """``functools.partial(torch_fn, kw=v, ...)`` -> ``functools.partial(lambda _x, kw: ..., kw=v)``
+        (keywords only; None otherwise, and the call is left to the generic path)."""
+        fqual = self.qualify(original.args[0].value)
+        rest = updated.args[1:]
+        if fqual not in T.FUNCTIONS or any(a.keyword is None or a.star for a in rest):
+            if fqual in T.FUNCTIONS:
+                self.todo(T.TODO_UNMAPPED, f"functools.partial({fqual}, ...) with positional arguments is not translated")
+            return None
+        lam = self._function_value(fqual, [a.keyword.value for a in rest if a.keyword is not None])
+        if lam is None:
+            self.todo(T.TODO_UNMAPPED, f"functools.partial({fqual}, ...): keywords the translation does not take")
+            return None
+        return updated.with_changes(args=[cst.Arg(_expr(lam)), *rest])
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         try:
@@ -604,6 +687,18 @@ class _Translator(cst.CSTTransformer):
     def _leave_call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         func = original.func
         qual = self.qualify(func)
+        if (isinstance(func, cst.Attribute) and func.attr.value in _MODULE_WALKS and not original.args
+                and (dotted(func.value) or "").split(".")[0] == "self"):
+            # nn.Module.modules() and friends on self or a submodule: the NNX graph walk
+            helper = _MODULE_WALKS[func.attr.value]
+            self.helpers.add(helper)
+            return _expr(f"{helper}({code(updated.func.value)})")
+        if any(qual.startswith(attr + ".") for attr in _TORCH_ATTRS):  # torch.__version__.split(".")
+            return updated
+        if qual == "functools.partial" and original.args and id(original.args[0].value) in self._partial_funcs:
+            done = self._partial_of_function(original, updated)
+            if done is not None:
+                return done
         if qual in ("torch.nn.Sequential", "torch.nn.modules.container.Sequential") and any(a.star for a in updated.args):
             self.helpers.add("TorchSequential")
             return updated.with_changes(func=_expr("TorchSequential"))
@@ -677,6 +772,11 @@ class _Translator(cst.CSTTransformer):
                                       whitespace_after=cst.SimpleWhitespace("")))])
         if not self._rngs:
             return updated
+        if isinstance(func, cst.Name) and (func.value in self._builder_funcs or func.value in self.ctx.imported_builders):
+            return updated.with_changes(args=[*_commas(updated.args), cst.Arg(
+                keyword=cst.Name("rngs"), value=cst.Name(self._rngs),
+                equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                      whitespace_after=cst.SimpleWhitespace("")))])
         is_factory = isinstance(func, cst.Name) and (func.value in self._module_params or func.value in self.ctx.targets
                                                       or func.value in self._factories_local)
         if isinstance(func, cst.Subscript) and isinstance(func.value, cst.Name):
@@ -863,6 +963,10 @@ class _Translator(cst.CSTTransformer):
             self._param_attrs.add(target.attr.value)
 
     def visit_Assign(self, node: cst.Assign) -> None:
+        if not self._class and len(self._func_stack) == 1 and self._func_stack[0] in self._builder_funcs:
+            for t in node.targets:
+                self._init_locals |= set(_target_names(t.target))
+            return
         if not (self._class and self._func_stack and self._func_stack[-1] == "__init__"):
             return
         for t in node.targets:
@@ -990,6 +1094,56 @@ def _commas(args: tuple[cst.Arg, ...] | list[cst.Arg]) -> list[cst.Arg]:
     return out
 
 
+class _Calls(cst.CSTVisitor):
+    """The callees (``Call.func``) and the assigned local names of one function."""
+
+    def __init__(self) -> None:
+        self.funcs: list[cst.BaseExpression] = []
+        self.assigned: set[str] = set()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.funcs.append(node.func)
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self.assigned |= set(_target_names(node.target))
+
+
+def builder_funcs(module: cst.Module, aliases: Aliases, targets: set[str], stub_classes: set[str],
+                  imported: frozenset[str] = frozenset()) -> set[str]:
+    """Top-level functions of the file that build layers: they call a torch.nn layer that holds
+    parameters, a translated class, a parameter or local variable (``act_layer =
+    get_act_layer(name); act_layer(**kwargs)``), another such function of the file, or one of
+    ``imported`` (local names of such functions in other files). In the stub they take
+    ``rngs=None`` and pass it on; their callers in ``__init__`` pass ``rngs``."""
+    funcs = {s.name.value: s for s in module.body if isinstance(s, cst.FunctionDef)}
+    direct: set[str] = set()
+    callees: dict[str, set[str]] = {}
+    for name, fn in funcs.items():
+        params = {p.name.value for p in [*fn.params.params, *fn.params.kwonly_params, *fn.params.posonly_params]}
+        calls = _Calls()
+        fn.body.visit(calls)
+        callees[name] = set()
+        for f in calls.funcs:
+            qual = aliases.resolve(f)
+            last = qual.rsplit(".", 1)[-1]
+            if isinstance(f, cst.Name) and f.value in funcs:
+                callees[name].add(f.value)
+            elif ((isinstance(f, cst.Name) and (f.value in params or f.value in calls.assigned or f.value in targets
+                                                 or f.value in imported))
+                    or (qual.startswith("torch.nn.") and last in T.LAYERS and T.LAYERS[last].kind == "module")
+                    or qual in stub_classes):
+                direct.add(name)
+    builders = set(direct)
+    changed = True
+    while changed:
+        changed = False
+        for name, called in callees.items():
+            if name not in builders and called & builders:
+                builders.add(name)
+                changed = True
+    return builders
+
+
 def run_translator(module: cst.Module, ctx: FileContext, aliases: Aliases,
                    local_defs: set[str]) -> tuple[cst.Module, _Translator]:
     """Apply the translator to a whole parsed file; the caller picks the statements to emit."""
@@ -1004,5 +1158,7 @@ def run_translator(module: cst.Module, ctx: FileContext, aliases: Aliases,
                 random_funcs.add(n)
                 changed = True
     translator._random_funcs = random_funcs
+    translator._builder_funcs = builder_funcs(module, aliases, ctx.targets, ctx.stub_classes,
+                                              frozenset(ctx.imported_builders))
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     return wrapper.visit(translator), translator
