@@ -134,22 +134,32 @@ def _arg(site: Site, m: "Matcher", key: str) -> tuple[str, Any] | None:
         return args[i] if i < len(args) else None
     if key in kwargs:
         return kwargs[key]
-    positions = _table(_table(_param(m, "arg_positions")).get(key))
-    target = _call_target(site)
-    for glob, idx in sorted(positions.items(), key=lambda kv: (-len(kv[0]), kv[0])):  # most specific first
-        if fnmatchcase(target, glob):
-            return args[int(idx)] if int(idx) < len(args) else None
-    return None
+    idx = _position_of(site, m, key)
+    if idx is None:
+        return None
+    return args[idx] if idx < len(args) else None
+
+
+_POSITION_MEMO: dict[tuple[int, str, str], tuple["Matcher", int | None]] = {}
 
 
 def _position_of(site: Site, m: "Matcher", key: str) -> int | None:
-    """Positional index of argument ``key`` for this callee, from ``arg_positions``."""
-    positions = _table(_table(_param(m, "arg_positions")).get(key))
+    """Positional index of argument ``key`` for this callee, from ``arg_positions`` (the most
+    specific matching glob first), memoized per (matcher, key, callee): the same callees recur
+    at every call site."""
     target = _call_target(site)
-    for glob, idx in sorted(positions.items(), key=lambda kv: (-len(kv[0]), kv[0])):
+    memo_key = (id(m), key, target)
+    hit = _POSITION_MEMO.get(memo_key)
+    if hit is not None and hit[0] is m:
+        return hit[1]
+    found: int | None = None
+    positions = _table(_table(_param(m, "arg_positions")).get(key))
+    for glob, idx in sorted(positions.items(), key=lambda kv: (-len(kv[0]), kv[0])):  # most specific first
         if fnmatchcase(target, glob):
-            return int(idx)
-    return None
+            found = int(idx)
+            break
+    _POSITION_MEMO[memo_key] = (m, found)  # (holds m: its id is never reused while cached)
+    return found
 
 
 def _kwargs_ok(site: Site, m: "Matcher") -> bool:

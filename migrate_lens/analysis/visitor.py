@@ -173,6 +173,9 @@ class FileVisitor(cst.CSTVisitor):
         self.emit = emit
         self.attribute_interest = attribute_interest
         self.name_interest = name_interest
+        #: the last components of ``name_interest``: an attribute ``a.b.c`` resolves to a name
+        #: ending in ``.c``, so only attributes named so need resolving (most need not)
+        self.name_leaves = frozenset(n.rsplit(".", 1)[-1] for n in name_interest)
         self.bindings = Bindings(module, is_package)
         self.local_classes: dict[str, _ClassInfo] = {}
         self.class_stack: list[_ClassInfo] = []
@@ -1628,7 +1631,7 @@ class FileVisitor(cst.CSTVisitor):
         if attr in self.attribute_interest:
             self._site("attribute-read", node, name=attr, receiver=self.kind(node.value),
                        data={"on_self": type(node.value) is cst.Name and node.value.value == "self"})
-        if self.name_interest:
+        if attr in self.name_leaves:
             resolved = self.qual(node)
             if resolved in self.name_interest:
                 self._site("name-ref", node, name=resolved, data={"compared": id(node) in self.compared})
