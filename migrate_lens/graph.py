@@ -775,10 +775,18 @@ class _Builder:
         return module
 
     def level(self, fd: Finding) -> int:
-        """Status level a finding imposes: 0 for info severity, else its rule's porting kind."""
+        """Status level a finding imposes: 0 for info severity, else its rule's porting kind.
+
+        Init code runs once, eagerly, on concrete values, so two kinds of init finding leave
+        the status alone: in-place writes (an index table built by ``x[..., 0] += h - 1`` is a
+        constant the port computes with NumPy) and weight initializers (``nn.init.*``: the
+        converted weights replace them). The findings stay in the report."""
         if fd.severity == "info":
             return 0
         rule = self.rules.get(fd.code)
+        if fd.context == "init" and rule is not None and (
+                rule.category == "in-place-mutation" or fd.message.startswith("torch.nn.init.")):
+            return 0
         return _PORTING_TO_STATUS.get(rule.porting if rule else "mechanical", 1)
 
     # -- the whole build -------------------------------------------------------------------

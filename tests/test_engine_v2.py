@@ -16,9 +16,7 @@ from helpers_engine_v2 import KINDS, evaluate, packages
 
 #: ``kind/package`` -> the part of issue 14 it waits for (A: bindings, injection, external
 #: state; B: value-kind flow, contexts by reachability).
-GAPS: dict[str, str] = {
-    "injection/raft_corr": "A: methods of a constructor-injected object get a traced context",
-}
+GAPS: dict[str, str] = {}
 
 
 def _params() -> list:
@@ -110,8 +108,6 @@ EXPECTED_STATUS: dict[str, tuple[str, str, str, str]] = {
 
 #: units the engine gets wrong today (engine gap: statuses): the part of issue 14 they wait for
 STATUS_GAPS: dict[str, str] = {
-    "tv_maxvit.RelativePositionalMultiHeadAttention": "B: init-only helper findings must not raise the status",
-    "timm_norm.LayerNorm": "B/rules: try/except around a host API is not traced control flow; flag-off path",
 }
 
 _ORDER = {"pure": 0, "mechanical": 1, "redesign": 2, "blocked": 3}

@@ -132,6 +132,18 @@ STATIC_BUILTINS = frozenset({
 #: Builtins that turn a tensor into a concrete host value.
 HOST_BUILTINS = frozenset({"int", "float", "bool", "complex"})
 
+#: torch functions and tensor methods whose arguments set an output shape (sizes, lengths,
+#: split points): a host value read from tensor data there makes the shape data-dependent.
+SHAPE_FUNCS = frozenset({
+    "torch.zeros", "torch.ones", "torch.empty", "torch.full", "torch.arange", "torch.linspace",
+    "torch.rand", "torch.randn", "torch.randint", "torch.eye", "torch.split", "torch.narrow",
+    "torch.tensor_split",
+})
+SHAPE_METHODS = frozenset({
+    "view", "reshape", "expand", "repeat", "narrow", "split", "new_zeros", "new_ones",
+    "new_empty", "new_full", "unflatten", "tensor_split", "topk",
+})
+
 #: Parameter names that by convention carry flags or sizes, not tensors.
 STATIC_PARAM_NAME = re.compile(
     r"^(output_|return_|use_|is_|has_|do_|num_|n_|max_|min_|training$|train$|deterministic$|"

@@ -225,6 +225,8 @@ def _kwargs_ok(site: Site, m: "Matcher") -> bool:
         return False
     if _param(m, "class_has_conv") is True and not site.data.get("class_has_conv"):
         return False
+    if _param(m, "exports_weight") is True and not site.data.get("exports_weight"):
+        return False
     names: tuple[str, ...] = site.data.get("arg_names", ())
     for key, wanted in _table(_param(m, "arg_name")).items():
         i = int(key)
@@ -290,6 +292,8 @@ def match_call(site: Site, m: "Matcher") -> str | None:
     ``skip_after_global_pool`` (the input is a global pooling result), ``arg_kind`` ({arg = [value kinds]}), ``arg_name``
     ({position = [globs of the argument's resolved name]}), ``no_grad`` (inside
     ``torch.no_grad()`` or not), ``class_has_conv`` (in a module holding a conv),
+    ``exports_weight`` (the array is a checkpoint weight iterated out of ``state_dict()`` /
+    ``torch.load`` / ``named_parameters()``, with no axis permutation on the way),
     ``exclude_receiver`` (globs on the receiver's source text), ``aliased_arg`` (the first
     argument shares its tensor with another live name), ``receiver_text`` (globs the
     receiver's source text must match), ``receiver_ctor`` (globs on the resolved callee that
@@ -392,8 +396,8 @@ def match_self_write(site: Site, m: "Matcher") -> str | None:
     """A mutation of ``self.attr`` outside init code: assignment, augmented assignment,
     subscript write, in-place method, container method (``how``). ``buffer`` requires (true)
     or forbids (false) a registered buffer; ``value`` filters by the written value's kind,
-    ``tensor_state`` keeps writes that hold tensor state (a tensor value, an augmented
-    counter, a subscript/in-place/container write), and ``static`` keeps (true) or drops
+    ``tensor_state`` keeps writes that hold tensor state (a tensor value, a Python container
+    of tensors, an augmented counter, a subscript/in-place/container write), and ``static`` keeps (true) or drops
     (false) plain assignments of a static value that is no counter (``self.is_causal = mask
     is not None``, ``self.cached_len = x.shape[1]``: configuration a port passes on, not
     state a trace loses). A write that only re-places the attribute itself
@@ -412,15 +416,23 @@ def match_self_write(site: Site, m: "Matcher") -> str | None:
     static = _param(m, "static")
     if static is not None:
         plain_static = (site.data.get("how") == "assign" and site.data.get("value") == K.S
-                        and not site.data.get("counter"))
+                        and not site.data.get("counter")
+                        and not site.data.get("holds_tensors"))
         if plain_static != static:
             return None
     if _param(m, "tensor_state") is True:
         how = site.data.get("how")
-        tensorish = site.data.get("value") in (K.T, K.B) or site.data.get("attr_kind") in (K.T, K.B)
+        tensorish = site.data.get("value") in (K.T, K.B) or site.data.get("attr_kind") in (K.T, K.B) or \
+            bool(site.data.get("holds_tensors"))
         if not (tensorish or how in ("aug", "container")):
             return None
     return f"self.{site.name}"
+
+
+def match_host_read_use(site: Site, m: "Matcher") -> str | None:
+    """A statement that reads a value out of tensor data (``n = t.item()``, ``int(t)``) whose
+    name later sets a shape, a slice bound or a loop length (``use`` in the site's data)."""
+    return f"{site.name} (then a {site.data.get('use', 'shape')})"
 
 
 def match_view_write(site: Site, m: "Matcher") -> str | None:
@@ -481,7 +493,9 @@ def match_global_write(site: Site, m: "Matcher") -> str | None:
 
 def match_attribute(site: Site, m: "Matcher") -> str | None:
     """Attribute read/write by name (``names``), optionally only on ``self`` (``on_self``) or
-    on receivers of given kinds (``receiver``)."""
+    on receivers of given kinds (``receiver``); for writes, ``value_literal`` (the assigned
+    literal is one of these) and ``value_attr`` (globs: the assigned value is another
+    object's attribute of that name, ``head.weight = embed.weight``)."""
     if not _any_glob(site.name, _param(m, "names")):
         return None
     on_self = _param(m, "on_self")
@@ -489,6 +503,12 @@ def match_attribute(site: Site, m: "Matcher") -> str | None:
         return None
     receivers = _param(m, "receiver")
     if receivers and site.receiver not in receivers:
+        return None
+    lits = _param(m, "value_literal")
+    if lits is not None and not _literal_in(site.data.get("value_literal", NOT_LITERAL), lits):
+        return None
+    value_attrs = _param(m, "value_attr")
+    if value_attrs and not (site.data.get("value_param") and _any_glob(site.data.get("value_attr", ""), value_attrs)):
         return None
     return f".{site.name}"
 
@@ -770,6 +790,12 @@ MATCHERS: dict[str, MatcherSpec] = {
     "device-transfer": MatcherSpec("call", match_device_transfer, match_device_transfer.__doc__ or "", _gate_method("to")),
     "host-value-shape": MatcherSpec("call", match_host_shape_arg, match_host_shape_arg.__doc__ or "", _gate_names_or_methods),
     "view-write": MatcherSpec("view-write", match_view_write, match_view_write.__doc__ or ""),
+    "method-def": MatcherSpec("method-def", match_name, "A method definition of an nn.Module subclass "
+                              "overriding a mode method (`def train(self, mode=True)`), by name (`names`)."),
+    "host-read-use": MatcherSpec("host-read-use", match_host_read_use, match_host_read_use.__doc__ or ""),
+    "cache-length-use": MatcherSpec("cache-length-use", match_host_read_use,
+                                    "A KV cache's current length (`cache.get_seq_length()`, a name computed from it) "
+                                    "setting a shape, a slice bound or a loop length (`use`)."),
     "device-argument": MatcherSpec("call", match_device_argument, match_device_argument.__doc__ or ""),
     "pad-order": MatcherSpec("call", match_pad_order, match_pad_order.__doc__ or "", _gate_names),
     "interpolation": MatcherSpec("call", match_interpolation, match_interpolation.__doc__ or "", _gate_names),

@@ -23,7 +23,8 @@ SITE_KINDS = (
     "call", "condition", "subscript-assign", "aug-assign", "subscript-read", "self-write",
     "global-write", "attribute-read", "attribute-write", "class", "import", "decorator",
     "loop", "try", "name-ref", "suppression", "source-file", "view-write", "argument-write",
-    "host-state-read",
+    "host-state-read", "host-read-use", "cache-length-use",
+    "method-def",
 )
 
 

@@ -166,6 +166,13 @@ class ValueKinds:
             for n in names_in_target(target):
                 out[n] = K.U
             return
+        if type(it) in (cst.Tuple, cst.List) and it.elements and not any(  # type: ignore[union-attr]
+                type(e) is cst.StarredElement for e in it.elements):  # type: ignore[union-attr]
+            # `for h in (hidden, attn)`: each element in turn
+            ks = {self.kind(e.value) for e in it.elements}  # type: ignore[union-attr]
+            if ks <= K.TENSORISH and type(target) is cst.Name:
+                out[target.value] = K.B if ks == {K.B} else K.T
+                return
         k = self.kind(it)
         if k in K.TENSORISH:
             if type(target) is cst.Name:
@@ -180,8 +187,12 @@ class ValueKinds:
 
     def _comprehension_kind(self, node: cst.ListComp | cst.SetComp | cst.GeneratorExp) -> str:
         """A list of host values (``[int(n) for n in lengths]``) is a host value; other
-        comprehensions are static containers. The ``for`` targets are bound for the element's
-        evaluation only."""
+        comprehensions are static containers."""
+        return K.H if self.element_kind(node) == K.H else K.S
+
+    def element_kind(self, node: cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp) -> str:
+        """Kind of one element of a comprehension (a dict comprehension's value), with the
+        ``for`` targets bound for the element's evaluation only; ``S`` outside functions."""
         scope = self.v.func_stack[-1] if self.v.func_stack else None
         if scope is None:
             return K.S
@@ -194,14 +205,14 @@ class ValueKinds:
                     saved.setdefault(n, env.get(n))
                     env[n] = k
                 comp = comp.inner_for_in
-            elt = self.kind(node.elt)
+            elt = self.kind(node.value if type(node) is cst.DictComp else node.elt)
         finally:
             for n, old in saved.items():
                 if old is None:
                     env.pop(n, None)
                 else:
                     env[n] = old
-        return K.H if elt == K.H else K.S
+        return elt
 
     # ------------------------------------------------------------------ value kinds
     def kind(self, node: cst.BaseExpression) -> str:

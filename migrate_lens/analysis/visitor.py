@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
+from collections.abc import Iterable
 from typing import Any, Callable
 
 import libcst as cst
@@ -65,6 +66,12 @@ _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError"})
 #: An ``if`` test that checks an optional library is installed: ``is_flash_attn_2_available()``,
 #: ``is_mamba_ssm_available()``, ``has_apex``, ``_HAS_FUSED_ATTN`` (an import under it is optional).
 _AVAILABILITY_TEST = re.compile(r"^(_?is_\w*_available|_?(has|HAS)_\w+|\w*_AVAILABLE)$")
+#: nn.Module methods whose override changes what the module does by a Python-side mode.
+_MODE_METHODS = frozenset({"train", "eval"})
+#: Loaders returning a checkpoint mapping (parameter name -> tensor).
+_CHECKPOINT_LOADERS = frozenset({"torch.load", "safetensors.torch.load_file", "safetensors.torch.load"})
+#: Tensor methods that reorder axes: a weight passed through one is being converted.
+_AXIS_METHODS = frozenset({"permute", "transpose", "t", "swapaxes", "movedim", "flip", "rot90"})
 _MUTATING_CONTAINER_METHODS = frozenset({
     "append", "extend", "insert", "update", "setdefault", "add", "__setitem__", "pop", "clear",
 })
@@ -144,6 +151,20 @@ class _FuncScope:
     #: name -> the expression its latest plain assignment bound (read lazily by a few matchers)
     last_value: dict[str, cst.BaseExpression] = field(default_factory=dict)
     param_meta: dict[str, tuple[Any, Any]] = field(default_factory=dict)  # name -> (annotation, default)
+    #: local names bound to a Python container of tensors (``pyramid = [corr]``, appended
+    #: tensors, a comprehension of tensors): kept on ``self`` it is tensor state
+    tensor_lists: set[str] = field(default_factory=set)
+    #: name -> the statement that read it out of tensor data (``n = cut.item()``), for the
+    #: report of that read once the value sets a shape, a slice bound or a loop length
+    host_reads: dict[str, cst.CSTNode] = field(default_factory=dict)
+    #: names bound to a checkpoint (``sd = model.state_dict()``, ``torch.load(...)``) and to
+    #: the weight tensors iterated out of one (``for k, w in sd.items()``)
+    weight_dicts: set[str] = field(default_factory=set)
+    weights: set[str] = field(default_factory=set)
+    weights_converted: bool = False
+    #: names bound to a cache's current length (``past_seen = cache.get_seq_length()``):
+    #: a number that changes every decoding step
+    cache_lengths: set[str] = field(default_factory=set)
 
 
 class FileVisitor(cst.CSTVisitor):
@@ -187,6 +208,7 @@ class FileVisitor(cst.CSTVisitor):
         self.cond_tests: set[int] = set()
         self.compared: set[int] = set()
         self._call_seen: set[tuple[str, str]] = set()
+        self._host_reported: set[int] = set()
         self.imports: list[ImportFact] = []
         self.calls: list[CallFact] = []
         self.classes: list[ClassFact] = []
@@ -388,6 +410,9 @@ class FileVisitor(cst.CSTVisitor):
             ) else "function"
             cls = None
             is_method = False
+        if innermost == "class" and cls is not None and cls.is_module and name in _MODE_METHODS:
+            # `def train(self, mode=True)` overridden: behaviour switched by a Python-side mode
+            self._site("method-def", node, name=name, data={"class": cls.qualname})
         if innermost != "func":
             guess = context
             init_like = context == "init"
@@ -613,6 +638,22 @@ class FileVisitor(cst.CSTVisitor):
                 else:
                     scope.views.pop(target.value, None)
                 self._bind_alias(scope, target.value, value)
+                if self._holds_tensors(value):
+                    scope.tensor_lists.add(target.value)
+                else:
+                    scope.tensor_lists.discard(target.value)
+                if self._is_checkpoint(value):
+                    scope.weight_dicts.add(target.value)
+                elif scope.weight_dicts:
+                    scope.weight_dicts.discard(target.value)
+                if self._mentions_cache_length(value):
+                    scope.cache_lengths.add(target.value)
+                elif scope.cache_lengths:
+                    scope.cache_lengths.discard(target.value)
+                if vkind == K.H and self._is_host_read(value):
+                    scope.host_reads[target.value] = stmt
+                elif scope.host_reads:
+                    scope.host_reads.pop(target.value, None)
             elif self.class_stack:  # class body: `act = nn.GELU` is `self.act` in methods
                 found = self._targets(value)
                 if found:
@@ -652,7 +693,13 @@ class FileVisitor(cst.CSTVisitor):
                 self._self_write(stmt, target.attr.value, vkind, aug=False, value=value)
             else:
                 self._site("attribute-write", stmt, name=target.attr.value,
-                           receiver=self.kind(target.value), data={"aug": False})
+                           receiver=self.kind(target.value), data={
+                               "aug": False, "value_literal": literal(value),
+                               "value_attr": value.attr.value if type(value) is cst.Attribute else "",
+                               "value_param": type(value) is cst.Attribute and
+                               self.qual(value) not in ("", "torch.nn.Parameter") and
+                               not self.qual(value).startswith("torch."),
+                           })
                 if target.attr.value in _TRACED_METHODS and is_class_like(self.qual(target.value)):
                     # monkey-patched forward (`SomeModel.forward = my_forward`): runs traced
                     patched = self.qual(target)
@@ -773,6 +820,95 @@ class FileVisitor(cst.CSTVisitor):
         if src:
             self._site("view-write", stmt, name=src)
 
+    def _holds_tensors(self, value: cst.BaseExpression, item: bool = False) -> bool:
+        """Whether ``value`` is a Python container of tensors: a list/tuple/dict display with a
+        tensor element, a comprehension of tensors, ``list(...)`` of one, or a local name bound
+        to one (``pyramid = [corr]`` then ``pyramid.append(corr)``). With ``item``, a tensor
+        itself counts (the argument of ``append``)."""
+        t = type(value)
+        if item and self.kind(value) in K.TENSORISH:
+            return True
+        if t is cst.Name:
+            return bool(self.func_stack) and value.value in self.func_stack[-1].tensor_lists  # type: ignore[attr-defined]
+        if t in (cst.List, cst.Tuple, cst.Set):
+            return any(type(e) is not cst.StarredElement and self._holds_tensors(e.value, item=True)
+                       for e in value.elements)  # type: ignore[attr-defined]
+        if t is cst.Dict:
+            return any(type(e) is cst.DictElement and self._holds_tensors(e.value, item=True)
+                       for e in value.elements)  # type: ignore[attr-defined]
+        if t in (cst.ListComp, cst.GeneratorExp, cst.DictComp):
+            return self.values.element_kind(value) in K.TENSORISH  # type: ignore[arg-type]
+        if t is cst.Call and type(value.func) is cst.Name and value.func.value in ("list", "tuple") and \
+                value.args:  # type: ignore[attr-defined]
+            return self._holds_tensors(value.args[0].value)  # type: ignore[attr-defined]
+        return False
+
+    def _is_host_read(self, value: cst.BaseExpression) -> bool:
+        """``t.item()``, ``t.tolist()``, ``int(t)``: a value read out of tensor data."""
+        if type(value) is not cst.Call:
+            return False
+        func = value.func
+        if type(func) is cst.Attribute:
+            return func.attr.value in K.HOST_METHODS and self.kind(func.value) in K.TENSORISH
+        if type(func) is cst.Name and func.value in K.HOST_BUILTINS and value.args:
+            return self.kind(value.args[0].value) in K.TENSORISH
+        return False
+
+    def _shape_uses(self, exprs: Iterable[cst.BaseExpression | None], use: str, at: cst.CSTNode) -> None:
+        """Where ``exprs`` set a shape, a slice bound or a loop length (``use``), report once
+        each host read (:attr:`_FuncScope.host_reads`) whose name appears in them (the site is
+        the reading statement), and a cache's length (:attr:`_FuncScope.cache_lengths`, or a
+        ``cache.get_seq_length()`` call) appearing in them (the site is ``at``). Names are
+        found directly, in arithmetic and in tuple/list displays."""
+        if not self.func_stack:
+            return
+        scope = self.func_stack[-1]
+        reads = scope.host_reads
+        cache_name = ""
+        stack = [e for e in exprs if e is not None]
+        while stack:
+            e = stack.pop()
+            t = type(e)
+            if t is cst.Name:
+                stmt = reads.get(e.value) if reads else None  # type: ignore[attr-defined]
+                if stmt is not None and id(stmt) not in self._host_reported:
+                    self._host_reported.add(id(stmt))
+                    self._site("host-read-use", stmt, name=e.value, data={"use": use})  # type: ignore[attr-defined]
+                if e.value in scope.cache_lengths:  # type: ignore[attr-defined]
+                    cache_name = cache_name or e.value  # type: ignore[attr-defined]
+            elif t is cst.BinaryOperation:
+                stack += (e.left, e.right)  # type: ignore[attr-defined]
+            elif t is cst.UnaryOperation:
+                stack.append(e.expression)  # type: ignore[attr-defined]
+            elif t in (cst.Tuple, cst.List):
+                stack += [el.value for el in e.elements if type(el) is not cst.StarredElement]  # type: ignore[attr-defined]
+            elif t is cst.Call and _is_cache_length(e):  # type: ignore[arg-type]
+                cache_name = cache_name or _dotted(e.func) + "()"  # type: ignore[attr-defined]
+        if cache_name:
+            self._site("cache-length-use", at, name=cache_name, data={"use": use})
+
+    def _mentions_cache_length(self, value: cst.BaseExpression) -> bool:
+        """Whether ``value`` is computed from a cache's length (``cache.get_seq_length()``, a
+        name bound to one, arithmetic on those; either branch of ``a if c else 0``)."""
+        names = self.func_stack[-1].cache_lengths if self.func_stack else set()
+        stack = [value]
+        while stack:
+            e = stack.pop()
+            t = type(e)
+            if t is cst.Name:
+                if e.value in names:  # type: ignore[attr-defined]
+                    return True
+            elif t is cst.Call:
+                if _is_cache_length(e):  # type: ignore[arg-type]
+                    return True
+                if type(e.func) is cst.Name and e.func.value in ("int", "max", "min") :  # type: ignore[attr-defined]
+                    stack += [a.value for a in e.args]  # type: ignore[attr-defined]
+            elif t is cst.BinaryOperation:
+                stack += (e.left, e.right)  # type: ignore[attr-defined]
+            elif t is cst.IfExp:
+                stack += (e.body, e.orelse)  # type: ignore[attr-defined]
+        return False
+
     def _is_outer_container(self, name: str) -> bool:
         """A module-level global (not shadowed by a local) written from inside a function."""
         if not self.func_stack:
@@ -802,6 +938,14 @@ class FileVisitor(cst.CSTVisitor):
                     elif ctor and ctor.rsplit(".", 1)[-1][:1].isupper() and not ctor.startswith("torch."):
                         new_kind = K.M
                     self.ctor_attr[id(value)] = attr
+                elif value is not None and type(value) in (cst.BooleanOperation, cst.IfExp):
+                    # `self.collector = collector or AuxCollector()`: the built default is the slot's
+                    for alt in _alternatives(value):
+                        if type(alt) is cst.Call:
+                            self.ctor_attr[id(alt)] = attr
+                            ctor = self.qual(alt.func)
+                            if ctor and ctor.rsplit(".", 1)[-1][:1].isupper():
+                                new_kind = K.M
                 cls.attr_kinds[attr] = new_kind if new_kind != K.U or attr not in cls.attr_kinds else cls.attr_kinds[attr]
             if value is not None:
                 found = self._targets(value)
@@ -830,6 +974,7 @@ class FileVisitor(cst.CSTVisitor):
                 # `self.n = self.n + 1` is a counter like `self.n += 1`
                 "counter": aug or _reads_self_attr(value, attr),
                 "placement": not aug and value is not None and _is_placement_of(attr, value),
+                "holds_tensors": value is not None and vkind not in K.TENSORISH and self._holds_tensors(value),
             })
 
     def visit_If(self, node: cst.If) -> None:
@@ -963,10 +1108,73 @@ class FileVisitor(cst.CSTVisitor):
             self._bind_iteration(node.target, node.iter)
             node = node.inner_for_in
 
+    def _is_checkpoint(self, value: cst.BaseExpression) -> bool:
+        """``model.state_dict()``, ``torch.load(path)``, ``safetensors...load_file(path)``, or a
+        name bound to one: a mapping of parameter names to weight tensors."""
+        if type(value) is cst.Name:
+            return bool(self.func_stack) and value.value in self.func_stack[-1].weight_dicts
+        if type(value) is not cst.Call:
+            return False
+        func = value.func
+        if type(func) is cst.Attribute and func.attr.value == "state_dict":
+            return True
+        return self.qual(func) in _CHECKPOINT_LOADERS
+
+    def _weight_targets(self, target: cst.BaseExpression, it: cst.BaseExpression) -> list[str]:
+        """Names a ``for`` target binds to weight tensors: the value of ``sd.items()`` /
+        ``m.named_parameters()`` pairs, each item of ``sd.values()`` / ``m.parameters()``."""
+        if type(it) is not cst.Call or type(it.func) is not cst.Attribute:
+            return []
+        method = it.func.attr.value
+        pairs = method in ("items", "named_parameters", "named_buffers")
+        if method in ("items", "values"):
+            if not self._is_checkpoint(it.func.value):
+                return []
+        elif method not in ("named_parameters", "named_buffers", "parameters", "buffers"):
+            return []
+        if pairs:
+            if type(target) in (cst.Tuple, cst.List) and len(target.elements) == 2 and \
+                    type(target.elements[1].value) is cst.Name:  # type: ignore[attr-defined]
+                return [target.elements[1].value.value]  # type: ignore[attr-defined]
+            return []
+        return [target.value] if type(target) is cst.Name else []
+
+    def _exports_weight(self, node: cst.Call, method: str) -> bool:
+        """``w.detach().numpy()`` / ``np.asarray(w)`` of a weight iterated out of a checkpoint,
+        with no axis permutation on the way (``w.permute(...)``, ``w.T``) nor earlier in the
+        function (a converter that permutes some weights exports the others on purpose)."""
+        if not self.func_stack or not self.func_stack[-1].weights:
+            return False
+        if method == "numpy" and type(node.func) is cst.Attribute:
+            expr: cst.BaseExpression = node.func.value
+        elif node.args:
+            expr = node.args[0].value
+        else:
+            return False
+        scope = self.func_stack[-1]
+        permuted = False
+        while True:
+            if type(expr) is cst.Call and type(expr.func) is cst.Attribute:
+                permuted = permuted or expr.func.attr.value in _AXIS_METHODS
+                expr = expr.func.value
+            elif type(expr) is cst.Attribute:
+                permuted = permuted or expr.attr.value in ("T", "mT")
+                expr = expr.value
+            else:
+                break
+        if not (type(expr) is cst.Name and expr.value in scope.weights):
+            return False
+        if permuted:
+            scope.weights_converted = True  # a converter: its other exports are deliberate
+        return not (permuted or scope.weights_converted)
+
     def _bind_iteration(self, target: cst.BaseExpression, it: cst.BaseExpression) -> None:
         """Bind the names of a ``for`` target (:meth:`.values.ValueKinds.iteration_kinds`),
         with their kinds under each hypothesis on the symbolic inputs the iterable reads."""
         scope = self.func_stack[-1]
+        for n in _names_in_target(target):
+            scope.weights.discard(n)
+        scope.weights.update(self._weight_targets(target, it))
         self._fresh()
         kinds = self.values.iteration_kinds(target, it)
         used = set(self.values.used)
@@ -1001,6 +1209,9 @@ class FileVisitor(cst.CSTVisitor):
             arg_kinds = [self.kind(a.value) for a in rng.args]
             if any(k in K.VALUE_KINDS for k in arg_kinds):
                 self._site("loop", node, data={"range_kinds": tuple(arg_kinds)})
+                self._shape_uses((a.value for a in rng.args), "loop length", node)
+            elif self.func_stack and self.func_stack[-1].cache_lengths:
+                self._shape_uses((a.value for a in rng.args), "loop length", node)
             else:
                 for req, kinds in self._variants(lambda: [self.kind(a.value) for a in rng.args]):
                     if any(k in K.VALUE_KINDS for k in kinds):
@@ -1112,7 +1323,13 @@ class FileVisitor(cst.CSTVisitor):
         scope = self.func_stack[-1] if self.func_stack else None
         result_kind = self._call_kind(node)
         call_used = self.values.used
-        if scope is not None and (result_kind in K.TENSORISH or receiver in K.TENSORISH or name.startswith("torch.")):
+        if scope is not None and (scope.host_reads or scope.cache_lengths or node.args) and (
+                name in K.SHAPE_FUNCS or (method in K.SHAPE_METHODS and receiver in K.TENSORISH)):
+            self._shape_uses((a.value for a in node.args), "shape", node)
+        if scope is not None and (result_kind in K.TENSORISH or receiver in K.TENSORISH or (
+                # a torch call on settings (`torch.get_autocast_dtype(device)`) is host code
+                name.startswith("torch.") and (result_kind != K.S or any(
+                    a[0] in K.TENSORISH for a in (*args, *kwargs.values()))))):
             scope.tensor_ops += 1
         # Extras most matchers never read are computed on first read (LazyData): the functions
         # run before the visitor moves on (matchers run inside emit), so the scope is unchanged.
@@ -1149,6 +1366,7 @@ class FileVisitor(cst.CSTVisitor):
                 for a in node.args
             ),
             "message_kinds": lambda: self._message_kinds(node),
+            "exports_weight": lambda: self._exports_weight(node, method),
             "arg_texts": lambda: _arg_texts(node),
             "value_args_all_params": lambda: scope is not None and all(
                 type(a.value) is cst.Name and a.value.value in scope.params
@@ -1227,6 +1445,9 @@ class FileVisitor(cst.CSTVisitor):
                         # the caller's object (a KV cache, a list it reads back) mutated in place
                         self._site("argument-write", node, name=f"{root.value}.{method}(...)",
                                    data={"how": "argument" if root.value in scope.params else "built", "method": method})
+                    if type(root) is cst.Name and method in ("append", "extend", "insert") and node.args and \
+                            self._holds_tensors(node.args[-1].value, item=method != "extend"):
+                        scope.tensor_lists.add(root.value)  # `pyramid.append(corr)`
                 elif _is_inplace_method(method) and receiver in (K.T, K.B, K.U):
                     self._state_write(node, root, "inplace", receiver)
                     self._view_write(node, root)
@@ -1559,10 +1780,17 @@ class FileVisitor(cst.CSTVisitor):
     def visit_Subscript(self, node: cst.Subscript) -> None:
         if id(node) in self.targets:
             return
+        if self.func_stack and self.func_stack[-1].cache_lengths and \
+                any(type(el.slice) is cst.Slice for el in node.slice) and self.kind(node.value) in K.TENSORISH:
+            self._shape_uses((p for el in node.slice if type(el.slice) is cst.Slice
+                              for p in (el.slice.lower, el.slice.upper, el.slice.step)), "slice bound", node)
         self._fresh()
         got = self._subscript_read(node)
         if got is not None:
             self._site("subscript-read", node, receiver=got[0], data={"mask": got[1], "host_bound": got[2]})
+            if got[2]:
+                self._shape_uses((p for el in node.slice if type(el.slice) is cst.Slice
+                                  for p in (el.slice.lower, el.slice.upper, el.slice.step)), "slice bound", node)
             return
         for req, v in self._variants(lambda: self._subscript_read(node)):
             if v is not None:
@@ -1739,6 +1967,24 @@ def _reads_self_attr(value: cst.BaseExpression | None, attr: str) -> bool:
 
 def _is_self_attr(node: cst.BaseExpression) -> bool:
     return type(node) is cst.Attribute and type(node.value) is cst.Name and node.value.value == "self"
+
+
+#: Methods of a KV cache object that return its current length (transformers ``Cache``).
+_CACHE_LENGTH_METHODS = frozenset({"get_seq_length", "get_usable_length", "get_past_seen_tokens"})
+
+
+def _is_cache_length(node: cst.Call) -> bool:
+    """``past_key_values.get_seq_length()``: a cache's current length, read in the step."""
+    return type(node.func) is cst.Attribute and node.func.attr.value in _CACHE_LENGTH_METHODS
+
+
+def _alternatives(node: cst.BaseExpression, depth: int = 4) -> list[cst.BaseExpression]:
+    """The values ``a or B()`` / ``B() if c else a`` may take (nested a few levels)."""
+    if depth and type(node) is cst.BooleanOperation:
+        return [*_alternatives(node.left, depth - 1), *_alternatives(node.right, depth - 1)]  # type: ignore[attr-defined]
+    if depth and type(node) is cst.IfExp:
+        return [*_alternatives(node.body, depth - 1), *_alternatives(node.orelse, depth - 1)]  # type: ignore[attr-defined]
+    return [node]
 
 
 def _root_name(node: cst.BaseExpression) -> str:
