@@ -343,9 +343,14 @@ class Bindings:
                    shadowed: Container[str], methods: Container[str] = ()) -> None:
         """``name = value`` inside a function: queued (:meth:`LocalBindings.flush` applies it
         once the right-hand side has been visited). A callable value is added to what the
-        name held (``if block is None: block = Block`` keeps a default bound before); an
-        instance (``corr = CorrBlock(...)``) is recorded apart; any other value unbinds."""
+        name held (``if block is None: block = Block`` keeps a default bound before), and so is
+        a dispatch-table lookup (``f = TABLE[key]`` keeps what ``f`` held); an instance
+        (``corr = CorrBlock(...)``) is recorded apart; any other value unbinds."""
         new = self.targets(value, shadowed, scope.callables, methods)
+        if not new and type(value) is cst.Subscript and name in scope.callables:
+            # `attention_interface = ALL_ATTENTION_FUNCTIONS[impl]` (under a config test): a
+            # dispatch-table entry unknown here; the callable bound before stays one alternative
+            new = scope.callables[name]
         inst = () if new else self.instances(value, shadowed, scope.callables, scope.instances)
         scope.pending.append((name, merge(scope.callables.get(name, ()), new) if new else (), inst,
                               value if new and self.is_partial(value, shadowed, scope.callables) else None))

@@ -130,7 +130,8 @@ STATIC_BUILTINS = frozenset({
     "repr", "range", "enumerate", "zip", "tuple", "list", "dict", "set", "frozenset", "sorted",
 })
 #: Builtins that turn a tensor into a concrete host value.
-HOST_BUILTINS = frozenset({"int", "float", "bool", "complex"})
+#: (`all`/`any` iterate a tensor and take each element's truth value: a host bool read from data)
+HOST_BUILTINS = frozenset({"int", "float", "bool", "complex", "all", "any"})
 
 #: torch functions and tensor methods whose arguments set an output shape (sizes, lengths,
 #: split points): a host value read from tensor data there makes the shape data-dependent.

@@ -648,7 +648,8 @@ class FileVisitor(cst.CSTVisitor):
                     scope.weight_dicts.discard(target.value)
                 if self._mentions_cache_length(value):
                     scope.cache_lengths.add(target.value)
-                elif scope.cache_lengths:
+                elif scope.cache_lengths and not scope.branches:
+                    # (inside an if/else the other branch may keep the cache length: a join)
                     scope.cache_lengths.discard(target.value)
                 if vkind == K.H and self._is_host_read(value):
                     scope.host_reads[target.value] = stmt
@@ -1820,8 +1821,10 @@ class FileVisitor(cst.CSTVisitor):
             k = self.kind(v)
             if k == K.B:
                 return True
-            if k == K.T and _mask_named(v):
-                return True
+            if k == K.T and _mask_named(v) and not (
+                    type(v) is cst.Name and self.func_stack and
+                    self.func_stack[-1].ctor_of.get(v.value, "") in _INDEX_BUILDERS):
+                return True  # (not `mask_indices = torch.arange(n)`: integer positions)
         return False
 
     def _index_has_host_value(self, node: cst.Subscript) -> bool:
@@ -1933,6 +1936,11 @@ def _is_torch_module_base(name: str) -> bool:
     return leaf[:1].isupper() and leaf not in ("Parameter",)
 
 
+#: torch functions whose result is integer positions, never a boolean mask.
+_INDEX_BUILDERS = frozenset({
+    "torch.arange", "torch.randperm", "torch.argsort", "torch.nonzero", "torch.argmax", "torch.argmin",
+    "torch.multinomial", "torch.randint", "torch.searchsorted", "torch.bucketize",
+})
 _MASK_WORDS = frozenset({"mask", "masks", "bool"})
 _NOT_MASK_WORDS = frozenset({"idx", "index", "ids", "id", "len", "length", "lengths", "size", "value", "values"})
 
