@@ -108,8 +108,10 @@ class Attention(nn.Module):
 import torch
 from torch import nn
 from torch.utils.cpp_extension import load
+import bitsandbytes as bnb
 
 wkv = load(name="wkv", sources=["wkv.cu"])
+int8 = bnb.nn.Linear8bitLt
 
 
 def wkv_attention_cpu(k: torch.Tensor) -> torch.Tensor:
@@ -124,5 +126,7 @@ class Mix(nn.Module):
     deps = {d.name: d for d in est.dependencies}
     assert (deps["flash_attn"].fallback, deps["flash_attn"].fallback_sites) == ("optional import", len(deps["flash_attn"].sites))
     assert (deps["xformers"].fallback, deps["xformers"].fallback_sites) == ("", 0)
+    # a library beside a kernel's `*_cpu` reference implementation is not that kernel's fallback
+    assert (deps["bitsandbytes"].fallback, deps["bitsandbytes"].fallback_sites) == ("", 0)
     sites = {c.code: c for c in est.custom_op_sites}
     assert sites["ML413"].fallback == "route without the kernel" and sites["ML413"].fallback_sites == sites["ML413"].sites

@@ -97,8 +97,9 @@ def fallback_evidence(finding: Finding, imports: Iterable[ImportFact], functions
     - ``"optional import"``: the file imports ``library`` (the top-level package of a
       dependency; "" for a per-site finding, whose construct is not a library) inside ``try: ...
       except ImportError`` (the code has a path for when it is missing; torch itself never is);
-    - ``"pure-PyTorch route `name`"``: :func:`fallback_for` finds a reference implementation among
-      the file's functions (the same test that re-codes kernels to ML413);
+    - ``"pure-PyTorch route `name`"``: for a per-site finding (no ``library``),
+      :func:`fallback_for` finds a reference implementation among the file's functions (the same
+      test that re-codes kernels to ML413);
     - ``"route without the kernel"``: the finding is already ML413 (kernel-with-pytorch-route);
     - ``"optional import"`` too for ML414 (optional-kernel-library: imported under an
       availability check such as ``if is_mamba_ssm_available():`` or an ImportError handler).
@@ -110,5 +111,9 @@ def fallback_evidence(finding: Finding, imports: Iterable[ImportFact], functions
     if library and library != "torch" and any(i.guarded and (i.module or "").split(".")[0] == library
                                                for i in imports):
         return "optional import"
+    if library:
+        # a library's import is not one kernel call: a `*_cpu` function elsewhere in the file
+        # (RWKV's wkv fallback beside a bitsandbytes import) says nothing about it
+        return ""
     route = fallback_for(finding.snippet, frozenset(fn.qualname.rsplit(".", 1)[-1] for fn in functions))
     return f"pure-PyTorch route `{route}`" if route else ""
