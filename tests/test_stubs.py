@@ -294,3 +294,11 @@ def test_torch_named_packages_are_dropped_and_their_containers_translated(tmp_pa
     assert "torch_helpers" not in "\n".join(line for line in stub.source.splitlines() if "import" in line)
     assert "self.ff = TorchSequential(nnx.Linear(" in stub.source and "self.skip = TorchIdentity()" in stub.source
     assert "from torch.nn.functional import gelu" in stub.source  # names in local imports are not rewritten
+
+
+def test_factories_with_star_kwargs_and_imported_random_helpers(kit_stubs):
+    model = kit_stubs["model.py"].source
+    assert "self.cls_token = nnx.Param(torch_zeros(1, 1, dim, **dd))" in model  # PyTorch's signature, binds at run time
+    assert "self.scale = nnx.Param(torch_ones(dim, **dd))" in model
+    assert "trunc_normal_(self.cls_token[...], std=.02, rngs=self.rngs)" in model  # draws in another file: rngs passed
+    assert "def trunc_normal_(tensor, mean=0., std=1., *, rngs=None):" in kit_stubs["create.py"].source

@@ -134,6 +134,7 @@ KIT_CASES = [
     ("kit/layers.py", "DropPath", dict(drop_prob=0.3), (2, 5, 16)),
     ("kit/model.py", "ConvBn", dict(cin=3, cout=8), (2, 3, 8, 8)),
     ("kit/model.py", "SEGate", dict(channels=8), (2, 8, 4, 4)),  # layers built by factories in other files
+    ("kit/model.py", "TokenHead", dict(dim=16), (2, 5, 16)),  # torch.zeros(**dd), init by an imported random helper
 ]
 
 

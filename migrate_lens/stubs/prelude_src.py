@@ -127,6 +127,33 @@ def as_shape(*size: Any) -> tuple[int, ...]:
     return tuple(size)
 
 
+def torch_zeros(*size: Any, out: Any = None, dtype: Any = None, layout: Any = None, device: Any = None,
+                requires_grad: bool = False, pin_memory: bool = False, memory_format: Any = None) -> jax.Array:
+    """``torch.zeros`` with PyTorch's signature, for calls whose arguments bind only at run time
+    (``torch.zeros(n, **dd)``); ``dtype`` None is float32, device/layout/grad flags are ignored."""
+    return jnp.zeros(as_shape(*size), dtype=jnp.float32 if dtype is None else dtype)
+
+
+def torch_empty(*size: Any, out: Any = None, dtype: Any = None, layout: Any = None, device: Any = None,
+                requires_grad: bool = False, pin_memory: bool = False, memory_format: Any = None) -> jax.Array:
+    """``torch.empty`` (as :func:`torch_zeros`): JAX has no uninitialised arrays; PyTorch code fills
+    such a tensor in its init or loads it from a checkpoint (``convert_state_dict``)."""
+    return torch_zeros(*size, dtype=dtype)
+
+
+def torch_ones(*size: Any, out: Any = None, dtype: Any = None, layout: Any = None, device: Any = None,
+               requires_grad: bool = False, pin_memory: bool = False, memory_format: Any = None) -> jax.Array:
+    """``torch.ones`` with PyTorch's signature (see :func:`torch_zeros`)."""
+    return jnp.ones(as_shape(*size), dtype=jnp.float32 if dtype is None else dtype)
+
+
+def torch_full(size: Any, fill_value: Any, *, out: Any = None, dtype: Any = None, layout: Any = None,
+               device: Any = None, requires_grad: bool = False, pin_memory: bool = False) -> jax.Array:
+    """``torch.full`` with PyTorch's signature; ``dtype`` None follows ``fill_value`` (float32 for
+    a float, int32 for an int under JAX's default 32-bit mode, bool for a bool)."""
+    return jnp.full(as_shape(size), fill_value, dtype=dtype)
+
+
 def torch_permute(x: jax.Array, *dims: Any) -> jax.Array:
     """``Tensor.permute(*dims)`` (varargs or one sequence)."""
     return jnp.transpose(x, as_shape(*dims))

@@ -55,6 +55,10 @@ MODULE_BASES: frozenset[str] = frozenset({
 #: PreTrainedModel keeps ``config`` and the mask helpers forward passes call.
 BASE_SHIMS: dict[str, str] = {"PreTrainedModel": "PreTrainedModel", "ModelOutput": "ModelOutput"}
 _TORCH_CONSTANTS = {"torch.pi": "jnp.pi", "torch.inf": "jnp.inf", "torch.nan": "jnp.nan", "torch.e": "jnp.e"}
+#: torch tensor factories called with ``*args``/``**kwargs`` (timm's ``**dd``) -> prelude helpers
+#: with PyTorch's signature (``device``/``layout``/``requires_grad`` accepted and ignored).
+_STAR_FACTORIES = {"torch.empty": "torch_empty", "torch.zeros": "torch_zeros", "torch.ones": "torch_ones",
+                   "torch.full": "torch_full"}
 #: ``nn.Module`` methods that walk the module tree -> prelude helpers over the NNX graph.
 _MODULE_WALKS = {"modules": "torch_modules", "named_modules": "torch_named_modules", "children": "torch_children",
                  "named_children": "torch_named_children"}
@@ -120,6 +124,8 @@ class FileContext:
     #: names imported from other project files that are layer-building functions there
     #: (:func:`builder_funcs`): calls in ``__init__`` pass ``rngs``
     imported_builders: set[str] = field(default_factory=set)
+    #: names imported from other project files that draw random numbers there (:func:`random_funcs`)
+    imported_random: set[str] = field(default_factory=set)
 
 
 class _Translator(cst.CSTTransformer):
@@ -815,6 +821,9 @@ class _Translator(cst.CSTTransformer):
                 keyword=cst.Name("rngs"), value=_expr(self._rngs or "None"),
                 equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
                                       whitespace_after=cst.SimpleWhitespace("")))])
+        if qual in _STAR_FACTORIES:  # torch.empty(*size, **dd): a helper with PyTorch's signature binds at run time
+            self.helpers.add(_STAR_FACTORIES[qual])
+            return updated.with_changes(func=_expr(_STAR_FACTORIES[qual]))
         if qual.startswith("torch."):
             spec = T.FUNCTIONS.get(qual)
             if spec is not None and spec.varargs and not any(a.star == "**" or a.keyword for a in updated.args):
@@ -1144,20 +1153,27 @@ def builder_funcs(module: cst.Module, aliases: Aliases, targets: set[str], stub_
     return builders
 
 
-def run_translator(module: cst.Module, ctx: FileContext, aliases: Aliases,
-                   local_defs: set[str]) -> tuple[cst.Module, _Translator]:
-    """Apply the translator to a whole parsed file; the caller picks the statements to emit."""
-    translator = _Translator(ctx, aliases, local_defs)
+def random_funcs(module: cst.Module, imported: frozenset[str] = frozenset()) -> set[str]:
+    """Top-level functions of the file that draw random numbers (:data:`_RANDOM_RE`), or call
+    such a function of the file or one of ``imported`` (local names of random functions of other
+    files, timm's ``trunc_normal_``): in the stub they take ``rngs=None`` and callers pass theirs."""
     funcs = {s.name.value: code(s) for s in module.body if isinstance(s, cst.FunctionDef)}
-    random_funcs = {n for n, src in funcs.items() if _RANDOM_RE.search(src)}
+    found = {n for n, src in funcs.items() if _RANDOM_RE.search(src)}
     changed = True
     while changed:  # helpers calling a random helper draw too
         changed = False
         for n, src in funcs.items():
-            if n not in random_funcs and any(re.search(rf"\b{re.escape(r)}\s*\(", src) for r in random_funcs):
-                random_funcs.add(n)
+            if n not in found and any(re.search(rf"\b{re.escape(r)}\s*\(", src) for r in found | imported):
+                found.add(n)
                 changed = True
-    translator._random_funcs = random_funcs
+    return found
+
+
+def run_translator(module: cst.Module, ctx: FileContext, aliases: Aliases,
+                   local_defs: set[str]) -> tuple[cst.Module, _Translator]:
+    """Apply the translator to a whole parsed file; the caller picks the statements to emit."""
+    translator = _Translator(ctx, aliases, local_defs)
+    translator._random_funcs = random_funcs(module, frozenset(ctx.imported_random)) | ctx.imported_random
     translator._builder_funcs = builder_funcs(module, aliases, ctx.targets, ctx.stub_classes,
                                               frozenset(ctx.imported_builders))
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
