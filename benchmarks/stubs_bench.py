@@ -14,12 +14,14 @@ found (the command listed the class), generated (the stub defines it), imports (
 imports), runs, max abs diff, within 1e-5, jit, TODOs (the stub's TODO comments for the class).
 
 The PyTorch packages come from the pinned wheels of the corpus (``/work/corpus/wheels``); they
-need not be in the venv: ``pip install --no-deps --target .bench_deps <wheels> huggingface-hub
-tokenizers safetensors regex requests urllib3 idna certifi charset_normalizer tqdm einx loguru
-torch-einops-utils frozendict`` and put ``.bench_deps`` on ``PYTHONPATH``. torchvision's binary
-wheel does not load beside torch 2.13 CPU; timm only needs its ``FrozenBatchNorm2d`` name at
-import time, so a stand-in module is registered when torchvision cannot be imported (no class
-of this benchmark uses it).
+need not be in the venv: ``pip install --no-deps --target .bench_deps <wheels> "huggingface-hub<1.0"
+"tokenizers>=0.22,<=0.23.0" safetensors regex requests urllib3 idna certifi charset_normalizer tqdm
+einx loguru torch-einops-utils frozendict`` (transformers 4.57.6 refuses newer huggingface-hub and
+tokenizers) and put ``.bench_deps`` on ``PYTHONPATH``. torchvision's binary wheel does not load
+beside torch 2.13 CPU; timm only needs its ``FrozenBatchNorm2d`` name at import time and
+segment-anything's package ``__init__`` imports its mask generator (torchvision NMS), so a
+stand-in module is registered when torchvision cannot be imported (no class of this benchmark
+uses it).
 
 Usage: PYTHONPATH=.:.bench_deps HF_HUB_OFFLINE=1 python benchmarks/stubs_bench.py [--json out.json]
        [--suite timm] [--out DIR]
@@ -285,7 +287,7 @@ def run(out: Path, suites: list[tuple[str, Path, str, Callable[[], dict[str, Rec
     rows: list[dict[str, Any]] = []
     for label, path, package, recipes_fn in suites:
         stub_dir = out / label.replace(" ", "_")
-        if package in ("timm", "vit_pytorch"):
+        if package in ("timm", "vit_pytorch", "segment_anything"):
             _torchvision_stand_in()
         gen = _generate(path, stub_dir)
         listed = {(f["stub_path"], m["module"].rsplit(".", 1)[-1]): (f, m) for f in gen["files"] for m in f["modules"]}
