@@ -327,3 +327,22 @@ class Gen(nn.Module):
         return self._prepare_kwargs(x, {})
 '''
     assert lines_of(findings(src, catalog), "ML304") == marked_lines(src)
+
+
+def test_a_module_level_partial_named_as_a_class_keeps_its_arguments(catalog) -> None:
+    src = '''
+from functools import partial
+import torch.nn as nn
+
+_GELU = partial(nn.GELU, approximate='tanh')
+_EXACT = partial(nn.GELU)
+
+class Net(nn.Module):
+    def __init__(self, act_layer=None, other=None):
+        super().__init__()
+        act_layer = act_layer or _GELU
+        other = other or _EXACT  # expect
+        self.act = act_layer()
+        self.other = other()
+'''
+    assert lines_of(findings(src, catalog), "ML902") == marked_lines(src)

@@ -1666,6 +1666,10 @@ class FileVisitor(cst.CSTVisitor):
             ref = self.bindings.resolve(value)
             if not (ref.startswith("torch.") and is_class_like(ref)):
                 return
+            if partial is None and t is cst.Name:
+                # `act_layer or _GELU` with `_GELU = partial(nn.GELU, approximate='tanh')` at module
+                # level: the use takes the partial's arguments
+                partial = self.bindings.partial_of(value, None)
             args: list[tuple[str, Any]] = []
             kwargs: dict[str, tuple[str, Any]] = {}
             star = False
