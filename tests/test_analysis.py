@@ -232,3 +232,27 @@ class Layer(nn.Module):
 '''
     found = findings(source, catalog)
     assert lines_of(found, "ML101") == marked_lines(source)
+
+
+def test_parameter_annotated_tensor_with_a_bool_default_is_a_flag(catalog) -> None:
+    """``output_attentions: Optional[torch.Tensor] = False`` (FastSpeech2Conformer): the
+    annotation is wrong, the default and the callers say flag; a real tensor parameter with a
+    ``None`` default stays a tensor (sample 20261210 #32)."""
+    source = '''
+from typing import Optional
+
+import torch
+import torch.nn as nn
+
+
+class Attention(nn.Module):
+    def forward(self, x: torch.Tensor, mask: Optional[torch.Tensor] = None,
+                output_attentions: Optional[torch.Tensor] = False):
+        w = x.softmax(-1)
+        if not output_attentions:
+            w = None
+        if mask is not None and mask.sum() > 0:  # expect
+            x = x * 2
+        return x, w
+'''
+    assert lines_of(findings(source, catalog), "ML101") == marked_lines(source)

@@ -475,7 +475,9 @@ class FileVisitor(cst.CSTVisitor):
                 scope.param_order.append(pname)
             scope.param_meta[pname] = (p.annotation, p.default)
             ann = self._annotation_kind(p.annotation)
-            if ann != K.U:
+            if ann != K.U and p.default is not None and type(literal(p.default)) is bool:
+                kind = K.S  # `output_attentions: Optional[torch.Tensor] = False`: the default says flag
+            elif ann != K.U:
                 kind = ann
             elif p.annotation is not None:
                 kind = K.U  # annotated with a non-tensor type (a cache object, a config class)
