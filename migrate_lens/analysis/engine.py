@@ -188,8 +188,10 @@ def analyze_source(source: str, path: str, module_name: str, catalog: Catalog,
         return " ".join(lines[line - 1].split())[:120] if 0 < line <= len(lines) else ""
 
     for site, line in visitor.late_sites:  # decided once the file was walked (no node: the line)
+        # a site about a whole statement line spans it, so findings on its nodes fold into it
+        end = len(lines[line - 1]) if site.data.get("whole_line") and 0 < line <= len(lines) else 0
         for rule in index.by_site.get(site.kind, ()):
-            _apply(rule, site, Span(line, 0, line, 0), line_snippet(line))
+            _apply(rule, site, Span(line, 0, line, end), line_snippet(line))
     suppressions, malformed = parse_suppressions(lines)
     findings = _apply_suppressions(findings, suppressions)
     used = {(f.span.line, f.code) for f in findings if f.suppressed}

@@ -435,6 +435,21 @@ def match_host_read_use(site: Site, m: "Matcher") -> str | None:
     return f"{site.name} (then a {site.data.get('use', 'shape')})"
 
 
+def match_mode_override(site: Site, m: "Matcher") -> str | None:
+    """A method of an nn.Module subclass overriding a mode method (``def train(self,
+    mode=True)``) by name (``names``); with ``switches``, only one that changes behaviour
+    (submodules put in eval mode, freezing, another method called), not cache upkeep."""
+    if _param(m, "switches") is True and not site.data.get("switches"):
+        return None
+    return match_name(site, m)
+
+
+def match_argument_inplace(site: Site, m: "Matcher") -> str | None:
+    """An in-place write into a parameter as passed (``how``: ``.mul_()``, ``[...] =``,
+    ``+=``) in a function that returns nothing (its only output is the mutation)."""
+    return f"{site.name}{site.data.get('how', '')}".strip()
+
+
 def match_view_write(site: Site, m: "Matcher") -> str | None:
     """An in-place write through a view of another tensor (``y = x.view(-1); y[0] = 1``)."""
     return site.name or None
@@ -790,9 +805,9 @@ MATCHERS: dict[str, MatcherSpec] = {
     "device-transfer": MatcherSpec("call", match_device_transfer, match_device_transfer.__doc__ or "", _gate_method("to")),
     "host-value-shape": MatcherSpec("call", match_host_shape_arg, match_host_shape_arg.__doc__ or "", _gate_names_or_methods),
     "view-write": MatcherSpec("view-write", match_view_write, match_view_write.__doc__ or ""),
-    "method-def": MatcherSpec("method-def", match_name, "A method definition of an nn.Module subclass "
-                              "overriding a mode method (`def train(self, mode=True)`), by name (`names`)."),
+    "method-def": MatcherSpec("method-def", match_mode_override, match_mode_override.__doc__ or ""),
     "host-read-use": MatcherSpec("host-read-use", match_host_read_use, match_host_read_use.__doc__ or ""),
+    "argument-inplace": MatcherSpec("argument-inplace", match_argument_inplace, match_argument_inplace.__doc__ or ""),
     "cache-length-use": MatcherSpec("cache-length-use", match_host_read_use,
                                     "A KV cache's current length (`cache.get_seq_length()`, a name computed from it) "
                                     "setting a shape, a slice bound or a loop length (`use`)."),

@@ -66,6 +66,8 @@ _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError"})
 #: An ``if`` test that checks an optional library is installed: ``is_flash_attn_2_available()``,
 #: ``is_mamba_ssm_available()``, ``has_apex``, ``_HAS_FUSED_ATTN`` (an import under it is optional).
 _AVAILABILITY_TEST = re.compile(r"^(_?is_\w*_available|_?(has|HAS)_\w+|\w*_AVAILABLE)$")
+#: Parameter names of mappings, not tensors (a load hook's ``state_dict``, ``**kwargs``, configs).
+_MAPPING_PARAM = re.compile(r"(dict|kwargs|config|cfg|memo|info|meta|logs?)$")
 #: nn.Module methods whose override changes what the module does by a Python-side mode.
 _MODE_METHODS = frozenset({"train", "eval"})
 #: Loaders returning a checkpoint mapping (parameter name -> tensor).
@@ -165,6 +167,10 @@ class _FuncScope:
     #: names bound to a cache's current length (``past_seen = cache.get_seq_length()``):
     #: a number that changes every decoding step
     cache_lengths: set[str] = field(default_factory=set)
+    #: in-place writes into parameters as passed (line, parameter, how), reported once the
+    #: function is known to return nothing (the caller sees the update only through them)
+    arg_writes: list[tuple[int, str, str]] = field(default_factory=list)
+    returns_value: bool = False
 
 
 class FileVisitor(cst.CSTVisitor):
@@ -412,7 +418,7 @@ class FileVisitor(cst.CSTVisitor):
             is_method = False
         if innermost == "class" and cls is not None and cls.is_module and name in _MODE_METHODS:
             # `def train(self, mode=True)` overridden: behaviour switched by a Python-side mode
-            self._site("method-def", node, name=name, data={"class": cls.qualname})
+            self._site("method-def", node, name=name, data={"class": cls.qualname, "switches": _switches_modes(node)})
         if innermost != "func":
             guess = context
             init_like = context == "init"
@@ -448,6 +454,11 @@ class FileVisitor(cst.CSTVisitor):
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         scope = self.func_stack.pop()
         self.scope_kinds.pop()
+        if scope.arg_writes and not scope.returns_value:
+            # a helper that returns nothing: its in-place writes are its only output
+            for line, param, how in scope.arg_writes:
+                self.late_sites.append((Site(kind="argument-inplace", node=None, context=scope.context,  # type: ignore[arg-type]
+                                             symbol=scope.qualname, name=param, data={"how": how, "whole_line": True}), line))
         start, end = self._lines(original_node)
         self.functions.append(FunctionFact(
             qualname=scope.qualname, line=start, end_line=end, context=scope.guess,
@@ -619,6 +630,7 @@ class FileVisitor(cst.CSTVisitor):
             })
             if tkind in K.TENSORISH:
                 self._view_write(node, target)
+                self._arg_write(node, target, " += ")
             if self.func_stack:
                 self.func_stack[-1].env[target.value] = K.join(tkind, vkind)
                 self.func_stack[-1].derived.pop(target.value, None)
@@ -795,6 +807,10 @@ class FileVisitor(cst.CSTVisitor):
         })
         self._state_write(stmt, target.value, "subscript", vkind)
         self._view_write(stmt, target.value)
+        if base in K.TENSORISH or (base == K.U and any(  # an unknown base sliced like an array
+                type(el.slice) is cst.Slice or (type(el.slice) is cst.Index and type(el.slice.value) is cst.Ellipsis)
+                for el in target.slice)):
+            self._arg_write(stmt, target.value, "[...] += " if aug else "[...] = ")
 
     def _state_write(self, stmt: cst.CSTNode, target: cst.BaseExpression, how: str, vkind: str) -> None:
         """A mutation of ``self.<attr>`` (or of what it holds) outside init code."""
@@ -911,6 +927,25 @@ class FileVisitor(cst.CSTVisitor):
             elif t is cst.IfExp:
                 stack += (e.body, e.orelse)  # type: ignore[attr-defined]
         return False
+
+    def _arg_write(self, node: cst.CSTNode, target: cst.BaseExpression, how: str) -> None:
+        """Record an in-place write into a parameter as passed (``q.copy_(...)``, ``k[...] = v``,
+        ``scores += pad``) outside init code, for :meth:`leave_FunctionDef` (init-named helpers
+        such as ``weight_init_(t)`` are left to reachability: only init code reaching them
+        makes them init)."""
+        if not self.func_stack:
+            return
+        while type(target) is cst.Call and type(target.func) is cst.Attribute and \
+                _is_inplace_method(target.func.attr.value):
+            target = target.func.value  # `avg.mul_(d).add_(x)`: the chain's root
+        scope = self.func_stack[-1]
+        if type(target) is not cst.Name or target.value not in scope.params or \
+                scope.context == "init" or target.value in ("self", "cls") or _MAPPING_PARAM.search(target.value):
+            return
+        if scope.arg_writes and scope.arg_writes[-1][1] == target.value and \
+                scope.arg_writes[-1][0] == self._line(node):
+            return
+        scope.arg_writes.append((self._line(node), target.value, how))
 
     def _is_outer_container(self, name: str) -> bool:
         """A module-level global (not shadowed by a local) written from inside a function."""
@@ -1454,6 +1489,7 @@ class FileVisitor(cst.CSTVisitor):
                 elif _is_inplace_method(method) and receiver in (K.T, K.B, K.U):
                     self._state_write(node, root, "inplace", receiver)
                     self._view_write(node, root)
+                    self._arg_write(node, root, f".{method}()")
             if scope.loops and name:
                 scope.summary.loop_call(name)  # type: ignore[union-attr]
             if scope.summary is not None and (method in _ROLE_METHODS or name == "torch.autograd.backward" or (
@@ -1906,6 +1942,8 @@ class FileVisitor(cst.CSTVisitor):
             return
         scope = self.func_stack[-1]
         value = node.value
+        if not (type(value) is cst.Name and value.value == "None"):
+            scope.returns_value = True
         scope.ret_flows.append(self._flow(value))
         if type(value) is cst.Tuple and not any(type(e) is cst.StarredElement for e in value.elements):
             items = [self._flow(e.value) for e in value.elements]
@@ -1990,6 +2028,30 @@ _CACHE_LENGTH_METHODS = frozenset({"get_seq_length", "get_usable_length", "get_p
 def _is_cache_length(node: cst.Call) -> bool:
     """``past_key_values.get_seq_length()``: a cache's current length, read in the step."""
     return type(node.func) is cst.Attribute and node.func.attr.value in _CACHE_LENGTH_METHODS
+
+
+#: Calls inside an overridden ``train()`` that change behaviour (not cache upkeep).
+_MODE_SWITCH_CALLS = frozenset({"eval", "train", "requires_grad_", "apply"})
+
+
+def _switches_modes(node: cst.FunctionDef) -> bool:
+    """Whether an overridden ``train``/``eval`` does more than call the parent and reset
+    caches: it puts submodules in another mode (``m.eval()``), freezes (``requires_grad_``,
+    ``p.requires_grad = False``) or calls another method of the module (``self._freeze_stages()``).
+    Walks the method's own body once (overrides are a few lines, and rare)."""
+    stack: list[cst.CSTNode] = [node.body]
+    while stack:
+        n = stack.pop()
+        if type(n) is cst.Call and type(n.func) is cst.Attribute:
+            recv = n.func.value
+            is_super = type(recv) is cst.Call and type(recv.func) is cst.Name and recv.func.value == "super"
+            if not is_super and (n.func.attr.value in _MODE_SWITCH_CALLS or (
+                    type(recv) is cst.Name and recv.value == "self" and not n.func.attr.value.startswith("__"))):
+                return True
+        elif type(n) is cst.Attribute and n.attr.value == "requires_grad":
+            return True
+        stack.extend(n.children)
+    return False
 
 
 def _alternatives(node: cst.BaseExpression, depth: int = 4) -> list[cst.BaseExpression]:
