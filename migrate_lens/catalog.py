@@ -19,6 +19,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from migrate_lens.gctools import gc_paused
 from migrate_lens.models import CATEGORIES, CONFIDENCES, CONTEXTS, PORTING_KINDS, SEVERITIES
 from migrate_lens.severity import ANCHORS, CEILING, FAILURE_MODES, cap, severity_in
 
@@ -294,10 +295,12 @@ def parse_rule(path: Path, data: dict[str, Any]) -> Rule:
 
 def _load_toml(path: Path) -> dict[str, Any]:
     try:
-        with path.open("rb") as fh:
+        with path.open("rb") as fh, gc_paused():  # see config.load_config: no finalizers at depth
             return tomllib.load(fh)
     except tomllib.TOMLDecodeError as exc:
         raise CatalogError(f"{path.name}: invalid TOML: {exc}") from None
+    except RecursionError:
+        raise CatalogError(f"{path.name}: invalid TOML: nested too deeply") from None
     except OSError as exc:
         raise CatalogError(f"{path.name}: cannot read: {exc.strerror}") from None
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from migrate_lens.gctools import gc_paused
 from migrate_lens.models import SEVERITIES
 
 EXPERIENCE_LEVELS = ("none", "some", "expert")
@@ -251,7 +252,10 @@ def load_config(root: Path) -> Config:
     if path is None:
         return Config()
     try:
-        with path.open("rb") as fh:
+        # tomllib is pure Python: a deeply nested file recurses close to the limit, and a
+        # collection started there runs finalizers that fail with RecursionError and print
+        # "Exception ignored ..." to stderr. With the collector paused only our error remains.
+        with path.open("rb") as fh, gc_paused():
             data = tomllib.load(fh)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None

@@ -97,3 +97,15 @@ def test_rule_effort_hours_must_be_finite(tmp_path: Path, effort: str) -> None:
     (tmp_path / "rules" / "extra.toml").write_text(rule, encoding="utf-8")
     with pytest.raises(CatalogError, match="effort_hours"):
         load_catalog((tmp_path / "rules",))
+
+
+def test_deeply_nested_rule_file_is_one_catalog_error(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """A rule file nested 100k levels deep (tomllib recurses) is a CatalogError naming the file,
+    with nothing else printed (no "Exception ignored ..." from finalizers run at depth)."""
+    from migrate_lens.catalog import CatalogError, load_catalog
+
+    (tmp_path / "rules").mkdir()
+    (tmp_path / "rules" / "deep.toml").write_text("x = " + "[" * 100_000 + "]" * 100_000 + "\n", encoding="utf-8")
+    with pytest.raises(CatalogError, match=r"deep\.toml: invalid TOML"):
+        load_catalog((tmp_path / "rules",))
+    assert capfd.readouterr().err == ""
