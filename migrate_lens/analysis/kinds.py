@@ -89,6 +89,7 @@ STATIC_TORCH = frozenset({
     "torch.is_grad_enabled", "torch.is_inference_mode_enabled", "torch.get_default_dtype",
     "torch.are_deterministic_algorithms_enabled", "torch.device", "torch.dtype", "torch.Size",
     "torch.finfo", "torch.iinfo", "torch.is_autocast_enabled", "torch.get_autocast_gpu_dtype",
+    "torch.get_autocast_cpu_dtype", "torch.get_autocast_xla_dtype", "torch.get_autocast_ipu_dtype",
     "torch.get_autocast_dtype", "torch.promote_types", "torch.result_type", "torch.can_cast",
     "torch.is_storage", "torch.set_grad_enabled", "torch.no_grad", "torch.enable_grad",
     "torch.inference_mode", "torch.manual_seed", "torch.Generator", "torch.get_rng_state",
