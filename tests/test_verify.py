@@ -263,6 +263,9 @@ TRAIN_CASES = [
     ("tiny/resample.py", "BnHead", dict(p=0.0), (6, 8), False),
     ("tiny/convnet.py", "ConvNet", {}, (4, 3, 16, 16), False),
     ("tiny/resample.py", "BnHead", dict(p=0.5), (6, 8), True),
+    # a rare draw: two calls often keep every element (0.95**16 per call), so one repeat is no
+    # evidence of a frozen key (the bench's DropPath(0.1) on a batch of 2 failed that way)
+    ("tiny/resample.py", "BnHead", dict(p=0.05), (2, 8), True),
 ]
 
 
