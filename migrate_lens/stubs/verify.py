@@ -215,26 +215,25 @@ def _compare_leaves(a: list[Any], b: list[Any]) -> tuple[float, float, str]:
     return worst_abs, worst_abs / max(worst_ref, 1e-30), ""
 
 
-def _max_diff_torch(a: Any, b: Any) -> float:
-    """Max abs difference between two PyTorch output trees (inf when their structure differs)."""
+def _max_diff_leaves(xs: list[Any], ys: list[Any]) -> float:
+    """Max abs difference between two lists of numpy leaves (inf when their count or shapes
+    differ; 0.0 when every leaf is empty)."""
     import numpy as np
 
-    xs, ys = _leaves_torch(a), _leaves_torch(b)
     if len(xs) != len(ys) or any(x.shape != y.shape for x, y in zip(xs, ys)):
         return float("inf")
     return max([float(np.abs(x.astype(np.float64) - y.astype(np.float64)).max()) for x, y in zip(xs, ys) if x.size]
                or [0.0])
+
+
+def _max_diff_torch(a: Any, b: Any) -> float:
+    """Max abs difference between two PyTorch output trees (inf when their structure differs)."""
+    return _max_diff_leaves(_leaves_torch(a), _leaves_torch(b))
 
 
 def _max_diff_jax(a: Any, b: Any) -> float:
     """Max abs difference between two stub output trees (inf when their structure differs)."""
-    import numpy as np
-
-    xs, ys = _leaves_jax(a), _leaves_jax(b)
-    if len(xs) != len(ys) or any(x.shape != y.shape for x, y in zip(xs, ys)):
-        return float("inf")
-    return max([float(np.abs(x.astype(np.float64) - y.astype(np.float64)).max()) for x, y in zip(xs, ys) if x.size]
-               or [0.0])
+    return _max_diff_leaves(_leaves_jax(a), _leaves_jax(b))
 
 
 #: Training-mode calls compared before a forward is called deterministic (PyTorch's, with a new
