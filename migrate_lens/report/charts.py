@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import io
 import math
-import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 
 import matplotlib
@@ -27,13 +26,9 @@ from markupsafe import Markup
 from matplotlib.figure import Figure
 from matplotlib.patches import Wedge
 
+from migrate_lens.report.svgcheck import UnsafeSvgError, check_svg  # noqa: F401 (re-exported)
 from migrate_lens.report.palette import RISK_BANDS, SEVERITY_COLORS, STATUS_COLORS  # noqa: F401 (re-exported)
 
-_SVG_NS = "{http://www.w3.org/2000/svg}"
-_ALLOWED = {
-    "svg", "g", "path", "text", "tspan", "defs", "clipPath", "rect", "use", "style", "title", "desc",
-    "metadata", "line", "polyline", "polygon", "circle", "ellipse", "image",
-}
 _RC = {
     "svg.fonttype": "none",
     "text.parse_math": False,
@@ -43,27 +38,6 @@ _RC = {
     "axes.spines.top": False,
     "axes.spines.right": False,
 }
-
-
-class UnsafeSvgError(ValueError):
-    """A generated SVG contains an element or attribute outside the allow-list."""
-
-
-def check_svg(svg: str) -> str:
-    """``svg`` unchanged if every element is on the allow-list and no attribute is an event
-    handler or a ``javascript:`` URL; raises :class:`UnsafeSvgError` otherwise, ``ValueError``
-    (``ET.ParseError``) if it is not XML. Applied to fresh drawings and to memoized ones."""
-    root = ET.fromstring(svg)
-    for el in root.iter():
-        tag = el.tag.replace(_SVG_NS, "").split("}")[-1]
-        if tag not in _ALLOWED and not el.tag.startswith("{http://www.w3.org/1999/02/22-rdf") and not el.tag.startswith(
-            ("{http://purl.org/dc/", "{http://creativecommons.org/")
-        ):
-            raise UnsafeSvgError(f"unexpected SVG element <{tag}>")
-        for attr in el.attrib:
-            if attr.lower().startswith("on") or "javascript:" in el.attrib[attr].lower():
-                raise UnsafeSvgError(f"unexpected SVG attribute {attr!r} on <{tag}>")
-    return svg
 
 
 def _to_svg(fig: Figure, name: str, title: str) -> Markup:

@@ -9,7 +9,7 @@ A memo file is input like any other file on disk: the page inlines it as markup,
 trusted no more than a fresh drawing. It is read only from a folder and a file owned by the
 current user and not writable by group or others (another local user could otherwise plant
 markup in a shared cache), and every SVG it holds passes the same allow-list check as a fresh
-drawing (:func:`migrate_lens.report.charts.check_svg`); anything else is ignored and the set
+drawing (:func:`migrate_lens.report.svgcheck.check_svg`); anything else is ignored and the set
 is drawn again.
 """
 
@@ -129,7 +129,7 @@ def private(path: pathlib.Path) -> bool:
 
 def _read_memo(inputs: dict[str, Any]) -> dict[str, str] | None:
     """The memo's set for ``inputs``, or None (no memo; missing, unreadable, malformed; folder
-    or file not private to this user; an SVG failing :func:`charts.check_svg`)."""
+    or file not private to this user; an SVG failing :func:`svgcheck.check_svg`)."""
     path = _memo_path(inputs)
     if path is None or not (private(path.parent) and private(path)):
         return None
@@ -139,7 +139,7 @@ def _read_memo(inputs: dict[str, Any]) -> dict[str, str] | None:
         return None  # missing or unreadable: draw again
     if not (isinstance(cached, dict) and set(cached) == set(NAMES) and all(isinstance(v, str) for v in cached.values())):
         return None
-    from migrate_lens.report.charts import UnsafeSvgError, check_svg
+    from migrate_lens.report.svgcheck import UnsafeSvgError, check_svg
 
     try:
         for svg in cached.values():
