@@ -1103,16 +1103,20 @@ class FileVisitor(cst.CSTVisitor):
         self.cond_tests.add(id(test))
         if self._is_bare_param(test):
             return True
+        return self._condition_sites(test, test, {"construct": construct, "exits": bool(exit_kind), "exit": exit_kind})
+
+    def _condition_sites(self, site_node: cst.CSTNode, expr: cst.BaseExpression, data: dict[str, Any]) -> bool:
+        """Record a ``condition`` site at ``site_node`` when ``expr`` holds a value kind, or one
+        per hypothesis under which it may (``requires``). True when a site was recorded."""
         self._fresh()
-        k = self.kind(test)
-        data = {"construct": construct, "exits": bool(exit_kind), "exit": exit_kind}
+        k = self.kind(expr)
         if k in K.VALUE_KINDS:
-            self._site("condition", test, receiver=k, data=data)
+            self._site("condition", site_node, receiver=k, data=data)
             return True
         found = False
-        for req, k2 in self._variants(lambda: self.kind(test)):
+        for req, k2 in self._variants(lambda: self.kind(expr)):
             if k2 in K.VALUE_KINDS:
-                self._site("condition", test, receiver=k2, data=dict(data), requires=(req,))
+                self._site("condition", site_node, receiver=k2, data=dict(data), requires=(req,))
                 found = True
         return found
 
@@ -1121,15 +1125,7 @@ class FileVisitor(cst.CSTVisitor):
             self.cond_tests.add(id(node.expression))
             if self._is_bare_param(node.expression):
                 return
-            self._fresh()
-            k = self.kind(node.expression)
-            if k in K.VALUE_KINDS:
-                self._site("condition", node, receiver=k, data={"construct": "not", "exits": False, "exit": ""})
-                return
-            for req, k2 in self._variants(lambda: self.kind(node.expression)):
-                if k2 in K.VALUE_KINDS:
-                    self._site("condition", node, receiver=k2, data={"construct": "not", "exits": False, "exit": ""},
-                               requires=(req,))
+            self._condition_sites(node, node.expression, {"construct": "not", "exits": False, "exit": ""})
 
     def _is_bare_param(self, expr: cst.BaseExpression) -> bool:
         """``if mask:`` / ``past and ...`` on a parameter as passed: the truth value of an
@@ -1927,15 +1923,7 @@ class FileVisitor(cst.CSTVisitor):
                 self.cond_tests.add(id(side))
         if id(node) in self.cond_tests or self._is_bare_param(node.left):
             return
-        self._fresh()
-        k = self.kind(node.left)
-        if k in K.VALUE_KINDS:
-            self._site("condition", node, receiver=k, data={"construct": "and/or", "exits": False, "exit": ""})
-            return
-        for req, k2 in self._variants(lambda: self.kind(node.left)):
-            if k2 in K.VALUE_KINDS:
-                self._site("condition", node, receiver=k2, data={"construct": "and/or", "exits": False, "exit": ""},
-                           requires=(req,))
+        self._condition_sites(node, node.left, {"construct": "and/or", "exits": False, "exit": ""})
 
     def visit_Return(self, node: cst.Return) -> None:
         if not self.func_stack or node.value is None:
