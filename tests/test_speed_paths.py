@@ -26,6 +26,76 @@ def test_parse_cst_builds_the_same_tree_and_restores_validation() -> None:
         cst.Name("not a name")
 
 
+#: Many node classes at once (statements, operators, whitespace, comprehensions, patterns,
+#: f-strings, type parameters), for the swapped constructors of :func:`parse_cst`.
+RICH_SOURCE = '''# -*- coding: utf-8 -*-
+"""doc"""
+from __future__ import annotations
+import a.b as c, d
+from .e import (f as g, h)
+x: int = 1; y = x if x else -x
+@dec(1, *a, key=2, **kw)
+async def fn[T](p, /, q: T = 3, *args, r, s=4, **kwargs) -> list[T]:
+    global G
+    async with ctx() as (u, v), other:
+        async for i in aiter():
+            await z
+    w = [j ** 2 for j in range(10) if j % 2 if j > 1]
+    m = {k: v for k, v in d.items()}; st = {*a, *b}
+    ge = (t for t in w)
+    lam = lambda a, *b, c=1, **d: a @ c
+    if (n := len(w)) > 3 and not x or y is not None:
+        w[1:2:3] += 1
+    elif x in w: pass
+    else:
+        raise ValueError(f"{x!r:>{y}} {'n'}") from None
+    try:
+        yield from g
+    except* (KeyError, TypeError) as e:
+        del e
+    finally:
+        return [*w, \\
+                1]
+class K(Base, metaclass=M):
+    def m(self):
+        nonlocal_ = 1
+        match self.v:
+            case [1, 2, *rest] | (3 | 4) if rest: pass
+            case {"a": 1, **kw}: pass
+            case Point(x=0, y=_) as pt: pass
+            case None: pass
+        while True:
+            break
+        else:
+            continue
+        for _ in (): ...
+        assert x, "m"
+        return ~x << 2 >> 1 & 3 | 4 ^ 5 // 6 % 7
+type Alias[U] = dict[str, U]
+'''
+
+
+def test_parse_cst_builds_the_same_tree_for_every_construct_and_restores_constructors() -> None:
+    stock_init = cst.Name.__init__
+    tree = parse_cst(RICH_SOURCE)
+    assert tree.code == RICH_SOURCE
+    assert tree.deep_equals(cst.parse_module(RICH_SOURCE))
+    assert cst.Name.__init__ is stock_init
+    # a node built after the parse gets the stock constructor: defaults and validation
+    assert cst.Call(func=cst.Name("f")).args == ()
+    with pytest.raises(cst.CSTValidationError):
+        cst.Name("1x")
+
+
+def test_unvalidated_constructors_cover_the_node_classes() -> None:
+    from migrate_lens.analysis.walk import _fast_inits, _node_classes
+
+    swapped = {cls for cls, _, _ in _fast_inits()}
+    assert {cst.Name, cst.Call, cst.SimpleWhitespace, cst.FunctionDef, cst.Match} <= swapped
+    # a class whose constructor is not a plain dataclass one keeps its own
+    assert len(swapped) >= 0.9 * len(_node_classes())
+
+
 def test_parse_cst_restores_validation_when_the_parse_fails() -> None:
     with pytest.raises(cst.ParserSyntaxError):
         parse_cst("def f(:\n")
