@@ -235,6 +235,8 @@ def _kwargs_ok(site: Site, m: "Matcher") -> bool:
     wanted_text = _param(m, "receiver_text")
     if wanted_text and not _any_glob(site.data.get("receiver_text", ""), wanted_text):
         return False
+    if _param(m, "skip_fresh_receiver") is True and site.data.get("receiver_fresh"):
+        return False
     ctor = _param(m, "receiver_ctor")
     if ctor and not _any_glob(site.data.get("receiver_ctor", ""), ctor):
         return False
@@ -297,7 +299,9 @@ def match_call(site: Site, m: "Matcher") -> str | None:
     ``exclude_receiver`` (globs on the receiver's source text), ``aliased_arg`` (the first
     argument shares its tensor with another live name), ``receiver_text`` (globs the
     receiver's source text must match), ``receiver_ctor`` (globs on the resolved callee that
-    built the receiver: a call, or the local name it was bound to), ``input_ctor`` (globs on
+    built the receiver: a call, or the local name it was bound to), ``skip_fresh_receiver``
+    (not when the receiver is a tensor the function has just made: a factory, a ``clone``, an
+    arithmetic result, or a local bound to one), ``input_ctor`` (globs on
     the callee that built the call's input: the receiver of a method, the first positional
     argument of a function; ``.softmax`` for a method call), ``random_arg`` (arguments, by keyword
     or positional index as a string, one of which holds a host random draw:

@@ -774,6 +774,37 @@ class FileVisitor(cst.CSTVisitor):
             return scope.ctor_of.get(expr.value, "")
         return ""
 
+    def _fresh_tensor(self, expr: cst.BaseExpression, scope: _FuncScope | None, depth: int = 3) -> bool:
+        """``expr`` is a tensor this function has just made, so an in-place op on it updates no
+        parameter, buffer or argument: a torch factory (``torch.zeros_like(scores)``,
+        ``torch.empty(...)``), a copy or new tensor from a method (``mask.clone()``,
+        ``idx.new(*size)``, ``x.new_zeros(n)``), arithmetic or a comparison (``1. - block_mask``,
+        ``scores > t``), an in-place fill or ``.to``/``.contiguous`` of one of those
+        (``torch.empty_like(x).normal_()``), or a local name bound to one (up to ``depth``
+        bindings back; not a ``for`` target or a parameter). Views and aliases are not fresh
+        (``p.detach()``, ``w.view(-1)``, ``self.weight``, ``getattr(m, "weight")``)."""
+        for _ in range(depth + 1):
+            t = type(expr)
+            if t in (cst.BinaryOperation, cst.Comparison) or (t is cst.UnaryOperation and type(expr.operator) is not cst.Not):  # type: ignore[attr-defined]
+                return True
+            if t is cst.Call:
+                fn = expr.func  # type: ignore[attr-defined]
+                if type(fn) is cst.Attribute and fn.attr.value in _FRESH_METHODS:
+                    return True
+                if type(fn) is cst.Attribute and fn.attr.value in _SAME_TENSOR_METHODS:
+                    expr = fn.value
+                    continue
+                return self.qual(fn) in _FRESH_BUILDERS
+            if t is cst.Name and scope is not None:
+                name = expr.value  # type: ignore[attr-defined]
+                bound = scope.last_value.get(name)
+                if bound is None or bound is expr or name in scope.iter_names or name in scope.params:
+                    return False
+                expr = bound
+                continue
+            return False
+        return False
+
     def _bind_alias(self, scope: _FuncScope, name: str, value: cst.BaseExpression) -> None:
         """Record what ``name = value`` shares (see :attr:`_FuncScope.shared`), whether it
         names an input's device and which callee built it; a rebinding forgets all three."""
@@ -1405,6 +1436,7 @@ class FileVisitor(cst.CSTVisitor):
             "value_args_all_params": lambda: scope is not None and all(
                 type(a.value) is cst.Name and a.value.value in scope.params
                 for a in node.args if self.kind(a.value) in K.VALUE_KINDS),
+            "receiver_fresh": lambda: type(func) is cst.Attribute and self._fresh_tensor(func.value, scope),
             "receiver_ctor": lambda: (
                 "" if type(func) is not cst.Attribute else
                 self.qual(func.value.func) if type(func.value) is cst.Call else
@@ -1968,6 +2000,22 @@ def _is_torch_module_base(name: str) -> bool:
     return leaf[:1].isupper() and leaf not in ("Parameter",)
 
 
+#: torch functions that return a new tensor (never a view of their input), for
+#: :meth:`FileVisitor._fresh_tensor`.
+_FRESH_BUILDERS = frozenset({
+    "torch.zeros", "torch.zeros_like", "torch.ones", "torch.ones_like", "torch.full", "torch.full_like",
+    "torch.empty", "torch.empty_like", "torch.arange", "torch.linspace", "torch.logspace", "torch.eye",
+    "torch.tensor", "torch.rand", "torch.rand_like", "torch.randn", "torch.randn_like", "torch.randint",
+    "torch.randint_like", "torch.randperm", "torch.cat", "torch.concat", "torch.stack", "torch.where",
+    "torch.clone", "torch.tril", "torch.triu", "torch.cumsum", "torch.bernoulli", "torch.multinomial",
+})
+#: tensor methods that return a new tensor
+_FRESH_METHODS = frozenset({"clone", "new", "new_zeros", "new_ones", "new_full", "new_empty", "new_tensor"})
+#: tensor methods that return their receiver (in-place fills) or, at most, a copy of it: a
+#: fresh receiver stays fresh through them
+_SAME_TENSOR_METHODS = frozenset({
+    "to", "contiguous", "normal_", "uniform_", "bernoulli_", "exponential_", "fill_", "zero_", "random_",
+})
 #: torch functions whose result is integer positions, never a boolean mask.
 _INDEX_BUILDERS = frozenset({
     "torch.arange", "torch.randperm", "torch.argsort", "torch.nonzero", "torch.argmax", "torch.argmin",
