@@ -143,8 +143,9 @@ class _FuncScope:
     pooled: set[str] = field(default_factory=set)
     #: (name, is a scalar, is pooled) of the statement being visited, applied after it
     pending_marks: list[tuple[str, bool, bool]] = field(default_factory=list)
-    #: `while` loops whose test was static on entry: asked again with the body's bindings
-    static_whiles: set[int] = field(default_factory=set)
+    #: open loops, innermost last: (env and derived kinds at the loop head, conditions in the
+    #: body that held no value kind when met, each with the env/derived kinds it saw)
+    loop_heads: list[tuple[dict[str, str], dict[str, Any], list[tuple[Any, ...]]]] = field(default_factory=list)
     #: names bound as ``for`` targets (and not rebound since): their kind is the iterable's guess
     iter_names: set[str] = field(default_factory=set)
     #: name -> the resolved callee that built its value (``dist = torch.distributions.Normal(...)``)
@@ -632,8 +633,18 @@ class FileVisitor(cst.CSTVisitor):
                 self._view_write(node, target)
                 self._arg_write(node, target, " += ")
             if self.func_stack:
-                self.func_stack[-1].env[target.value] = K.join(tkind, vkind)
-                self.func_stack[-1].derived.pop(target.value, None)
+                # `total += part_loss(h(x), y)`: the join under each hypothesis on the helper's
+                # return too (a number that becomes a tensor once a tensor is added)
+                scope = self.func_stack[-1]
+                value = node.value
+                self._fresh()
+                joined = K.join(self.kind(target), self.kind(value))
+                derived = self._derived(lambda: K.join(self.kind(target), self.kind(value)))
+                scope.env[target.value] = joined
+                if derived:
+                    scope.derived[target.value] = derived
+                else:
+                    scope.derived.pop(target.value, None)
 
     def _assign_target(self, target: cst.BaseExpression, vkind: str, stmt: cst.CSTNode,
                        value: cst.BaseExpression, derived: dict[str, dict[str, str]] | None = None) -> None:
@@ -1099,24 +1110,61 @@ class FileVisitor(cst.CSTVisitor):
                                           db, other_env.get(name, K.U) if b is None else b)
 
     def visit_While(self, node: cst.While) -> None:
-        if not self._condition(node.test, "while", exit_kind="") and self.func_stack:
-            self.func_stack[-1].static_whiles.add(id(node))
         if self.func_stack:
-            self.func_stack[-1].loops += 1
+            self._enter_loop(self.func_stack[-1])
+        self._condition(node.test, "while", exit_kind="")
 
     def leave_While(self, original_node: cst.While) -> None:
         if self.func_stack:
-            scope = self.func_stack[-1]
-            scope.loops -= 1
-            if id(original_node) in scope.static_whiles:
-                # loop-carried kinds: `shift = torch.tensor(inf)` before the loop is static,
-                # `shift = (new - old).abs().max()` in the body makes the next test a tensor one
-                scope.static_whiles.discard(id(original_node))
-                self._condition(original_node.test, "while", exit_kind="")
+            self._leave_loop(self.func_stack[-1])
 
     def leave_For(self, original_node: cst.For) -> None:
         if self.func_stack:
-            self.func_stack[-1].loops -= 1
+            self._leave_loop(self.func_stack[-1])
+
+    def _enter_loop(self, scope: _FuncScope) -> None:
+        scope.loops += 1
+        scope.loop_heads.append((dict(scope.env), dict(scope.derived), []))
+
+    def _leave_loop(self, scope: _FuncScope) -> None:
+        """Loop-carried kinds: the body's bindings reach the loop head on the next pass (``total
+        = 0`` before the loop, ``total += loss`` in it: ``total`` is a tensor from the second
+        pass on, and so is a ``while total < x`` test or an ``if total > x`` met before the
+        update). Each condition that held no value kind is asked again with every name the
+        body rebinds (and the condition had not yet rebound) joined with its kind at the body's
+        end; one still silent is handed to the enclosing loop."""
+        scope.loops -= 1
+        entry_env, entry_der, pending = scope.loop_heads.pop()
+        end_env, end_der = scope.env, scope.derived
+        carried = [n for n, k in end_env.items() if entry_env.get(n) != k or entry_der.get(n) is not end_der.get(n)]
+        if not carried or not pending:
+            return
+        outer = scope.loop_heads[-1][2] if scope.loop_heads else None
+        for site_node, expr, data, env, der in pending:
+            env2, der2 = dict(env), dict(der)
+            changed = False
+            for n in carried:
+                if env.get(n) != entry_env.get(n) or der.get(n) is not entry_der.get(n):
+                    continue  # rebound before the condition on this pass: its own kind holds
+                a, b = env.get(n, K.S), end_env[n]
+                env2[n] = _join_branches(a, b)
+                da, db = der.get(n), end_der.get(n)
+                if da or db:
+                    der2[n] = _join_derived(da, a, db, b)
+                elif n in der2:
+                    del der2[n]
+                changed = True
+            if not changed:
+                if outer is not None:
+                    outer.append((site_node, expr, data, env, der))
+                continue
+            scope.env, scope.derived = env2, der2
+            try:
+                fired = self._condition_sites(site_node, expr, data, carry=False)
+            finally:
+                scope.env, scope.derived = end_env, end_der
+            if not fired and outer is not None:
+                outer.append((site_node, expr, data, env, der))
 
     def visit_Assert(self, node: cst.Assert) -> None:
         self._condition(node.test, "assert", exit_kind="raise")
@@ -1136,9 +1184,11 @@ class FileVisitor(cst.CSTVisitor):
             return True
         return self._condition_sites(test, test, {"construct": construct, "exits": bool(exit_kind), "exit": exit_kind})
 
-    def _condition_sites(self, site_node: cst.CSTNode, expr: cst.BaseExpression, data: dict[str, Any]) -> bool:
+    def _condition_sites(self, site_node: cst.CSTNode, expr: cst.BaseExpression, data: dict[str, Any],
+                         carry: bool = True) -> bool:
         """Record a ``condition`` site at ``site_node`` when ``expr`` holds a value kind, or one
-        per hypothesis under which it may (``requires``). True when a site was recorded."""
+        per hypothesis under which it may (``requires``). True when a site was recorded; inside
+        a loop a silent one is kept (``carry``) to be asked again with the loop-carried kinds."""
         self._fresh()
         k = self.kind(expr)
         if k in K.VALUE_KINDS:
@@ -1149,6 +1199,9 @@ class FileVisitor(cst.CSTVisitor):
             if k2 in K.VALUE_KINDS:
                 self._site("condition", site_node, receiver=k2, data=dict(data), requires=(req,))
                 found = True
+        if not found and carry and self.func_stack and self.func_stack[-1].loop_heads:
+            scope = self.func_stack[-1]
+            scope.loop_heads[-1][2].append((site_node, expr, data, dict(scope.env), dict(scope.derived)))
         return found
 
     def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
@@ -1266,7 +1319,7 @@ class FileVisitor(cst.CSTVisitor):
 
     def visit_For(self, node: cst.For) -> None:
         if self.func_stack:
-            self.func_stack[-1].loops += 1
+            self._enter_loop(self.func_stack[-1])
         it = node.iter
         if type(it) is cst.Call and self.qual(it.func) == "range":
             rng = it
