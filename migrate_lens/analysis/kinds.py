@@ -122,6 +122,7 @@ TRACING_CHECKS = frozenset({
     "torch.jit.is_tracing", "torch.jit.is_scripting", "torch.onnx.is_in_onnx_export",
     "torch.compiler.is_compiling", "torch.compiler.is_dynamo_compiling", "torch._dynamo.is_compiling",
     "transformers.utils.is_torchdynamo_compiling", "transformers.utils.import_utils.is_torchdynamo_compiling",
+    "torchvision._is_tracing",
 })
 HOST_TORCH = frozenset({"torch.equal", "torch.allclose", "torch.is_nonzero"})
 

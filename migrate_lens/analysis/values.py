@@ -84,6 +84,16 @@ def _is_shape(node: cst.BaseExpression) -> bool:
             and not node.args)
 
 
+def _is_config_value(node: cst.Attribute) -> bool:
+    """``self.config.chunk_size`` / ``cfg.max_len``: an attribute read off a config object."""
+    base: cst.BaseExpression = node.value
+    while type(base) is cst.Attribute:
+        if base.attr.value in ("config", "cfg"):
+            return True
+        base = base.value
+    return type(base) is cst.Name and base.value in ("config", "cfg")
+
+
 class ValueKinds:
     """Kind inference for one file's traversal. ``visitor`` provides the scope: its
     ``func_stack`` (innermost function's ``env`` of local kinds, ``derived`` kinds of names
@@ -331,7 +341,8 @@ class ValueKinds:
                     # `torch.tensor(scale)` of one Python number, `torch.tensor(x.shape[-2:])`:
                     # numbers known at trace time (a container of shapes stays tensor data)
                     first = node.args[0].value if node.args and node.args[0].keyword is None else None
-                    if first is not None and self.kind(first) == K.S and (self.is_scalar(first) or _is_shape(first)):
+                    if first is not None and self.kind(first) == K.S and (
+                            self.is_scalar(first) or _is_shape(first) or self._static_numbers(first)):
                         return K.S
                 elif got == K.T and name in K.STATIC_PRESERVING_TORCH and self._static_args(node):
                     return K.S  # `torch.log2(torch.tensor(scale))`: math on static numbers
@@ -449,6 +460,34 @@ class ValueKinds:
             a.star == "" and self.kind(a.value) == K.S
             and (a.keyword is not None or self.is_scalar(a.value) or self._computed(a.value))
             for a in node.args)
+
+    def _static_numbers(self, node: cst.BaseExpression) -> bool:
+        """``node`` holds numbers known at trace time: a literal list/tuple of such items
+        (``[h, w]`` unpacked from ``x.shape``, ``[input_shape[0], self.config.chunk_size]``,
+        ``(h // p, w // p)``) or a local last bound to a shape (``size = x.shape[-2:]``). An
+        item is a number (:meth:`is_scalar`), a local or a config attribute of static kind (not
+        a ``for`` target, whose kind is only a guess), or arithmetic on items; none starred."""
+        scope = self.v.func_stack[-1] if self.v.func_stack else None
+        if type(node) is cst.Name:
+            last = scope.last_value.get(node.value) if scope is not None else None
+            return last is not None and _is_shape(last) and self.kind(node) == K.S
+        if type(node) not in (cst.List, cst.Tuple) or not node.elements:
+            return False
+        return all(type(el) is not cst.StarredElement and self._static_item(el.value, scope) for el in node.elements)
+
+    def _static_item(self, item: cst.BaseExpression, scope: Any, depth: int = 0) -> bool:
+        if depth > 4 or self.kind(item) != K.S:
+            return False
+        t = type(item)
+        if t is cst.BinaryOperation:
+            return self._static_item(item.left, scope, depth + 1) and self._static_item(item.right, scope, depth + 1)
+        if t is cst.UnaryOperation:
+            return self._static_item(item.expression, scope, depth + 1)
+        if self.is_scalar(item):
+            return True
+        if t is cst.Name:
+            return scope is not None and item.value in scope.env and item.value not in scope.iter_names
+        return t is cst.Attribute and _is_config_value(item)
 
     def is_scalar(self, node: cst.BaseExpression) -> bool:
         """``node`` is syntactically one Python number: a numeric literal, arithmetic on

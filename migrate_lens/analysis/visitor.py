@@ -233,6 +233,8 @@ class FileVisitor(cst.CSTVisitor):
         self.project_calls: list[tuple[int, int, str, str, Any, str, str]] = []
         #: sites decided once the file is walked, with the line they point at (no node)
         self.late_sites: list[tuple[Site, int]] = []
+        #: depth of branches only PyTorch's exporters run (``if torch.jit.is_scripting():``)
+        self.export_only = 0
         self.guard_tries: set[int] = set()
         self.summaries: list[FunctionSummary] = []
         self.values = values = ValueKinds(self)
@@ -259,6 +261,8 @@ class FileVisitor(cst.CSTVisitor):
         return bool(self.func_stack and self.func_stack[-1].no_grad and not self.func_stack[-1].init_like)
 
     def _site(self, kind: str, node: cst.CSTNode, **kw: Any) -> None:
+        if self.export_only:
+            return  # a branch only TorchScript/ONNX export runs: no port runs it
         self.emit(Site(kind=kind, node=node, context=self.context, symbol=self.symbol, **kw))
 
     # ------------------------------------------------------------------ name resolution
@@ -1065,8 +1069,11 @@ class FileVisitor(cst.CSTVisitor):
             scope = self.func_stack[-1]
             if scope.branches and scope.branches[-1][0] == id(node):
                 self._enter_else(scope)  # an `elif`: the enclosing if's else branch
+            dead = _export_only_test(self, node.test)
             scope.branches.append([id(node.orelse) if node.orelse is not None else 0,
-                                   dict(scope.env), dict(scope.derived), None])
+                                   dict(scope.env), dict(scope.derived), None, dead])
+            if dead == "body":
+                self.export_only += 1
         if _is_main_guard(node):
             return
         self._condition(node.test, "if", exit_kind=_exit_kind(node.body))
@@ -1083,6 +1090,12 @@ class FileVisitor(cst.CSTVisitor):
         rec = scope.branches[-1]
         rec[3] = (scope.env, scope.derived)
         scope.env, scope.derived = dict(rec[1]), dict(rec[2])
+        if rec[4] == "body":
+            self.export_only -= 1
+            rec[4] = "body-done"
+        elif rec[4] == "orelse":
+            self.export_only += 1
+            rec[4] = "orelse-in"
 
     def leave_If(self, original_node: cst.If) -> None:
         """Both branches merge: a name takes the join of its kinds in either (``t =
@@ -1094,9 +1107,20 @@ class FileVisitor(cst.CSTVisitor):
         scope = self.func_stack[-1]
         if not scope.branches:
             return
-        _, env0, der0, body = scope.branches.pop()
+        _, env0, der0, body, dead = scope.branches.pop()
         other_env, other_der = body if body is not None else (env0, der0)
         env, der = scope.env, scope.derived
+        if dead == "body":  # no else branch: the export-only body ends here
+            self.export_only -= 1
+        if dead in ("body", "body-done"):
+            # eager code (and a port) never runs the body: the names keep the else's kinds
+            if body is None:
+                scope.env, scope.derived = env0, der0
+            return
+        if dead == "orelse-in":
+            self.export_only -= 1
+            scope.env, scope.derived = other_env, other_der
+            return
         for name in set(env) | set(other_env):
             a, b = env.get(name), other_env.get(name)
             if a is None or b is None or a == b:
@@ -2201,6 +2225,26 @@ def _is_availability_test(test: cst.BaseExpression) -> bool:
     if t is cst.Attribute:
         return bool(_AVAILABILITY_TEST.match(test.attr.value))  # type: ignore[attr-defined]
     return t is cst.Name and bool(_AVAILABILITY_TEST.match(test.value))  # type: ignore[attr-defined]
+
+
+def _export_only_test(visitor: FileVisitor, test: cst.BaseExpression) -> str:
+    """Which branch of an ``if`` on ``test`` only PyTorch's exporters run: "body" for
+    ``torch.jit.is_scripting()`` (also ``or``-ed with another such check, or ``and``-ed with
+    anything), "orelse" for ``not`` of one, else "". Eager PyTorch, and so the code a port
+    follows, takes the other branch (``kinds.TRACING_CHECKS``)."""
+    def check(t: cst.BaseExpression) -> bool:
+        if type(t) is cst.Call:
+            return visitor.qual(t.func) in K.TRACING_CHECKS
+        if type(t) is cst.BooleanOperation:
+            if type(t.operator) is cst.Or:
+                return check(t.left) and check(t.right)
+            return check(t.left) or check(t.right)
+        return False
+    if check(test):
+        return "body"
+    if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not and check(test.expression):
+        return "orelse"
+    return ""
 
 
 def _is_main_guard(node: cst.If) -> bool:
