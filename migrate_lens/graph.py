@@ -419,6 +419,8 @@ class _Builder:
         self._class_facts: dict[str, dict[str, ClassFact]] = {}  # see class_fact()
         #: (caller, callee as written) -> resolved project targets (filled by calls())
         self.call_targets: dict[tuple[str, str], list[str]] = {}
+        #: `__call__` methods of plain classes that traced code calls on an instance (`self.sampler(x)`)
+        self.instance_calls: set[str] = set()
         self._labels: dict[str, str] = {}  # see label()
         self._paths: dict[tuple[int, str], tuple[tuple[str, ...], int, Finding]] = {}  # see path_to_finding()
 
@@ -655,9 +657,14 @@ class _Builder:
         return []
 
     def forward_of(self, cls: str) -> str:
-        """The ``forward`` a call on an instance of ``cls`` runs (through bases), else the class."""
-        r = self.res.member(cls, ["forward"])
-        return r if r is not None and r != _EXTERNAL and r in self.kind else cls
+        """The method a call on an instance of ``cls`` runs (through bases): its ``forward``
+        (an ``nn.Module``), else its own ``__call__`` (a plain callable class such as a sampler
+        held on ``self``), else the class."""
+        for method in ("forward", "__call__"):
+            r = self.res.member(cls, [method])
+            if r is not None and r != _EXTERNAL and r in self.kind:
+                return r
+        return cls
 
     def calls(self) -> None:
         res = self.res
@@ -683,6 +690,8 @@ class _Builder:
                                 continue
                             if len(parts) == 1:
                                 targets.append(self.forward_of(sub))
+                                if targets[-1].endswith(".__call__"):
+                                    self.instance_calls.add(targets[-1])
                                 continue
                             m = res.member(sub, parts[1:2])
                             if m is None:
@@ -700,6 +709,8 @@ class _Builder:
                     if r == _EXTERNAL or r in res.modules:
                         continue
                     targets.append(r)
+                    if callee.endswith(".__call__") and r.endswith(".__call__"):
+                        self.instance_calls.add(r)  # `clip = Clip(); clip(y)`
                 found = self.call_targets.setdefault((caller, callee), [])
                 for t in targets:
                     if t in self.kind and t != caller:
@@ -801,7 +812,8 @@ class _Builder:
         contexts = self.contexts()
         traced = {q for q, c in contexts.items() if c == "traced"}
         summaries = {s.qualname: s for f in self.files for s in f.summaries}
-        kinds = flow_kinds(summaries, lambda caller, callee: self.call_targets.get((caller, callee), ()))
+        kinds = flow_kinds(summaries, lambda caller, callee: self.call_targets.get((caller, callee), ()),
+                           sorted(q for q in self.instance_calls if q in traced))
 
         kept: list[Finding] = []
         dropped = 0

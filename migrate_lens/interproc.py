@@ -111,13 +111,16 @@ def recontext(fd: Finding, ctx: str, rule: Rule | None) -> Finding | None:
 
 
 def flow_kinds(summaries: Mapping[str, FunctionSummary],
-               targets: Callable[[str, str], Iterable[str]]) -> Callable[[str, str], frozenset[str]]:
+               targets: Callable[[str, str], Iterable[str]],
+               tensor_entries: Iterable[str] = ()) -> Callable[[str, str], frozenset[str]]:
     """Combine the functions' value flows (``FunctionSummary``: parameters, returns, calls'
     argument flows) into the kinds each symbolic input can take, as a function
     ``kinds(function, key)``: for ``p:<param>`` the kinds its callers pass (a helper in another
     file called with a tensor from ``forward`` gets a tensor), for ``r:<callee>[#i]`` the kinds
     the callee's ``return`` (its ``i``-th tuple item) has; a training step's parameters are
-    tensors, as ``forward``'s are. ``targets(caller, callee)`` resolves
+    tensors, as ``forward``'s are, and so are those of ``tensor_entries`` (the ``__call__`` of a
+    plain callable object that traced code calls as ``self.sampler(x)``: a module's ``forward``
+    in all but name). ``targets(caller, callee)`` resolves
     a callee as written in the caller to project functions. A fixed point over sets of kinds
     (``T``, ``B``, ``H``): monotone, so it ends; on compact summaries only."""
     param: dict[tuple[str, str], set[str]] = defaultdict(set)
@@ -126,6 +129,9 @@ def flow_kinds(summaries: Mapping[str, FunctionSummary],
         if s.role == "train-step":  # a jitted step's inputs are arrays, like forward's
             for p in s.params:
                 param[(fn, p)].add("T")
+    for fn in tensor_entries:
+        for p in summaries[fn].params if fn in summaries else ():
+            param[(fn, p)].add("T")
     memo: dict[tuple[str, str], tuple[str, ...]] = {}
 
     def resolved(caller: str, callee: str) -> tuple[str, ...]:

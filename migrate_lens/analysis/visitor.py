@@ -1643,6 +1643,10 @@ class FileVisitor(cst.CSTVisitor):
             held = scope.binds.instances.get(func.value.value) or scope.binds.typed[func.value.value]
             bound = tuple(f"{c}.{method}" for c in held)
             on_instance = True  # call facts for the graph; the object's construction is the use site
+        elif type(func) is cst.Name and func.value in scope.binds.instances:
+            # `clip = Clip(); clip(y)`: the call runs the object's `__call__`
+            bound = tuple(f"{c}.__call__" for c in scope.binds.instances[func.value] if not c.startswith("torch."))
+            on_instance = True
         elif type(func) is cst.Name or (type(func) is cst.Attribute and type(func.value) is cst.Name):
             bound = self.bindings.resolve_all(func, scope.env, scope.binds.callables)
             if not bound and type(func) is cst.Attribute and func.value.value in scope.params and (
