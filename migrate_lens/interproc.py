@@ -164,9 +164,13 @@ def flow_kinds(summaries: Mapping[str, FunctionSummary],
     active: set[tuple[str, str]] = set()
     known: dict[tuple[str, str], set[str]] = {}  # key_kinds of this round (cleared each round)
 
+    lost = _lost_updates(summaries, resolved)
+
     def key_kinds(fn: str, key: str) -> set[str]:
         if key.startswith("p:"):
             return param.get((fn, key[2:]), set())
+        if key.startswith("u:"):
+            return {"L"} if (fn, key[2:]) in lost else set()
         got = known.get((fn, key))
         if got is None:
             got = known[(fn, key)] = _ret_kinds(fn, key)
@@ -236,6 +240,32 @@ def flow_kinds(summaries: Mapping[str, FunctionSummary],
         return frozenset(key_kinds(fn, key))
 
     return kinds
+
+
+def _lost_updates(summaries: Mapping[str, FunctionSummary],
+                  resolved: Callable[[str, str], tuple[str, ...]]) -> set[tuple[str, str]]:
+    """``(function, parameter)`` pairs whose in-place update some caller loses in a functional
+    port: the function writes into the parameter and returns a value (``mutated``), and a
+    call passes an object the caller still holds (``CallFlow.held``) while keeping none of the
+    result that returns the parameter (a call statement, ``out, _ = f(buf, x)`` dropping its
+    item, or a function that does not return it at all). Key ``u:<parameter>`` (kind ``L``)."""
+    out: set[tuple[str, str]] = set()
+    for fn in sorted(summaries):
+        for c in summaries[fn].calls:
+            if not (c.held or c.held_kw):
+                continue
+            kept = None if c.use in ("", "-") else set(c.use.split(","))
+            for t in resolved(fn, c.callee):
+                s = summaries[t]
+                for p in s.mutated:
+                    idx = s.params.index(p) if p in s.params else -1
+                    if not ((0 <= idx and idx in c.held) or p in c.held_kw):
+                        continue
+                    back = [i for q, i in s.returned if q == p]
+                    if c.use == "-" or not back or (
+                            kept is not None and all(i >= 0 and str(i) not in kept for i in back)):
+                        out.add((t, p))
+    return out
 
 
 def holds(fd: Finding, kinds: Callable[[str, str], frozenset[str]]) -> bool:

@@ -286,6 +286,13 @@ class CallFlow:
     args: tuple[Flow, ...] = ()
     keywords: tuple[str, ...] = ()
     kwargs: tuple[Flow, ...] = ()
+    #: positions (and keywords) of arguments the caller still holds after the call (a local
+    #: name or ``self.<attr>``: it sees an in-place update of that object)
+    held: tuple[int, ...] = ()
+    held_kw: tuple[str, ...] = ()
+    #: what the caller keeps of the result: "" all of it, "-" nothing (a call statement), or
+    #: the comma-separated tuple items it binds (``out, _ = f(...)`` -> "0")
+    use: str = ""
 
 
 @_fast_pickle
@@ -299,7 +306,10 @@ class FunctionSummary:
     parameter names in positional order (``self``/``cls`` left out), given when some parameter's
     kind is symbolic; ``ret``: the flow of the returned values (joined over ``return``
     statements); ``ret_items``: per tuple item when every ``return`` returns a tuple of that
-    length; ``calls``: argument flows of calls to functions that may be in the project."""
+    length; ``calls``: argument flows of calls to functions that may be in the project;
+    ``mutated``: parameters the function writes into in place while it also returns a value,
+    and ``returned``: ``(parameter, tuple item or -1 for the whole value)`` of the parameters
+    it returns (a caller that ignores that part of the result loses the update in a port)."""
 
     qualname: str
     role: str = ""
@@ -308,6 +318,8 @@ class FunctionSummary:
     ret: Flow | None = None
     ret_items: tuple[Flow, ...] = ()
     calls: tuple[CallFlow, ...] = ()
+    mutated: tuple[str, ...] = ()
+    returned: tuple[tuple[str, int], ...] = ()
 
 
 @_fast_pickle

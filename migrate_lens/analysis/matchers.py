@@ -454,6 +454,13 @@ def match_argument_inplace(site: Site, m: "Matcher") -> str | None:
     return f"{site.name}{site.data.get('how', '')}".strip()
 
 
+def match_argument_inplace_returning(site: Site, m: "Matcher") -> str | None:
+    """An in-place write into a parameter as passed (``how`` as for ``argument-inplace``) in a
+    function that also returns a value, kept where some caller (in any file) holds the object
+    it passed but keeps no part of the result that returns it (the site's ``requires``)."""
+    return f"{site.name}{site.data.get('how', '')}".strip()
+
+
 def match_view_write(site: Site, m: "Matcher") -> str | None:
     """An in-place write through a view of another tensor (``y = x.view(-1); y[0] = 1``)."""
     return site.name or None
@@ -812,6 +819,8 @@ MATCHERS: dict[str, MatcherSpec] = {
     "method-def": MatcherSpec("method-def", match_mode_override, match_mode_override.__doc__ or ""),
     "host-read-use": MatcherSpec("host-read-use", match_host_read_use, match_host_read_use.__doc__ or ""),
     "argument-inplace": MatcherSpec("argument-inplace", match_argument_inplace, match_argument_inplace.__doc__ or ""),
+    "argument-inplace-returning": MatcherSpec("argument-inplace-returning", match_argument_inplace_returning,
+                                              match_argument_inplace_returning.__doc__ or ""),
     "cache-length-use": MatcherSpec("cache-length-use", match_host_read_use,
                                     "A KV cache's current length (`cache.get_seq_length()`, a name computed from it) "
                                     "setting a shape, a slice bound or a loop length (`use`)."),

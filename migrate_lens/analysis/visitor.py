@@ -172,6 +172,8 @@ class _FuncScope:
     #: function is known to return nothing (the caller sees the update only through them)
     arg_writes: list[tuple[int, str, str]] = field(default_factory=list)
     returns_value: bool = False
+    #: parameters returned as passed: (name, tuple item or -1 for the whole return value)
+    returned: set[tuple[str, int]] = field(default_factory=set)
 
 
 class FileVisitor(cst.CSTVisitor):
@@ -235,6 +237,8 @@ class FileVisitor(cst.CSTVisitor):
         self.late_sites: list[tuple[Site, int]] = []
         #: depth of branches only PyTorch's exporters run (``if torch.jit.is_scripting():``)
         self.export_only = 0
+        #: id(call) -> what its statement keeps of the result (``CallFlow.use``)
+        self.call_use: dict[int, str] = {}
         self.guard_tries: set[int] = set()
         self.summaries: list[FunctionSummary] = []
         self.values = values = ValueKinds(self)
@@ -464,6 +468,13 @@ class FileVisitor(cst.CSTVisitor):
             for line, param, how in scope.arg_writes:
                 self.late_sites.append((Site(kind="argument-inplace", node=None, context=scope.context,  # type: ignore[arg-type]
                                              symbol=scope.qualname, name=param, data={"how": how, "whole_line": True}), line))
+        elif scope.arg_writes:
+            # it returns a value too: the update is lost where a caller keeps the argument but
+            # not the part of the result that carries it (``u:<param>``, decided by the project)
+            for line, param, how in scope.arg_writes:
+                self.late_sites.append((Site(kind="argument-inplace-returning", node=None, context=scope.context,  # type: ignore[arg-type]
+                                             symbol=scope.qualname, name=param, data={"how": how, "whole_line": True},
+                                             requires=(f"u:{param}=L",)), line))
         start, end = self._lines(original_node)
         self.functions.append(FunctionFact(
             qualname=scope.qualname, line=start, end_line=end, context=scope.guess,
@@ -564,7 +575,18 @@ class FileVisitor(cst.CSTVisitor):
                 deps.append((key, h, k))
         return Flow(base if base in K.VALUE_KINDS else "", tuple(deps))
 
+    def visit_Expr(self, node: cst.Expr) -> None:
+        if type(node.value) is cst.Call and self.func_stack:
+            self.call_use[id(node.value)] = "-"  # a call statement: the result is dropped
+
     def visit_Assign(self, node: cst.Assign) -> None:
+        if type(node.value) is cst.Call and self.func_stack and len(node.targets) == 1 and \
+                type(node.targets[0].target) in (cst.Tuple, cst.List):
+            # `out, _ = f(...)`: the items bound to a name (`_` drops one)
+            els = node.targets[0].target.elements  # type: ignore[attr-defined]
+            if not any(type(e) is cst.StarredElement for e in els):
+                self.call_use[id(node.value)] = ",".join(
+                    str(i) for i, e in enumerate(els) if not (type(e.value) is cst.Name and e.value.value == "_"))
         self._fresh()
         vkind = self.kind(node.value)
         derived = self._derived(lambda: self.kind(node.value))
@@ -635,7 +657,7 @@ class FileVisitor(cst.CSTVisitor):
             })
             if tkind in K.TENSORISH:
                 self._view_write(node, target)
-                self._arg_write(node, target, " += ")
+                self._arg_write(node, target, f" {_AUG_OPS.get(type(node.operator).__name__, '+=')} ")
             if self.func_stack:
                 # `total += part_loss(h(x), y)`: the join under each hypothesis on the helper's
                 # return too (a number that becomes a tensor once a tensor is added)
@@ -1901,8 +1923,13 @@ class FileVisitor(cst.CSTVisitor):
                 kwargs.append(f)
             else:
                 args.append(f)
-        if any(f.kind or f.deps for f in (*args, *kwargs)):
-            scope.call_flows.append(CallFlow(name, tuple(args), tuple(keywords), tuple(kwargs)))
+        # arguments the caller still holds (for updates a port would lose, `CallFlow.held`)
+        held = tuple(i for i, a in enumerate(a for a in node.args if a.keyword is None and not a.star)
+                     if _is_held(a.value))
+        held_kw = tuple(a.keyword.value for a in node.args if a.keyword is not None and _is_held(a.value))
+        if held or held_kw or any(f.kind or f.deps for f in (*args, *kwargs)):
+            use = self.call_use.get(id(node), "") if held or held_kw else ""
+            scope.call_flows.append(CallFlow(name, tuple(args), tuple(keywords), tuple(kwargs), held, held_kw, use))
 
     def _is_global_pool_result(self, expr: cst.BaseExpression | None) -> bool:
         """``self.pool(x)`` with ``self.pool = nn.AdaptiveAvgPool2d(1)``, ``F.adaptive_*_pool*d(x, 1)``
@@ -2045,6 +2072,13 @@ class FileVisitor(cst.CSTVisitor):
         value = node.value
         if not (type(value) is cst.Name and value.value == "None"):
             scope.returns_value = True
+        if scope.arg_writes:
+            if type(value) is cst.Name and value.value in scope.params:
+                scope.returned.add((value.value, -1))
+            elif type(value) is cst.Tuple:
+                for i, e in enumerate(value.elements):
+                    if type(e.value) is cst.Name and e.value.value in scope.params:
+                        scope.returned.add((e.value.value, i))
         scope.ret_flows.append(self._flow(value))
         if type(value) is cst.Tuple and not any(type(e) is cst.StarredElement for e in value.elements):
             items = [self._flow(e.value) for e in value.elements]
@@ -2342,12 +2376,28 @@ def _with_flows(summary: FunctionSummary | None, scope: _FuncScope) -> FunctionS
         joined = [_join_flows(acc) for acc in scope.ret_items]
         if any(j is not None for j in joined):
             items = tuple(j if j is not None else Flow() for j in joined)
-    params = tuple(scope.param_order) if scope.symbolic else ()
+    mutated = tuple(sorted({p for _, p, _ in scope.arg_writes})) if scope.returns_value else ()
+    params = tuple(scope.param_order) if scope.symbolic or mutated else ()
     calls = tuple(scope.call_flows)
     if summary is None and ret is None and not items and not params and not calls:
         return None
     base = summary or FunctionSummary(scope.qualname)
-    return FunctionSummary(base.qualname, base.role, base.loop_calls, params, ret, items, calls)
+    return FunctionSummary(base.qualname, base.role, base.loop_calls, params, ret, items, calls,
+                           mutated, tuple(sorted(scope.returned)) if mutated else ())
+
+
+#: libcst augmented-assignment operator node -> its text (``emb /= norms``)
+_AUG_OPS = {
+    "AddAssign": "+=", "SubtractAssign": "-=", "MultiplyAssign": "*=", "DivideAssign": "/=",
+    "FloorDivideAssign": "//=", "ModuloAssign": "%=", "PowerAssign": "**=", "MatrixMultiplyAssign": "@=",
+    "BitAndAssign": "&=", "BitOrAssign": "|=", "BitXorAssign": "^=", "LeftShiftAssign": "<<=",
+    "RightShiftAssign": ">>=",
+}
+
+
+def _is_held(value: cst.BaseExpression) -> bool:
+    """An argument the caller still holds after the call: a local name or ``self.<attr>``."""
+    return (type(value) is cst.Name and value.value not in ("None", "True", "False")) or _is_self_attr(value)
 
 
 #: Tensor methods whose result shares storage with the receiver.
