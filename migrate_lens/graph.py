@@ -813,7 +813,7 @@ class _Builder:
         traced = {q for q, c in contexts.items() if c == "traced"}
         summaries = {s.qualname: s for f in self.files for s in f.summaries}
         kinds = flow_kinds(summaries, lambda caller, callee: self.call_targets.get((caller, callee), ()),
-                           sorted(q for q in self.instance_calls if q in traced))
+                           sorted(q for q in self.instance_calls if q in traced), contexts)
 
         kept: list[Finding] = []
         dropped = 0

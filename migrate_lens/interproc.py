@@ -112,7 +112,8 @@ def recontext(fd: Finding, ctx: str, rule: Rule | None) -> Finding | None:
 
 def flow_kinds(summaries: Mapping[str, FunctionSummary],
                targets: Callable[[str, str], Iterable[str]],
-               tensor_entries: Iterable[str] = ()) -> Callable[[str, str], frozenset[str]]:
+               tensor_entries: Iterable[str] = (),
+               contexts: Mapping[str, str] | None = None) -> Callable[[str, str], frozenset[str]]:
     """Combine the functions' value flows (``FunctionSummary``: parameters, returns, calls'
     argument flows) into the kinds each symbolic input can take, as a function
     ``kinds(function, key)``: for ``p:<param>`` the kinds its callers pass (a helper in another
@@ -122,7 +123,8 @@ def flow_kinds(summaries: Mapping[str, FunctionSummary],
     plain callable object that traced code calls as ``self.sampler(x)``: a module's ``forward``
     in all but name). ``targets(caller, callee)`` resolves
     a callee as written in the caller to project functions. A fixed point over sets of kinds
-    (``T``, ``B``, ``H``): monotone, so it ends; on compact summaries only."""
+    (``T``, ``B``, ``H``): monotone, so it ends; on compact summaries only. ``u:<param>`` keys
+    (:func:`_lost_updates`) count callers outside init code (``contexts``: function -> context)."""
     param: dict[tuple[str, str], set[str]] = defaultdict(set)
     ret: dict[tuple[str, int], set[str]] = defaultdict(set)
     for fn, s in summaries.items():
@@ -164,7 +166,7 @@ def flow_kinds(summaries: Mapping[str, FunctionSummary],
     active: set[tuple[str, str]] = set()
     known: dict[tuple[str, str], set[str]] = {}  # key_kinds of this round (cleared each round)
 
-    lost = _lost_updates(summaries, resolved)
+    lost = _lost_updates(summaries, resolved, contexts or {})
 
     def key_kinds(fn: str, key: str) -> set[str]:
         if key.startswith("p:"):
@@ -243,14 +245,19 @@ def flow_kinds(summaries: Mapping[str, FunctionSummary],
 
 
 def _lost_updates(summaries: Mapping[str, FunctionSummary],
-                  resolved: Callable[[str, str], tuple[str, ...]]) -> set[tuple[str, str]]:
+                  resolved: Callable[[str, str], tuple[str, ...]],
+                  contexts: Mapping[str, str]) -> set[tuple[str, str]]:
     """``(function, parameter)`` pairs whose in-place update some caller loses in a functional
     port: the function writes into the parameter and returns a value (``mutated``), and a
     call passes an object the caller still holds (``CallFlow.held``) while keeping none of the
     result that returns the parameter (a call statement, ``out, _ = f(buf, x)`` dropping its
-    item, or a function that does not return it at all). Key ``u:<parameter>`` (kind ``L``)."""
+    item, or a function that does not return it at all). Key ``u:<parameter>`` (kind ``L``).
+    Callers in init code are left out (``trunc_normal_(self.pos_embed, std=.02)`` in
+    ``__init__``: a port sets the initial value with an initializer, nothing is lost later)."""
     out: set[tuple[str, str]] = set()
     for fn in sorted(summaries):
+        if contexts.get(fn) == "init":
+            continue
         for c in summaries[fn].calls:
             if not (c.held or c.held_kw):
                 continue

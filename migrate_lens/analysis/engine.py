@@ -454,7 +454,7 @@ def resolve_traced_only(facts: FileFacts, catalog: Catalog | None = None) -> Fil
         t = resolve(caller, callee)
         return (t,) if t is not None and t != caller else ()
 
-    kinds = flow_kinds(summaries, targets)
+    kinds = flow_kinds(summaries, targets, contexts=contexts)
     kept: list[Finding] = []
     for f in facts.findings:
         if f.requires:

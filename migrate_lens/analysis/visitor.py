@@ -2072,13 +2072,14 @@ class FileVisitor(cst.CSTVisitor):
         value = node.value
         if not (type(value) is cst.Name and value.value == "None"):
             scope.returns_value = True
-        if scope.arg_writes:
-            if type(value) is cst.Name and value.value in scope.params:
-                scope.returned.add((value.value, -1))
-            elif type(value) is cst.Tuple:
-                for i, e in enumerate(value.elements):
-                    if type(e.value) is cst.Name and e.value.value in scope.params:
-                        scope.returned.add((e.value.value, i))
+        # parameters returned as passed (asked before the return value's own in-place writes,
+        # `return x.mul_(s)`, are visited)
+        names = scope.param_order
+        if type(value) is cst.Tuple:
+            for i, e in enumerate(value.elements):
+                scope.returned.update((n, i) for n in _returned_names(e.value) if n in names)
+        else:
+            scope.returned.update((n, -1) for n in _returned_names(value) if n in names)
         scope.ret_flows.append(self._flow(value))
         if type(value) is cst.Tuple and not any(type(e) is cst.StarredElement for e in value.elements):
             items = [self._flow(e.value) for e in value.elements]
@@ -2393,6 +2394,23 @@ _AUG_OPS = {
     "BitAndAssign": "&=", "BitOrAssign": "|=", "BitXorAssign": "^=", "LeftShiftAssign": "<<=",
     "RightShiftAssign": ">>=",
 }
+
+
+def _returned_names(value: cst.BaseExpression, depth: int = 0) -> set[str]:
+    """Names whose object ``value`` may be: ``x``, an in-place chain on it (``x.mul_(m)``,
+    ``x.add_(3.).clamp_(0., 6.)`` return their receiver), either side of a ternary (``x.mul_(m)
+    if inplace else x * m``). A parameter rebound on another path still counts: on the
+    in-place path the object returned is the caller's."""
+    t = type(value)
+    if t is cst.Name:
+        return {value.value}
+    if depth > 8:
+        return set()
+    if t is cst.Call and type(value.func) is cst.Attribute and _is_inplace_method(value.func.attr.value):
+        return _returned_names(value.func.value, depth + 1)
+    if t is cst.IfExp:
+        return _returned_names(value.body, depth + 1) | _returned_names(value.orelse, depth + 1)
+    return set()
 
 
 def _is_held(value: cst.BaseExpression) -> bool:
