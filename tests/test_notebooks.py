@@ -65,7 +65,8 @@ def test_list_and_string_sources_and_missing_ids_are_read() -> None:
     data = json.dumps({"cells": [{"cell_type": "code", "source": ["import torch\n", MODEL]}],
                        "metadata": {}, "nbformat": 4, "nbformat_minor": 5}).encode()
     out = analyze_bytes(data, "nb.ipynb", "nb")
-    assert out.skipped is None and len(out.facts.findings) == 2
+    # (decided findings: step's x.add_(1) also carries ML315, conditional on its callers)
+    assert out.skipped is None and len([f for f in out.facts.findings if not f.requires]) == 2
 
 
 @pytest.mark.parametrize("data, reason", [

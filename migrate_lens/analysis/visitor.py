@@ -172,6 +172,7 @@ class _FuncScope:
     #: function is known to return nothing (the caller sees the update only through them)
     arg_writes: list[tuple[int, str, str]] = field(default_factory=list)
     returns_value: bool = False
+    arg_write_nodes: list[cst.CSTNode] = field(default_factory=list)
     #: parameters returned as passed: (name, tuple item or -1 for the whole return value)
     returned: set[tuple[str, int]] = field(default_factory=set)
 
@@ -468,13 +469,13 @@ class FileVisitor(cst.CSTVisitor):
             for line, param, how in scope.arg_writes:
                 self.late_sites.append((Site(kind="argument-inplace", node=None, context=scope.context,  # type: ignore[arg-type]
                                              symbol=scope.qualname, name=param, data={"how": how, "whole_line": True}), line))
-        elif scope.arg_writes:
+        elif scope.arg_writes and not self.export_only:
             # it returns a value too: the update is lost where a caller keeps the argument but
-            # not the part of the result that carries it (``u:<param>``, decided by the project)
-            for line, param, how in scope.arg_writes:
-                self.late_sites.append((Site(kind="argument-inplace-returning", node=None, context=scope.context,  # type: ignore[arg-type]
-                                             symbol=scope.qualname, name=param, data={"how": how, "whole_line": True},
-                                             requires=(f"u:{param}=L",)), line))
+            # not the part of the result that returns it (``u:<param>``, decided by the project
+            # from the summaries)
+            for (_, param, how), node in zip(scope.arg_writes, scope.arg_write_nodes):
+                self.emit(Site(kind="argument-inplace-returning", node=node, context=scope.context,
+                               symbol=scope.qualname, name=param, data={"how": how}, requires=(f"u:{param}=L",)))
         start, end = self._lines(original_node)
         self.functions.append(FunctionFact(
             qualname=scope.qualname, line=start, end_line=end, context=scope.guess,
@@ -1014,6 +1015,7 @@ class FileVisitor(cst.CSTVisitor):
                 scope.arg_writes[-1][0] == self._line(node):
             return
         scope.arg_writes.append((self._line(node), target.value, how))
+        scope.arg_write_nodes.append(node)
 
     def _is_outer_container(self, name: str) -> bool:
         """A module-level global (not shadowed by a local) written from inside a function."""
