@@ -172,7 +172,7 @@ def test_call_gates_never_drop_a_finding() -> None:
     catalog = load_catalog()
     gated = build_index(catalog.rules)
     assert any(gate is not None for _, gate in gated.call_gates)
-    ungated = replace(gated, call_gates=tuple((rule, None) for rule, _ in gated.call_gates), _call_memo={})
+    ungated = replace(gated, call_gates=tuple((rule, None) for rule, _ in gated.call_gates))
     compared = 0
     for name, source in _all_sources():
         try:

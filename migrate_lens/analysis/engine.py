@@ -9,13 +9,13 @@ from __future__ import annotations
 import ast
 import re
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 
 import libcst as cst
 from libcst.metadata import CodeRange, PositionProvider
 
-from migrate_lens.analysis.matchers import MATCHERS, call_gate
+from migrate_lens.analysis.matchers import MATCHERS, CallGate, GatePart, call_gate, glob_matcher
 from migrate_lens.analysis.routes import reroute_kernels
 from migrate_lens.analysis.sites import Site
 from migrate_lens.analysis.visitor import FileVisitor
@@ -43,22 +43,94 @@ class RuleIndex:
     by_site: dict[str, tuple[Rule, ...]]
     attribute_interest: frozenset[str]
     name_interest: frozenset[str]
-    #: the call-site rules with their compiled per-callee gates (:func:`matchers.call_gate`)
-    call_gates: tuple[tuple[Rule, Callable[[str, str], bool] | None], ...] = ()
-    #: memo of :meth:`call_candidates` by (callee, method); grows with distinct call names.
-    _call_memo: dict[tuple[str, str], tuple[Rule, ...]] = field(default_factory=dict, compare=False)
+    #: the call-site rules with their gates (:func:`matchers.call_gate`; None: every call)
+    call_gates: tuple[tuple[Rule, CallGate | None], ...] = ()
+    _table: _CallTable = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_table", _CallTable(self.call_gates))
 
     def call_candidates(self, name: str, method: str) -> tuple[Rule, ...]:
         """The call-site rules worth running on a call to ``name`` / ``.method``: rules of the
         generic ``call`` matcher whose ``names``/``methods`` globs can match, plus the rules of
-        the specialised call matchers whose gate (:class:`MatcherSpec`) passes. Same result as
-        trying them all, much cheaper."""
-        key = (name, method)
-        hit = self._call_memo.get(key)
+        the specialised call matchers whose gate (:class:`MatcherSpec`) passes, in catalog
+        order. Same result as trying them all, much cheaper."""
+        table = self._table
+        hit = table.memo.get((name, method))
         if hit is None:
-            hit = tuple(rule for rule, gate in self.call_gates if gate is None or gate(name, method))
-            self._call_memo[key] = hit
+            hit = table.candidates(name, method)
         return hit
+
+
+class _CallTable:
+    """:meth:`RuleIndex.call_candidates` memoized in three layers (all grow with the distinct
+    call names a worker meets): the rules whose name half of the gate passes, per callee name;
+    those whose method half passes, per method name; the resulting rule tuple, per (name,
+    method). A name no gate's name half can pass (most: ``self.proj``, local helpers) is told
+    by one match of the union of every name glob, not one test per rule."""
+
+    __slots__ = ("rules", "always", "name_parts", "method_parts", "name_filter", "method_filter",
+                 "by_name", "by_method", "by_mask", "memo")
+
+    def __init__(self, gates: tuple[tuple[Rule, CallGate | None], ...]) -> None:
+        self.rules = tuple(rule for rule, _ in gates)
+        self.always = 0
+        self.name_parts: list[tuple[int, GatePart]] = []
+        self.method_parts: list[tuple[int, GatePart]] = []
+        for i, (_, gate) in enumerate(gates):
+            bit = 1 << i
+            if gate is None:
+                self.always |= bit
+                continue
+            if gate.names is not None:
+                self.name_parts.append((bit, gate.names))
+            if gate.methods is not None:
+                self.method_parts.append((bit, gate.methods))
+        self.name_filter = _union_filter(p for _, p in self.name_parts)
+        self.method_filter = _union_filter(p for _, p in self.method_parts)
+        self.by_name: dict[str, int] = {}
+        self.by_method: dict[str, int] = {}
+        self.by_mask: dict[int, tuple[Rule, ...]] = {}
+        self.memo: dict[tuple[str, str], tuple[Rule, ...]] = {}
+
+    def candidates(self, name: str, method: str) -> tuple[Rule, ...]:
+        """The rules of a call to ``name`` / ``.method`` (then memoized)."""
+        by_name = self.by_name.get(name)
+        if by_name is None:
+            by_name = self.by_name[name] = _passing(self.name_parts, self.name_filter, name)
+        by_method = self.by_method.get(method)
+        if by_method is None:
+            by_method = self.by_method[method] = _passing(self.method_parts, self.method_filter, method)
+        mask = self.always | by_name | by_method
+        hit = self.by_mask.get(mask)
+        if hit is None:
+            hit = self.by_mask[mask] = tuple(rule for i, rule in enumerate(self.rules) if mask >> i & 1)
+        self.memo[(name, method)] = hit
+        return hit
+
+
+def _union_filter(parts: Iterable[GatePart]) -> Callable[[str], bool]:
+    """``value -> bool``: False when no part in ``parts`` can pass ``value`` (one regex of
+    all their globs and one set of all their exact strings; a prefilter, never sufficient)."""
+    globs: list[str] = []
+    exact: set[str] = set()
+    for part in parts:
+        globs.extend(part.globs)
+        exact.update(part.exact)
+    match = glob_matcher(tuple(globs))
+    frozen = frozenset(exact)
+    return lambda value: value in frozen or match(value)
+
+
+def _passing(parts: list[tuple[int, GatePart]], prefilter: Callable[[str], bool], value: str) -> int:
+    """The bits of the parts that pass ``value``."""
+    if not prefilter(value):
+        return 0
+    mask = 0
+    for bit, part in parts:
+        if part.test(value):
+            mask |= bit
+    return mask
 
 
 def build_index(rules: tuple[Rule, ...]) -> RuleIndex:

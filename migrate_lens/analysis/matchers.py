@@ -22,17 +22,52 @@ if TYPE_CHECKING:
 MatchFn = Callable[[Site, "Matcher"], "str | None"]
 
 
-#: ``(callee name, method name) -> bool``: False when a rule cannot match any call to that
-#: name/method, whatever its arguments (a necessary condition, never sufficient).
-CallGate = Callable[[str, str], bool]
+@dataclass(frozen=True, slots=True)
+class GatePart:
+    """One half of a :class:`CallGate`: a string (a callee name, or a method name) passes when
+    it is one of ``exact`` or matches one of the fnmatch ``globs`` (:func:`glob_matcher`);
+    with ``nonempty``, "" never passes."""
+
+    globs: tuple[str, ...] = ()
+    exact: frozenset[str] = frozenset()
+    nonempty: bool = True
+
+    def test(self, value: str) -> bool:
+        """``value`` passes this part."""
+        if self.nonempty and not value:
+            return False
+        return value in self.exact or glob_matcher(self.globs)(value)
+
+
+@dataclass(frozen=True, slots=True)
+class CallGate:
+    """A necessary condition (never a sufficient one) for a call-site rule to match a call to
+    ``name`` / ``.method``, whatever its arguments: ``names`` passes the name or ``methods``
+    passes the method (a part that is None never passes). The two halves are separate so that
+    the engine tests each once per distinct callee name and once per distinct method name
+    (:class:`~.engine.RuleIndex`), not once per (name, method) pair."""
+
+    names: GatePart | None = None
+    methods: GatePart | None = None
+
+    def __call__(self, name: str, method: str) -> bool:
+        return (self.names is not None and self.names.test(name)) or (
+            self.methods is not None and self.methods.test(method))
+
+
+def _globs(patterns: Any) -> tuple[str, ...]:
+    """A glob parameter (one glob, a sequence, or nothing) as a tuple."""
+    if not patterns:
+        return ()
+    return (patterns,) if isinstance(patterns, str) else tuple(patterns)
 
 
 @dataclass(frozen=True, slots=True)
 class MatcherSpec:
     """A matcher: the site kind it reads, its function and a one-line description. ``gate``
-    (call matchers only) builds, once per rule, the :data:`CallGate` that lets the engine skip
-    the rule for a callee before any call site of it is matched: the engine memoizes candidates
-    per (name, method), so a gate runs once per distinct callee, the matcher once per call site."""
+    (call matchers only) builds, once per rule, the :class:`CallGate` that lets the engine skip
+    the rule for a callee before any call site of it is matched: the engine tests a gate's halves
+    once per distinct callee name and method name, the matcher runs once per call site."""
 
     site_kind: str
     fn: MatchFn
@@ -41,7 +76,7 @@ class MatcherSpec:
 
 
 def call_gate(m: "Matcher") -> CallGate | None:
-    """The :data:`CallGate` of a call-site rule (its matcher's :attr:`MatcherSpec.gate`), or
+    """The :class:`CallGate` of a call-site rule (its matcher's :attr:`MatcherSpec.gate`), or
     None when every call must be tried."""
     make = MATCHERS[m.kind].gate
     return None if make is None else make(m)
@@ -49,19 +84,17 @@ def call_gate(m: "Matcher") -> CallGate | None:
 
 def _gate_names_or_methods(m: "Matcher") -> CallGate:
     """A call whose resolved name matches ``names`` or whose method matches ``methods``."""
-    names, methods = glob_matcher(_param(m, "names")), glob_matcher(_param(m, "methods"))
-    return lambda name, method: bool((name and names(name)) or (method and methods(method)))
+    return CallGate(GatePart(_globs(_param(m, "names"))), GatePart(_globs(_param(m, "methods"))))
 
 
 def _gate_names(m: "Matcher") -> CallGate:
-    """A call whose resolved name matches ``names``."""
-    names = glob_matcher(_param(m, "names"))
-    return lambda name, method: names(name)
+    """A call whose resolved name matches ``names`` (an empty name is tested too)."""
+    return CallGate(GatePart(_globs(_param(m, "names")), nonempty=False))
 
 
 def _gate_method(expected: str) -> Callable[["Matcher"], CallGate]:
     """A call of the method ``expected``."""
-    return lambda m: lambda name, method: method == expected
+    return lambda m: CallGate(methods=GatePart(exact=frozenset({expected})))
 
 
 _GLOB_CACHE: dict[Any, Callable[[str], bool]] = {}
@@ -775,7 +808,8 @@ def match_api_map(site: Site, m: "Matcher") -> str | None:
 def _gate_api_map(m: "Matcher") -> CallGate:
     """A call whose name, or ``Tensor.<method>``, has a row in the rule's API table."""
     rows = _api_rows(m)
-    return lambda name, method: name in rows or (bool(method) and f"Tensor.{method}" in rows)
+    return CallGate(GatePart(exact=frozenset(rows), nonempty=False),
+                    GatePart(exact=frozenset(k[7:] for k in rows if k.startswith("Tensor."))))
 
 
 def match_suppression(site: Site, m: "Matcher") -> str | None:
