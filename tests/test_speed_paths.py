@@ -124,12 +124,14 @@ def test_lazy_data_computes_each_entry_once_on_first_read() -> None:
     calls: list[str] = []
 
     def make(name: str, value: object):
-        def fn() -> object:
+        def fn(source: object) -> object:
+            assert source is extras  # each function reads the site's source object
             calls.append(name)
             return value
         return fn
 
-    data = LazyData({"args": (1,)}, {"names": make("names", ("a",)), "text": make("text", "x.y")})
+    extras = object()
+    data = LazyData({"args": (1,)}, extras, {"names": make("names", ("a",)), "text": make("text", "x.y")})
     assert data.get("args") == (1,) and calls == []
     assert "names" in data and calls == []
     assert data.get("names") == ("a",) and data["names"] == ("a",) and calls == ["names"]

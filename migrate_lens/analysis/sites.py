@@ -31,30 +31,46 @@ SITE_KINDS = (
 class LazyData(dict):  # type: ignore[type-arg]
     """``Site.data`` whose costlier entries are computed on first read.
 
-    ``lazy`` maps a key to a zero-argument function; :meth:`get`, ``[]`` and ``in`` see those
-    keys as present, compute them once and keep the value. A call site's extras (argument
-    names, padding uniformity, device hints, ...) are read by few matchers and only for a few
-    callees, so most of them are never computed. Matchers read ``data`` only through ``get``,
-    ``[]`` and ``in``."""
+    ``fns`` maps a key to a function of ``source`` (one table shared by every site of a kind,
+    so that a site costs one object, not one closure per key); :meth:`get`, ``[]`` and ``in``
+    see those keys as present, compute them once (``fns[key](source)``) and keep the value.
+    A call site's extras (argument names, padding uniformity, device hints, ...) are read by
+    few matchers and only for a few callees, so most of them are never computed. Matchers
+    read ``data`` only through ``get``, ``[]`` and ``in``; a lazy key is never written
+    directly (its first read would not see the written value)."""
 
-    __slots__ = ("_lazy",)
+    __slots__ = ("_source", "_fns")
 
-    def __init__(self, eager: dict[str, Any], lazy: dict[str, Callable[[], Any]]) -> None:
+    def __init__(self, eager: dict[str, Any], source: Any, fns: dict[str, Callable[[Any], Any]]) -> None:
         super().__init__(eager)
-        self._lazy = lazy
+        self._source = source
+        self._fns = fns
 
     def get(self, key: str, default: Any = None) -> Any:  # type: ignore[override]
-        if key in self._lazy:
-            self[key] = self._lazy.pop(key)()
-        return dict.get(self, key, default)
+        value = dict.get(self, key, _ABSENT)
+        if value is not _ABSENT:
+            return value
+        fn = self._fns.get(key)
+        if fn is None:
+            return default
+        value = self[key] = fn(self._source)
+        return value
 
     def __getitem__(self, key: str) -> Any:
-        if key in self._lazy:
-            self[key] = self._lazy.pop(key)()
-        return dict.__getitem__(self, key)
+        value = dict.get(self, key, _ABSENT)
+        if value is not _ABSENT:
+            return value
+        fn = self._fns.get(key)
+        if fn is None:
+            raise KeyError(key)
+        value = self[key] = fn(self._source)
+        return value
 
     def __contains__(self, key: object) -> bool:
-        return dict.__contains__(self, key) or key in self._lazy
+        return dict.__contains__(self, key) or key in self._fns
+
+
+_ABSENT = object()
 
 
 @dataclass(slots=True)

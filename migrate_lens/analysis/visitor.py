@@ -1497,65 +1497,14 @@ class FileVisitor(cst.CSTVisitor):
                 name.startswith("torch.") and (result_kind != K.S or any(
                     a[0] in K.TENSORISH for a in (*args, *kwargs.values()))))):
             scope.tensor_ops += 1
-        # Extras most matchers never read are computed on first read (LazyData): the functions
-        # run before the visitor moves on (matchers run inside emit), so the scope is unchanged.
-        def lazies() -> dict[str, Callable[[], Any]]:
-            return {
-            "receiver_name": lambda: self.qual(func.value) if type(func) is cst.Attribute else "",
-            "device_like_arg": lambda: method == "to" and any(
-                _mentions_device(self, a.value) for a in node.args if a.keyword is None),
-            "to_follows_input": lambda: method == "to" and any(
-                type(a.value) is cst.Attribute and a.value.attr.value == "device" and not _is_self_attr(a.value)
-                for a in node.args if a.keyword is None or a.keyword.value == "device"
-            ),
-            "input_global_pool": lambda: self._is_global_pool_result(
-                func.value if method and name[:6] != "torch." else (node.args[0].value if node.args else None)
-            ),
-            "uniform_seq_args": lambda: tuple(
-                (a.keyword.value if a.keyword is not None else str(i))
-                for i, a in enumerate(node.args)
-                if _is_uniform_sequence(a.value)
-            ),
-            "name_args": lambda: tuple(
-                (a.keyword.value if a.keyword is not None else str(i))
-                for i, a in enumerate(node.args) if type(a.value) in (cst.Name, cst.Attribute)
-            ),
-            "arg_item_kinds": lambda: tuple(
-                self.kind(el.value) for a in node.args if a.keyword is None and type(a.value) in (cst.Tuple, cst.List)
-                for el in a.value.elements if type(el) is not cst.StarredElement
-            ),
-            "arg_names": lambda: tuple(self.qual(a.value) for a in node.args if a.keyword is None and not a.star),
-            "receiver_text": lambda: _dotted(func.value) if type(func) is cst.Attribute else "",
-            "device_follows_input": lambda: any(
-                a.keyword is not None and a.keyword.value == "device" and (_is_input_device(a.value) or (
-                    type(a.value) is cst.Name and scope is not None and a.value.value in scope.input_devices))
-                for a in node.args
-            ),
-            "message_kinds": lambda: self._message_kinds(node),
-            "exports_weight": lambda: self._exports_weight(node, method),
-            "arg_texts": lambda: _arg_texts(node),
-            "value_args_all_params": lambda: scope is not None and all(
-                type(a.value) is cst.Name and a.value.value in scope.params
-                for a in node.args if self.kind(a.value) in K.VALUE_KINDS),
-            "receiver_fresh": lambda: type(func) is cst.Attribute and self._fresh_tensor(func.value, scope),
-            "receiver_ctor": lambda: (
-                "" if type(func) is not cst.Attribute else
-                self.qual(func.value.func) if type(func.value) is cst.Call else
-                scope.ctor_of.get(func.value.value, "") if type(func.value) is cst.Name and scope is not None else ""),
-            "input_ctor": lambda: self._built_by(
-                func.value if type(func) is cst.Attribute and not name.startswith("torch.") else
-                (node.args[0].value if node.args and node.args[0].keyword is None else None), scope),
-            "random_args": lambda: () if scope is None else tuple(
-                (a.keyword.value if a.keyword is not None else str(i))
-                for i, a in enumerate(node.args) if self._random_draw(a.value, scope, 3)),
-            "arg_alias": lambda: (scope.shared.get(node.args[0].value.value, "")  # type: ignore[attr-defined]
-                                  if scope is not None and node.args and type(node.args[0].value) is cst.Name else ""),
-            }
+        # Extras most matchers never read are computed on first read (LazyData, _CallExtras):
+        # matchers run inside emit, before the visitor moves on, so the scope is unchanged.
+        extras = _CallExtras(self, node, name, method, scope)
         data = LazyData({
             "args": tuple(args), "kwargs": kwargs, "star": star,
             "no_grad": self._no_grad(), "result": result_kind,
             "local_autograd_function": False,
-        }, lazies())
+        }, extras, _CALL_EXTRAS)
         if method == "apply" and type(func) is cst.Attribute:
             recv_name = self.qual(func.value)
             leaf = recv_name.rsplit(".", 1)[-1]
@@ -1643,7 +1592,7 @@ class FileVisitor(cst.CSTVisitor):
             self._bound_calls(node, scope, name, method, receiver, data)
             self._injected_args(node, scope, name)
         if call_used and scope is not None:
-            self._call_variants(node, name, method, (receiver, tuple(args), kwargs, result_kind), call_used, data, lazies)
+            self._call_variants(node, name, method, (receiver, tuple(args), kwargs, result_kind), call_used, data, extras)
         if scope is not None and _is_project_callee(name) and not (
                 name[:5] == "self." and scope.cls is not None and scope.cls.is_module):
             # (methods of nn.Modules take tensors by assumption: no flow to record for them)
@@ -1892,17 +1841,18 @@ class FileVisitor(cst.CSTVisitor):
         return receiver, tuple(args), kwargs, self._call_kind(node)
 
     def _call_variants(self, node: cst.Call, name: str, method: str, base: tuple[Any, ...], used: set[str],
-                       data: LazyData, lazies: Callable[[], dict[str, Callable[[], Any]]]) -> None:
+                       data: LazyData, extras: _CallExtras) -> None:
         """The call site again under each hypothesis on the symbolic inputs its kinds read,
         when its kinds change (``x.new_zeros(n, d)`` with ``n`` a callee's return value):
-        sites that hold only under that hypothesis (``Site.requires``)."""
+        sites that hold only under that hypothesis (``Site.requires``); their extras are
+        computed again, under it."""
         self.values.used = used
         for req, got in self._variants(lambda: self._call_kinds(node)):
             if got == base:
                 continue
-            eager = {k: dict.__getitem__(data, k) for k in dict.keys(data) if k not in _LAZY_KEYS}
+            eager = {k: v for k, v in dict.items(data) if k not in _CALL_EXTRAS}
             eager.update(args=got[1], kwargs=got[2], result=got[3])
-            variant = LazyData(eager, lazies())
+            variant = LazyData(eager, extras, _CALL_EXTRAS)
             hyp = dict(part.rsplit("=", 1) for part in req.split("&"))
             self.values.under(hyp, "", lambda: self._site(
                 "call", node, name=name, method=method, receiver=got[0], data=variant, requires=(req,)))
@@ -2308,11 +2258,114 @@ def _exit_kind(body: cst.BaseSuite) -> str:
     return ""
 
 
-#: The call site's extras computed on first read (``LazyData``): a variant site recomputes them.
-_LAZY_KEYS = frozenset({
-    "receiver_name", "device_like_arg", "to_follows_input", "input_global_pool", "uniform_seq_args",
-    "name_args", "arg_item_kinds", "arg_names", "receiver_text", "device_follows_input",
-})
+class _CallExtras:
+    """A call site's extras that few matchers read, computed on first read
+    (:class:`~.sites.LazyData`, table :data:`_CALL_EXTRAS`: data key -> method) from the
+    visitor's state at that moment: matchers run inside ``emit``, before the walk moves on, and
+    a variant site under a hypothesis (:meth:`FileVisitor._call_variants`) computes its own
+    under it. One object per call instead of a closure per key."""
+
+    __slots__ = ("v", "node", "func", "name", "method", "scope")
+
+    def __init__(self, visitor: FileVisitor, node: cst.Call, name: str, method: str, scope: _FuncScope | None) -> None:
+        self.v, self.node, self.func, self.name, self.method, self.scope = visitor, node, node.func, name, method, scope
+
+    def receiver_name(self) -> str:
+        func = self.func
+        return self.v.qual(func.value) if type(func) is cst.Attribute else ""
+
+    def device_like_arg(self) -> bool:
+        return self.method == "to" and any(
+            _mentions_device(self.v, a.value) for a in self.node.args if a.keyword is None)
+
+    def to_follows_input(self) -> bool:
+        return self.method == "to" and any(
+            type(a.value) is cst.Attribute and a.value.attr.value == "device" and not _is_self_attr(a.value)
+            for a in self.node.args if a.keyword is None or a.keyword.value == "device")
+
+    def input_global_pool(self) -> bool:
+        node, func = self.node, self.func
+        return self.v._is_global_pool_result(
+            func.value if self.method and self.name[:6] != "torch." else (node.args[0].value if node.args else None))
+
+    def uniform_seq_args(self) -> tuple[str, ...]:
+        return tuple((a.keyword.value if a.keyword is not None else str(i))
+                     for i, a in enumerate(self.node.args) if _is_uniform_sequence(a.value))
+
+    def name_args(self) -> tuple[str, ...]:
+        return tuple((a.keyword.value if a.keyword is not None else str(i))
+                     for i, a in enumerate(self.node.args) if type(a.value) in (cst.Name, cst.Attribute))
+
+    def arg_item_kinds(self) -> tuple[str, ...]:
+        kind = self.v.kind
+        return tuple(kind(el.value) for a in self.node.args if a.keyword is None and type(a.value) in (cst.Tuple, cst.List)
+                     for el in a.value.elements if type(el) is not cst.StarredElement)
+
+    def arg_names(self) -> tuple[str, ...]:
+        qual = self.v.qual
+        return tuple(qual(a.value) for a in self.node.args if a.keyword is None and not a.star)
+
+    def receiver_text(self) -> str:
+        func = self.func
+        return _dotted(func.value) if type(func) is cst.Attribute else ""
+
+    def device_follows_input(self) -> bool:
+        scope = self.scope
+        return any(a.keyword is not None and a.keyword.value == "device" and (_is_input_device(a.value) or (
+            type(a.value) is cst.Name and scope is not None and a.value.value in scope.input_devices))
+            for a in self.node.args)
+
+    def message_kinds(self) -> tuple[str, ...]:
+        return self.v._message_kinds(self.node)
+
+    def exports_weight(self) -> bool:
+        return self.v._exports_weight(self.node, self.method)
+
+    def arg_texts(self) -> tuple[str, ...]:
+        return _arg_texts(self.node)
+
+    def value_args_all_params(self) -> bool:
+        scope = self.scope
+        return scope is not None and all(
+            type(a.value) is cst.Name and a.value.value in scope.params
+            for a in self.node.args if self.v.kind(a.value) in K.VALUE_KINDS)
+
+    def receiver_fresh(self) -> bool:
+        func = self.func
+        return type(func) is cst.Attribute and self.v._fresh_tensor(func.value, self.scope)
+
+    def receiver_ctor(self) -> str:
+        func, scope = self.func, self.scope
+        return ("" if type(func) is not cst.Attribute else
+                self.v.qual(func.value.func) if type(func.value) is cst.Call else
+                scope.ctor_of.get(func.value.value, "") if type(func.value) is cst.Name and scope is not None else "")
+
+    def input_ctor(self) -> str:
+        node, func = self.node, self.func
+        return self.v._built_by(
+            func.value if type(func) is cst.Attribute and not self.name.startswith("torch.") else
+            (node.args[0].value if node.args and node.args[0].keyword is None else None), self.scope)
+
+    def random_args(self) -> tuple[str, ...]:
+        scope = self.scope
+        return () if scope is None else tuple(
+            (a.keyword.value if a.keyword is not None else str(i))
+            for i, a in enumerate(self.node.args) if self.v._random_draw(a.value, scope, 3))
+
+    def arg_alias(self) -> str:
+        node, scope = self.node, self.scope
+        return (scope.shared.get(node.args[0].value.value, "")  # type: ignore[attr-defined]
+                if scope is not None and node.args and type(node.args[0].value) is cst.Name else "")
+
+
+#: Call-site data keys computed on first read: key -> the :class:`_CallExtras` method.
+_CALL_EXTRAS: dict[str, Callable[[_CallExtras], Any]] = {
+    key: getattr(_CallExtras, key) for key in (
+        "receiver_name", "device_like_arg", "to_follows_input", "input_global_pool", "uniform_seq_args",
+        "name_args", "arg_item_kinds", "arg_names", "receiver_text", "device_follows_input", "message_kinds",
+        "exports_weight", "arg_texts", "value_args_all_params", "receiver_fresh", "receiver_ctor", "input_ctor",
+        "random_args", "arg_alias")
+}
 #: Callees that are never a project function (their results' kinds are known or unknowable).
 _NOT_PROJECT = ("torch.", "math.", "numpy.", "np.", "einops.", "typing.", "functools.", "itertools.",
                 "logging.", "warnings.", "os.", "sys.", "re.", "collections.", "dataclasses.", "copy.")
