@@ -1457,24 +1457,22 @@ class FileVisitor(cst.CSTVisitor):
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         name = self.qual(func)
-        method = ""
-        receiver = ""
+        method = func.attr.value if type(func) is cst.Attribute else ""
         self._fresh()
-        if type(func) is cst.Attribute:
-            method = func.attr.value
-            receiver = self.kind(func.value)
+        parts = self._call_parts(node)
+        receiver = parts.receiver
         args: list[tuple[str, Any]] = []
         kwargs: dict[str, tuple[str, Any]] = {}
         star = False
         for a in node.args:
             if a.star:
                 star = True
-                continue
-            entry = (self.kind(a.value), literal(a.value))
-            if a.keyword is not None:
-                kwargs[a.keyword.value] = entry
+                break
+        for keyword, _, k, lit, _ in parts.entries:
+            if keyword is not None:
+                kwargs[keyword] = (k, lit)
             else:
-                args.append(entry)
+                args.append((k, lit))
         bound_partial = self.bindings.partial_of(func, self.func_stack[-1].binds if self.func_stack else None)
         if bound_partial is not None:  # `norm = partial(nn.LayerNorm, eps=1e-6)`; `norm(d)` is `nn.LayerNorm(d, eps=1e-6)`
             before: list[tuple[str, Any]] = []
@@ -1487,7 +1485,7 @@ class FileVisitor(cst.CSTVisitor):
                     before.append((self.kind(a.value), literal(a.value)))
             args[:0] = before
         scope = self.func_stack[-1] if self.func_stack else None
-        result_kind = self._call_kind(node)
+        result_kind = parts.result
         call_used = self.values.used
         if scope is not None and (scope.host_reads or scope.cache_lengths or node.args) and (
                 name in K.SHAPE_FUNCS or (method in K.SHAPE_METHODS and receiver in K.TENSORISH)):
@@ -1542,6 +1540,8 @@ class FileVisitor(cst.CSTVisitor):
                 buf = args[0][1]
                 if isinstance(buf, str):
                     scope.cls.buffers.add(buf)
+                    if scope.cls.attr_kinds.get(buf) != K.T:
+                        parts.stale = True  # `self.<buf>` in this call's parts may change kind
                     scope.cls.attr_kinds[buf] = K.T
             if scope.init_like and scope.cls is not None and (
                     name.startswith(("torch.nn.Conv", "torch.nn.LazyConv"))):
@@ -1592,7 +1592,8 @@ class FileVisitor(cst.CSTVisitor):
             self._bound_calls(node, scope, name, method, receiver, data)
             self._injected_args(node, scope, name)
         if call_used and scope is not None:
-            self._call_variants(node, name, method, (receiver, tuple(args), kwargs, result_kind), call_used, data, extras)
+            self._call_variants(node, name, method, (receiver, tuple(args), kwargs, result_kind), call_used, data, extras,
+                                parts)
         if scope is not None and _is_project_callee(name) and not (
                 name[:5] == "self." and scope.cls is not None and scope.cls.is_module):
             # (methods of nn.Modules take tensors by assumption: no flow to record for them)
@@ -1840,14 +1841,72 @@ class FileVisitor(cst.CSTVisitor):
                 args.append(entry)
         return receiver, tuple(args), kwargs, self._call_kind(node)
 
+    def _call_parts(self, node: cst.Call) -> _CallParts:
+        """The kinds of ``node``'s receiver, arguments (with their literals) and result, each
+        with the symbolic inputs its evaluation read (:class:`_CallParts`); ``values.used``
+        collects them all, as evaluating them in one go would."""
+        values = self.values
+        kind = self.kind
+        union = values.used
+        used = values.used = set()
+
+        def read() -> set[str] | frozenset[str]:
+            """The inputs read since the last call (then a fresh set collects)."""
+            nonlocal used
+            if not used:
+                return _NONE_READ
+            got = used
+            union.update(got)
+            used = values.used = set()
+            return got
+
+        func = node.func
+        receiver, receiver_used = "", _NONE_READ
+        if type(func) is cst.Attribute:
+            receiver = kind(func.value)
+            receiver_used = read()
+        entries = []
+        for a in node.args:
+            if a.star:
+                continue
+            k = kind(a.value)
+            entries.append((a.keyword.value if a.keyword is not None else None, a.value, k, literal(a.value), read()))
+        result = self._call_kind(node)
+        result_used = read()
+        values.used = union
+        return _CallParts(receiver, receiver_used, entries, result, result_used)
+
+    def _call_kinds_under(self, node: cst.Call, parts: _CallParts) -> tuple[
+            str, tuple[tuple[str, Any], ...], dict[str, tuple[str, Any]], str]:
+        """:meth:`_call_kinds` under the active hypothesis, evaluating again only the parts
+        whose first evaluation read one of its inputs: a kind depends on a hypothesis only
+        through the inputs it reads (each read is recorded in ``values.used`` before the
+        hypothesis is consulted), so the other parts keep their kinds; literals never change."""
+        hyp = self.values.hyp
+        if parts.stale or hyp is None:
+            return self._call_kinds(node)
+        kind = self.kind
+        receiver = parts.receiver if parts.receiver_used.isdisjoint(hyp) else kind(node.func.value)  # type: ignore[attr-defined]
+        args: list[tuple[str, Any]] = []
+        kwargs: dict[str, tuple[str, Any]] = {}
+        for keyword, expr, k, lit, used in parts.entries:
+            if not used.isdisjoint(hyp):
+                k = kind(expr)
+            if keyword is not None:
+                kwargs[keyword] = (k, lit)
+            else:
+                args.append((k, lit))
+        result = parts.result if parts.result_used.isdisjoint(hyp) else self._call_kind(node)
+        return receiver, tuple(args), kwargs, result
+
     def _call_variants(self, node: cst.Call, name: str, method: str, base: tuple[Any, ...], used: set[str],
-                       data: LazyData, extras: _CallExtras) -> None:
+                       data: LazyData, extras: _CallExtras, parts: _CallParts) -> None:
         """The call site again under each hypothesis on the symbolic inputs its kinds read,
         when its kinds change (``x.new_zeros(n, d)`` with ``n`` a callee's return value):
         sites that hold only under that hypothesis (``Site.requires``); their extras are
         computed again, under it."""
         self.values.used = used
-        for req, got in self._variants(lambda: self._call_kinds(node)):
+        for req, got in self._variants(lambda: self._call_kinds_under(node, parts)):
             if got == base:
                 continue
             eager = {k: v for k, v in dict.items(data) if k not in _CALL_EXTRAS}
@@ -2256,6 +2315,27 @@ def _exit_kind(body: cst.BaseSuite) -> str:
     if any(type(s) in (cst.Return, cst.Break, cst.Continue) for s in smalls):
         return "return"
     return ""
+
+
+#: the inputs read by a part that read none (shared, never written)
+_NONE_READ: frozenset[str] = frozenset()
+
+
+class _CallParts:
+    """A call's kinds as first evaluated (:meth:`FileVisitor._call_parts`): ``receiver`` (""
+    for a plain function), ``entries`` (keyword or None, expression, kind, literal, inputs
+    read) per non-star argument in order, ``result``; each with the symbolic inputs its
+    evaluation read. ``stale``: the visitor changed state its kinds read since (a
+    ``register_buffer`` call turning ``self.<buf>`` into a tensor), so a variant evaluates
+    every part again."""
+
+    __slots__ = ("receiver", "receiver_used", "entries", "result", "result_used", "stale")
+
+    def __init__(self, receiver: str, receiver_used: set[str] | frozenset[str],
+                 entries: list[tuple[str | None, cst.BaseExpression, str, Any, set[str] | frozenset[str]]],
+                 result: str, result_used: set[str] | frozenset[str]) -> None:
+        self.receiver, self.receiver_used, self.entries = receiver, receiver_used, entries
+        self.result, self.result_used, self.stale = result, result_used, False
 
 
 class _CallExtras:
