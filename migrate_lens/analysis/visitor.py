@@ -1587,7 +1587,10 @@ class FileVisitor(cst.CSTVisitor):
                     # `f(q, k, v)` with `try: from flash_attn import f`: the use of the optional library
                     self._site("import", node, name=guarded, data={"level": 0, "call": True, "optional": True})
                 if self.bindings.is_project(c):  # matched by the project graph (aliases across files)
-                    self.project_calls.append((*self._lines(node), c, method, data, self.context, self.symbol))
+                    # the call's own arguments only: a LazyData holds the visitor (a reference
+                    # cycle that kept the whole tree for the cyclic GC after each file)
+                    args_only = {k: dict.__getitem__(data, k) for k in _PROJECT_CALL_KEYS}
+                    self.project_calls.append((*self._lines(node), c, method, args_only, self.context, self.symbol))
         if scope is not None:
             self._bound_calls(node, scope, name, method, receiver, data)
             self._injected_args(node, scope, name)
@@ -2317,6 +2320,8 @@ def _exit_kind(body: cst.BaseSuite) -> str:
     return ""
 
 
+#: What the engine keeps of a call of a project name (``CallSiteFact``; eager keys of the call's data)
+_PROJECT_CALL_KEYS = ("args", "kwargs", "star", "no_grad")
 #: the inputs read by a part that read none (shared, never written)
 _NONE_READ: frozenset[str] = frozenset()
 
