@@ -41,6 +41,9 @@ def literal(node: cst.BaseExpression) -> Any:
     if type(node) is cst.Name and node.value in ("True", "False", "None"):
         return {"True": True, "False": False, "None": None}[node.value]
     if type(node) is cst.SimpleString:
+        text = node.value
+        if _PLAIN_STRING(text) is not None:
+            return text[1:-1]  # what ast.literal_eval gives, without its parse
         try:
             return node.evaluated_value
         except Exception:  # noqa: BLE001 - libcst raises several types on odd prefixes
@@ -63,6 +66,12 @@ def literal(node: cst.BaseExpression) -> Any:
     return NOT_LITERAL
 
 
+
+#: A one-line string literal without prefix, escapes or NUL (most arguments: ``"cpu"``,
+#: ``'b h n d -> b n (h d)'``): its value is the text between the quotes. ``literal_eval``
+#: (libcst's ``evaluated_value``) parses it and leaves four recursive closures behind per call,
+#: reference cycles for the cyclic GC.
+_PLAIN_STRING = re.compile(r"'[^'\\\n\r\x00]*'|\"[^\"\\\n\r\x00]*\"").fullmatch
 
 #: Hypotheses tried on a symbolic input (a parameter only callers know, a callee's return).
 HYPOTHESES = (K.T, K.B, K.H)
