@@ -8,7 +8,7 @@ Matchers are pure functions of (site, parameters): no I/O, no state.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 import re
 from fnmatch import fnmatchcase, translate
 from typing import TYPE_CHECKING, Any, Callable
@@ -31,12 +31,16 @@ class GatePart:
     globs: tuple[str, ...] = ()
     exact: frozenset[str] = frozenset()
     nonempty: bool = True
+    _match: Callable[[str], bool] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_match", glob_matcher(self.globs))
 
     def test(self, value: str) -> bool:
         """``value`` passes this part."""
         if self.nonempty and not value:
             return False
-        return value in self.exact or glob_matcher(self.globs)(value)
+        return value in self.exact or self._match(value)
 
 
 @dataclass(frozen=True, slots=True)
