@@ -55,7 +55,7 @@ def _gitignore(dirpath: Path) -> pathspec.PathSpec | None:
 
 
 def _valid_patterns(text: str) -> list[str]:
-    """The lines of a ``.gitignore`` that pathspec can compile: an invalid line (``!`` alone,
+    r"""The lines of a ``.gitignore`` that pathspec can compile: an invalid line (``!`` alone,
     a trailing lone ``\``) is dropped, as git gives it no effect, instead of aborting discovery."""
     lines = text.splitlines()
     try:

@@ -64,10 +64,14 @@ def merge(old: tuple[str, ...], new: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def is_class_like(name: str) -> bool:
-    """A dotted name whose last part is capitalised (``torch.nn.GELU``, ``pkg.mod.Block``):
+    """A dotted name whose last part is capitalised after any leading underscores
+    (``torch.nn.GELU``, ``pkg.mod.Block``, ``pkg.mod._BlockConfig``):
     the naming convention of classes, the only evidence without importing the code. Constants
     (``DEFAULT_CFG``) and exceptions are not."""
-    leaf = name.rsplit(".", 1)[-1]
+    last = name.rsplit(".", 1)[-1]
+    leaf = last.lstrip("_")  # private classes too: `_MBConvConfig`, `_ConvNd` (not `torch._C`)
+    if leaf is not last and leaf.upper() == leaf:
+        return False
     return leaf[:1].isupper() and not (leaf.isupper() and "_" in leaf) and \
         not leaf.endswith(("Error", "Exception", "Warning"))
 

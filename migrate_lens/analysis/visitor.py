@@ -374,12 +374,42 @@ class FileVisitor(cst.CSTVisitor):
         if not self.class_stack and not self.func_stack:
             self.local_classes[node.name.value] = info
             self.bindings.declare_class(node.name.value)
+        if not is_module and node.decorators and type(node.body) is cst.IndentedBlock:
+            self._dataclass_slots(node, qualname)
         self.class_stack.append(info)
         self.scope_kinds.append("class")
         for a in node.bases:
             b = self.qual(a.value) if a.keyword is None else ""
             if b:
                 self._site("class", a.value, name=b, data={"class": qualname})
+
+    def _dataclass_slots(self, node: cst.ClassDef, qualname: str) -> None:
+        """A ``@dataclass`` config class (torchvision's ``_MBConvConfig``: ``block:
+        Callable[..., nn.Module]``, or ``block: Callable = MBConv``): its generated
+        ``__init__`` stores parameter *i* in field *i*, so each annotated field is an injection
+        slot, with its default class as what the class binds itself. A module's init code that
+        calls ``cnf.block(...)`` (a ``field`` fact) then builds the classes passed for it."""
+        decorators = [d.decorator.func if type(d.decorator) is cst.Call else d.decorator for d in node.decorators]
+        if not any(self.qual(d) in ("dataclasses.dataclass", "dataclass") for d in decorators):  # type: ignore[arg-type]
+            return
+        index = 0
+        for st in node.body.body:  # type: ignore[attr-defined]
+            if type(st) is not cst.SimpleStatementLine:
+                continue
+            for small in st.body:
+                if type(small) is not cst.AnnAssign or type(small.target) is not cst.Name:
+                    continue
+                if self.qual(small.annotation.annotation).rsplit(".", 1)[-1] in ("ClassVar", "InitVar"):
+                    continue
+                name = small.target.value
+                line = self._line(st)
+                self.injections.append(InjectionFact(kind="slot", owner=qualname, attr=name, param=name,
+                                                     index=index, target="", line=line))
+                default = self.qual(small.value) if type(small.value) in (cst.Name, cst.Attribute) else ""
+                if default and is_class_like(default):
+                    self.injections.append(InjectionFact(kind="slot", owner=qualname, attr=name, param=name,
+                                                         index=index, target=default, line=line))
+                index += 1
 
     def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
         info = self.class_stack.pop()
@@ -1744,7 +1774,8 @@ class FileVisitor(cst.CSTVisitor):
         ctor = bool(callee) and is_class_like(callee) and not callee.startswith("torch.")
         in_module_init = scope.init_like and cls is not None and cls.is_module
         if in_module_init and not name and type(func) is cst.Attribute and type(func.value) is cst.Name \
-                and scope.env.get(func.value.value, K.S) != K.S and func.value.value not in scope.binds.instances:
+                and (scope.env.get(func.value.value, K.S) != K.S or func.value.value in scope.iter_names) \
+                and func.value.value not in scope.binds.instances:
             self.injections.append(InjectionFact(kind="field", owner=cls.qualname, attr="[]", param=func.attr.value,
                                                  index=-1, target="", line=self._line(node)))
         position = 0
