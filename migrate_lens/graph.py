@@ -32,6 +32,7 @@ import networkx as nx
 from migrate_lens.catalog import Catalog
 from migrate_lens.config import Config
 from migrate_lens.gctools import gc_paused
+from migrate_lens.fold import fold_duplicates, fold_table
 from migrate_lens.interproc import flow_kinds, function_contexts, holds, recontext
 from migrate_lens.models import ClassFact, FileFacts, Finding, InjectionFact
 
@@ -820,7 +821,10 @@ class _Builder:
         findings_at: dict[str, list[Finding]] = defaultdict(list)
         through_aliases = self.project_call_findings()
         overrides = self.config.severity_overrides()
+        absorbs, names, generic = fold_table(self.catalog)
         for f in self.files:
+            file_kept: list[tuple[Finding, str]] = []
+            decided = False
             for fd in (*f.findings, *through_aliases.get(f.path, ())):
                 node = self.owner_node(fd.symbol, f.module)
                 if fd.requires:
@@ -828,6 +832,7 @@ class _Builder:
                         dropped += 1
                         continue
                     fd = replace(fd, requires=())
+                    decided = True
                 if fd.context == "function":
                     # recontext takes the severity table's column for the decided context
                     # (Rule.severity_in); a config override still wins
@@ -836,6 +841,14 @@ class _Builder:
                         dropped += 1
                         continue
                     fd = replace(got, severity=overrides[got.code]) if got.code in overrides else got
+                file_kept.append((fd, node))
+            if decided and absorbs and len(file_kept) > 1:
+                # a conditional finding that holds now absorbs what shares its site, as the
+                # per-file fold could not while it might still be dropped (ML315 over ML301)
+                at = {id(fd): n for fd, n in file_kept}
+                file_kept = [(fd, at.get(id(fd)) or self.owner_node(fd.symbol, f.module))
+                             for fd in fold_duplicates([fd for fd, _ in file_kept], absorbs, names, generic)]
+            for fd, node in file_kept:
                 kept.append(fd)
                 findings_at[node].append(fd)
         kept.sort(key=_by_location)
