@@ -232,8 +232,7 @@ def scan(path: Path, out_dir: Path, formats: str, jobs: int | None, fail_on: str
                     written.append(target)
                 # The renderers read only the view: free the project graph and per-file facts first
                 # (on a 5M-line tree they are about half of the memory the renderers would add to).
-                # clear() because a networkx graph sits in reference cycles the paused GC keeps.
-                result.project.graph.clear()
+                # Plain data without reference cycles: freed here although the GC is paused.
                 del result
                 written[:0] = render_all(view, out_dir, fmt_names)
         except OSError as exc:

@@ -1,6 +1,7 @@
 """The project graph: files, classes and functions as nodes; imports, calls, composition,
-inheritance and containment as edges (a :class:`networkx.MultiDiGraph`), built from the
-per-file :class:`~migrate_lens.models.FileFacts`.
+inheritance and containment as edges (plain mappings, :attr:`Project.nodes` and
+:attr:`Project.edges`; a :class:`networkx.MultiDiGraph` on request), built from the per-file
+:class:`~migrate_lens.models.FileFacts`.
 
 On top of the graph this module decides three project-level facts:
 
@@ -24,10 +25,9 @@ import re
 from collections import defaultdict, deque
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
-from typing import IO, Any
-
-import networkx as nx
+from typing import IO, TYPE_CHECKING, Any
 
 from migrate_lens.catalog import Catalog
 from migrate_lens.config import Config
@@ -35,6 +35,9 @@ from migrate_lens.gctools import gc_paused
 from migrate_lens.fold import fold_duplicates, fold_table
 from migrate_lens.interproc import flow_kinds, function_contexts, holds, recontext
 from migrate_lens.models import ClassFact, FileFacts, Finding, InjectionFact
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 #: Unit statuses from best to worst; a finding's rule ``porting`` kind maps onto them.
 STATUSES: tuple[str, ...] = ("pure", "mechanical", "redesign", "blocked")
@@ -101,15 +104,32 @@ class ModuleInfo:
         return self.status == "pure"
 
 
+@dataclass(frozen=True, slots=True)
+class Node:
+    """A node of the project graph (:attr:`Project.nodes`). ``kind``: file | class | function |
+    external (a top-level package outside the project); ``path`` and ``line`` (1-based; a file's
+    is 1) locate it ("" and 0 for external nodes); ``status`` is the propagated status
+    (:data:`STATUSES`, "" for external nodes); ``module_kind``: nn.Module | autograd.Function |
+    ""; ``traced``: a traced-reachable function."""
+
+    kind: str
+    path: str
+    line: int
+    status: str
+    module_kind: str
+    traced: bool
+
+
 @dataclass(frozen=True)
 class Project:
     """The project-level result of :func:`build_project`.
 
-    - ``graph``: nodes are dotted names (files by module name, classes, functions; external
-      top-level packages such as ``torch``) with attributes ``kind`` (file | class | function |
-      external), ``path``, ``line``, ``status`` (propagated, "" for external), ``module_kind``
-      (nn.Module | autograd.Function | ""), ``traced`` (bool, functions only meaningful);
-      edges carry ``kind`` (:data:`EDGE_KINDS`) and use the kind as the multigraph key;
+    - ``nodes``: the graph's nodes by dotted name (files by module name, classes, functions;
+      external top-level packages such as ``torch``), sorted by name (:class:`Node`);
+      ``edges``: source -> its out-edges as sorted ``(target, kind)`` pairs (:data:`EDGE_KINDS`;
+      at most one edge per (source, target, kind)), sources sorted. :attr:`graph` is the same
+      graph as a :class:`networkx.MultiDiGraph`, built on first use (the scan itself never
+      needs networkx);
     - ``findings``: FINAL findings sorted by (path, line, column, code): ``traced_only`` ones
       resolved (kept with ``context="traced"`` when their function is traced-reachable, else
       dropped);
@@ -121,7 +141,6 @@ class Project:
     - ``dropped_traced_only``: how many ``traced_only`` findings were dropped as unreachable.
     """
 
-    graph: nx.MultiDiGraph
     findings: tuple[Finding, ...]
     modules: tuple[ModuleInfo, ...]
     unresolved: int
@@ -131,6 +150,8 @@ class Project:
     external_imports: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     dropped_traced_only: int = 0
     resolved: int = 0
+    nodes: Mapping[str, Node] = field(default_factory=dict)
+    edges: Mapping[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
 
     def module(self, qualname: str) -> ModuleInfo:
         """The unit named ``qualname``. Raises KeyError if there is none."""
@@ -138,6 +159,22 @@ class Project:
             if m.qualname == qualname:
                 return m
         raise KeyError(qualname)
+
+    @cached_property
+    def graph(self) -> nx.MultiDiGraph:
+        """:attr:`nodes` and :attr:`edges` as a :class:`networkx.MultiDiGraph` (built once, on
+        first use): nodes in sorted order with the :class:`Node` fields as attributes, edges
+        keyed by their kind with a ``kind`` attribute, in (source, target, kind) order."""
+        import networkx as nx
+
+        g: nx.MultiDiGraph = nx.MultiDiGraph()
+        g.add_nodes_from((n, {"kind": a.kind, "path": a.path, "line": a.line, "status": a.status,
+                              "module_kind": a.module_kind, "traced": a.traced}) for n, a in self.nodes.items())
+        add_edge = g.add_edge
+        for u, out in self.edges.items():
+            for v, k in out:
+                add_edge(u, v, k, kind=k)
+        return g
 
 
 # ---------------------------------------------------------------------------- resolution
@@ -397,7 +434,8 @@ def _by_location(f: Finding) -> tuple[str, int, int, str]:
 
 
 class _Builder:
-    """One build: plain dicts and sets throughout (networkx only at the end, for speed)."""
+    """One build: plain dicts and sets throughout (networkx's import and graph building were
+    about a third of the build's time, and nothing in a scan needs them)."""
 
     def __init__(self, files: tuple[FileFacts, ...], catalog: Catalog, config: Config) -> None:
         self.files = files
@@ -626,9 +664,6 @@ class _Builder:
         """Findings, by path, of calls of project names that are aliases of library callables
         (:class:`~migrate_lens.models.CallSiteFact`; see :meth:`_Resolver.external_name`), with
         the config applied as to per-file findings; the per-file stage could not see them."""
-        from migrate_lens.analysis.engine import build_index, match_project_call
-        from migrate_lens.filters import apply_config
-
         out: dict[str, list[Finding]] = {}
         index = None
         for f in self.files:
@@ -637,10 +672,16 @@ class _Builder:
                 name, guarded = self.res.external_name(call.callee)
                 if not name:
                     continue
+                # imported on the first match only: the rule engine loads libcst (0.3 s), which
+                # a rescan served from the cache otherwise never needs
+                from migrate_lens.analysis.engine import build_index, match_project_call
+
                 if index is None:
                     index = build_index(self.catalog.rules)
                 found.extend(match_project_call(call, name, guarded, f.path, index, f.suppressions))
             if found:
+                from migrate_lens.filters import apply_config
+
                 have = {(x.span.line, x.span.column, x.code) for x in f.findings}
                 kept, _ = apply_config([x for x in found if (x.span.line, x.span.column, x.code) not in have], self.config)
                 out[f.path] = kept
@@ -908,29 +949,23 @@ class _Builder:
         units = [ModuleInfo(**r, depends_on=tuple(sorted(deps.get(r["qualname"], ())))) for r in rows]
 
         return Project(
-            graph=self.to_networkx(status_level, traced), findings=tuple(kept), modules=tuple(units), unresolved=self.unresolved, files=self.files,
+            nodes=self.graph_nodes(status_level, traced), edges=self.graph_edges(),
+            findings=tuple(kept), modules=tuple(units), unresolved=self.unresolved, files=self.files,
             traced=frozenset(traced), unit_of=unit_of,
             external_imports={k: tuple(sorted(set(v))) for k, v in sorted(self.external_imports.items())},
             dropped_traced_only=dropped, resolved=self.resolved,
         )
 
-    def to_networkx(self, status_level: Mapping[str, int], traced: set[str]) -> nx.MultiDiGraph:
-        """The graph of :attr:`Project.graph`: nodes in sorted order with their attributes,
-        then edges by (source, target, kind), keyed by kind."""
-        g: nx.MultiDiGraph = nx.MultiDiGraph()
-        g.add_nodes_from(
-            (n, {"kind": self.kind[n], "path": self.path[n], "line": self.line[n],
-                 "status": STATUSES[status_level[n]] if n in status_level else "",
-                 "module_kind": self.module_kind.get(n, ""), "traced": n in traced})
-            for n in sorted(self.kind)
-        )
-        # add_edge per edge: add_edges_from does the same insertion, plus two view lookups
-        # and two dict updates per edge (half of the build's networkx time).
-        add_edge = g.add_edge
-        for u in sorted(self.edges):
-            for v, k in sorted(self.edges[u]):
-                add_edge(u, v, k, kind=k)
-        return g
+    def graph_nodes(self, status_level: Mapping[str, int], traced: set[str]) -> dict[str, Node]:
+        """:attr:`Project.nodes`: every node in sorted order."""
+        kind, path, line, module_kind = self.kind, self.path, self.line, self.module_kind
+        return {n: Node(kind[n], path[n], line[n], STATUSES[status_level[n]] if n in status_level else "",
+                        module_kind.get(n, ""), n in traced)
+                for n in sorted(kind)}
+
+    def graph_edges(self) -> dict[str, tuple[tuple[str, str], ...]]:
+        """:attr:`Project.edges`: sources in sorted order, each with its sorted (target, kind) pairs."""
+        return {u: tuple(sorted(self.edges[u])) for u in sorted(self.edges)}
 
     # -- explanations ------------------------------------------------------------------------
     def label(self, node: str) -> str:
@@ -1057,26 +1092,21 @@ def build_project(files: Sequence[FileFacts], catalog: Catalog, config: Config) 
 
 
 # ---------------------------------------------------------------------------- views
-def _first(pair: tuple[Any, Any]) -> Any:
-    return pair[0]
-
-
 def graph_view(project: Project) -> dict[str, Any]:
     """report.json ``graph``: node-link JSON (nodes by id with kind, status, path; edges by
     (source, target, kind) with ``key`` the index among parallel edges). Deterministic."""
-    g = project.graph
-    nodes = [{"id": n, "kind": a["kind"], "status": a["status"] or None, "path": a["path"] or None}
-             for n, a in sorted(g.nodes(data=True), key=_first)]
+    nodes = [{"id": n, "kind": a.kind, "status": a.status or None, "path": a.path or None}
+             for n, a in sorted(project.nodes.items())]
     edges = []
-    pair: tuple[str, str] | None = None
-    index = 0
-    # (source, target, key) is unique, so the kind never decides the order. Parallel edges
-    # are adjacent once sorted: their index counts up from 0. iter(): sorted() would first
-    # ask the edge view for its length, which counts every edge.
-    for u, v, _, kind in sorted(iter(g.edges(keys=True, data="kind"))):
-        index = index + 1 if pair == (u, v) else 0
-        pair = (u, v)
-        edges.append({"source": u, "target": v, "kind": kind, "key": index})
+    # Project.edges holds each (source, target, kind) once, sorted: parallel edges (one
+    # source and target, several kinds) are adjacent and their index counts up from 0
+    for u, out in sorted(project.edges.items()):
+        v_prev = None
+        index = 0
+        for v, kind in out:
+            index = index + 1 if v == v_prev else 0
+            v_prev = v
+            edges.append({"source": u, "target": v, "kind": kind, "key": index})
     return {"directed": True, "multigraph": True, "graph": {}, "nodes": nodes, "edges": edges}
 
 
@@ -1085,14 +1115,15 @@ def write_graphml(project: Project, path: Path | str | IO[bytes]) -> None:
     module_kind, traced; edges: kind) to ``path`` (or a binary file object); control characters
     in names are written as escapes (:func:`migrate_lens.safetext.printable`: a file name may hold
     any, XML none). Raises OSError if ``path`` cannot be written."""
+    import networkx as nx
+
     from migrate_lens.safetext import printable as p  # XML cannot hold control characters
 
-    g = project.graph
     out: nx.MultiDiGraph = nx.MultiDiGraph()
-    for n in sorted(g.nodes):
-        a = g.nodes[n]
-        out.add_node(p(n), kind=a["kind"], path=p(a["path"]), line=int(a["line"]), status=a["status"],
-                     module_kind=a["module_kind"], traced=bool(a["traced"]))
-    for u, v, k in sorted(g.edges(keys=True)):
+    for n, a in sorted(project.nodes.items()):
+        out.add_node(p(n), kind=a.kind, path=p(a.path), line=int(a.line), status=a.status,
+                     module_kind=a.module_kind, traced=bool(a.traced))
+    for u, v, k in sorted((u, v, k) for u, pairs in project.edges.items() for v, k in pairs):
         out.add_edge(p(u), p(v), key=k, kind=k)
     nx.write_graphml(out, path if hasattr(path, "write") else str(path))
+    out.clear()  # networkx graphs sit in reference cycles, which a paused GC would keep

@@ -85,11 +85,8 @@ def top_level_models(project: Project) -> list[ModuleInfo]:
     test code excluded; sorted by qualname."""
     models = {m.qualname: m for m in project.modules if m.kind == "nn.Module" and not m.is_test}
     held: set[str] = set()
-    graph = project.graph
     for q in models:
-        if q not in graph:
-            continue
-        for _u, v, kind in graph.out_edges(q, keys=True):
+        for v, kind in project.edges.get(q, ()):
             if kind == "composition":
                 target = project.unit_of.get(v, v)
                 if target != q and target in models:

@@ -70,11 +70,9 @@ def _unit(name: str, deps: tuple[str, ...] = (), status: str = "pure", loc: int 
 
 
 def _plan_of(units: list[ModuleInfo]) -> Plan:
-    import networkx as nx
-
     from migrate_lens.catalog import load_catalog
 
-    project = Project(graph=nx.MultiDiGraph(), findings=(), modules=tuple(sorted(units, key=lambda u: u.qualname)),
+    project = Project(findings=(), modules=tuple(sorted(units, key=lambda u: u.qualname)),
                       unresolved=0)
     return make_plan(project, estimate(project, load_catalog(), Config()))
 

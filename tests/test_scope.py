@@ -85,10 +85,8 @@ def test_a_model_estimate_does_not_follow_file_level_code_further() -> None:
         return ModuleInfo(qualname=q, path=q + ".py", line=1, end_line=10, kind=kind, lines_of_code=10, status="pure",
                           explanation=(), findings=(), depends_on=deps, functions=1, is_test=False)
 
-    import networkx as nx
-
     units = (unit("m.Net", "nn.Module", ("utils",)), unit("utils", "file", ("m.Other",)), unit("m.Other", "nn.Module", ()))
-    project = Project(graph=nx.MultiDiGraph(), findings=(), modules=units, unresolved=0)
+    project = Project(findings=(), modules=units, unresolved=0)
     est = {u.qualname: ModuleEstimate(u.qualname, Effort(1.0), Effort(1.0), Effort(0.0), 0, 10, 0) for u in units}
     models, n = _models(project, Scope((), (), frozenset(est), ()), est)
     by = {m.qualname: m for m in models}

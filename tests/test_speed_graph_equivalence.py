@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import networkx as nx
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from migrate_lens.graph import Project, _levels_from_hops, _nearest, _reverse, graph_view, worst_reachable
+from migrate_lens.graph import Node, Project, _levels_from_hops, _nearest, _reverse, graph_view, worst_reachable
 
 NODES = [f"n{i}" for i in range(8)]
 
@@ -32,15 +31,15 @@ def test_levels_from_nearest_maps_equal_worst_reachable(graph: tuple[dict[str, l
 
 
 def test_graph_view_numbers_parallel_edges_in_sorted_order() -> None:
-    g = nx.MultiDiGraph()
-    for n in ("b", "a", "c"):
-        g.add_node(n, kind="function", status="pure", path=f"{n}.py")
-    g.add_edge("b", "a", "inherits", kind="inherits")
-    g.add_edge("a", "c", "import", kind="import")
-    g.add_edge("a", "b", "call", kind="call")
-    g.add_edge("a", "c", "call", kind="call")
-    view = graph_view(Project(graph=g, findings=(), modules=(), unresolved=0))
+    nodes = {n: Node("function", f"{n}.py", 1, "pure", "", False) for n in ("b", "a", "c")}
+    edges = {"b": (("a", "inherits"),), "a": (("b", "call"), ("c", "call"), ("c", "import"))}
+    project = Project(findings=(), modules=(), unresolved=0, nodes=nodes, edges=edges)
+    view = graph_view(project)
     assert [n["id"] for n in view["nodes"]] == ["a", "b", "c"]
     assert [(e["source"], e["target"], e["kind"], e["key"]) for e in view["edges"]] == [
         ("a", "b", "call", 0), ("a", "c", "call", 0), ("a", "c", "import", 1), ("b", "a", "inherits", 0),
     ]
+    # the networkx form holds the same graph
+    g = project.graph
+    assert sorted(g.nodes) == ["a", "b", "c"] and g.nodes["a"]["path"] == "a.py"
+    assert sorted(g.edges(keys=True)) == [("a", "b", "call"), ("a", "c", "call"), ("a", "c", "import"), ("b", "a", "inherits")]
