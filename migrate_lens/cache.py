@@ -3,7 +3,7 @@
 Key: SHA-256 of the file's bytes + its relative path and module name (findings carry both)
 + tool version + analyzer code digest + rule catalog digest. A changed rule, a new version,
 an edited analyzer module or an edited file is a miss. A cache that SQLite cannot read (corrupt, truncated, another format) is discarded
-with a warning and rebuilt: it is never trusted. Values are plain data (MessagePack arrays of
+with a warning and rebuilt: it is never trusted. Values are plain data (MessagePack maps of
 the facts' fields, type-checked on load, zlib-compressed), never pickles: a planted value can at
 worst be wrong facts, never code. A folder or file not owned by the current user, writable by
 group or others, or a symbolic link is refused (:func:`check_private`). A database another
@@ -12,7 +12,6 @@ process holds locked is waited for, then skipped; it is never deleted for being 
 
 from __future__ import annotations
 
-import dataclasses
 import errno
 import hashlib
 import os
@@ -20,10 +19,7 @@ import sqlite3
 import stat
 import zlib
 from functools import lru_cache
-from operator import attrgetter
 from pathlib import Path
-from types import UnionType
-from typing import Any, Callable, Union, get_args, get_origin, get_type_hints
 
 import msgspec
 
@@ -75,92 +71,34 @@ def file_digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _plain_type(tp: Any) -> Any:
-    """The msgspec type of a field's encoded value: a dataclass becomes the fixed-length tuple
-    of its fields' plain types, ``tuple[X, ...]`` and unions map element-wise."""
-    if dataclasses.is_dataclass(tp):
-        hints = get_type_hints(tp)
-        return tuple[tuple(_plain_type(hints[f.name]) for f in dataclasses.fields(tp))]  # type: ignore[misc]
-    origin = get_origin(tp)
-    if origin is tuple:
-        args = get_args(tp)
-        return tuple[_plain_type(args[0]), ...] if len(args) == 2 and args[1] is Ellipsis else tp  # type: ignore[misc]
-    if origin in (Union, UnionType):
-        return Union[tuple(_plain_type(a) for a in get_args(tp))]  # type: ignore[return-value]
-    return tp
-
-
-def _converters(tp: Any) -> tuple[Callable[[Any], Any] | None, Callable[[Any], Any] | None]:
-    """(to plain, from plain) for a value of type ``tp``; (None, None) for a scalar or a tuple
-    of scalars, which msgspec encodes and decodes as they are. A dataclass's pair is compiled
-    once into one expression over its fields (``cls(a[0], conv_1(a[1]), ...)``): decoding
-    ``core``'s 170k fact objects through generic per-field loops took 3x pickle's time."""
-    if dataclasses.is_dataclass(tp):
-        names = tuple(f.name for f in dataclasses.fields(tp))
-        hints = get_type_hints(tp)
-        env: dict[str, Any] = {"cls": tp}
-        out_parts: list[str] = []
-        in_parts: list[str] = []
-        for i, name in enumerate(names):
-            to_f, from_f = _converters(hints[name])
-            optional = type(None) in get_args(hints[name])
-            if to_f is None or from_f is None:
-                out_parts.append(f"o.{name}")
-                in_parts.append(f"a[{i}]")
-                continue
-            env[f"to_{i}"], env[f"from_{i}"] = to_f, from_f
-            if optional:
-                out_parts.append(f"(None if o.{name} is None else to_{i}(o.{name}))")
-                in_parts.append(f"(None if a[{i}] is None else from_{i}(a[{i}]))")
-            else:
-                out_parts.append(f"to_{i}(o.{name})")
-                in_parts.append(f"from_{i}(a[{i}])")
-        # generated from the dataclass's own field list only (no outside input)
-        to_plain = eval(f"lambda o: ({', '.join(out_parts)},)", env)  # noqa: S307
-        from_plain = eval(f"lambda a: cls({', '.join(in_parts)})", env)  # noqa: S307
-        return to_plain, from_plain
-    origin = get_origin(tp)
-    if origin is tuple:
-        args = get_args(tp)
-        if len(args) == 2 and args[1] is Ellipsis:
-            to_el, from_el = _converters(args[0])
-            if to_el is None or from_el is None:
-                return None, None
-            return (lambda t: [to_el(x) for x in t]), (lambda t: tuple([from_el(x) for x in t]))
-        return None, None
-    if origin in (Union, UnionType):
-        inner = [a for a in get_args(tp) if a is not type(None)]
-        if len(inner) == 1:
-            return _converters(inner[0])  # None is handled by the enclosing dataclass
-    return None, None
-
-
-_to_plain, _from_plain = _converters(FileOutcome)
+#: MessagePack codec of :class:`FileOutcome`: msgspec encodes a dataclass as a map of its fields
+#: and decodes one in C, checking every field's type against the annotations. Decoding
+#: ``core``'s 658 outcomes (170k fact objects) this way takes ~0.17 s against ~0.4 s for arrays
+#: of the fields turned into objects by Python code (one process, GC paused); the values are
+#: ~20% larger (5.9 MB compressed against 4.9 MB).
 _encoder = msgspec.msgpack.Encoder()
-_decoder = msgspec.msgpack.Decoder(_plain_type(FileOutcome))
+_decoder = msgspec.msgpack.Decoder(FileOutcome)
 
 
 def encode(outcome: FileOutcome) -> bytes:
-    """A cache value: the outcome as plain data (nested MessagePack arrays of strings, numbers
-    and booleans, one array per dataclass in field order, :func:`_plain_type`), zlib-compressed
-    (level 1). Never a pickle: decoding a value can build only :mod:`migrate_lens.models` facts."""
-    assert _to_plain is not None
-    return zlib.compress(_encoder.encode(_to_plain(outcome)), 1)
+    """A cache value: the outcome as plain data (nested MessagePack maps of strings, numbers,
+    booleans and arrays, one map per dataclass keyed by field name), zlib-compressed (level 1).
+    Never a pickle: decoding a value can build only :mod:`migrate_lens.models` facts."""
+    return zlib.compress(_encoder.encode(outcome), 1)
 
 
 def decode(blob: bytes) -> FileOutcome:
     """Inverse of :func:`encode`. Raises ``ValueError`` when ``blob`` is not an encoded
     :class:`FileOutcome` (corrupt or foreign data: every field's type is checked by msgspec
-    against the facts' annotations before any object is built)."""
-    assert _from_plain is not None
+    against the facts' annotations while the objects are built, and an outcome must hold
+    exactly one of facts or a skip reason). A field missing from a map takes its default."""
     try:
-        plain = _decoder.decode(zlib.decompress(blob))
-    except (zlib.error, msgspec.DecodeError, TypeError) as exc:
+        out = _decoder.decode(zlib.decompress(blob))
+    except (zlib.error, msgspec.DecodeError, TypeError, ValueError) as exc:  # (ValidationError is a DecodeError)
         raise ValueError(f"undecodable cache value ({type(exc).__name__})") from None
-    try:
-        return _from_plain(plain)  # type: ignore[no-any-return]
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"cache value is not a FileOutcome ({type(exc).__name__})") from None
+    if (out.facts is None) == (out.skipped is None):
+        raise ValueError("cache value is not a FileOutcome (it needs facts or a skip reason, not both)")
+    return out
 
 
 def check_private(path: Path, what: str) -> None:

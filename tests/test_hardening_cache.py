@@ -74,7 +74,12 @@ def test_decode_refuses_wrong_shapes() -> None:
     import msgspec
 
     for bad in ([1, 2, 3], ["a.py", None, ["a.py", 5, False]], {"path": "a.py"}, "x", None,
-                ["a.py", ["a.py", "a", "0", "many lines", [], [], [], [], [], [], [], [], [], True], None]):
+                ["a.py", ["a.py", "a", "0", "many lines", [], [], [], [], [], [], [], [], [], True], None],
+                {"path": "a.py", "facts": {"path": "a.py", "module": "a", "sha256": "0", "lines": "many"}},
+                {"path": "a.py", "facts": {"path": "a.py", "module": "a", "sha256": "0", "lines": 1,
+                                           "findings": [{"code": "ML101"}]}},
+                {"path": "a.py", "skipped": {"path": "a.py", "reason": "binary"},
+                 "facts": {"path": "a.py", "module": "a", "sha256": "0", "lines": 1}}):
         with pytest.raises(ValueError):
             decode(zlib.compress(msgspec.msgpack.encode(bad), 1))
 
