@@ -193,50 +193,63 @@ def scan(path: Path, out_dir: Path, formats: str, jobs: int | None, fail_on: str
         )
     except ConfigError as exc:
         raise fail(str(exc)) from None
+    files_done = None
     if "html" in fmt_names:
         from migrate_lens.cache import default_cache_dir
         from migrate_lens.report import chartset
 
         chartset.use_memo(None if no_cache else (cache_dir or default_cache_dir()) / "charts")
+
+        def files_done(analyzed: int) -> None:
+            # The chart set is drawn on the core the pool leaves free (report/chartproc.py) unless
+            # the memo will likely hold it: nothing changed since a scan that drew it
+            if analyzed or no_cache:
+                chartset.start_helper()
     console = Console(stderr=True, quiet=quiet)
     progress = _progress(console) if not quiet else None
     # allocation-heavy and short-lived: the cyclic GC only rescans live data (migrate_lens/gctools.py)
     with gc_paused():
         try:
-            result = run_scan(path, config, jobs=jobs, cache_dir=cache_dir, use_cache=not no_cache,
-                              progress=progress.update if progress else None)
-        except (CatalogError, ConfigError, EntryError) as exc:
-            raise fail(str(exc)) from None
+            try:
+                result = run_scan(path, config, jobs=jobs, cache_dir=cache_dir, use_cache=not no_cache,
+                                  progress=progress.update if progress else None, on_files_done=files_done)
+            except (CatalogError, ConfigError, EntryError) as exc:
+                raise fail(str(exc)) from None
+            finally:
+                if progress:
+                    progress.close()
+            view = build_view(result)
+            if probe_data is not None:
+                from migrate_lens.probe.cli import attach
+
+                attach(view, probe_data)
+            if files_done is not None:
+                chartset.prefetch(view)  # drawn by the helper while report.json is written
+            warnings = result.warnings
+            try:
+                from migrate_lens.report._files import atomic_write, output_set
+
+                out_dir.mkdir(parents=True, exist_ok=True)
+                written = []
+                # the set of outputs replaces the previous set together, once every file is complete
+                with output_set(out_dir):
+                    if graphml:
+                        from migrate_lens.graph import write_graphml
+
+                        target = out_dir / "graph.graphml"
+                        with atomic_write(target, binary=True) as fh:
+                            write_graphml(result.project, fh)
+                        written.append(target)
+                    # The renderers read only the view: free the project graph and per-file facts first
+                    # (on a 5M-line tree they are about half of the memory the renderers would add to).
+                    # Plain data without reference cycles: freed here although the GC is paused.
+                    del result
+                    written[:0] = render_all(view, out_dir, fmt_names)
+            except OSError as exc:
+                raise fail(f"cannot write report to {out_dir}: {exc.strerror or exc}") from None
         finally:
-            if progress:
-                progress.close()
-        view = build_view(result)
-        if probe_data is not None:
-            from migrate_lens.probe.cli import attach
-
-            attach(view, probe_data)
-        warnings = result.warnings
-        try:
-            from migrate_lens.report._files import atomic_write, output_set
-
-            out_dir.mkdir(parents=True, exist_ok=True)
-            written = []
-            # the set of outputs replaces the previous set together, once every file is complete
-            with output_set(out_dir):
-                if graphml:
-                    from migrate_lens.graph import write_graphml
-
-                    target = out_dir / "graph.graphml"
-                    with atomic_write(target, binary=True) as fh:
-                        write_graphml(result.project, fh)
-                    written.append(target)
-                # The renderers read only the view: free the project graph and per-file facts first
-                # (on a 5M-line tree they are about half of the memory the renderers would add to).
-                # Plain data without reference cycles: freed here although the GC is paused.
-                del result
-                written[:0] = render_all(view, out_dir, fmt_names)
-        except OSError as exc:
-            raise fail(f"cannot write report to {out_dir}: {exc.strerror or exc}") from None
+            if files_done is not None:
+                chartset.stop_helper()
     if not quiet:
         from migrate_lens.report.terminal import render as render_terminal
 

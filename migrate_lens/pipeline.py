@@ -178,10 +178,13 @@ def check_codes(config: Config, catalog: Catalog) -> None:
 
 def scan(root: Path, config: Config, *, jobs: int | None = None, cache_dir: Path | None = None,
          use_cache: bool = True, progress: Progress | None = None,
-         on_analysis: Callable[[int], None] | None = None) -> ScanResult:
-    """Scan ``root`` (directory or file). ``on_analysis``: see :func:`analyze_files`. Raises
-    ``FileNotFoundError`` for a missing root and :class:`migrate_lens.catalog.CatalogError` for
-    a malformed rule catalog."""
+         on_analysis: Callable[[int], None] | None = None,
+         on_files_done: Callable[[int], None] | None = None) -> ScanResult:
+    """Scan ``root`` (directory or file). ``on_analysis``: see :func:`analyze_files`.
+    ``on_files_done(n)`` is called once the per-file stage is over, with the number of files
+    analyzed (not served by the cache), before the project graph: from there on this process
+    works alone (the CLI starts its chart helper then). Raises ``FileNotFoundError`` for a
+    missing root and :class:`migrate_lens.catalog.CatalogError` for a malformed rule catalog."""
     from migrate_lens.cache import default_cache_dir
     from migrate_lens.estimate import estimate
     from migrate_lens.graph import build_project
@@ -207,6 +210,8 @@ def scan(root: Path, config: Config, *, jobs: int | None = None, cache_dir: Path
     finally:
         if cache is not None:
             cache.close()
+    if on_files_done is not None:
+        on_files_done(len(discovery.files) - hits)
     warnings = cache_warnings + (list(cache.warnings) if cache is not None else [])
     files: list[FileFacts] = []
     skipped = list(discovery.skipped)

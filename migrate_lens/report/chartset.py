@@ -1,5 +1,6 @@
 """The HTML report's five charts as one set: their input numbers from the view, drawn in this
-process, with a memo of drawn sets on disk.
+process or by a helper process on another core (:mod:`migrate_lens.report.chartproc`), with a
+memo of drawn sets on disk.
 
 Drawing the set (matplotlib's import included) takes about 1.5-2 s. The SVG of unchanged inputs
 is byte-identical anyway (``svg.hashsalt``), so a set is kept in the scan cache folder keyed by
@@ -35,6 +36,8 @@ MEMO_KEEP = 16
 
 #: Folder of the memo (:func:`use_memo`); None = always draw.
 _memo_dir: pathlib.Path | None = None
+#: The helper process drawing the next set (:func:`start_helper`), if any.
+_helper: Any = None
 
 
 def use_memo(folder: pathlib.Path | None) -> None:
@@ -43,6 +46,39 @@ def use_memo(folder: pathlib.Path | None) -> None:
     process does not read it."""
     global _memo_dir
     _memo_dir = folder
+
+
+def start_helper() -> None:
+    """Start a helper process that imports matplotlib now and will draw the next set
+    (:mod:`migrate_lens.report.chartproc`), replacing one already started. The CLI calls it when
+    the per-file pool is done and its cores are free; :func:`prefetch` sends it the set's
+    inputs, :func:`charts_for` takes the drawing, :func:`stop_helper` ends it."""
+    from migrate_lens.report import chartproc
+
+    global _helper
+    stop_helper()
+    _helper = chartproc.start()
+
+
+def stop_helper() -> None:
+    """End the helper process, if one runs (idempotent)."""
+    global _helper
+    if _helper is not None:
+        _helper.close()
+        _helper = None
+
+
+def prefetch(view: dict[str, Any]) -> None:
+    """Have the helper (:func:`start_helper`) draw ``view``'s set now, while this process writes
+    the other outputs; stop it instead when the memo already holds the set. No-op without a
+    helper."""
+    if _helper is None:
+        return
+    inputs = inputs_of(view)
+    if _read_memo(inputs) is not None:
+        stop_helper()
+    else:
+        _helper.request(memo_key(inputs), inputs)
 
 
 def inputs_of(view: dict[str, Any]) -> dict[str, Any]:
@@ -103,9 +139,20 @@ def charts_for(view: dict[str, Any]) -> dict[str, Markup]:
     inputs = inputs_of(view)
     cached = _read_memo(inputs)
     if cached is None:
-        cached = draw(inputs)
+        cached = _from_helper(inputs) or draw(inputs)
         _store_memo(inputs, cached)
     return {k: Markup(v) for k, v in cached.items()}
+
+
+def _from_helper(inputs: dict[str, Any]) -> dict[str, str] | None:
+    """The helper's drawing of ``inputs`` (:func:`prefetch`), or None (no helper, another set
+    requested, the helper failed); the helper is stopped either way."""
+    global _helper
+    if _helper is None:
+        return None
+    drawn = _helper.result(memo_key(inputs))
+    _helper = None
+    return drawn
 
 
 def _memo_path(inputs: dict[str, Any]) -> pathlib.Path | None:

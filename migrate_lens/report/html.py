@@ -211,13 +211,13 @@ def _context(view: dict[str, Any]) -> dict[str, Any]:
     by_qual = {m["qualname"]: m for m in view["modules"]}
     root_name = posixpath.basename(view["root"].rstrip("/")) or view["root"]
     app_js, graph_js = _inline_script("report.js"), _inline_script("cytoscape.min.js")
+    data_json = json_for_script(payload(view))  # before the charts: a helper may still be drawing them
     return dict(
         view=view,
         d=_summary.digest(view, top=10),
         by_qual=by_qual,
         root_name=root_name,
-        charts=chartset.charts_for(view),
-        data_json=json_for_script(payload(view)),
+        data_json=data_json,
         css=_inline_css("report.css"),
         app_js=app_js,
         graph_js=graph_js,
@@ -227,6 +227,7 @@ def _context(view: dict[str, Any]) -> dict[str, Any]:
         status_colors=palette.STATUS_COLORS,
         severity_colors=palette.SEVERITY_COLORS,
         category_plain=_summary.CATEGORY_PLAIN,
+        charts=chartset.charts_for(view),
     )
 
 
