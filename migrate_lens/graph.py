@@ -517,23 +517,26 @@ class _Builder:
                 elif c.is_module:
                     direct.setdefault(c.qualname, "nn.Module")
         memo: dict[str, str] = {}
-
-        def kind_of(cls: str, seen: frozenset[str]) -> str:
-            if cls in memo:
-                return memo[cls]
-            kind = direct.get(cls, "")
-            if not kind:
-                for b in self.res.bases(cls)[0]:
-                    if b not in seen:
-                        kind = kind_of(b, seen | {cls})
-                        if kind:
-                            break
-            memo[cls] = kind
-            return kind
-
         for cls in sorted(self.res.classes):
             if cls in self.kind:
-                self.module_kind[cls] = kind_of(cls, frozenset({cls}))
+                self.module_kind[cls] = self._kind_through_bases(cls, frozenset({cls}), direct, memo)
+
+    def _kind_through_bases(self, cls: str, seen: frozenset[str], direct: Mapping[str, str], memo: dict[str, str]) -> str:
+        """``direct[cls]``, else the first module kind found through ``cls``'s project bases
+        (depth first, not entering ``seen``), memoized in ``memo``. (A method, not a recursive
+        closure: that is a reference cycle holding the builder, and every file's facts with it,
+        until the paused cyclic GC runs.)"""
+        if cls in memo:
+            return memo[cls]
+        kind = direct.get(cls, "")
+        if not kind:
+            for b in self.res.bases(cls)[0]:
+                if b not in seen:
+                    kind = self._kind_through_bases(b, seen | {cls}, direct, memo)
+                    if kind:
+                        break
+        memo[cls] = kind
+        return kind
 
     # -- edges -----------------------------------------------------------------------------
     def _count(self, r: str | None) -> None:

@@ -125,123 +125,136 @@ def flow_kinds(summaries: Mapping[str, FunctionSummary],
     a callee as written in the caller to project functions. A fixed point over sets of kinds
     (``T``, ``B``, ``H``): monotone, so it ends; on compact summaries only. ``u:<param>`` keys
     (:func:`_lost_updates`) count callers outside init code (``contexts``: function -> context)."""
-    param: dict[tuple[str, str], set[str]] = defaultdict(set)
-    ret: dict[tuple[str, int], set[str]] = defaultdict(set)
-    for fn, s in summaries.items():
-        if s.role == "train-step":  # a jitted step's inputs are arrays, like forward's
-            for p in s.params:
-                param[(fn, p)].add("T")
-    for fn in tensor_entries:
-        for p in summaries[fn].params if fn in summaries else ():
-            param[(fn, p)].add("T")
-    memo: dict[tuple[str, str], tuple[str, ...]] = {}
+    return _FlowKinds(summaries, targets, tensor_entries, contexts or {}).kinds
 
-    def resolved(caller: str, callee: str) -> tuple[str, ...]:
-        got = memo.get((caller, callee))
+
+class _FlowKinds:
+    """The fixed point of :func:`flow_kinds`. A class, not closures calling each other: those
+    form a reference cycle (each closure's cell holds the others) that kept the summaries and
+    whatever ``targets`` holds (the project graph's builder, every file's facts) alive until
+    the cyclic GC ran, which a scan pauses."""
+
+    def __init__(self, summaries: Mapping[str, FunctionSummary], targets: Callable[[str, str], Iterable[str]],
+                 tensor_entries: Iterable[str], contexts: Mapping[str, str]) -> None:
+        self.summaries = summaries
+        self.targets = targets
+        self.param: dict[tuple[str, str], set[str]] = defaultdict(set)
+        self.ret: dict[tuple[str, int], set[str]] = defaultdict(set)
+        for fn, s in summaries.items():
+            if s.role == "train-step":  # a jitted step's inputs are arrays, like forward's
+                for p in s.params:
+                    self.param[(fn, p)].add("T")
+        for fn in tensor_entries:
+            for p in summaries[fn].params if fn in summaries else ():
+                self.param[(fn, p)].add("T")
+        self.memo: dict[tuple[str, str], tuple[str, ...]] = {}
+        self.active: set[tuple[str, str]] = set()
+        self.known: dict[tuple[str, str], set[str]] = {}  # key_kinds of this round (cleared each round)
+        self.lost = _lost_updates(summaries, self.resolved, contexts)
+        self._solve()
+
+    def resolved(self, caller: str, callee: str) -> tuple[str, ...]:
+        got = self.memo.get((caller, callee))
         if got is None:
-            got = memo[(caller, callee)] = tuple(t for t in targets(caller, callee) if t in summaries)
+            got = self.memo[(caller, callee)] = tuple(t for t in self.targets(caller, callee) if t in self.summaries)
         return got
 
-    def ret_flow(t: str, i: int) -> Flow | None:
-        s = summaries[t]
+    def ret_flow(self, t: str, i: int) -> Flow | None:
+        s = self.summaries[t]
         if 0 <= i < len(s.ret_items):
             return s.ret_items[i]
         return s.ret
 
-    def arg_kinds(fn: str, callee: str, t: str, pname: str) -> set[str]:
+    def arg_kinds(self, fn: str, callee: str, t: str, pname: str) -> set[str]:
         """Kinds ``fn`` passes for ``t``'s parameter ``pname`` in its calls of ``callee``."""
-        params = summaries[t].params
+        params = self.summaries[t].params
         idx = params.index(pname) if pname in params else -1
         out: set[str] = set()
-        for c in summaries[fn].calls if fn in summaries else ():
+        for c in self.summaries[fn].calls if fn in self.summaries else ():
             if c.callee != callee:
                 continue
             if 0 <= idx < len(c.args):
-                out |= value(fn, c.args[idx])
+                out |= self.value(fn, c.args[idx])
             for kw, f in zip(c.keywords, c.kwargs):
                 if kw == pname:
-                    out |= value(fn, f)
+                    out |= self.value(fn, f)
         return out
 
-    active: set[tuple[str, str]] = set()
-    known: dict[tuple[str, str], set[str]] = {}  # key_kinds of this round (cleared each round)
-
-    lost = _lost_updates(summaries, resolved, contexts or {})
-
-    def key_kinds(fn: str, key: str) -> set[str]:
+    def key_kinds(self, fn: str, key: str) -> set[str]:
         if key.startswith("p:"):
-            return param.get((fn, key[2:]), set())
+            return self.param.get((fn, key[2:]), set())
         if key.startswith("u:"):
-            return {"L"} if (fn, key[2:]) in lost else set()
-        got = known.get((fn, key))
+            return {"L"} if (fn, key[2:]) in self.lost else set()
+        got = self.known.get((fn, key))
         if got is None:
-            got = known[(fn, key)] = _ret_kinds(fn, key)
+            got = self.known[(fn, key)] = self._ret_kinds(fn, key)
         return got
 
-    def _ret_kinds(fn: str, key: str) -> set[str]:
+    def _ret_kinds(self, fn: str, key: str) -> set[str]:
         callee, _, idx = key[2:].partition("#")
         i = int(idx) if idx.isdigit() else -1
         out: set[str] = set()
+        active = self.active
         inner = (fn, key) not in active  # a recursive chain takes the callee's return as is
         active.add((fn, key))
         try:
-            for t in resolved(fn, callee):
-                got = ret.get((t, i))
-                out |= got if got is not None else ret.get((t, -1), set())
-                flow = ret_flow(t, i)
+            for t in self.resolved(fn, callee):
+                got = self.ret.get((t, i))
+                out |= got if got is not None else self.ret.get((t, -1), set())
+                flow = self.ret_flow(t, i)
                 # what the callee returns from its parameters, with this call's arguments
                 for key2, h, k in flow.deps if flow is not None and inner else ():
-                    if k not in out and key2.startswith("p:") and h in arg_kinds(fn, callee, t, key2[2:]):
+                    if k not in out and key2.startswith("p:") and h in self.arg_kinds(fn, callee, t, key2[2:]):
                         out.add(k)
         finally:
             if inner:
                 active.discard((fn, key))
         return out
 
-    def value(fn: str, flow: Flow, own_params: bool = True) -> set[str]:
+    def value(self, fn: str, flow: Flow, own_params: bool = True) -> set[str]:
         out = {flow.kind} if flow.kind else set()
         for key, h, k in flow.deps:
-            if k not in out and (own_params or not key.startswith("p:")) and h in key_kinds(fn, key):
+            if k not in out and (own_params or not key.startswith("p:")) and h in self.key_kinds(fn, key):
                 out.add(k)
         return out
 
-    def add(table: dict[Any, set[str]], key: Any, kinds: set[str]) -> bool:
+    @staticmethod
+    def _add(table: dict[Any, set[str]], key: Any, kinds: set[str]) -> bool:
         have = table[key]
         if kinds <= have:
             return False
         have |= kinds
         return True
 
-    for _ in range(50):
-        changed = False
-        known.clear()
-        for fn in sorted(summaries):
-            s = summaries[fn]
-            # a return's kinds apart from its parameters (those are taken per call site)
-            if s.ret is not None:
-                changed |= add(ret, (fn, -1), value(fn, s.ret, own_params=False))
-            for i, item in enumerate(s.ret_items):
-                changed |= add(ret, (fn, i), value(fn, item, own_params=False))
-            for c in s.calls:
-                for t in resolved(fn, c.callee):
-                    params = summaries[t].params
-                    if not params:
-                        continue
-                    for i, f in enumerate(c.args):
-                        if i < len(params):
-                            changed |= add(param, (t, params[i]), value(fn, f))
-                    for kw, f in zip(c.keywords, c.kwargs):
-                        if kw in params:
-                            changed |= add(param, (t, kw), value(fn, f))
-        if not changed:
-            break
+    def _solve(self) -> None:
+        summaries, add, value, param, ret = self.summaries, self._add, self.value, self.param, self.ret
+        for _ in range(50):
+            changed = False
+            self.known.clear()
+            for fn in sorted(summaries):
+                s = summaries[fn]
+                # a return's kinds apart from its parameters (those are taken per call site)
+                if s.ret is not None:
+                    changed |= add(ret, (fn, -1), value(fn, s.ret, own_params=False))
+                for i, item in enumerate(s.ret_items):
+                    changed |= add(ret, (fn, i), value(fn, item, own_params=False))
+                for c in s.calls:
+                    for t in self.resolved(fn, c.callee):
+                        params = summaries[t].params
+                        if not params:
+                            continue
+                        for i, f in enumerate(c.args):
+                            if i < len(params):
+                                changed |= add(param, (t, params[i]), value(fn, f))
+                        for kw, f in zip(c.keywords, c.kwargs):
+                            if kw in params:
+                                changed |= add(param, (t, kw), value(fn, f))
+            if not changed:
+                break
+        self.known.clear()
 
-    known.clear()
-
-    def kinds(fn: str, key: str) -> frozenset[str]:
-        return frozenset(key_kinds(fn, key))
-
-    return kinds
+    def kinds(self, fn: str, key: str) -> frozenset[str]:
+        return frozenset(self.key_kinds(fn, key))
 
 
 def _lost_updates(summaries: Mapping[str, FunctionSummary],
