@@ -185,3 +185,31 @@ def test_call_gates_never_drop_a_finding() -> None:
         assert a.findings == b.findings, name
         compared += bool(a.findings)
     assert compared > 100
+
+
+def test_fixture_packages_never_fall_back_to_libcst_positions(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A position asked before its statement is entered (e.g. from ``visit_ClassDef`` for a
+    line of the class body) switches the whole file to libcst's ``PositionProvider``, which
+    costs more than the parse (seen: +45% per-file CPU on core from one such request). The
+    analysis of real-shaped fixture packages must never take that path."""
+    from pathlib import Path
+
+    from migrate_lens.analysis import walk
+    from migrate_lens.worker import analyze_bytes
+
+    reasons: list[tuple[str, str]] = []
+    stock = walk.Positions.fallback
+
+    def record(self: walk.Positions, reason: str) -> None:
+        reasons.append((current, reason))
+        stock(self, reason)
+
+    monkeypatch.setattr(walk.Positions, "fallback", record)
+    root = Path(__file__).resolve().parents[1] / "fixtures" / "engine-v2"
+    files = sorted(root.rglob("*.py"))
+    assert len(files) > 50
+    for path in files:
+        current = str(path.relative_to(root))
+        rel = current.replace("\\", "/")
+        analyze_bytes(path.read_bytes(), rel, rel[:-3].replace("/", "."))
+    assert reasons == []

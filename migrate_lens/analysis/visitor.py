@@ -93,6 +93,9 @@ class _ClassInfo:
     methods: set[str] = field(default_factory=set)
     #: attributes bound to callables (``self.act = F.gelu``, ``self.fn = self._impl``, class body ``act = nn.GELU``)
     attr_binds: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    #: a ``@dataclass`` (non-module) class: how many of its fields were met so far (the next
+    #: field's ``__init__`` position); None for other classes
+    dataclass_fields: int | None = None
 
 
 @dataclass
@@ -374,8 +377,8 @@ class FileVisitor(cst.CSTVisitor):
         if not self.class_stack and not self.func_stack:
             self.local_classes[node.name.value] = info
             self.bindings.declare_class(node.name.value)
-        if not is_module and node.decorators and type(node.body) is cst.IndentedBlock:
-            self._dataclass_slots(node, qualname)
+        if not is_module and node.decorators and self._is_dataclass(node):
+            info.dataclass_fields = 0
         self.class_stack.append(info)
         self.scope_kinds.append("class")
         for a in node.bases:
@@ -383,33 +386,30 @@ class FileVisitor(cst.CSTVisitor):
             if b:
                 self._site("class", a.value, name=b, data={"class": qualname})
 
-    def _dataclass_slots(self, node: cst.ClassDef, qualname: str) -> None:
-        """A ``@dataclass`` config class (torchvision's ``_MBConvConfig``: ``block:
+    def _is_dataclass(self, node: cst.ClassDef) -> bool:
+        """Decorated with ``@dataclass`` / ``@dataclasses.dataclass(...)``."""
+        return any(self.qual(d.decorator.func if type(d.decorator) is cst.Call else d.decorator)  # type: ignore[attr-defined]
+                   in ("dataclasses.dataclass", "dataclass") for d in node.decorators)
+
+    def _dataclass_slot(self, node: cst.AnnAssign, info: _ClassInfo) -> None:
+        """A field of a ``@dataclass`` config class (torchvision's ``_MBConvConfig``: ``block:
         Callable[..., nn.Module]``, or ``block: Callable = MBConv``): its generated
         ``__init__`` stores parameter *i* in field *i*, so each annotated field is an injection
         slot, with its default class as what the class binds itself. A module's init code that
         calls ``cnf.block(...)`` (a ``field`` fact) then builds the classes passed for it."""
-        decorators = [d.decorator.func if type(d.decorator) is cst.Call else d.decorator for d in node.decorators]
-        if not any(self.qual(d) in ("dataclasses.dataclass", "dataclass") for d in decorators):  # type: ignore[arg-type]
+        if type(node.target) is not cst.Name or \
+                self.qual(node.annotation.annotation).rsplit(".", 1)[-1] in ("ClassVar", "InitVar"):
             return
-        index = 0
-        for st in node.body.body:  # type: ignore[attr-defined]
-            if type(st) is not cst.SimpleStatementLine:
-                continue
-            for small in st.body:
-                if type(small) is not cst.AnnAssign or type(small.target) is not cst.Name:
-                    continue
-                if self.qual(small.annotation.annotation).rsplit(".", 1)[-1] in ("ClassVar", "InitVar"):
-                    continue
-                name = small.target.value
-                line = self._line(st)
-                self.injections.append(InjectionFact(kind="slot", owner=qualname, attr=name, param=name,
-                                                     index=index, target="", line=line))
-                default = self.qual(small.value) if type(small.value) in (cst.Name, cst.Attribute) else ""
-                if default and is_class_like(default):
-                    self.injections.append(InjectionFact(kind="slot", owner=qualname, attr=name, param=name,
-                                                         index=index, target=default, line=line))
-                index += 1
+        index = info.dataclass_fields or 0
+        info.dataclass_fields = index + 1
+        name = node.target.value
+        line = self._line(node)
+        self.injections.append(InjectionFact(kind="slot", owner=info.qualname, attr=name, param=name,
+                                             index=index, target="", line=line))
+        default = self.qual(node.value) if type(node.value) in (cst.Name, cst.Attribute) else ""
+        if default and is_class_like(default):
+            self.injections.append(InjectionFact(kind="slot", owner=info.qualname, attr=name, param=name,
+                                                 index=index, target=default, line=line))
 
     def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
         info = self.class_stack.pop()
@@ -630,6 +630,8 @@ class FileVisitor(cst.CSTVisitor):
         self._flush_bindings()
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if self.scope_kinds and self.scope_kinds[-1] == "class" and self.class_stack[-1].dataclass_fields is not None:
+            self._dataclass_slot(node, self.class_stack[-1])
         if node.value is not None:
             value = node.value
             self._fresh()
@@ -1279,6 +1281,11 @@ class FileVisitor(cst.CSTVisitor):
                 found = True
         if not found and carry and self.func_stack and self.func_stack[-1].loop_heads:
             scope = self.func_stack[-1]
+            positions = self.metadata.get(PositionProvider)
+            if positions is not None:
+                # its range now: a site the loop's end emits for it comes after its statement is
+                # left, when only libcst's full PositionProvider could still place it
+                positions[site_node]
             scope.loop_heads[-1][2].append((site_node, expr, data, dict(scope.env), dict(scope.derived)))
         return found
 
