@@ -61,14 +61,48 @@ def depth_guard(text: str) -> str:
     on them (seen: 5000 nested parentheses or lambdas -> SIGSEGV). Other syntax errors are left
     to libcst, which also reads syntax newer than the running CPython."""
     try:
-        parse_ast(text)
+        tree = parse_ast(text)
     except SyntaxError as exc:
         if "too many nested" in (exc.msg or "") or "too many levels of indentation" in (exc.msg or ""):
             return f"nesting too deep at line {exc.lineno}: {exc.msg} (CPython refuses it too)"
+        return ""
     except (RecursionError, MemoryError) as exc:
         return f"nesting too deep for the Python parser ({type(exc).__name__})"
     except ValueError:
         return ""
+    return _long_boolean_chain(text, tree)
+
+
+#: Most ``and``/``or`` operators one boolean expression may chain. CPython's ``ast`` keeps
+#: ``a and b and ...`` as one flat node, so its parser accepts any length, but libcst's native
+#: parser nests one level per operator and overflows its stack on long chains (SIGSEGV at
+#: ~8000 operands with an 8 MB stack, libcst 1.x). Real code stays far below; the limit leaves
+#: room for smaller thread stacks.
+MAX_BOOLEAN_CHAIN = 1000
+_BOOLEAN_OPERATOR = re.compile(r"\b(?:and|or)\b")
+
+
+def _long_boolean_chain(text: str, tree: ast.Module) -> str:
+    """Skip reason when one boolean expression of ``tree`` chains more than
+    :data:`MAX_BOOLEAN_CHAIN` ``and``/``or`` operators (counting nested ones: ``a or b and c``
+    is one chain of two), else "". The ``ast`` walk runs only for a file whose text holds that
+    many ``and``/``or`` words at all (one regex scan otherwise)."""
+    count = 0
+    for _ in _BOOLEAN_OPERATOR.finditer(text):
+        count += 1
+        if count > MAX_BOOLEAN_CHAIN:
+            break
+    else:
+        return ""
+    chain: dict[int, int] = {}  # id(BoolOp) -> operators in it and its nested BoolOp operands
+    # ast.walk is breadth-first (parents before children): folded in reverse, children first
+    nodes = [n for n in ast.walk(tree) if isinstance(n, ast.BoolOp)]
+    for node in reversed(nodes):
+        inner = max((chain[id(v)] for v in node.values if isinstance(v, ast.BoolOp)), default=0)
+        chain[id(node)] = len(node.values) - 1 + inner
+        if chain[id(node)] > MAX_BOOLEAN_CHAIN:
+            return (f"nesting too deep at line {node.lineno}: a boolean expression chains more than "
+                    f"{MAX_BOOLEAN_CHAIN} and/or operators (libcst's parser would overflow its stack)")
     return ""
 
 

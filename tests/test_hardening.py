@@ -279,3 +279,31 @@ def _capped_limit() -> int:
     worker._memory_capped = False
     worker.limit_worker_memory()
     return resource.getrlimit(resource.RLIMIT_AS)[0]
+
+
+@pytest.mark.parametrize("source", [
+    "x = " + " and ".join(["a"] * 20000) + "\n",   # ast: one flat BoolOp; libcst: SIGSEGV (worker crash)
+    "x = " + " or ".join(["a"] * 20000) + "\n",
+    "x = " + " or ".join(["a"] * 500 + ["(" + " and ".join(["a"] * 600) + ")"]) + "\n",  # nested chains add up
+])
+def test_long_boolean_chain_skipped_before_libcst(tmp_path: Path, source: str) -> None:
+    """CPython flattens ``a and b and ...``, so its parser (the depth guard) accepts any length,
+    but libcst's native parser nests per operator and overflowed its stack (SIGSEGV at ~8000
+    operands): the file is refused with a reason, in-process (``check`` has no worker to lose)."""
+    from migrate_lens.catalog import load_catalog
+    from migrate_lens.analysis.engine import build_index
+    from migrate_lens.onefile import analyze_file
+
+    catalog = load_catalog()
+    outcome = analyze_file(("import torch\n" + source).encode(), "deep.py", "deep", catalog, build_index(catalog.rules))
+    assert outcome.facts is None and outcome.skipped is not None
+    assert outcome.skipped.reason.startswith("nesting too deep at line 2: a boolean expression chains more than")
+
+
+def test_ordinary_boolean_chains_are_analyzed(tmp_path: Path) -> None:
+    """Many short and/or expressions (over the word-count pre-check) are still analyzed."""
+    body = "import torch\n\n\ndef f(x):\n    return x.item()\n" + "y = a and b or c\n" * 1200
+    _write(tmp_path, {"many.py": body, **GOOD})
+    result = _scan(tmp_path)
+    assert "many.py" not in _reasons(result)
+    assert "many.py" in {f.path for f in result.files}
