@@ -17,7 +17,7 @@ from migrate_lens.catalog import Catalog, load_catalog
 from migrate_lens.config import Config
 from migrate_lens.discover import Discovery, discover, module_name, read_bytes
 from migrate_lens.filters import apply_config
-from migrate_lens.models import FileFacts, FileOutcome, Skipped
+from migrate_lens.models import SEVERITIES, FileFacts, FileOutcome, Skipped
 
 Progress = Callable[[int, int], None]
 
@@ -116,6 +116,24 @@ def _run_pool(jobs: list[tuple[bytes, str, str]], workers: int, rule_dirs: tuple
     return outcomes
 
 
+def fits_file(outcome: FileOutcome, rel_path: str, codes: frozenset[str]) -> bool:
+    """True when a cached ``outcome`` can stand for the file ``rel_path`` under a catalog of
+    rule ``codes``: it names that path (outcome, facts, findings), and every finding's and
+    rule error's code is a rule of the catalog and every severity one of
+    :data:`~migrate_lens.models.SEVERITIES`. msgspec checks only the fields' types when a cache
+    value is decoded; a value that is well-typed but foreign or forged (an unknown severity,
+    a code the catalog lacks) would otherwise abort estimation or rendering far from the cache."""
+    if outcome.path != rel_path:
+        return False
+    facts = outcome.facts
+    if facts is None:
+        return outcome.skipped is not None and outcome.skipped.path == rel_path
+    if facts.path != rel_path:
+        return False
+    return all(f.path == rel_path and f.code in codes and f.severity in SEVERITIES for f in facts.findings) \
+        and all(e.code in codes for e in facts.rule_errors)
+
+
 def analyze_files(root: Path, discovery: Discovery, config: Config, catalog: Catalog, *, jobs: int | None = None,
                   cache: FactsCache | None = None, progress: Progress | None = None,
                   on_analysis: Callable[[int], None] | None = None) -> tuple[list[FileOutcome], int]:
@@ -138,13 +156,20 @@ def analyze_files(root: Path, discovery: Discovery, config: Config, catalog: Cat
     if cache is not None:
         cached = cache.get_many(list(keys.values()))
         still: list[tuple[bytes, str, str]] = []
+        codes = frozenset(r.code for r in catalog.rules)
+        foreign = 0
         for item in pending:
             hit = cached.get(keys[item[1]])
+            if hit is not None and not fits_file(hit, item[1], codes):
+                foreign, hit = foreign + 1, None
             if hit is not None:
                 outcomes.append(hit)
                 hits += 1
             else:
                 still.append(item)
+        if foreign:
+            cache.warnings.append(f"{foreign} cache entries did not fit their file (path, rule code or "
+                                  "severity unknown); re-analyzed")
         pending = still
     workers = jobs or os.cpu_count() or 1
     if pending and on_analysis is not None:

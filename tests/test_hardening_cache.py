@@ -189,3 +189,41 @@ def test_busy_database_is_waited_for(tmp_path: Path) -> None:
         cache.close()
     finally:
         timer.join()
+
+
+_FORGERIES = {
+    "unknown severity": lambda d: [f.__setitem__("severity", "bogus") for f in d["facts"]["findings"]],
+    "unknown rule code": lambda d: [f.__setitem__("code", "ML999") for f in d["facts"]["findings"]],
+    "other file's path": lambda d: (d.__setitem__("path", "other.py"), d["facts"].__setitem__("path", "other.py")),
+}
+
+
+@pytest.mark.parametrize("forgery", sorted(_FORGERIES))
+def test_well_typed_but_foreign_cache_entry_is_reanalyzed(tmp_path: Path, forgery: str) -> None:
+    """A cache value that msgspec accepts (right types) but that cannot be this file's facts
+    (a severity or rule code the catalog lacks, another file's path) aborted the scan in the
+    estimate or renderer (ValueError / KeyError) before; it is now a miss with a warning."""
+    import msgspec
+
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "m.py").write_text("import torch\n\n\ndef f(x):\n    x.add_(1)\n    return x.item()\n")
+    cache_dir = tmp_path / "cache"
+    clean = scan(root, Config(), jobs=1, cache_dir=cache_dir)
+    assert clean.files[0].findings
+    db = sqlite3.connect(cache_dir / "facts-v1.sqlite")
+    rows = db.execute("SELECT key, value FROM facts").fetchall()
+    assert rows
+    for key, blob in rows:
+        data = msgspec.msgpack.decode(zlib.decompress(blob))
+        _FORGERIES[forgery](data)
+        db.execute("UPDATE facts SET value = ? WHERE key = ?", (zlib.compress(msgspec.msgpack.encode(data)), key))
+    db.commit()
+    db.close()
+    again = scan(root, Config(), jobs=1, cache_dir=cache_dir)
+    assert again.cache_hits == 0
+    assert [(f.code, f.severity, f.path) for f in again.files[0].findings] == \
+        [(f.code, f.severity, f.path) for f in clean.files[0].findings]
+    assert any("did not fit their file" in w for w in again.warnings), again.warnings
+    third = scan(root, Config(), jobs=1, cache_dir=cache_dir)  # the good entry replaced the forged one
+    assert third.cache_hits == 1 and not any("did not fit" in w for w in third.warnings)
