@@ -73,3 +73,23 @@ def test_helper_without_request_exits_and_start_never_raises(monkeypatch: pytest
     assert chartproc.start() is None
     monkeypatch.setattr(chartproc.sys, "executable", "/nonexistent/python")
     assert chartproc.start() is None
+
+
+def test_helper_never_runs_modules_of_the_current_directory(tmp_path: pathlib.Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """``migrate-lens scan .`` from inside the scanned project: a ``python -c`` helper had the
+    current directory first on its path while its boot line ran ``import json``, so the
+    project's own json.py ran (scanned code executed). The helper runs isolated (``-I``) and
+    still draws the set."""
+    project = tmp_path / "project"
+    project.mkdir()
+    for name in ("json.py", "matplotlib.py", "numpy.py"):
+        (project / name).write_text("import pathlib\npathlib.Path(__file__).with_suffix('.ran').write_text('ran')\n"
+                                    "raise ImportError('scanned code')\n")
+    monkeypatch.chdir(project)
+    drawn = _count_draws(monkeypatch)
+    chartset.start_helper()
+    chartset.prefetch(synthetic.sample_view())
+    html.render(synthetic.sample_view(), tmp_path / "out")
+    assert sorted(p.name for p in project.glob("*.ran")) == []
+    assert drawn == []  # the helper drew the set (it did not fail into drawing here)

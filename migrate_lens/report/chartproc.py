@@ -9,8 +9,9 @@ inputs (:meth:`Helper.request`, sent once the view exists) and draws it while th
 writes report.json and the page's data; the page then takes the drawn set
 (:meth:`Helper.result`).
 
-The helper is a fresh interpreter (``sys.executable``) started with the main process's
-``sys.path``, so it imports the same code; it shares no memory, locks or threads with the main
+The helper is a fresh interpreter (``sys.executable``, isolated mode ``-I``: the current
+directory, which may be the scanned project, is never on its path) started with the main
+process's ``sys.path``, so it imports the same code; it shares no memory, locks or threads with the main
 process and never runs the main module again (as :mod:`multiprocessing`'s spawn would). The
 protocol is one line of JSON in (the inputs, :func:`chartset.inputs_of`) and one JSON object
 out ({chart name: SVG text}). Drawing is a pure function of the inputs and the SVG of a set is
@@ -56,7 +57,10 @@ class Helper:
 
     def __init__(self) -> None:
         self._proc = subprocess.Popen(
-            [sys.executable, "-c", _BOOT, json.dumps(sys.path)],
+            # -I (isolated mode): no current directory (nor PYTHON* variables, user site) on the
+            # path while the boot line runs; without it ``import json`` ran a json.py of the
+            # scanned project when the scan was started from inside it
+            [sys.executable, "-I", "-c", _BOOT, json.dumps(sys.path)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
         )
         self.key: str | None = None  # memo key of the requested set (chartset.memo_key)
