@@ -93,8 +93,9 @@ class _ClassInfo:
     methods: set[str] = field(default_factory=set)
     #: attributes bound to callables (``self.act = F.gelu``, ``self.fn = self._impl``, class body ``act = nn.GELU``)
     attr_binds: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    #: a ``@dataclass`` (non-module) class: how many of its fields were met so far (the next
-    #: field's ``__init__`` position); None for other classes
+    #: a ``@dataclass`` (non-module) class with a generated ``__init__``: how many of its
+    #: positional ``__init__`` parameters were met so far (the next field's position), -1 once
+    #: fields are keyword-only (``kw_only=True``, after ``_: KW_ONLY``); None for other classes
     dataclass_fields: int | None = None
 
 
@@ -377,8 +378,8 @@ class FileVisitor(cst.CSTVisitor):
         if not self.class_stack and not self.func_stack:
             self.local_classes[node.name.value] = info
             self.bindings.declare_class(node.name.value)
-        if not is_module and node.decorators and self._is_dataclass(node):
-            info.dataclass_fields = 0
+        if not is_module and node.decorators:
+            info.dataclass_fields = self._dataclass_start(node)
         self.class_stack.append(info)
         self.scope_kinds.append("class")
         for a in node.bases:
@@ -386,30 +387,75 @@ class FileVisitor(cst.CSTVisitor):
             if b:
                 self._site("class", a.value, name=b, data={"class": qualname})
 
-    def _is_dataclass(self, node: cst.ClassDef) -> bool:
-        """Decorated with ``@dataclass`` / ``@dataclasses.dataclass(...)``."""
-        return any(self.qual(d.decorator.func if type(d.decorator) is cst.Call else d.decorator)  # type: ignore[attr-defined]
-                   in ("dataclasses.dataclass", "dataclass") for d in node.decorators)
+    def _dataclass_start(self, node: cst.ClassDef) -> int | None:
+        """The first field's ``__init__`` position for a class decorated with ``@dataclass`` /
+        ``@dataclasses.dataclass(...)``: 0, or -1 for ``kw_only=True`` (every field a keyword
+        parameter); None for other classes and for ``init=False`` (no generated ``__init__``,
+        so no field is a constructor parameter)."""
+        for d in node.decorators:
+            dec = d.decorator
+            call = dec if type(dec) is cst.Call else None
+            if self.qual(call.func if call is not None else dec) not in ("dataclasses.dataclass", "dataclass"):
+                continue
+            flags = {a.keyword.value: a.value for a in (call.args if call is not None else ()) if a.keyword is not None}
+            if _is_false(flags.get("init")):
+                return None
+            return -1 if _is_true(flags.get("kw_only")) else 0
+        return None
 
     def _dataclass_slot(self, node: cst.AnnAssign, info: _ClassInfo) -> None:
         """A field of a ``@dataclass`` config class (torchvision's ``_MBConvConfig``: ``block:
         Callable[..., nn.Module]``, or ``block: Callable = MBConv``): its generated
         ``__init__`` stores parameter *i* in field *i*, so each annotated field is an injection
         slot, with its default class as what the class binds itself. A module's init code that
-        calls ``cnf.block(...)`` (a ``field`` fact) then builds the classes passed for it."""
-        if type(node.target) is not cst.Name or \
-                self.qual(node.annotation.annotation).rsplit(".", 1)[-1] in ("ClassVar", "InitVar"):
+        calls ``cnf.block(...)`` (a ``field`` fact) then builds the classes passed for it.
+        Positions follow the generated ``__init__`` (``dataclasses`` docs): ``ClassVar`` (also
+        subscripted or quoted) is no field; ``InitVar`` is a parameter but stored nowhere;
+        ``field(init=False)`` is no parameter; fields after ``_: KW_ONLY`` (or of a
+        ``kw_only=True`` class, or ``field(kw_only=True)``) are keyword-only (index -1: matched
+        by name only). Fields inherited from dataclass bases, which come first, are not counted."""
+        if type(node.target) is not cst.Name:
             return
-        index = info.dataclass_fields or 0
-        info.dataclass_fields = index + 1
+        marker = self._dataclass_marker(node.annotation.annotation)
+        if marker == "ClassVar":
+            return
+        index = info.dataclass_fields if info.dataclass_fields is not None else 0
+        if marker == "KW_ONLY":
+            info.dataclass_fields = -1
+            return
+        value: cst.BaseExpression | None = node.value
+        kw_only = index < 0
+        if type(value) is cst.Call and self.qual(value.func) in ("dataclasses.field", "field"):
+            flags = {a.keyword.value: a.value for a in value.args if a.keyword is not None}
+            if _is_false(flags.get("init")):
+                return
+            kw_only = kw_only or _is_true(flags.get("kw_only"))
+            value = flags.get("default")
+        position = -1 if kw_only else index
+        if index >= 0 and not kw_only:
+            info.dataclass_fields = index + 1
+        if marker == "InitVar":
+            return
         name = node.target.value
         line = self._line(node)
         self.injections.append(InjectionFact(kind="slot", owner=info.qualname, attr=name, param=name,
-                                             index=index, target="", line=line))
-        default = self.qual(node.value) if type(node.value) in (cst.Name, cst.Attribute) else ""
+                                             index=position, target="", line=line))
+        default = self.qual(value) if type(value) in (cst.Name, cst.Attribute) else ""
         if default and is_class_like(default):
             self.injections.append(InjectionFact(kind="slot", owner=info.qualname, attr=name, param=name,
-                                                 index=index, target=default, line=line))
+                                                 index=position, target=default, line=line))
+
+    def _dataclass_marker(self, annotation: cst.BaseExpression) -> str:
+        """"ClassVar", "InitVar" or "KW_ONLY" when a dataclass field's annotation is one of them
+        (bare, subscripted ``ClassVar[int]``, or as a string ``"ClassVar[int]"``), else ""."""
+        if type(annotation) is cst.Subscript:
+            annotation = annotation.value
+        if type(annotation) is cst.SimpleString:
+            text = annotation.evaluated_value if isinstance(annotation.evaluated_value, str) else ""
+            head = text.split("[", 1)[0].strip().rsplit(".", 1)[-1]
+            return head if head in ("ClassVar", "InitVar", "KW_ONLY") else ""
+        last = self.qual(annotation).rsplit(".", 1)[-1]
+        return last if last in ("ClassVar", "InitVar", "KW_ONLY") else ""
 
     def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
         info = self.class_stack.pop()
@@ -2690,3 +2736,13 @@ def _mentions_device(visitor: FileVisitor, node: cst.BaseExpression) -> bool:
     if type(node) is cst.Call:
         return visitor.qual(node.func) == "torch.device"
     return False
+
+
+def _is_true(value: cst.BaseExpression | None) -> bool:
+    """``value`` is the literal ``True`` (a decorator or ``field()`` flag)."""
+    return type(value) is cst.Name and value.value == "True"
+
+
+def _is_false(value: cst.BaseExpression | None) -> bool:
+    """``value`` is the literal ``False``."""
+    return type(value) is cst.Name and value.value == "False"
