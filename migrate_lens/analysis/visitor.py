@@ -158,6 +158,10 @@ class _FuncScope:
     #: name -> the expression its latest plain assignment bound (read lazily by a few matchers)
     last_value: dict[str, cst.BaseExpression] = field(default_factory=dict)
     param_meta: dict[str, tuple[Any, Any]] = field(default_factory=dict)  # name -> (annotation, default)
+    #: the function's own node, and the names its body binds more than once (any binding form,
+    #: computed on first need by :func:`_rebound_names`)
+    node: cst.FunctionDef | None = None
+    rebound: frozenset[str] | None = None
     #: local names bound to a Python container of tensors (``pyramid = [corr]``, appended
     #: tensors, a comprehension of tensors): kept on ``self`` it is tensor state
     tensor_lists: set[str] = field(default_factory=set)
@@ -511,7 +515,7 @@ class FileVisitor(cst.CSTVisitor):
             if init_like and name not in _PROPER_INIT:
                 context = "function"
         scope = _FuncScope(qualname=qualname, name=name, context=context, cls=cls, is_method=is_method,
-                           guess=guess, init_like=init_like)
+                           guess=guess, init_like=init_like, node=node)
         scope.summary = SummaryBuilder(qualname, name, guess)
         for d in node.decorators:
             dec = d.decorator.func if type(d.decorator) is cst.Call else d.decorator
@@ -915,6 +919,10 @@ class FileVisitor(cst.CSTVisitor):
                 name = expr.value  # type: ignore[attr-defined]
                 bound = scope.last_value.get(name)
                 if bound is None or bound is expr or name in scope.iter_names or name in scope.params:
+                    return False
+                if scope.rebound is None:
+                    scope.rebound = _rebound_names(scope.node)
+                if name in scope.rebound:  # another binding may reach the op (a branch, a loop, a walrus)
                     return False
                 expr = bound
                 continue
@@ -2212,6 +2220,46 @@ def _is_torch_module_base(name: str) -> bool:
         return False
     leaf = name.rsplit(".", 1)[-1]
     return leaf[:1].isupper() and leaf not in ("Parameter",)
+
+
+def _rebound_names(func: cst.FunctionDef | None) -> frozenset[str]:
+    """Names that ``func``'s own body (not nested functions, classes or comprehensions) binds
+    more than once, by any form: assignment and tuple unpacking, annotated assignment, walrus,
+    ``for``/``with ... as``/``except ... as`` targets, imports, ``del``. An augmented
+    assignment is not a rebinding (``w += 1`` updates a tensor in place). Walked only for the
+    rare call sites that ask (:meth:`FileVisitor._fresh_tensor`)."""
+    if func is None:
+        return frozenset()
+    counts: dict[str, int] = {}
+
+    def bind(target: cst.CSTNode | None) -> None:
+        todo = [target]
+        while todo:
+            t = todo.pop()
+            if type(t) is cst.Name:
+                counts[t.value] = counts.get(t.value, 0) + 1
+            elif type(t) in (cst.Tuple, cst.List):
+                todo.extend(el.value for el in t.elements)  # type: ignore[attr-defined]
+            elif type(t) is cst.StarredElement:
+                todo.append(t.value)  # type: ignore[attr-defined]
+
+    todo: list[cst.CSTNode] = [func.body]
+    while todo:
+        n = todo.pop()
+        t = type(n)
+        if t in (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp):
+            continue
+        if t is cst.Assign:
+            for tg in n.targets:  # type: ignore[attr-defined]
+                bind(tg.target)
+        elif t in (cst.AnnAssign, cst.NamedExpr, cst.For, cst.Del):
+            bind(n.target)  # type: ignore[attr-defined]
+        elif t is cst.WithItem and n.asname is not None:  # type: ignore[attr-defined]
+            bind(n.asname.name)  # type: ignore[attr-defined]
+        elif t is cst.ExceptHandler and n.name is not None:  # type: ignore[attr-defined]
+            bind(n.name.name)  # type: ignore[attr-defined]
+        todo.extend(n.children)
+    return frozenset(k for k, v in counts.items() if v > 1)
 
 
 #: torch functions that return a new tensor (never a view of their input), for
