@@ -49,6 +49,8 @@ _PLACEHOLDER = "\x00F"
 #: Fields that carry no code shape (expression context, type comments, string kind "u").
 _SKIP_FIELDS = frozenset({"ctx", "type_comment", "kind"})
 _DEFS = (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+#: per ``ast`` class: its fields in order without :data:`_SKIP_FIELDS` (:meth:`_Shaper.tokens`)
+_TOKEN_FIELDS: dict[type, tuple[str, ...]] = {}
 #: Expression nodes a data table is made of (no lambda, comprehension, comparison, await...).
 _DATA_NODES = (ast.Constant, ast.Dict, ast.List, ast.Tuple, ast.Set, ast.Name, ast.Attribute, ast.Call,
                ast.keyword, ast.UnaryOp, ast.BinOp, ast.Starred, ast.JoinedStr, ast.FormattedValue,
@@ -140,17 +142,20 @@ class _Shaper:
         skipped. When ``qual`` is given, ``node`` is a class or function whose shape is
         recorded (and so are the methods and nested classes of a class), from the same walk."""
         start = len(out)
-        is_class = isinstance(node, ast.ClassDef)
         cls = type(node)
+        is_class = cls is ast.ClassDef
         append = out.append
+        names = self._names
         append(cls.__name__)
-        for field in cls._fields:
-            if field in _SKIP_FIELDS:
-                continue
+        fields = _TOKEN_FIELDS.get(cls)
+        if fields is None:
+            fields = _TOKEN_FIELDS[cls] = tuple(f for f in cls._fields if f not in _SKIP_FIELDS)
+        for field in fields:
             value = getattr(node, field, None)
             if value is None:
                 continue
-            if type(value) is list:
+            t = type(value)
+            if t is list:
                 append("[")
                 for item in value:
                     if isinstance(item, ast.AST):
@@ -160,17 +165,24 @@ class _Shaper:
                             continue
                         if is_class and field == "body":
                             self.data(item)
-                        if qual and is_class and field == "body" and isinstance(item, _DEFS):
-                            self.tokens(item, out, f"{qual}.{item.name}", True)  # type: ignore[attr-defined]
-                        else:
-                            self.tokens(item, out)
+                            if qual and isinstance(item, _DEFS):
+                                self.tokens(item, out, f"{qual}.{item.name}", True)  # type: ignore[attr-defined]
+                                continue
+                        self.tokens(item, out)
+                    elif type(item) is str:
+                        hit = names.get(item)
+                        append(hit if hit is not None else self.name(item))
                     else:
-                        append(self.name(item) if type(item) is str else repr(item))
+                        append(repr(item))
                 append("]")
+            elif t is str:
+                if field == "value":
+                    append("S")
+                else:
+                    hit = names.get(value)
+                    append(hit if hit is not None else self.name(value))
             elif isinstance(value, ast.AST):
                 self.tokens(value, out)
-            elif type(value) is str:
-                append("S" if field == "value" else self.name(value))
             else:
                 append(repr(value))
         if qual:
