@@ -294,6 +294,42 @@ def _cst_paired(roots: list[Any]) -> dict[type, list[Any]]:
     return out
 
 
+class _UnitPairs:
+    """The libcst and ``ast`` nodes of the :data:`_PAIRED` classes in one unit (by libcst
+    class; :func:`_cst_paired`, :func:`_ast_paired`), paired one class at a time, on the first
+    request of a node of that class (most units are asked for calls only): the libcst nodes
+    in walk (pre-)order with the ``ast`` nodes sorted by start, outer first. Both sides'
+    positions exclude the node's own parentheses, so the twins' ranges are
+    ``PositionProvider``'s. What f-strings hold is left out on both sides (``ast`` positions
+    inside f-strings are unreliable before 3.12). A class is left unpaired (its nodes get code
+    generation) when the counts differ or a pair's names disagree."""
+
+    __slots__ = ("cst_nodes", "ast_nodes", "twins")
+
+    def __init__(self, cst_nodes: dict[type, list[Any]], ast_nodes: dict[type, list[Any]]) -> None:
+        self.cst_nodes = cst_nodes
+        self.ast_nodes = ast_nodes
+        self.twins: dict[int, Any] = {}  # id(libcst node) -> its ast twin
+
+    def twin(self, node: cst.CSTNode) -> Any:
+        """``node``'s ``ast`` twin, or None (not in this unit, or its class unpaired)."""
+        got = self.twins.get(id(node))
+        if got is None:
+            c_nodes = self.cst_nodes.pop(type(node), None)  # its class, not paired yet
+            if c_nodes is not None:
+                twins = self.ast_nodes.get(type(node), ())
+                if len(twins) == len(c_nodes):
+                    twins.sort(key=_ast_order)  # type: ignore[attr-defined]
+                    if all(_same_node(c, a) for c, a in zip(c_nodes, twins)):
+                        self.twins.update((id(c), a) for c, a in zip(c_nodes, twins))
+                        got = self.twins.get(id(node))
+        return got
+
+
+#: the pairs of a unit that has none
+_NO_PAIRS = _UnitPairs({}, {})
+
+
 def _same_node(c: Any, a: Any) -> bool:
     """A cheap identity check of a pair: names and attribute names must agree."""
     t = type(c)
@@ -530,7 +566,7 @@ class Positions:
         self._twin: dict[int, Any] = {}
         self._index: dict[int, int] = {}
         self._one_line: dict[int, int] = {}
-        self._paired: dict[int, dict[int, Any]] = {}
+        self._paired: dict[int, _UnitPairs] = {}
         self._computed: dict[int, CodeRange] = {}
         self._done: set[int] = set()
         self._elif: set[int] = set()
@@ -616,7 +652,7 @@ class Positions:
         if got is not None:
             return got
         if type(node) in _PAIRED and self.unit_stack:
-            twin = self._pairs(self.unit_stack[-1]).get(key)
+            twin = self._pairs(self.unit_stack[-1]).twin(node)
             if twin is not None:
                 got = self._computed[key] = self._ast_range(twin)
                 return got
@@ -649,28 +685,29 @@ class Positions:
         but without generating code when ``node`` lies in a statement line that ``ast`` shows
         is one physical line (most lines). Contract (as for ``self[node]``): ``node`` is a
         statement, the node being visited, or a descendant of it."""
-        if self._fallback is None and self.unit_stack and id(node) not in self._twin:
-            unit = self.unit_stack[-1]
-            line = self._single_line(unit)
-            if line:
-                return line, line
+        if self._fallback is None and self.unit_stack:
+            key = id(node)
+            if key not in self._twin:
+                unit = self.unit_stack[-1]
+                line = self._single_line(unit)
+                if line:
+                    return line, line
+                if type(node) in _PAIRED and key not in self._computed:
+                    # the lines of its ast twin: what ``self[node]`` gives, without the columns
+                    twin = self._pairs(unit).twin(node)
+                    if twin is not None:
+                        return twin.lineno, twin.end_lineno or twin.lineno
         rng = self[node]
         return rng.start.line, rng.end.line
 
-    def _pairs(self, unit: cst.CSTNode) -> dict[int, Any]:
-        """``id(libcst node) -> its ast twin`` for the nodes of the :data:`_PAIRED` classes in
-        a unit (a simple-statement line, or a compound statement's header), without generating
-        code: per class, the libcst nodes in walk (pre-)order paired with the ``ast`` nodes
-        sorted by start, outer first. Both sides' positions exclude the node's own parentheses,
-        so the twins' ranges are ``PositionProvider``'s. What f-strings hold is left out on both
-        sides (``ast`` positions inside f-strings are unreliable before 3.12). A class is left
-        unpaired (its nodes get code generation) when the counts differ or a pair's names
-        disagree."""
+    def _pairs(self, unit: cst.CSTNode) -> _UnitPairs:
+        """The :data:`_PAIRED` nodes of a unit (a simple-statement line, or a compound
+        statement's header) on both sides, to pair with their ``ast`` twins without generating
+        code (:class:`_UnitPairs`); collected once per unit."""
         key = id(unit)
         known = self._paired.get(key)
         if known is not None:
             return known
-        out: dict[int, Any] = {}
         a_roots: list[Any] = []
         c_roots: list[cst.CSTNode] = []
         if type(unit) is cst.SimpleStatementLine:
@@ -685,17 +722,8 @@ class Positions:
                 a_roots = [getattr(twin, f) for f in fields]
                 skip = _PAIR_SKIP.get(type(unit), frozenset())
                 c_roots = [getattr(unit, f) for f in _fields(type(unit)) if f not in _BODY_FIELDS and f not in skip]
-        if a_roots:
-            a_nodes = _ast_paired(a_roots)
-            for cls, c_nodes in _cst_paired(c_roots).items():
-                twins = a_nodes.get(cls, ())
-                if len(twins) != len(c_nodes):
-                    continue
-                twins.sort(key=_ast_order)  # type: ignore[attr-defined]
-                if all(_same_node(c, a) for c, a in zip(c_nodes, twins)):
-                    out.update((id(c), a) for c, a in zip(c_nodes, twins))
-        self._paired[key] = out
-        return out
+        got = self._paired[key] = _UnitPairs(_cst_paired(c_roots), _ast_paired(a_roots)) if a_roots else _NO_PAIRS
+        return got
 
     def _single_line(self, unit: cst.CSTNode) -> int:
         """The line of a simple-statement line that fits on one physical line, else 0."""
