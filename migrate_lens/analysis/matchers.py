@@ -106,29 +106,43 @@ _PARAM_CACHE: dict[int, tuple["Matcher", dict[str, Any]]] = {}
 
 
 def _param(m: "Matcher", key: str, default: Any = None) -> Any:
-    """``m.param(key, default)`` through a per-matcher dict (the cache keeps ``m`` alive, so
+    """``m.param(key, default)`` through a per-matcher dict (:func:`_params`)."""
+    return _params(m).get(key, default)
+
+
+def _params(m: "Matcher") -> dict[str, Any]:
+    """``m``'s parameters as a dict, built once per matcher (the cache keeps ``m`` alive, so
     its id is never reused while cached)."""
     entry = _PARAM_CACHE.get(id(m))
     if entry is None or entry[0] is not m:
         entry = (m, dict(m.params))
         _PARAM_CACHE[id(m)] = entry
-    return entry[1].get(key, default)
+    return entry[1]
 
 
 def glob_matcher(patterns: Any) -> Callable[[str], bool]:
     """``value -> bool``: ``value`` matches one of the fnmatch ``patterns`` (one glob or a
     sequence; case-sensitive; none matches nothing), compiled once into a single regex and
     cached by pattern (call sites x rules is the hot loop; the report matches every rule
-    against the API map)."""
+    against the API map). A pattern object met before (a rule's parameter, asked at every call
+    site) is found by identity, without hashing its globs again."""
     if not patterns:
         return _never
+    seen = _GLOB_BY_ID.get(id(patterns))
+    if seen is not None and seen[0] is patterns:
+        return seen[1]
     key = patterns if isinstance(patterns, (str, tuple)) else tuple(patterns)
     match = _GLOB_CACHE.get(key)
     if match is None:
         globs = (key,) if isinstance(key, str) else key
         rx = re.compile("|".join(f"(?:{translate(g)})" for g in globs))
         match = _GLOB_CACHE[key] = lambda value: rx.match(value) is not None
+    _GLOB_BY_ID[id(patterns)] = (patterns, match)  # (holds patterns: its id is never reused while cached)
     return match
+
+
+#: :func:`glob_matcher` by the identity of the pattern object: id -> (patterns, matcher)
+_GLOB_BY_ID: dict[int, tuple[Any, Callable[[str], bool]]] = {}
 
 
 def _never(value: str) -> bool:
@@ -200,106 +214,109 @@ def _position_of(site: Site, m: "Matcher", key: str) -> int | None:
 
 
 def _kwargs_ok(site: Site, m: "Matcher") -> bool:
-    """Shared argument conditions of call-like matchers (see :func:`match_call`)."""
+    """Shared argument conditions of call-like matchers (see :func:`match_call`); the rule's
+    parameters are read from its one dict (:func:`_params`)."""
+    p = _params(m)
     kwargs: dict[str, tuple[str, Any]] = site.data.get("kwargs", {})
     args: tuple[tuple[str, Any], ...] = site.data.get("args", ())
-    kw_true = _param(m, "kwarg_true")
+    kw_true = p.get("kwarg_true")
     if kw_true:
         got = _arg(site, m, kw_true)
         if got is None or got[1] is not True:
             return False
-    kw_not_true = _param(m, "kwarg_not_true")
+    kw_not_true = p.get("kwarg_not_true")
     if kw_not_true:
         got = _arg(site, m, kw_not_true)
         if got is not None and (got[1] is True or got[1] is NOT_LITERAL):
             return False
-    any_kw = _param(m, "has_any_kwarg")
+    any_kw = p.get("has_any_kwarg")
     if any_kw and not any(k in kwargs and kwargs[k][1] not in (None, False) for k in any_kw):
         return False
-    has_kw = _param(m, "has_kwarg")
+    has_kw = p.get("has_kwarg")
     if has_kw and _arg(site, m, has_kw) is None:
         return False
-    missing = _param(m, "missing_kwarg")
+    missing = p.get("missing_kwarg")
     if missing:
         if site.data.get("star"):
             return False
         if _arg(site, m, missing) is not None:
             return False
-        idx = _param(m, "missing_positional_index")
+        idx = p.get("missing_positional_index")
         if idx is not None and len(args) > int(idx):
             return False
-    exact = _param(m, "exact_positional")
+    exact = p.get("exact_positional")
     if exact is not None:
         if site.data.get("star") or len(args) != int(exact) or set(kwargs) - {"input", "condition"}:
             return False
-    kw_literal = _param(m, "kwarg_literal")
+    kw_literal = p.get("kwarg_literal")
     if kw_literal:
         for key, wanted in _table(kw_literal).items():
             got = _arg(site, m, key)
             value = got[1] if got else NOT_LITERAL
             if not (isinstance(value, str) and _any_glob(value, wanted)):
                 return False
-    for key, values in _table(_param(m, "skip_if_literal")).items():
+    for key, values in _table(p.get("skip_if_literal")).items():
         got = _arg(site, m, key)
         if got is not None and got[1] is not NOT_LITERAL and _literal_in(got[1], values):
             return False
-    for key, values in _table(_param(m, "require_literal")).items():
+    for key, values in _table(p.get("require_literal")).items():
         got = _arg(site, m, key)
         if got is None or got[1] is NOT_LITERAL or not _literal_in(got[1], values):
             return False
-    if _param(m, "skip_after_global_pool") is True and site.data.get("input_global_pool"):
+    if p.get("skip_after_global_pool") is True and site.data.get("input_global_pool"):
         return False
-    for key in _param(m, "skip_if_nonliteral") or ():
+    for key in p.get("skip_if_nonliteral") or ():
         got = _arg(site, m, key)
         if got is not None and got[1] is NOT_LITERAL:
             return False
-    for key, wanted in _table(_param(m, "arg_kind")).items():
+    for key, wanted in _table(p.get("arg_kind")).items():
         got = _arg(site, m, key)
         if got is None or got[0] not in wanted:
             return False
-    no_grad = _param(m, "no_grad")
+    no_grad = p.get("no_grad")
     if no_grad is not None and bool(site.data.get("no_grad")) != no_grad:
         return False
-    if _param(m, "class_has_conv") is True and not site.data.get("class_has_conv"):
+    if p.get("class_has_conv") is True and not site.data.get("class_has_conv"):
         return False
-    if _param(m, "exports_weight") is True and not site.data.get("exports_weight"):
+    if p.get("exports_weight") is True and not site.data.get("exports_weight"):
         return False
-    names: tuple[str, ...] = site.data.get("arg_names", ())
-    for key, wanted in _table(_param(m, "arg_name")).items():
+    arg_name = p.get("arg_name")
+    names: tuple[str, ...] = site.data.get("arg_names", ()) if arg_name else ()
+    for key, wanted in _table(arg_name).items():
         i = int(key)
         if i >= len(names) or not _any_glob(names[i], wanted):
             return False
-    wanted_text = _param(m, "receiver_text")
+    wanted_text = p.get("receiver_text")
     if wanted_text and not _any_glob(site.data.get("receiver_text", ""), wanted_text):
         return False
-    if _param(m, "skip_fresh_receiver") is True and site.data.get("receiver_fresh"):
+    if p.get("skip_fresh_receiver") is True and site.data.get("receiver_fresh"):
         return False
-    ctor = _param(m, "receiver_ctor")
+    ctor = p.get("receiver_ctor")
     if ctor and not _any_glob(site.data.get("receiver_ctor", ""), ctor):
         return False
-    random_args = _param(m, "random_arg")
+    random_args = p.get("random_arg")
     if random_args and not set(random_args) & set(site.data.get("random_args", ())):
         return False
-    input_ctor = _param(m, "input_ctor")
+    input_ctor = p.get("input_ctor")
     if input_ctor and not _any_glob(site.data.get("input_ctor", ""), input_ctor):
         return False
-    in_function = _param(m, "in_function")
+    in_function = p.get("in_function")
     if in_function and not _any_glob(site.symbol.rsplit(".", 1)[-1], in_function):
         return False
-    arg_text = _param(m, "arg_text")
+    arg_text = p.get("arg_text")
     if arg_text and not any(_any_glob(t, arg_text) for t in site.data.get("arg_texts", ())):
         return False
-    any_kind = _param(m, "any_arg_kind")
+    any_kind = p.get("any_arg_kind")
     if any_kind and not any(k in any_kind for k, _ in (*args, *kwargs.values())):
         return False
-    if _param(m, "skip_bare_param_values") is True and site.data.get("value_args_all_params"):
+    if p.get("skip_bare_param_values") is True and site.data.get("value_args_all_params"):
         return False  # `max(0, qlen)` on parameters as passed: their kind is a guess
-    shows = _param(m, "interpolates")
+    shows = p.get("interpolates")
     if shows and not any(k in shows for k in site.data.get("message_kinds", ())):
         return False
-    if _param(m, "aliased_arg") is True and not site.data.get("arg_alias"):
+    if p.get("aliased_arg") is True and not site.data.get("arg_alias"):
         return False
-    excluded = _param(m, "exclude_receiver")
+    excluded = p.get("exclude_receiver")
     if excluded and _any_glob(site.data.get("receiver_text", ""), excluded):
         return False
     return True
