@@ -213,3 +213,32 @@ def test_fixture_packages_never_fall_back_to_libcst_positions(monkeypatch: pytes
         rel = current.replace("\\", "/")
         analyze_bytes(path.read_bytes(), rel, rel[:-3].replace("/", "."))
     assert reasons == []
+
+def test_call_variants_reevaluate_only_parts_that_read_the_hypothesis(monkeypatch) -> None:
+    """A call's hypothesis variants re-evaluate only the parts whose first evaluation read a
+    symbolic input of the hypothesis (``visitor._CallParts``): a pure speed-up, so on every rule
+    example and fixture file each variant's kinds equal a full re-evaluation under it."""
+    from migrate_lens.analysis import visitor as V
+    from migrate_lens.analysis.engine import ParseFailure, analyze_source, build_index
+    from migrate_lens.catalog import load_catalog
+
+    partial = V.FileVisitor._call_kinds_under
+    compared: list[int] = []
+
+    def checked(self, node, parts):  # type: ignore[no-untyped-def]
+        got = partial(self, node, parts)
+        used = self.values.used
+        assert got == V.FileVisitor._call_kinds(self, node)
+        self.values.used = used
+        compared.append(1)
+        return got
+
+    monkeypatch.setattr(V.FileVisitor, "_call_kinds_under", checked)
+    catalog = load_catalog()
+    index = build_index(catalog.rules)
+    for _, source in _all_sources():
+        try:
+            analyze_source(source, "m.py", "m", catalog, index)
+        except ParseFailure:
+            continue
+    assert len(compared) > 100
