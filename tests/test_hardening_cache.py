@@ -227,3 +227,26 @@ def test_well_typed_but_foreign_cache_entry_is_reanalyzed(tmp_path: Path, forger
     assert any("did not fit their file" in w for w in again.warnings), again.warnings
     third = scan(root, Config(), jobs=1, cache_dir=cache_dir)  # the good entry replaced the forged one
     assert third.cache_hits == 1 and not any("did not fit" in w for w in third.warnings)
+
+
+def test_warnings_reach_report_json_under_quiet(tmp_path: Path) -> None:
+    """``--quiet`` prints nothing but errors; the warnings it hides are kept in report.json's
+    summary, so a refused cache is never lost silently."""
+    import json
+
+    from click.testing import CliRunner
+
+    from migrate_lens.cli import main
+
+    root = tmp_path / "tree"
+    root.mkdir()
+    (root / "m.py").write_text("import torch\n", encoding="utf-8")
+    folder = tmp_path / "c"
+    folder.mkdir(mode=0o700)
+    os.chmod(folder, 0o777)
+    out = tmp_path / "out"
+    res = CliRunner().invoke(main, ["scan", str(root), "-q", "-j", "1", "--cache-dir", str(folder), "-o", str(out), "--format", "json"])
+    assert res.exit_code == 0, res.output
+    assert "warning" not in res.output
+    warnings = json.loads((out / "report.json").read_text(encoding="utf-8"))["summary"]["warnings"]
+    assert any("scanned without it" in w for w in warnings), warnings

@@ -74,6 +74,7 @@ def build_view(result: Any) -> dict[str, Any]:
             "findings_by_category": {c: by_cat.get(c, 0) for c in CATEGORIES},
             "findings_by_severity": {s: by_sev.get(s, 0) for s in SEVERITIES},
             "rule_errors": sum(len(f.rule_errors) for f in result.files),
+            "warnings": list(result.warnings),  # the terminal's warnings, kept when --quiet hides them
             "duration_s": round(result.duration_s, 3),
         },
         "skipped": [{"path": s.path, "reason": s.reason} for s in result.skipped],
