@@ -52,3 +52,20 @@ def test_ten_thousand_fields_are_linear() -> None:
     body = "@dataclass(frozen=True)\nclass Big:\n" + "".join(f"    f{i}: type = nn.ReLU\n" for i in range(10_000))
     slots = _slots(body)
     assert len(slots) == 20_000 and slots[-1] == ("m.Big", "f9999", 9999, "torch.nn.ReLU")
+
+
+def test_other_generated_init_classes_are_slots_too() -> None:
+    """The same construct spelled with attrs (``@define``, ``@attr.s(auto_attribs=True)``,
+    ``attrs.field``) or as a ``typing.NamedTuple``: fields are constructor parameters in
+    order, a default class is bound; classic ``@attr.s`` without ``auto_attribs`` declares
+    fields with ``attr.ib()`` only, so its annotations are no slots."""
+    body = ("import attr\nimport attrs\nfrom attrs import define\nfrom typing import NamedTuple\n\n"
+            "@define\nclass A:\n    dim: int\n    block: Callable = nn.ReLU\n\n"
+            "@attr.s(auto_attribs=True)\nclass B:\n    block: Callable = attrs.field(default=nn.GELU)\n\n"
+            "@attr.s\nclass C:\n    block: Callable = nn.ReLU\n\n"
+            "class D(NamedTuple):\n    width: int\n    block: Callable = nn.SiLU\n")
+    assert _slots(body) == [
+        ("m.A", "dim", 0, ""), ("m.A", "block", 1, ""), ("m.A", "block", 1, "torch.nn.ReLU"),
+        ("m.B", "block", 0, ""), ("m.B", "block", 0, "torch.nn.GELU"),
+        ("m.D", "width", 0, ""), ("m.D", "block", 1, ""), ("m.D", "block", 1, "torch.nn.SiLU"),
+    ]

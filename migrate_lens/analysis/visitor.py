@@ -382,8 +382,8 @@ class FileVisitor(cst.CSTVisitor):
         if not self.class_stack and not self.func_stack:
             self.local_classes[node.name.value] = info
             self.bindings.declare_class(node.name.value)
-        if not is_module and node.decorators:
-            info.dataclass_fields = self._dataclass_start(node)
+        if not is_module and (node.decorators or any(b in _NAMEDTUPLE_BASES for b in bases)):
+            info.dataclass_fields = self._dataclass_start(node, bases)
         self.class_stack.append(info)
         self.scope_kinds.append("class")
         for a in node.bases:
@@ -391,19 +391,24 @@ class FileVisitor(cst.CSTVisitor):
             if b:
                 self._site("class", a.value, name=b, data={"class": qualname})
 
-    def _dataclass_start(self, node: cst.ClassDef) -> int | None:
-        """The first field's ``__init__`` position for a class decorated with ``@dataclass`` /
-        ``@dataclasses.dataclass(...)``: 0, or -1 for ``kw_only=True`` (every field a keyword
+    def _dataclass_start(self, node: cst.ClassDef, bases: tuple[str, ...]) -> int | None:
+        """The first field's ``__init__`` position for a class whose ``__init__`` is generated
+        from its annotated fields: ``@dataclass`` / ``@dataclasses.dataclass(...)``, attrs'
+        ``@define`` / ``@frozen`` / ``@mutable`` / ``@attr.s(auto_attribs=True)``, or a
+        ``typing.NamedTuple`` subclass. 0, or -1 for ``kw_only=True`` (every field a keyword
         parameter); None for other classes and for ``init=False`` (no generated ``__init__``,
         so no field is a constructor parameter)."""
+        if any(b in _NAMEDTUPLE_BASES for b in bases):
+            return 0
         for d in node.decorators:
             dec = d.decorator
             call = dec if type(dec) is cst.Call else None
-            if self.qual(call.func if call is not None else dec) not in ("dataclasses.dataclass", "dataclass"):
+            name = self.qual(call.func if call is not None else dec)
+            if name not in _FIELD_CLASS_DECORATORS:
                 continue
             flags = {a.keyword.value: a.value for a in (call.args if call is not None else ()) if a.keyword is not None}
-            if _is_false(flags.get("init")):
-                return None
+            if _is_false(flags.get("init")) or (name in _ATTRS_CLASSIC and not _is_true(flags.get("auto_attribs"))):
+                return None  # no generated __init__, or attr.s fields declared with attr.ib() only
             return -1 if _is_true(flags.get("kw_only")) else 0
         return None
 
@@ -429,7 +434,7 @@ class FileVisitor(cst.CSTVisitor):
             return
         value: cst.BaseExpression | None = node.value
         kw_only = index < 0
-        if type(value) is cst.Call and self.qual(value.func) in ("dataclasses.field", "field"):
+        if type(value) is cst.Call and self.qual(value.func) in _FIELD_CALLS:
             flags = {a.keyword.value: a.value for a in value.args if a.keyword is not None}
             if _is_false(flags.get("init")):
                 return
@@ -441,13 +446,8 @@ class FileVisitor(cst.CSTVisitor):
         if marker == "InitVar":
             return
         name = node.target.value
-        line = self._line(node)
-        self.injections.append(InjectionFact(kind="slot", owner=info.qualname, attr=name, param=name,
-                                             index=position, target="", line=line))
         default = self.qual(value) if type(value) in (cst.Name, cst.Attribute) else ""
-        if default and is_class_like(default):
-            self.injections.append(InjectionFact(kind="slot", owner=info.qualname, attr=name, param=name,
-                                                 index=position, target=default, line=line))
+        self._slot_facts(info.qualname, name, name, position, self._line(node), (default,) if default else ())
 
     def _dataclass_marker(self, annotation: cst.BaseExpression) -> str:
         """"ClassVar", "InitVar" or "KW_ONLY" when a dataclass field's annotation is one of them
@@ -1804,12 +1804,19 @@ class FileVisitor(cst.CSTVisitor):
         index = scope.binds.param_index.get(param)
         if index is None or scope.cls is None or scope.name != "__init__":
             return
-        line = self._line(node)
-        self.injections.append(InjectionFact(kind="slot", owner=scope.cls.qualname, attr=attr, param=param,
+        # what the constructor binds itself: `block = block or B`
+        self._slot_facts(scope.cls.qualname, attr, param, index, self._line(node),
+                         scope.binds.callables.get(param, ()))
+
+    def _slot_facts(self, owner: str, attr: str, param: str, index: int, line: int,
+                    defaults: tuple[str, ...]) -> None:
+        """The ``slot`` facts of one constructor parameter stored in ``attr``: the slot itself,
+        and one per class-like name the class binds there itself (a default, ``block or B``)."""
+        self.injections.append(InjectionFact(kind="slot", owner=owner, attr=attr, param=param,
                                              index=index, target="", line=line))
-        for t in scope.binds.callables.get(param, ()):  # what the constructor binds itself: `block = block or B`
+        for t in defaults:
             if is_class_like(t):
-                self.injections.append(InjectionFact(kind="slot", owner=scope.cls.qualname, attr=attr, param=param,
+                self.injections.append(InjectionFact(kind="slot", owner=owner, attr=attr, param=param,
                                                      index=index, target=t, line=line))
 
     def _injected_args(self, node: cst.Call, scope: _FuncScope, name: str) -> None:
@@ -2232,16 +2239,9 @@ def _rebound_names(func: cst.FunctionDef | None) -> frozenset[str]:
         return frozenset()
     counts: dict[str, int] = {}
 
-    def bind(target: cst.CSTNode | None) -> None:
-        todo = [target]
-        while todo:
-            t = todo.pop()
-            if type(t) is cst.Name:
-                counts[t.value] = counts.get(t.value, 0) + 1
-            elif type(t) in (cst.Tuple, cst.List):
-                todo.extend(el.value for el in t.elements)  # type: ignore[attr-defined]
-            elif type(t) is cst.StarredElement:
-                todo.append(t.value)  # type: ignore[attr-defined]
+    def bind(target: cst.BaseExpression) -> None:
+        for name in _names_in_target(target):
+            counts[name] = counts.get(name, 0) + 1
 
     todo: list[cst.CSTNode] = [func.body]
     while todo:
@@ -2260,6 +2260,20 @@ def _rebound_names(func: cst.FunctionDef | None) -> frozenset[str]:
             bind(n.name.name)  # type: ignore[attr-defined]
         todo.extend(n.children)
     return frozenset(k for k, v in counts.items() if v > 1)
+
+
+#: Class decorators whose class gets an ``__init__`` generated from its annotated fields
+#: (dataclasses; attrs' next-generation API and its classic ``attr.s``), for
+#: :meth:`FileVisitor._dataclass_start`.
+_FIELD_CLASS_DECORATORS = frozenset({
+    "dataclasses.dataclass", "dataclass", "attrs.define", "attrs.frozen", "attrs.mutable",
+    "attr.define", "attr.frozen", "attr.mutable", "attr.s", "attr.attrs", "attrs.s",
+})
+#: attrs' classic decorators: annotated fields only with ``auto_attribs=True``
+_ATTRS_CLASSIC = frozenset({"attr.s", "attr.attrs", "attrs.s"})
+#: ``field(...)`` specifiers of those classes (``init=``, ``kw_only=``, ``default=``)
+_FIELD_CALLS = frozenset({"dataclasses.field", "field", "attrs.field", "attr.field", "attr.ib", "attr.attrib"})
+_NAMEDTUPLE_BASES = frozenset({"typing.NamedTuple", "NamedTuple"})
 
 
 #: torch functions that return a new tensor (never a view of their input), for

@@ -17,7 +17,6 @@ findings stays responsive.
 
 from __future__ import annotations
 
-import json
 import pathlib
 import posixpath
 import re
