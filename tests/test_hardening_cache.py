@@ -109,13 +109,19 @@ def test_group_or_other_writable_cache_is_refused(tmp_path: Path, target: str, m
         FactsCache(folder)
 
 
-def test_refused_cache_means_a_scan_without_cache_and_a_warning(tmp_path: Path) -> None:
+def _tree_and_refused_cache(tmp_path: Path) -> tuple[Path, Path]:
+    """A one-file tree and a cache folder the cache refuses (writable by others)."""
     root = tmp_path / "tree"
     root.mkdir()
     (root / "m.py").write_text("import torch\n", encoding="utf-8")
     folder = tmp_path / "c"
     folder.mkdir(mode=0o700)
     os.chmod(folder, 0o777)
+    return root, folder
+
+
+def test_refused_cache_means_a_scan_without_cache_and_a_warning(tmp_path: Path) -> None:
+    root, folder = _tree_and_refused_cache(tmp_path)
     result = scan(root, Config(), jobs=1, cache_dir=folder)
     assert [f.path for f in result.files] == ["m.py"]
     assert any("writable by" in w and "scanned without it" in w for w in result.warnings)
@@ -238,12 +244,7 @@ def test_warnings_reach_report_json_under_quiet(tmp_path: Path) -> None:
 
     from migrate_lens.cli import main
 
-    root = tmp_path / "tree"
-    root.mkdir()
-    (root / "m.py").write_text("import torch\n", encoding="utf-8")
-    folder = tmp_path / "c"
-    folder.mkdir(mode=0o700)
-    os.chmod(folder, 0o777)
+    root, folder = _tree_and_refused_cache(tmp_path)
     out = tmp_path / "out"
     res = CliRunner().invoke(main, ["scan", str(root), "-q", "-j", "1", "--cache-dir", str(folder), "-o", str(out), "--format", "json"])
     assert res.exit_code == 0, res.output
