@@ -144,6 +144,11 @@ class CacheBusy(sqlite3.OperationalError):
     """The cache database stayed locked by another process past the busy timeout."""
 
 
+#: ``PRAGMA table_info(facts)`` of a cache this code wrote: (name, declared type, primary-key
+#: position) per column. A table of another layout is discarded and rebuilt.
+_FACTS_COLUMNS = [("key", "TEXT", 1), ("value", "BLOB", 0)]
+
+
 class FactsCache:
     """Open (creating if needed) the cache database in ``folder``.
 
@@ -155,7 +160,8 @@ class FactsCache:
     corrupt or not a database is discarded. Raises ``PermissionError`` for a folder or file
     someone else could write, ``OSError`` or ``sqlite3.Error`` when the folder cannot hold a
     database (not a folder, read-only, no space, busy at open); the scan then runs without a
-    cache.
+    cache. A database whose ``facts`` table has another layout than this code writes (another
+    tool's file of the same name, a hand edit) is discarded and rebuilt, as a corrupt one is.
     """
 
     def __init__(self, folder: Path, busy_timeout_s: float = BUSY_TIMEOUT_S) -> None:
@@ -183,6 +189,12 @@ class FactsCache:
                 raise CacheBusy(f"cache {self.path} is busy (locked by another process)") from None
             # read-only medium, or a file system without shared memory: keep the rollback journal
         conn.execute("CREATE TABLE IF NOT EXISTS facts (key TEXT PRIMARY KEY, value BLOB NOT NULL)")
+        columns = [(row[1], row[2].upper(), row[5]) for row in conn.execute("PRAGMA table_info(facts)")]
+        if columns != _FACTS_COLUMNS:
+            # a database of this name written by something else (another tool, a hand edit, a
+            # forged file): every read and write would fail and the cache would never fill
+            conn.close()
+            raise sqlite3.DatabaseError(f"foreign table layout {columns}")
         return conn
 
     def _open(self) -> sqlite3.Connection:

@@ -65,13 +65,14 @@ def _native_facts(root: Path, paths: tuple[str, ...], catalog: Catalog) -> list[
 
 def _run_pool(jobs: list[tuple[bytes, str, str]], workers: int, rule_dirs: tuple[str, ...],
               markers: tuple[str, ...], timeout_s: float,
-              progress: Progress | None) -> list[tuple[FileOutcome, bytes | None]]:
+              progress: Progress | None, outcomes: list[tuple[FileOutcome, bytes | None]]) -> None:
     """Analyze files in a process pool with a per-file timeout; a file that times out or
-    kills its worker is reported as skipped, and the other files' results are kept. Returns
-    (outcome, its cache encoding or None for pool failures) per file."""
-    outcomes: list[tuple[FileOutcome, bytes | None]] = []
+    kills its worker is reported as skipped, and the other files' results are kept. Appends
+    (outcome, its cache encoding or None for pool failures) per file to ``outcomes`` as each
+    finishes, so that the caller keeps the finished files when the pool is interrupted
+    (Ctrl-C: ``KeyboardInterrupt``, re-raised once the workers are stopped)."""
     if not jobs:
-        return outcomes
+        return
     # imported only when some file needs analysis: a fully cached rescan never loads libcst
     from pebble import ProcessPool
     from pebble.common import ProcessExpired
@@ -113,7 +114,6 @@ def _run_pool(jobs: list[tuple[bytes, str, str]], workers: int, rule_dirs: tuple
         raise
     pool.close()
     pool.join()
-    return outcomes
 
 
 def fits_file(outcome: FileOutcome, rel_path: str, codes: frozenset[str]) -> bool:
@@ -174,11 +174,16 @@ def analyze_files(root: Path, discovery: Discovery, config: Config, catalog: Cat
     workers = jobs or os.cpu_count() or 1
     if pending and on_analysis is not None:
         on_analysis(len(pending))
-    fresh = _run_pool(pending, workers, config.rule_dirs, config.markers, config.timeout_s, progress)
-    if cache is not None:
-        # transient skips (pool failures, out of memory) are retried by the next scan
-        cache.put_encoded([(keys[o.path], blob) for o, blob in fresh
-                           if blob is not None and not (o.skipped and o.skipped.transient)])
+    fresh: list[tuple[FileOutcome, bytes | None]] = []
+    try:
+        _run_pool(pending, workers, config.rule_dirs, config.markers, config.timeout_s, progress, fresh)
+    finally:
+        # Also when the pool is interrupted (Ctrl-C) or fails: the files that finished are
+        # cached, so that the next scan resumes instead of starting over. Transient skips (pool
+        # failures, out of memory) are retried by the next scan.
+        if cache is not None:
+            cache.put_encoded([(keys[o.path], blob) for o, blob in fresh
+                               if blob is not None and not (o.skipped and o.skipped.transient)])
     outcomes.extend(o for o, _ in fresh)
     outcomes.sort(key=lambda o: o.path)
     return outcomes, hits

@@ -85,6 +85,31 @@ def test_scan_reuses_cache_and_misses_on_edit(tmp_path: Path) -> None:
     assert [f.findings for f in third.files] == [f.findings for f in first.files]
 
 
+def test_interrupted_scan_caches_the_files_that_finished(tmp_path: Path) -> None:
+    """Ctrl-C during the pool (``KeyboardInterrupt`` in the main process) still stores the
+    files already analyzed, so the next scan resumes instead of starting over."""
+    import pytest
+
+    from migrate_lens.config import Config
+    from migrate_lens.pipeline import scan
+
+    root = tmp_path / "tree"
+    root.mkdir()
+    for i in range(5):
+        (root / f"m{i}.py").write_text(f"import torch\n\n\ndef f{i}(x):\n    return x.item() + {i}\n", encoding="utf-8")
+
+    def interrupt_after_two(done: int, total: int) -> None:
+        if done == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        scan(root, Config(), jobs=1, cache_dir=tmp_path / "c", progress=interrupt_after_two)
+    resumed = scan(root, Config(), jobs=1, cache_dir=tmp_path / "c")
+    assert resumed.cache_hits == 2 and len(resumed.files) == 5
+    fresh = scan(root, Config(), jobs=1, use_cache=False)
+    assert [f.findings for f in resumed.files] == [f.findings for f in fresh.files]
+
+
 def test_key_changes_with_analyzer_code(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     from migrate_lens import cache as cache_mod
 
@@ -94,3 +119,26 @@ def test_key_changes_with_analyzer_code(monkeypatch) -> None:  # type: ignore[no
     assert len(cache_mod.ANALYZER_MODULES) == len(set(cache_mod.ANALYZER_MODULES))
     base = Path(cache_mod.__file__).parent
     assert all((base / m).is_file() for m in cache_mod.ANALYZER_MODULES)
+
+
+def test_database_with_a_foreign_table_layout_is_rebuilt(tmp_path: Path) -> None:
+    """A database of the cache's name whose ``facts`` table has other columns (another tool's
+    file, a hand edit) would fail every read and write: it is discarded and rebuilt, and the
+    cache fills again."""
+    path = FactsCache(tmp_path).path
+    path.unlink()
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE facts (k INTEGER, payload TEXT, extra REAL)")
+    conn.execute("INSERT INTO facts VALUES (1, 'x', 2.0)")
+    conn.commit()
+    conn.close()
+    cache = FactsCache(tmp_path)
+    assert len(cache.warnings) == 1 and "foreign table layout" in cache.warnings[0] \
+        and "discarded and rebuilt" in cache.warnings[0]
+    key = content_key("d" * 64, "a.py", "a", "c")
+    cache.put_many([(key, _outcome())])
+    assert cache.get_many([key]) == {key: _outcome()} and len(cache.warnings) == 1
+    cache.close()
+    reopened = FactsCache(tmp_path)
+    assert reopened.warnings == [] and reopened.get_many([key]) == {key: _outcome()}
+    reopened.close()
