@@ -34,6 +34,7 @@ import ast
 import operator
 import re
 import warnings
+from itertools import accumulate
 from typing import Any
 
 import libcst as cst
@@ -125,6 +126,7 @@ _BODY_FIELDS = frozenset({"body", "orelse", "handlers", "finalbody"})
 #: Nodes whose code is generated as one unit for positions (see the module docstring).
 _LINE_UNITS = (cst.SimpleStatementLine, cst.SimpleStatementSuite)
 _NEWLINE = re.compile(r"\r\n|\r|\n")
+_PLUS_ONE = (1).__add__
 _EMPTY_SUITE = cst.SimpleStatementSuite(
     body=(), leading_whitespace=cst.SimpleWhitespace(""),
     trailing_whitespace=cst.TrailingWhitespace(newline=cst.Newline("\n")),
@@ -166,8 +168,8 @@ def _is_node(cls: type) -> bool:
 
 def _child_getter(cls: type) -> tuple[Any, int]:
     """(getter of ``cls``'s child fields, their number): ``operator.attrgetter`` over
-    :func:`_fields` (one C call per node instead of a getattr loop), built once per class and
-    shared by :func:`fast_visit` and :func:`_pair_getter`. The getter is None for leaves."""
+    :func:`_fields` (one C call per node instead of a getattr loop), built once per class for
+    :func:`fast_visit`. The getter is None for leaves."""
     plan = _GETTERS.get(cls)
     if plan is None:
         fields = _fields(cls)
@@ -180,8 +182,6 @@ _GETTERS: dict[type, tuple[Any, int]] = {}
 
 #: libcst's f-string nodes (t-strings too where libcst has them)
 _FSTRINGS = frozenset(c for c in (cst.FormattedString, getattr(cst, "TemplatedString", None)) if c is not None)
-#: per ``ast`` class: getter of its child fields (``ctx`` left out) and their number
-_AST_CHILDREN: dict[type, tuple[Any, int]] = {}
 
 
 #: Expression classes whose positions come from their ``ast`` twins (paired by order inside a
@@ -202,18 +202,7 @@ _PAIR_SKIP: dict[type, frozenset[str]] = {
 if hasattr(cst, "ExceptStarHandler"):
     _PAIR_SKIP[cst.ExceptStarHandler] = frozenset({"name"})
 _PAIR_OPAQUE = frozenset({cst.Import, cst.ImportFrom, cst.Global, cst.Nonlocal})
-#: per libcst class: (getter of the child fields the pairing walk follows, their number)
-_PAIR_GETTERS: dict[type, tuple[Any, int]] = {}
 _CONSTANT_NAMES = frozenset({"True", "False", "None"})  # ``ast.Constant``, not ``ast.Name``
-
-
-def _pair_getter(cls: type) -> tuple[Any, int]:
-    plan = _PAIR_GETTERS.get(cls)
-    if plan is None:
-        skip = _PAIR_SKIP.get(cls, frozenset())
-        fields = () if cls in _PAIR_OPAQUE else tuple(f for f in _fields(cls) if f not in skip)
-        plan = _PAIR_GETTERS[cls] = (operator.attrgetter(*fields) if fields else None, len(fields))
-    return plan
 
 
 def _ast_paired(roots: list[Any]) -> dict[type, list[Any]]:
@@ -221,77 +210,99 @@ def _ast_paired(roots: list[Any]) -> dict[type, list[Any]]:
     or None) outside f-strings, by libcst class, in no particular order (``ast`` positions
     inside f-strings are unreliable before Python 3.12, so what they hold is left to code
     generation). ``ast.walk`` without its per-node generators (this runs for every
-    multi-line statement asked for a position)."""
+    multi-line statement asked for a position): a node's child values are pushed in one
+    ``extend`` and told apart when popped (a list is opened, a leaf value or None has an empty
+    plan), which visits the same nodes as testing each value before pushing it."""
     out: dict[type, list[Any]] = {}
-    todo: list[Any] = []
-    for root in roots:
-        if type(root) is list:
-            todo.extend(root)
-        elif root is not None:
-            todo.append(root)
+    todo: list[Any] = list(roots)
     pop, push, extend = todo.pop, todo.append, todo.extend
-    plans = _AST_CHILDREN
-    paired = _AST_PAIRED
+    plans = _AST_PAIR_PLANS
     while todo:
         n = pop()
         cls = type(n)
+        if cls is list:
+            extend(n)
+            continue
         plan = plans.get(cls)
         if plan is None:
-            if not isinstance(n, ast.AST):
-                continue  # None, or a str in Global.names / a None key of a Dict
-            fields = tuple(f for f in cls._fields if f != "ctx")
-            plan = plans[cls] = (operator.attrgetter(*fields) if fields else None, len(fields))
-        twin = paired.get(cls)
+            plan = _ast_pair_plan(cls)
+        getter, count, twin = plan
         if twin is not None:
             got = out.get(twin)
             if got is None:
                 out[twin] = [n]
             else:
                 got.append(n)
-        elif cls is ast.JoinedStr:
-            continue
-        getter, count = plan
-        if count == 0:
-            continue
-        for value in (getter(n),) if count == 1 else getter(n):
-            if type(value) is list:
-                extend(value)
-            elif value is not None:
-                push(value)
+        if count == 1:
+            push(getter(n))
+        elif count:
+            extend(getter(n))
     return out
+
+
+#: per class met by :func:`_ast_paired`: (getter of the child fields to follow, their number,
+#: the libcst class it pairs with or None); leaves, non-``ast`` values (None, a str in
+#: ``Global.names``, a constant) and f-strings follow no field.
+_AST_PAIR_PLANS: dict[type, tuple[Any, int, type | None]] = {}
+
+
+def _ast_pair_plan(cls: type) -> tuple[Any, int, type | None]:
+    fields: tuple[str, ...] = ()
+    if issubclass(cls, ast.AST) and cls is not ast.JoinedStr:
+        fields = tuple(f for f in cls._fields if f != "ctx")
+    plan = _AST_PAIR_PLANS[cls] = (operator.attrgetter(*fields) if fields else None, len(fields),
+                                   _AST_PAIRED.get(cls))
+    return plan
 
 
 def _cst_paired(roots: list[Any]) -> dict[type, list[Any]]:
     """The libcst nodes of the :data:`_PAIRED` classes under ``roots`` (nodes or sequences of
     nodes) outside f-strings, by class, each list in walk pre-order (source order, outer node
     first); names that ``ast`` keeps as strings (:data:`_PAIR_SKIP`) and ``True``/``False``/
-    ``None`` are left out."""
+    ``None`` are left out. As in :func:`_ast_paired`, a node's child values are pushed without
+    testing them (in reverse, so that they pop in source order) and told apart when popped."""
     out: dict[type, list[Any]] = {}
     todo: list[Any] = list(reversed(roots))
-    pop, extend = todo.pop, todo.extend
-    paired = _PAIRED
+    pop, push, extend = todo.pop, todo.append, todo.extend
+    plans = _CST_PAIR_PLANS
+    name_cls = cst.Name
+    constants = _CONSTANT_NAMES
     while todo:
         n = pop()
         t = type(n)
         if t is tuple or t is list:
             extend(n[::-1])
             continue
-        if n is None or not _is_node(t):
-            continue
-        if t in paired:
-            if t is not cst.Name or n.value not in _CONSTANT_NAMES:
-                got = out.get(t)
-                if got is None:
-                    out[t] = [n]
-                else:
-                    got.append(n)
-        elif t in _FSTRINGS:
-            continue  # as in _ast_paired: what f-strings hold is not paired
-        getter, count = _pair_getter(t)
-        if count:
-            values = getter(n) if count > 1 else (getter(n),)
-            extend(v for v in reversed(values) if v is not None)
+        plan = plans.get(t)
+        if plan is None:
+            plan = _cst_pair_plan(t)
+        getter, count, collect = plan
+        if collect and (t is not name_cls or n.value not in constants):
+            got = out.get(t)
+            if got is None:
+                out[t] = [n]
+            else:
+                got.append(n)
+        if count == 1:
+            push(getter(n))
+        elif count:
+            extend(getter(n)[::-1])
     return out
+
+
+#: per class met by :func:`_cst_paired`: (getter of the child fields the pairing walk follows,
+#: their number, is a :data:`_PAIRED` class); values that are not nodes (None, sentinels),
+#: leaves, f-strings and :data:`_PAIR_OPAQUE` statements follow no field.
+_CST_PAIR_PLANS: dict[type, tuple[Any, int, bool]] = {}
+
+
+def _cst_pair_plan(cls: type) -> tuple[Any, int, bool]:
+    fields: tuple[str, ...] = ()
+    if _is_node(cls) and cls not in _FSTRINGS and cls not in _PAIR_OPAQUE:
+        skip = _PAIR_SKIP.get(cls, frozenset())
+        fields = tuple(f for f in _fields(cls) if f not in skip)
+    plan = _CST_PAIR_PLANS[cls] = (operator.attrgetter(*fields) if fields else None, len(fields), cls in _PAIRED)
+    return plan
 
 
 class _UnitPairs:
@@ -572,6 +583,7 @@ class Positions:
         self._elif: set[int] = set()
         self._fallback: Any = None
         self._line_starts: list[int] | None = None
+        self._ascii = source.isascii()
         try:
             self._ast = _ast_statements(parse_ast(source))
         except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -588,8 +600,15 @@ class Positions:
 
     # -------------------------------------------------------------- source geometry
     def _starts(self) -> list[int]:
+        """Offset of each line's first character (lines split at ``\n``, ``\r\n`` and ``\r``)."""
         if self._line_starts is None:
-            self._line_starts = [0, *(m.end() for m in _NEWLINE.finditer(self.source))]
+            source = self.source
+            if "\r" in source:
+                self._line_starts = [0, *(m.end() for m in _NEWLINE.finditer(source))]
+            else:  # only "\n" ends lines: a line starts one past the end of the line before it
+                lines = source.split("\n")
+                lines.pop()
+                self._line_starts = list(accumulate(map(_PLUS_ONE, map(len, lines)), initial=0))
         return self._line_starts
 
     def source_text(self, rng: CodeRange) -> str:
@@ -610,7 +629,10 @@ class Positions:
         return self.source[a:b]
 
     def _col(self, line: int, byte_col: int) -> int:
-        """``ast`` columns are UTF-8 byte offsets; libcst's are characters."""
+        """``ast`` columns are UTF-8 byte offsets; libcst's are characters (the same on an
+        ASCII line, so in an ASCII source no line is looked at)."""
+        if self._ascii:
+            return byte_col
         text = self._line_text(line)
         if text.isascii():
             return byte_col
