@@ -82,11 +82,27 @@ MAX_BOOLEAN_CHAIN = 1000
 _BOOLEAN_OPERATOR = re.compile(r"\b(?:and|or)\b")
 
 
+def _boolean_words_bound(text: str) -> int:
+    """An upper bound of the ``and``/``or`` words in ``text`` (:data:`_BOOLEAN_OPERATOR`'s
+    matches), from substring counts (a C scan each, several times faster than the regex).
+    Every such word is an occurrence of ``and`` or ``or``; an ``or`` right after ``t``, ``s``
+    or ``f`` (``torch``, ``tensor``, ``for``: most of them) is inside a word, never a match,
+    and those three sets of occurrences are disjoint (one character precedes each), so
+    subtracting their counts keeps the bound."""
+    bound = text.count("and") + text.count("or")
+    if bound > MAX_BOOLEAN_CHAIN:
+        bound -= text.count("tor") + text.count("sor") + text.count("for")
+    return bound
+
+
 def _long_boolean_chain(text: str, tree: ast.Module) -> str:
     """Skip reason when one boolean expression of ``tree`` chains more than
     :data:`MAX_BOOLEAN_CHAIN` ``and``/``or`` operators (counting nested ones: ``a or b and c``
     is one chain of two), else "". The ``ast`` walk runs only for a file whose text holds that
-    many ``and``/``or`` words at all (one regex scan otherwise)."""
+    many ``and``/``or`` words at all (counted by the regex only when the cheap upper bound
+    :func:`_boolean_words_bound` exceeds the limit: no file of the core corpus)."""
+    if _boolean_words_bound(text) <= MAX_BOOLEAN_CHAIN:
+        return ""
     count = 0
     for _ in _BOOLEAN_OPERATOR.finditer(text):
         count += 1

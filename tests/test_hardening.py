@@ -300,6 +300,28 @@ def test_long_boolean_chain_skipped_before_libcst(tmp_path: Path, source: str) -
     assert outcome.skipped.reason.startswith("nesting too deep at line 2: a boolean expression chains more than")
 
 
+def test_boolean_word_bound_never_undercounts() -> None:
+    """The depth guard's cheap pre-check (substring counts) bounds the regex's count of
+    ``and``/``or`` words from above on texts dense in both, glued to each other and to words
+    that hold them (``torch``, ``tensor``, ``for``, ``oror``), so it never waves a long chain
+    through; and it is tight enough that such texts mostly skip the regex."""
+    import random
+
+    from migrate_lens.onefile import _BOOLEAN_OPERATOR, MAX_BOOLEAN_CHAIN, _boolean_words_bound
+
+    rng = random.Random(14)
+    words = ["or", "and", "torch", "tensor", "for", "sor", "tor", "fortor", "oror", "andand", "nor", "Or",
+             "random", "x", "é", "1"]
+    seps = [" ", "", "(", ")", "\n", "_", ".", "é"]
+    skipped = 0
+    for _ in range(200):
+        text = "".join(rng.choice(words) + rng.choice(seps) for _ in range(rng.randint(500, 6000)))
+        bound = _boolean_words_bound(text)
+        assert bound >= len(_BOOLEAN_OPERATOR.findall(text)), text[:200]
+        skipped += bound <= MAX_BOOLEAN_CHAIN
+    assert skipped > 0
+
+
 def test_ordinary_boolean_chains_are_analyzed(tmp_path: Path) -> None:
     """Many short and/or expressions (over the word-count pre-check) are still analyzed."""
     body = "import torch\n\n\ndef f(x):\n    return x.item()\n" + "y = a and b or c\n" * 1200
