@@ -30,7 +30,10 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import operator
 import re
+from itertools import compress
+from typing import Any
 
 from migrate_lens.models import UnitShape
 
@@ -46,15 +49,27 @@ _GENERIC = frozenset({"models", "model", "modules", "layers", "src", "lib", "uti
 _COPIED = re.compile(r"#\s*Copied from\s+([A-Za-z_][\w.]*)")
 _GENERATED = re.compile(r"automatically generated from\s+(\S*modular_\w+\.py)")
 _PLACEHOLDER = "\x00F"
+#: what a stripped line starts with when it holds no code (nothing, or a comment)
+_NOT_CODE = frozenset({"", "#"})
 #: Fields that carry no code shape (expression context, type comments, string kind "u").
 _SKIP_FIELDS = frozenset({"ctx", "type_comment", "kind"})
 _DEFS = (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
-#: per ``ast`` class: its fields in order without :data:`_SKIP_FIELDS` (:meth:`_Shaper.tokens`)
-_TOKEN_FIELDS: dict[type, tuple[str, ...]] = {}
+#: per ``ast`` class: (getter of its fields in order without :data:`_SKIP_FIELDS`, their
+#: number, their names), for :meth:`_Shaper.tokens`
+_TOKEN_PLANS: dict[type, tuple[Any, int, tuple[str, ...]]] = {}
+_Name, _Constant = ast.Name, ast.Constant
 #: Expression nodes a data table is made of (no lambda, comprehension, comparison, await...).
 _DATA_NODES = (ast.Constant, ast.Dict, ast.List, ast.Tuple, ast.Set, ast.Name, ast.Attribute, ast.Call,
                ast.keyword, ast.UnaryOp, ast.BinOp, ast.Starred, ast.JoinedStr, ast.FormattedValue,
                ast.Subscript, ast.Slice, ast.expr_context, ast.operator, ast.unaryop)
+
+
+def _token_plan(cls: type) -> tuple[Any, int, tuple[str, ...]]:
+    """:data:`_TOKEN_PLANS`' entry of ``cls``, made on its first use. (An ``ast.parse`` tree
+    sets every field, so one ``attrgetter`` reads them all.)"""
+    fields = tuple(f for f in cls._fields if f not in _SKIP_FIELDS)
+    plan = _TOKEN_PLANS[cls] = (operator.attrgetter(*fields) if fields else None, len(fields), fields)
+    return plan
 
 
 def torch_names(body: list[ast.stmt]) -> frozenset[str]:
@@ -121,6 +136,8 @@ class _Shaper:
 
     def __init__(self, source: str, module: str) -> None:
         self.lines = source.splitlines()
+        #: per line (0-based): it holds text that is not a comment
+        self.has_code = [text[:1] not in _NOT_CODE for text in map(str.lstrip, self.lines)]
         self.module = module
         words = family_words(module)
         self.family = re.compile("|".join(re.escape(w) for w in words), re.IGNORECASE) if words else None
@@ -140,43 +157,66 @@ class _Shaper:
     def tokens(self, node: ast.AST, out: list[str], qual: str = "", in_class: bool = False) -> None:
         """Append the normalised token stream of ``node`` to ``out``; string statements are
         skipped. When ``qual`` is given, ``node`` is a class or function whose shape is
-        recorded (and so are the methods and nested classes of a class), from the same walk."""
+        recorded (and so are the methods and nested classes of a class), from the same walk.
+
+        The stream: the class name, then per field (:func:`_token_plan`) nothing for None, a
+        list as ``[`` items ``]``, an identifier normalised (:meth:`name`), a string constant
+        as ``S``, a node's own stream, any other value's ``repr``. The leaves that make up
+        half of the nodes (``Name``, ``Constant``) are written here instead of by a call of
+        their own: the same tokens."""
         start = len(out)
         cls = type(node)
         is_class = cls is ast.ClassDef
         append = out.append
         names = self._names
         append(cls.__name__)
-        fields = _TOKEN_FIELDS.get(cls)
-        if fields is None:
-            fields = _TOKEN_FIELDS[cls] = tuple(f for f in cls._fields if f not in _SKIP_FIELDS)
-        for field in fields:
-            value = getattr(node, field, None)
+        getter, count, fields = _TOKEN_PLANS.get(cls) or _token_plan(cls)
+        values = () if count == 0 else (getter(node),) if count == 1 else getter(node)
+        for i in range(count):
+            value = values[i]
             if value is None:
                 continue
             t = type(value)
             if t is list:
                 append("[")
+                class_body = is_class and fields[i] == "body"
                 for item in value:
-                    if isinstance(item, ast.AST):
-                        if type(item) is ast.Expr and type(item.value) is ast.Constant and type(item.value.value) is str:
+                    it = type(item)
+                    if it is _Name:
+                        append("Name")
+                        hit = names.get(item.id)
+                        append(hit if hit is not None else self.name(item.id))
+                    elif it is _Constant:
+                        append("Constant")
+                        if item.value is not None:
+                            append("S" if type(item.value) is str else repr(item.value))
+                    elif isinstance(item, ast.AST):
+                        if it is ast.Expr and type(item.value) is _Constant and type(item.value.value) is str:
                             # a docstring or a string used as a comment: not code, not shape
                             self.noncode.update(range(item.lineno, (item.end_lineno or item.lineno) + 1))
                             continue
-                        if is_class and field == "body":
+                        if class_body:
                             self.data(item)
                             if qual and isinstance(item, _DEFS):
                                 self.tokens(item, out, f"{qual}.{item.name}", True)  # type: ignore[attr-defined]
                                 continue
                         self.tokens(item, out)
-                    elif type(item) is str:
+                    elif it is str:
                         hit = names.get(item)
                         append(hit if hit is not None else self.name(item))
                     else:
                         append(repr(item))
                 append("]")
+            elif t is _Name:
+                append("Name")
+                hit = names.get(value.id)
+                append(hit if hit is not None else self.name(value.id))
+            elif t is _Constant:
+                append("Constant")
+                if value.value is not None:
+                    append("S" if type(value.value) is str else repr(value.value))
             elif t is str:
-                if field == "value":
+                if fields[i] == "value":
                     append("S")
                 else:
                     hit = names.get(value)
@@ -186,7 +226,11 @@ class _Shaper:
             else:
                 append(repr(value))
         if qual:
-            digest = hashlib.blake2b("\x01".join(out[start:]).encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
+            text = "\x01".join(out[start:])
+            # the enclosing class's stream holds this unit's tokens: as one joined piece, its
+            # own join gives the same text without joining them again
+            out[start:] = [text]
+            digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
             line = node.lineno  # type: ignore[attr-defined]
             end = node.end_lineno or line  # type: ignore[attr-defined]
             kind = "class" if is_class else ("method" if in_class else "function")
@@ -204,14 +248,11 @@ class _Shaper:
         return ""
 
     def code_lines(self, start: int, end: int) -> int:
-        """Code lines in 1-based ``start..end``."""
-        n = 0
-        noncode = self.noncode
-        for i, text in enumerate(self.lines[max(1, start) - 1:end], start=max(1, start)):
-            text = text.lstrip()
-            if text and text[0] != "#" and i not in noncode:
-                n += 1
-        return n
+        """Code lines in 1-based ``start..end``: lines with code text (:attr:`has_code`, read
+        once per file) minus those marked as not code (so far: a unit's range is counted once
+        its own walk has marked what it holds)."""
+        lo = max(1, start)
+        return len(set(compress(range(lo, end + 1), self.has_code[lo - 1:end])) - self.noncode)
 
     def data(self, node: ast.AST) -> None:
         """Mark the lines of ``node`` as not code when it assigns a data table."""
