@@ -460,6 +460,12 @@ class _Builder:
         self.call_targets: dict[tuple[str, str], list[str]] = {}
         #: `__call__` methods of plain classes that traced code calls on an instance (`self.sampler(x)`)
         self.instance_calls: set[str] = set()
+        #: caller -> methods a `self.m(...)` call of it may run in a subclass instead (overrides()):
+        #: reached by the caller's context and argument kinds, but no `call` edge (a base class's
+        #: status does not take its subclasses' overrides)
+        self.dispatch: dict[str, set[str]] = defaultdict(set)
+        self._subclasses: dict[str, list[str]] | None = None  # see overrides()
+        self._overrides: dict[tuple[str, str], list[str]] = {}
         self._labels: dict[str, str] = {}  # see label()
         self._paths: dict[tuple[int, str], tuple[tuple[str, ...], int, Finding]] = {}  # see path_to_finding()
 
@@ -711,6 +717,39 @@ class _Builder:
                 return r
         return cls
 
+    def overrides(self, cls: str, name: str) -> list[str]:
+        """The methods other than ``cls``'s own lookup of ``name`` that ``self.name(...)`` in a
+        method of ``cls`` may run: for every project subclass of ``cls`` (transitively), the
+        method its lookup through its own bases finds (class hierarchy analysis; a mixin's
+        sibling base counts as the MRO would have it). The template-method pattern: a base
+        ``forward`` calls ``self.compute_loss(...)``, which every subclass overrides; a base
+        solver's ``integrate`` calls ``self._advance(t[i])``. Sorted qualnames."""
+        key = (cls, name)
+        hit = self._overrides.get(key)
+        if hit is not None:
+            return hit
+        if self._subclasses is None:
+            direct: dict[str, list[str]] = defaultdict(list)
+            for c in sorted(self.res.classes):
+                for b in self.res.bases(c)[0]:
+                    direct[b].append(c)
+            self._subclasses = direct
+        own = self.res.member(cls, [name])
+        found: set[str] = set()
+        seen = {cls}
+        todo = list(self._subclasses.get(cls, ()))
+        while todo:
+            sub = todo.pop()
+            if sub in seen:
+                continue
+            seen.add(sub)
+            todo.extend(self._subclasses.get(sub, ()))
+            m = self.res.member(sub, [name])
+            if m is not None and m != _EXTERNAL and m != own and self.kind.get(m) == "function":
+                found.add(m)
+        out = self._overrides[key] = sorted(found)
+        return out
+
     def calls(self) -> None:
         res = self.res
         for f in self.files:
@@ -720,12 +759,16 @@ class _Builder:
                     continue
                 callee = call.callee
                 targets: list[str] = []
+                virtual: list[str] = []  # subclass overrides a `self.m(...)` may run instead
                 if callee.startswith("self."):
                     cls = self.class_of.get(caller)
                     if cls is None:
                         continue
                     parts = callee.split(".")[1:]
                     r = res.member(cls, parts[:1])
+                    virtual = [o for o in self.overrides(cls, parts[0]) if o != caller] if len(parts) == 1 else []
+                    if virtual:
+                        self.dispatch[caller].update(virtual)
                     if r is not None and r != _EXTERNAL and len(parts) == 1:
                         targets.append(r)
                     else:
@@ -743,8 +786,10 @@ class _Builder:
                                 self.unresolved += 1
                             elif m != _EXTERNAL:
                                 targets.append(m)
-                        if not subs and r is None and len(parts) == 1:
-                            self.unresolved += 1  # a self attribute we cannot see (set by a helper, a dict lookup)
+                        if not subs and r is None and len(parts) == 1 and not virtual:
+                            # a self attribute we cannot see (set by a helper, a dict lookup); a
+                            # hook only subclasses define (the base never declares it) is resolved
+                            self.unresolved += 1
                         # `self.x.y(...)` where x is no submodule: a tensor or parameter method, external.
                 else:
                     r = res.resolve(callee)
@@ -762,6 +807,8 @@ class _Builder:
                         self.resolved += 1
                         self.add_edge(caller, t, "call")
                         found.append(t)
+                # argument kinds flow into the overrides too (but no edge: see self.dispatch)
+                found.extend(o for o in virtual if o not in found)
 
     # -- traced reachability and findings ----------------------------------------------------
     def successors(self, n: str) -> list[str]:
@@ -778,6 +825,7 @@ class _Builder:
                     out.append(v)
             elif k == "contains" and self.kind[v] == "function":
                 out.append(v)
+        out.extend(sorted(self.dispatch.get(n, ())))
         return out
 
     def contexts(self) -> dict[str, str]:
@@ -807,6 +855,23 @@ class _Builder:
 
         loop_calls = {s.qualname: s.loop_calls for f in self.files for s in f.summaries if s.loop_calls}
         return function_contexts(guess, roles, entries, succ, loop_calls)
+
+    def inherited_module_methods(self) -> list[str]:
+        """Methods that take tensors by the per-file pass's ``nn.Module`` assumption (a method
+        of an ``nn.Module`` whose name does not decide its context gets tensor parameters,
+        ``FileVisitor._bind_params``) but whose class is an ``nn.Module`` only through a project
+        base in another file (``class HardNegativeLoss(BaseMetricLoss)``): the per-file pass
+        left their parameters symbolic, and the caller, a method of a module it knows, records
+        no argument flows for ``self`` calls. Sorted qualnames."""
+        per_file = {c.qualname for f in self.files for c in f.classes if c.is_module}
+        out: list[str] = []
+        for f in self.files:
+            for fn in f.functions:
+                if fn.is_method and fn.context == "function":
+                    cls = self.class_of.get(fn.qualname)
+                    if cls is not None and cls not in per_file and self.module_kind.get(cls) == "nn.Module":
+                        out.append(fn.qualname)
+        return sorted(out)
 
     def class_fact(self, f: FileFacts, qualname: str) -> ClassFact:
         """The first of ``f.classes`` named ``qualname`` (an index per file, built on first
@@ -857,8 +922,9 @@ class _Builder:
         contexts = self.contexts()
         traced = {q for q, c in contexts.items() if c == "traced"}
         summaries = {s.qualname: s for f in self.files for s in f.summaries}
+        tensor_entries = sorted({*(q for q in self.instance_calls if q in traced), *self.inherited_module_methods()})
         kinds = flow_kinds(summaries, lambda caller, callee: self.call_targets.get((caller, callee), ()),
-                           sorted(q for q in self.instance_calls if q in traced), contexts)
+                           tensor_entries, contexts)
 
         kept: list[Finding] = []
         dropped = 0

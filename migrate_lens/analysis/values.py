@@ -286,7 +286,8 @@ class ValueKinds:
             if any(type(c.operator) in (cst.Is, cst.IsNot, cst.In, cst.NotIn) for c in node.comparisons):
                 return K.S
             operands = [node.left, *(c.comparator for c in node.comparisons)]
-            if any(type(o) in (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString) for o in operands):
+            if any(type(o) in (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
+                   or self._is_str_const(o) for o in operands):
                 return K.S  # tensors are never compared with strings: config/mode checks
             ks = [self.kind(o) for o in operands]
             if K.T in ks or K.B in ks:
@@ -311,6 +312,14 @@ class ValueKinds:
         if type(node) in (cst.Dict, cst.DictComp, cst.Lambda):
             return K.S
         return K.U
+
+    def _is_str_const(self, node: cst.BaseExpression) -> bool:
+        """``self.EASY`` / ``cls.EASY`` where the enclosing class's body (or a base class's in
+        this file) binds ``EASY`` to a string literal (``_ClassInfo.str_consts``)."""
+        if type(node) is not cst.Attribute or type(node.value) is not cst.Name or node.value.value not in ("self", "cls"):
+            return False
+        cls = self.v.func_stack[-1].cls if self.v.func_stack else None
+        return cls is not None and node.attr.value in cls.str_consts
 
     def _attribute_kind(self, node: cst.Attribute) -> str:
         attr = node.attr.value

@@ -97,6 +97,9 @@ class _ClassInfo:
     #: positional ``__init__`` parameters were met so far (the next field's position), -1 once
     #: fields are keyword-only (``kw_only=True``, after ``_: KW_ONLY``); None for other classes
     dataclass_fields: int | None = None
+    #: class-body names bound to a string literal (``EASY = "easy"``): enum-like constants, so
+    #: ``strategy == self.EASY`` compares strings, not tensors
+    str_consts: set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -372,6 +375,10 @@ class FileVisitor(cst.CSTVisitor):
                     info.methods.add(st.name.value)
                     if st.returns is not None:
                         info.returns[st.name.value] = st.returns
+                elif type(st) is cst.SimpleStatementLine:
+                    for small in st.body:
+                        if type(small) is cst.Assign and type(literal(small.value)) is str:
+                            info.str_consts.update(t.target.value for t in small.targets if type(t.target) is cst.Name)
         # Inherit attribute kinds from a local base class.
         for b in bases:
             base_info = self.local_classes.get(b.rsplit(".", 1)[-1])
@@ -379,6 +386,7 @@ class FileVisitor(cst.CSTVisitor):
                 info.attr_kinds.update(base_info.attr_kinds)
                 info.attr_binds.update(base_info.attr_binds)
                 info.methods.update(base_info.methods)
+                info.str_consts.update(base_info.str_consts)
         if not self.class_stack and not self.func_stack:
             self.local_classes[node.name.value] = info
             self.bindings.declare_class(node.name.value)
