@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 import re
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Container, Iterable
 from dataclasses import dataclass, field, replace
 
 import libcst as cst
@@ -61,6 +61,21 @@ class RuleIndex:
             hit = table.candidates(name, method)
         return hit
 
+    def variants_matter(self, name: str, method: str, keywords: Container[str]) -> bool:
+        """Whether a call to ``name`` / ``.method`` passing the keyword arguments ``keywords``
+        (a superset of its variants' keywords) needs its variant sites, those it holds only under
+        a hypothesis on a symbolic input (``Site.requires``): False when no rule of
+        :meth:`call_candidates` can match a variant unless it matches the call's own site.
+        A rule whose matcher reads no value kind (``MatcherSpec.reads_kinds``) gives a variant
+        the verdict of the call's own site, where an unconditional finding wins over the
+        variant's (:func:`_merge_conditional`); a rule whose matcher requires a keyword
+        (``MatcherSpec.keyword``) the call does not pass matches neither. Valid only when the
+        call's own site was emitted before its variants."""
+        need = self._table.variant_memo.get((name, method))
+        if need is None:
+            need = self._table.variant_memo[(name, method)] = _variant_need(self.call_candidates(name, method))
+        return need is True or any(k in keywords for k in need)
+
 
 class _CallTable:
     """:meth:`RuleIndex.call_candidates` memoized in three layers (all grow with the distinct
@@ -70,7 +85,7 @@ class _CallTable:
     by one match of the union of every name glob, not one test per rule."""
 
     __slots__ = ("rules", "always", "name_parts", "method_parts", "name_filter", "method_filter",
-                 "by_name", "by_method", "by_mask", "memo")
+                 "by_name", "by_method", "by_mask", "memo", "variant_memo")
 
     def __init__(self, gates: tuple[tuple[Rule, CallGate | None], ...]) -> None:
         self.rules = tuple(rule for rule, _ in gates)
@@ -92,6 +107,8 @@ class _CallTable:
         self.by_method: dict[str, int] = {}
         self.by_mask: dict[int, tuple[Rule, ...]] = {}
         self.memo: dict[tuple[str, str], tuple[Rule, ...]] = {}
+        #: (name, method) -> :func:`_variant_need` of its candidates
+        self.variant_memo: dict[tuple[str, str], bool | frozenset[str]] = {}
 
     def candidates(self, name: str, method: str) -> tuple[Rule, ...]:
         """The rules of a call to ``name`` / ``.method`` (then memoized)."""
@@ -107,6 +124,20 @@ class _CallTable:
             hit = self.by_mask[mask] = tuple(rule for i, rule in enumerate(self.rules) if mask >> i & 1)
         self.memo[(name, method)] = hit
         return hit
+
+
+def _variant_need(rules: tuple[Rule, ...]) -> bool | frozenset[str]:
+    """True when one of ``rules`` may match a call's variant site whatever its keywords, else
+    the keywords one of which a call must pass for one to (see :meth:`RuleIndex.variants_matter`)."""
+    keywords: set[str] = set()
+    for rule in rules:
+        spec = MATCHERS[rule.matcher.kind]
+        if not spec.reads_kinds:
+            continue
+        if not spec.keyword:
+            return True
+        keywords.add(spec.keyword)
+    return frozenset(keywords)
 
 
 def _union_filter(parts: Iterable[GatePart]) -> Callable[[str], bool]:
@@ -248,6 +279,7 @@ def analyze_source(source: str, path: str, module_name: str, catalog: Catalog,
         emit=emit,
         attribute_interest=index.attribute_interest,
         name_interest=index.name_interest,
+        variant_interest=index.variants_matter,
     )
     try:
         fast_visit(tree, visitor, source)

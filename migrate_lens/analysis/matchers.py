@@ -77,6 +77,14 @@ class MatcherSpec:
     fn: MatchFn
     doc: str
     gate: Callable[["Matcher"], CallGate] | None = None
+    #: (call matchers) False when the matcher reads nothing that a hypothesis on a symbolic
+    #: input changes (the receiver's, arguments' or result's value kind, an extra computed
+    #: under the hypothesis): its verdict on a call's variant sites (``Site.requires``) is
+    #: then its verdict on the call's own site. True (the safe default) otherwise.
+    reads_kinds: bool = True
+    #: (call matchers) a keyword argument without which the matcher never matches a call
+    #: ("" when there is none)
+    keyword: str = ""
 
 
 def call_gate(m: "Matcher") -> CallGate | None:
@@ -865,8 +873,9 @@ MATCHERS: dict[str, MatcherSpec] = {
     "name-ref": MatcherSpec("name-ref", match_name, match_name.__doc__ or ""),
     "loop": MatcherSpec("loop", match_loop, match_loop.__doc__ or ""),
     "try": MatcherSpec("try", match_try, match_try.__doc__ or ""),
-    "recursion": MatcherSpec("call", match_recursion, match_recursion.__doc__ or ""),
-    "autograd-apply": MatcherSpec("call", match_autograd_apply, match_autograd_apply.__doc__ or "", _gate_method("apply")),
+    "recursion": MatcherSpec("call", match_recursion, match_recursion.__doc__ or "", reads_kinds=False),
+    "autograd-apply": MatcherSpec("call", match_autograd_apply, match_autograd_apply.__doc__ or "", _gate_method("apply"),
+                                  reads_kinds=False),
     "strided-explicit-padding": MatcherSpec("call", match_strided_padding, match_strided_padding.__doc__ or "", _gate_names),
     "device-transfer": MatcherSpec("call", match_device_transfer, match_device_transfer.__doc__ or "", _gate_method("to")),
     "host-value-shape": MatcherSpec("call", match_host_shape_arg, match_host_shape_arg.__doc__ or "", _gate_names_or_methods),
@@ -879,7 +888,8 @@ MATCHERS: dict[str, MatcherSpec] = {
     "cache-length-use": MatcherSpec("cache-length-use", match_host_read_use,
                                     "A KV cache's current length (`cache.get_seq_length()`, a name computed from it) "
                                     "setting a shape, a slice bound or a loop length (`use`)."),
-    "device-argument": MatcherSpec("call", match_device_argument, match_device_argument.__doc__ or ""),
+    "device-argument": MatcherSpec("call", match_device_argument, match_device_argument.__doc__ or "",
+                                   keyword="device"),
     "pad-order": MatcherSpec("call", match_pad_order, match_pad_order.__doc__ or "", _gate_names),
     "interpolation": MatcherSpec("call", match_interpolation, match_interpolation.__doc__ or "", _gate_names),
     "api-map": MatcherSpec("call", match_api_map, match_api_map.__doc__ or "", _gate_api_map),

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 from typing import Any, Callable
 
 import libcst as cst
@@ -208,6 +208,7 @@ class FileVisitor(cst.CSTVisitor):
         emit: Callable[[Site], None],
         attribute_interest: frozenset[str] = frozenset(),
         name_interest: frozenset[str] = frozenset(),
+        variant_interest: Callable[[str, str, Container[str]], bool] | None = None,
     ) -> None:
         super().__init__()
         self.module = module
@@ -215,6 +216,9 @@ class FileVisitor(cst.CSTVisitor):
         self.emit = emit
         self.attribute_interest = attribute_interest
         self.name_interest = name_interest
+        #: (callee name, method, keyword arguments) -> whether the call's variant sites can
+        #: yield a finding its own site does not (``RuleIndex.variants_matter``); None: always
+        self.variant_interest = variant_interest
         #: the last components of ``name_interest``: an attribute ``a.b.c`` resolves to a name
         #: ending in ``.c``, so only attributes named so need resolving (most need not)
         self.name_leaves = frozenset(n.rsplit(".", 1)[-1] for n in name_interest)
@@ -1673,7 +1677,8 @@ class FileVisitor(cst.CSTVisitor):
                     scope.loops and type(func) is cst.Name)):
                 scope.summary.call(name or _dotted(func), method,
                                    _dotted(func.value) if type(func) is cst.Attribute else "", scope.loops > 0)
-        if not self._is_bound_torch_class(func, name):
+        emitted = not self._is_bound_torch_class(func, name)
+        if emitted:
             self._site("call", node, name=name, method=method, receiver=receiver, data=data)
         if name and (self.bindings.guarded or self.bindings.project_names):
             if type(func) is cst.Name and scope is not None and func.value in scope.binds.callables:
@@ -1694,8 +1699,11 @@ class FileVisitor(cst.CSTVisitor):
             self._bound_calls(node, scope, name, method, receiver, data)
             self._injected_args(node, scope, name)
         if call_used and scope is not None:
-            self._call_variants(node, name, method, (receiver, tuple(args), kwargs, result_kind), call_used, data, extras,
-                                parts)
+            if emitted and self.variant_interest is not None and not self.variant_interest(name, method, kwargs):
+                self.values.used = call_used  # (as _call_variants leaves it)
+            else:
+                self._call_variants(node, name, method, (receiver, tuple(args), kwargs, result_kind), call_used, data,
+                                    extras, parts)
         if scope is not None and _is_project_callee(name) and not (
                 name[:5] == "self." and scope.cls is not None and scope.cls.is_module):
             # (methods of nn.Modules take tensors by assumption: no flow to record for them)
