@@ -243,3 +243,39 @@ def test_call_variants_reevaluate_only_parts_that_read_the_hypothesis(monkeypatc
         except ParseFailure:
             continue
     assert len(compared) > 100
+
+
+def test_skipped_call_variants_never_change_a_finding(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A call's variant sites are skipped when no candidate rule can tell them from the call's
+    own site (``RuleIndex.variants_matter``: matchers that read no value kind, or that require
+    a keyword the call does not pass): a pure speed-up, so with the variants of every call
+    emitted the findings (with their ``requires``) of every rule example and fixture file are
+    the same, and some calls did skip them."""
+    from migrate_lens.analysis.engine import ParseFailure, RuleIndex, analyze_source, build_index
+    from migrate_lens.catalog import load_catalog
+
+    catalog = load_catalog()
+    index = build_index(catalog.rules)
+    stock = RuleIndex.variants_matter
+    skipped: list[int] = []
+
+    def counted(self: RuleIndex, name: str, method: str, keywords) -> bool:  # type: ignore[no-untyped-def]
+        got = stock(self, name, method, keywords)
+        skipped.append(not got)
+        return got
+
+    def always(self: RuleIndex, name: str, method: str, keywords) -> bool:  # type: ignore[no-untyped-def]
+        return True
+
+    compared = 0
+    for name, source in _all_sources():
+        monkeypatch.setattr(RuleIndex, "variants_matter", counted)
+        try:
+            a = analyze_source(source, "m.py", "m", catalog, index)
+        except ParseFailure:
+            continue
+        monkeypatch.setattr(RuleIndex, "variants_matter", always)
+        b = analyze_source(source, "m.py", "m", catalog, index)
+        assert a.findings == b.findings, name
+        compared += any(f.requires for f in a.findings)
+    assert compared > 20 and sum(skipped) > 100
