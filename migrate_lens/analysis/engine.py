@@ -56,9 +56,27 @@ class RuleIndex:
         the specialised call matchers whose gate (:class:`MatcherSpec`) passes, in catalog
         order. Same result as trying them all, much cheaper."""
         table = self._table
-        hit = table.memo.get((name, method))
+        hit = table.memo.get((name, method, 0))
         if hit is None:
-            hit = table.candidates(name, method)
+            hit = table.candidates(name, method, 0)
+        return hit
+
+    def call_site_rules(self, site: Site) -> tuple[Rule, ...]:
+        """:meth:`call_candidates` of a call site less the rules whose matcher requires a
+        keyword argument the call does not pass (``MatcherSpec.keyword``) or a data entry the
+        site does not hold true (``MatcherSpec.flag``): rules that cannot match it. Most
+        call sites lose the two rules tried on every call (``recursion``, ``device-argument``)."""
+        table = self._table
+        data = site.data
+        missing = 0
+        if table.needs:
+            kwargs = data.get("kwargs") or ()
+            for keyword, flag, bits in table.needs:
+                if not (keyword in kwargs if keyword else data.get(flag)):
+                    missing |= bits
+        hit = table.memo.get((site.name, site.method, missing))
+        if hit is None:
+            hit = table.candidates(site.name, site.method, missing)
         return hit
 
     def variants_matter(self, name: str, method: str, keywords: Container[str]) -> bool:
@@ -85,7 +103,7 @@ class _CallTable:
     by one match of the union of every name glob, not one test per rule."""
 
     __slots__ = ("rules", "always", "name_parts", "method_parts", "name_filter", "method_filter",
-                 "by_name", "by_method", "by_mask", "memo", "variant_memo")
+                 "by_name", "by_method", "by_mask", "memo", "variant_memo", "needs")
 
     def __init__(self, gates: tuple[tuple[Rule, CallGate | None], ...]) -> None:
         self.rules = tuple(rule for rule, _ in gates)
@@ -101,28 +119,37 @@ class _CallTable:
                 self.name_parts.append((bit, gate.names))
             if gate.methods is not None:
                 self.method_parts.append((bit, gate.methods))
+        needs: dict[tuple[str, str], int] = {}
+        for i, (rule, _) in enumerate(gates):
+            spec = MATCHERS[rule.matcher.kind]
+            if spec.keyword or spec.flag:
+                needs[(spec.keyword, spec.flag)] = needs.get((spec.keyword, spec.flag), 0) | 1 << i
+        #: (keyword, flag, bits of the rules that require them) per distinct requirement
+        self.needs = tuple((keyword, flag, bits) for (keyword, flag), bits in needs.items())
         self.name_filter = _union_filter(p for _, p in self.name_parts)
         self.method_filter = _union_filter(p for _, p in self.method_parts)
         self.by_name: dict[str, int] = {}
         self.by_method: dict[str, int] = {}
         self.by_mask: dict[int, tuple[Rule, ...]] = {}
-        self.memo: dict[tuple[str, str], tuple[Rule, ...]] = {}
+        #: (name, method, bits of the rules whose requirement the site lacks) -> rules
+        self.memo: dict[tuple[str, str, int], tuple[Rule, ...]] = {}
         #: (name, method) -> :func:`_variant_need` of its candidates
         self.variant_memo: dict[tuple[str, str], bool | frozenset[str]] = {}
 
-    def candidates(self, name: str, method: str) -> tuple[Rule, ...]:
-        """The rules of a call to ``name`` / ``.method`` (then memoized)."""
+    def candidates(self, name: str, method: str, missing: int) -> tuple[Rule, ...]:
+        """The rules of a call to ``name`` / ``.method``, less those of the bits ``missing``
+        (then memoized)."""
         by_name = self.by_name.get(name)
         if by_name is None:
             by_name = self.by_name[name] = _passing(self.name_parts, self.name_filter, name)
         by_method = self.by_method.get(method)
         if by_method is None:
             by_method = self.by_method[method] = _passing(self.method_parts, self.method_filter, method)
-        mask = self.always | by_name | by_method
+        mask = (self.always | by_name | by_method) & ~missing
         hit = self.by_mask.get(mask)
         if hit is None:
             hit = self.by_mask[mask] = tuple(rule for i, rule in enumerate(self.rules) if mask >> i & 1)
-        self.memo[(name, method)] = hit
+        self.memo[(name, method, missing)] = hit
         return hit
 
 
@@ -360,7 +387,7 @@ def analyze_source(source: str, path: str, module_name: str, catalog: Catalog,
 
 def _candidates(site: Site, index: RuleIndex) -> tuple[Rule, ...]:
     """The rules that may match ``site``: call rules by callee name/method, others by site kind."""
-    return index.call_candidates(site.name, site.method) if site.kind == "call" else index.by_site.get(site.kind, ())
+    return index.call_site_rules(site) if site.kind == "call" else index.by_site.get(site.kind, ())
 
 
 def _match(rule: Rule, site: Site) -> tuple[str, bool] | None:

@@ -85,6 +85,9 @@ class MatcherSpec:
     #: (call matchers) a keyword argument without which the matcher never matches a call
     #: ("" when there is none)
     keyword: str = ""
+    #: (call matchers) a ``Site.data`` entry without whose true value the matcher never
+    #: matches ("" when there is none)
+    flag: str = ""
 
 
 def call_gate(m: "Matcher") -> CallGate | None:
@@ -873,7 +876,8 @@ MATCHERS: dict[str, MatcherSpec] = {
     "name-ref": MatcherSpec("name-ref", match_name, match_name.__doc__ or ""),
     "loop": MatcherSpec("loop", match_loop, match_loop.__doc__ or ""),
     "try": MatcherSpec("try", match_try, match_try.__doc__ or ""),
-    "recursion": MatcherSpec("call", match_recursion, match_recursion.__doc__ or "", reads_kinds=False),
+    "recursion": MatcherSpec("call", match_recursion, match_recursion.__doc__ or "", reads_kinds=False,
+                             flag="recursive"),
     "autograd-apply": MatcherSpec("call", match_autograd_apply, match_autograd_apply.__doc__ or "", _gate_method("apply"),
                                   reads_kinds=False),
     "strided-explicit-padding": MatcherSpec("call", match_strided_padding, match_strided_padding.__doc__ or "", _gate_names),
