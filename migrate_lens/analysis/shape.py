@@ -97,12 +97,26 @@ def torch_names(body: list[ast.stmt]) -> frozenset[str]:
 def is_data_value(value: ast.expr, torch: frozenset[str]) -> bool:
     """True when ``value`` (the right-hand side of a module- or class-level assignment) is
     literal data: made only of :data:`_DATA_NODES` and naming nothing in ``torch`` (the
-    module's torch-bound names), so it holds no tensor computation to translate."""
-    for node in ast.walk(value):
-        if not isinstance(node, _DATA_NODES):
+    module's torch-bound names), so it holds no tensor computation to translate. (Every node
+    is tested, in depth-first order from a stack: ``ast.walk``'s generators cost more on the
+    large literal tables this reads; the fields left out, ``ctx`` and strings, hold no code.)"""
+    todo: list[Any] = [value]
+    pop, push, extend = todo.pop, todo.append, todo.extend
+    while todo:
+        node = pop()
+        cls = type(node)
+        if cls is list:
+            extend(node)
+            continue
+        if not isinstance(node, ast.AST):
+            continue  # None, an identifier, a constant's value
+        if not isinstance(node, _DATA_NODES) or (cls is _Name and node.id in torch):
             return False
-        if type(node) is ast.Name and node.id in torch:
-            return False
+        getter, count, _ = _TOKEN_PLANS.get(cls) or _token_plan(cls)
+        if count == 1:
+            push(getter(node))
+        elif count:
+            extend(getter(node))
     return True
 
 

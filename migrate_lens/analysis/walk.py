@@ -112,6 +112,10 @@ if hasattr(cst, "ExceptStarHandler"):
     _STATEMENT_TYPES[cst.ExceptStarHandler] = ("ExceptHandler",)
 if hasattr(cst, "TypeAlias"):
     _STATEMENT_TYPES[cst.TypeAlias] = ("TypeAlias",)
+#: the same correspondence as (libcst class, ``ast`` class) pairs, for one set lookup per
+#: statement (the ``ast`` classes of this Python; a name it lacks never comes out of its parser)
+_STATEMENT_PAIRS = frozenset((c, getattr(ast, name)) for c, names in _STATEMENT_TYPES.items()
+                             for name in names if hasattr(ast, name))
 
 #: ``ast`` fields of a compound statement's header (what they hold is paired without codegen).
 _HEADER_AST: dict[str, tuple[str, ...]] = {
@@ -494,21 +498,33 @@ def _ast_block(stmts: list[ast.stmt], out: list[ast.AST]) -> None:
     # reference cycle, which kept each file's whole ast tree alive until the cyclic GC ran
     for s in stmts:
         out.append(s)
-        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.With, ast.AsyncWith)):
-            _ast_block(s.body, out)
-        elif isinstance(s, (ast.If, ast.For, ast.AsyncFor, ast.While)):
-            _ast_block(s.body, out)
-            _ast_block(s.orelse, out)
-        elif isinstance(s, ast.Try) or type(s).__name__ == "TryStar":
-            _ast_block(s.body, out)  # type: ignore[attr-defined]
-            for h in s.handlers:  # type: ignore[attr-defined]
-                out.append(h)
-                _ast_block(h.body, out)
-            _ast_block(s.orelse, out)  # type: ignore[attr-defined]
-            _ast_block(s.finalbody, out)  # type: ignore[attr-defined]
-        elif isinstance(s, ast.Match):
-            for case in s.cases:
-                _ast_block(case.body, out)
+        blocks = _AST_BLOCKS.get(type(s))
+        if blocks is None:
+            continue  # a simple statement (most): one lookup instead of a chain of isinstance
+        for name in blocks:
+            if name == "handlers":
+                for h in s.handlers:  # type: ignore[attr-defined]
+                    out.append(h)
+                    _ast_block(h.body, out)
+            elif name == "cases":
+                for case in s.cases:  # type: ignore[attr-defined]
+                    _ast_block(case.body, out)
+            else:
+                _ast_block(getattr(s, name), out)
+
+
+#: ``ast`` compound statements -> their fields holding statements (``handlers``: ``except``
+#: clauses, each an anchor before its body; ``cases``: ``match`` cases' bodies), in the order
+#: the walk meets their libcst twins.
+_AST_BLOCKS: dict[type, tuple[str, ...]] = {
+    ast.FunctionDef: ("body",), ast.AsyncFunctionDef: ("body",), ast.ClassDef: ("body",),
+    ast.With: ("body",), ast.AsyncWith: ("body",),
+    ast.If: ("body", "orelse"), ast.For: ("body", "orelse"), ast.AsyncFor: ("body", "orelse"),
+    ast.While: ("body", "orelse"),
+    ast.Try: ("body", "handlers", "orelse", "finalbody"), ast.Match: ("cases",),
+}
+if hasattr(ast, "TryStar"):
+    _AST_BLOCKS[ast.TryStar] = ("body", "handlers", "orelse", "finalbody")
 
 
 class _Recorder:
@@ -643,17 +659,20 @@ class Positions:
         """Called by the walk when a statement starts; pairs it with its ``ast`` twin."""
         if self._fallback is not None:
             return
-        if self._next >= len(self._ast):
+        i = self._next
+        if i >= len(self._ast):
             self.fallback("more libcst statements than ast statements")
             return
-        twin = self._ast[self._next]
-        self._next += 1
-        if type(twin).__name__ not in _STATEMENT_TYPES[type(node)]:
-            self.fallback(f"statement mismatch: libcst {type(node).__name__} vs ast {type(twin).__name__}")
+        twin = self._ast[i]
+        self._next = i + 1
+        cls = type(node)
+        if (cls, type(twin)) not in _STATEMENT_PAIRS:
+            self.fallback(f"statement mismatch: libcst {cls.__name__} vs ast {type(twin).__name__}")
             return
-        self._twin[id(node)] = twin  # its CodeRange is made on first request (_statement_range)
-        self._index[id(node)] = self._next - 1
-        if type(node) is cst.If and type(node.orelse) is cst.If:
+        key = id(node)
+        self._twin[key] = twin  # its CodeRange is made on first request (_statement_range)
+        self._index[key] = i
+        if cls is cst.If and type(node.orelse) is cst.If:
             self._elif.add(id(node.orelse))
 
     def leave_statement(self) -> None:
@@ -707,9 +726,13 @@ class Positions:
         but without generating code when ``node`` lies in a statement line that ``ast`` shows
         is one physical line (most lines). Contract (as for ``self[node]``): ``node`` is a
         statement, the node being visited, or a descendant of it."""
-        if self._fallback is None and self.unit_stack:
+        if self._fallback is None:
             key = id(node)
-            if key not in self._twin:
+            twin = self._twin.get(key)
+            if twin is not None:
+                # a statement: its ast twin's lines, as in ``self[node]``, without the columns
+                return twin.lineno, twin.end_lineno or twin.lineno
+            if self.unit_stack:
                 unit = self.unit_stack[-1]
                 line = self._single_line(unit)
                 if line:
