@@ -932,9 +932,7 @@ def fast_visit(module: cst.Module, visitor: cst.CSTVisitor, source: str) -> Posi
         if count == 0:
             continue
         # children pushed in reverse so they pop in source order
-        values = getter(node) if count > 1 else (getter(node),)
-        for i in range(count - 1, -1, -1):
-            value = values[i]
+        for value in (reversed(getter(node)) if count > 1 else (getter(node),)):
             t = type(value)
             if t is tuple or t is list:
                 extend(value[::-1])
