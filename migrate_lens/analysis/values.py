@@ -12,7 +12,7 @@ its operands'.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
@@ -346,9 +346,16 @@ class ValueKinds:
             return K.S
         return K.U
 
-    def _call_kind(self, node: cst.Call) -> str:
+    def _call_kind(self, node: cst.Call, name: str | None = None, receiver: str = "",
+                   receiver_used: Iterable[str] = ()) -> str:
+        """Value kind of a call's result. A caller that has just evaluated the callee's name
+        (``name``: the visitor's ``qual(node.func)``) or, for a method call, its receiver's kind
+        (``receiver``, with the inputs that evaluation read: ``receiver_used``), in the same
+        scope and hypothesis, passes them: evaluating them again would give the same values
+        and read the same inputs (name resolution and kinds have no other effect)."""
         func = node.func
-        name = self.v.qual(func)
+        if name is None:
+            name = self.v.qual(func)
         if name:
             if name.startswith("torch."):
                 got = K.torch_call_kind(name)
@@ -407,7 +414,11 @@ class ValueKinds:
             return self._symbolic_return(name)
         if type(func) is cst.Attribute:
             method = func.attr.value
-            recv = self.kind(func.value)
+            if receiver:
+                recv = receiver
+                self.used.update(receiver_used)
+            else:
+                recv = self.kind(func.value)
             if recv in K.TENSORISH:
                 if method in K.STATIC_METHODS:
                     return K.S

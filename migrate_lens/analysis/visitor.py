@@ -283,7 +283,12 @@ class FileVisitor(cst.CSTVisitor):
     def _site(self, kind: str, node: cst.CSTNode, **kw: Any) -> None:
         if self.export_only:
             return  # a branch only TorchScript/ONNX export runs: no port runs it
-        self.emit(Site(kind=kind, node=node, context=self.context, symbol=self.symbol, **kw))
+        if self.func_stack:  # (self.context and self.symbol, read once)
+            scope = self.func_stack[-1]
+            context, symbol = scope.context, scope.qualname
+        else:
+            context, symbol = "host", self.class_stack[-1].qualname if self.class_stack else self.module
+        self.emit(Site(kind=kind, node=node, context=context, symbol=symbol, **kw))
 
     # ------------------------------------------------------------------ name resolution
     def qual(self, node: cst.BaseExpression) -> str:
@@ -1562,7 +1567,7 @@ class FileVisitor(cst.CSTVisitor):
         name = self.qual(func)
         method = func.attr.value if type(func) is cst.Attribute else ""
         self._fresh()
-        parts = self._call_parts(node)
+        parts = self._call_parts(node, name)
         receiver = parts.receiver
         args: list[tuple[str, Any]] = []
         kwargs: dict[str, tuple[str, Any]] = {}
@@ -1959,10 +1964,10 @@ class FileVisitor(cst.CSTVisitor):
                 args.append(entry)
         return receiver, tuple(args), kwargs, self._call_kind(node)
 
-    def _call_parts(self, node: cst.Call) -> _CallParts:
+    def _call_parts(self, node: cst.Call, name: str) -> _CallParts:
         """The kinds of ``node``'s receiver, arguments (with their literals) and result, each
         with the symbolic inputs its evaluation read (:class:`_CallParts`); ``values.used``
-        collects them all, as evaluating them in one go would."""
+        collects them all, as evaluating them in one go would. ``name`` is ``qual(node.func)``."""
         values = self.values
         kind = self.kind
         union = values.used
@@ -1989,7 +1994,7 @@ class FileVisitor(cst.CSTVisitor):
                 continue
             k = kind(a.value)
             entries.append((a.keyword.value if a.keyword is not None else None, a.value, k, literal(a.value), read()))
-        result = self._call_kind(node)
+        result = self._call_kind(node, name, receiver, receiver_used)
         result_used = read()
         values.used = union
         return _CallParts(receiver, receiver_used, entries, result, result_used)
