@@ -152,8 +152,6 @@ def scan(path: Path, out_dir: Path, formats: str, jobs: int | None, fail_on: str
          day_rate: float | None, monthly_spend: float | None, saving: str | None, probe_results: Path | None,
          entries: tuple[str, ...], currency: str | None, quiet: bool) -> None:
     """Scan PATH and write the migration report."""
-    from rich.console import Console
-
     from migrate_lens.catalog import CatalogError
     from migrate_lens.config import ConfigError, load_config
     from migrate_lens.gctools import gc_paused
@@ -205,8 +203,12 @@ def scan(path: Path, out_dir: Path, formats: str, jobs: int | None, fail_on: str
             # the memo will likely hold it: nothing changed since a scan that drew it
             if analyzed or no_cache:
                 chartset.start_helper()
-    console = Console(stderr=True, quiet=quiet)
-    progress = _progress(console) if not quiet else None
+    progress = None
+    if not quiet:  # (--quiet prints nothing: the console library is not even loaded, 20-180 ms)
+        from rich.console import Console
+
+        console = Console(stderr=True)
+        progress = _progress(console)
     # allocation-heavy and short-lived: the cyclic GC only rescans live data (migrate_lens/gctools.py)
     with gc_paused():
         try:
@@ -253,7 +255,7 @@ def scan(path: Path, out_dir: Path, formats: str, jobs: int | None, fail_on: str
         if not quiet:
             from migrate_lens.report.terminal import render as render_terminal
 
-            out = Console(quiet=quiet)
+            out = Console()
             render_terminal(view, out)
             from rich.text import Text
 
