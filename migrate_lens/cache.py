@@ -18,6 +18,7 @@ import os
 import sqlite3
 import stat
 import zlib
+from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from pathlib import Path
 
@@ -92,8 +93,23 @@ def decode(blob: bytes) -> FileOutcome:
     :class:`FileOutcome` (corrupt or foreign data: every field's type is checked by msgspec
     against the facts' annotations while the objects are built, and an outcome must hold
     exactly one of facts or a skip reason). A field missing from a map takes its default."""
+    return _decode_raw(_inflate(blob))
+
+
+def _inflate(blob: bytes) -> bytes | zlib.error:
+    """``blob`` decompressed, or the ``zlib.error`` it raised (returned: see get_many's thread)."""
     try:
-        out = _decoder.decode(zlib.decompress(blob))
+        return zlib.decompress(blob)
+    except zlib.error as exc:
+        return exc
+
+
+def _decode_raw(raw: bytes | zlib.error) -> FileOutcome:
+    """:func:`decode` after decompression (``raw``: :func:`_inflate`'s result)."""
+    try:
+        if isinstance(raw, zlib.error):
+            raise raw
+        out = _decoder.decode(raw)
     except (zlib.error, msgspec.DecodeError, TypeError, ValueError) as exc:  # (ValidationError is a DecodeError)
         raise ValueError(f"undecodable cache value ({type(exc).__name__})") from None
     if (out.facts is None) == (out.skipped is None):
@@ -227,11 +243,15 @@ class FactsCache:
                 why = "busy (locked by another process)" if _is_busy(exc) else str(exc)
                 self.warnings.append(f"cache read failed ({why}); treating as empty")
                 return {}
-            for key, blob in rows:
-                try:
-                    out[key] = decode(blob)
-                except ValueError:
-                    bad.append(key)
+            # zlib releases the GIL: a thread inflates the next values while this one decodes
+            # (core's 658 values: 39 MB of MessagePack from 6 MB; the inflating was a third of
+            # the cache read, now off the critical path when a core is free)
+            with ThreadPoolExecutor(max_workers=1) as inflater:
+                for (key, _), raw in zip(rows, inflater.map(_inflate, [blob for _, blob in rows])):
+                    try:
+                        out[key] = _decode_raw(raw)
+                    except ValueError:
+                        bad.append(key)
         if bad:
             self.warnings.append(f"{len(bad)} corrupt cache entries discarded")
             try:
