@@ -250,10 +250,25 @@ def _ast_paired(roots: list[Any]) -> dict[type, list[Any]]:
 _AST_PAIR_PLANS: dict[type, tuple[Any, int, type | None]] = {}
 
 
+#: ``ast`` fields that hold only identifiers, constants or flags (the ASDL's ``identifier``,
+#: ``constant``, ``string``, ``int``), never a node: :func:`_ast_paired` does not push them
+#: (``ctx`` is a node, but never a paired one). A name not listed here is followed and its
+#: scalar values dropped when popped, so the table only saves work.
+_AST_SCALARS: dict[str, frozenset[str]] = {
+    "Name": frozenset({"id", "ctx"}), "Attribute": frozenset({"attr", "ctx"}), "Constant": frozenset({"value", "kind"}),
+    "keyword": frozenset({"arg"}), "arg": frozenset({"arg", "type_comment"}), "FormattedValue": frozenset({"conversion"}),
+    "comprehension": frozenset({"is_async"}), "Assign": frozenset({"type_comment"}),
+    "Import": frozenset({"names"}), "ImportFrom": frozenset({"module", "names", "level"}),  # aliases: names only
+    "Global": frozenset({"names"}), "Nonlocal": frozenset({"names"}),
+}
+_NO_SCALARS = frozenset({"ctx"})
+
+
 def _ast_pair_plan(cls: type) -> tuple[Any, int, type | None]:
     fields: tuple[str, ...] = ()
     if issubclass(cls, ast.AST) and cls is not ast.JoinedStr:
-        fields = tuple(f for f in cls._fields if f != "ctx")
+        skip = _AST_SCALARS.get(cls.__name__, _NO_SCALARS)
+        fields = tuple(f for f in cls._fields if f not in skip)
     plan = _AST_PAIR_PLANS[cls] = (operator.attrgetter(*fields) if fields else None, len(fields),
                                    _AST_PAIRED.get(cls))
     return plan
