@@ -35,6 +35,7 @@ import operator
 import re
 import warnings
 from itertools import accumulate
+from types import FunctionType, MethodType
 from typing import Any
 
 import libcst as cst
@@ -912,6 +913,7 @@ def fast_visit(module: cst.Module, visitor: cst.CSTVisitor, source: str) -> Posi
     # number of child fields), or _NOT_A_NODE for values that are not libcst nodes
     info: dict[type, Any] = {}
     inert: set[type] = {type(None)}  # single children not worth pushing (see above)
+    by_class = _methods_by_class(visitor)
     units = positions.unit_stack
     enter = positions.enter_statement
     stack: list[Any] = [module]
@@ -929,7 +931,7 @@ def fast_visit(module: cst.Module, visitor: cst.CSTVisitor, source: str) -> Posi
             continue
         meta = info.get(cls)
         if meta is None:
-            meta = info[cls] = _visit_plan(cls, visitor)
+            meta = info[cls] = _visit_plan(cls, visitor, by_class)
             if meta is _NOT_A_NODE or (meta[0] is None and meta[1] is None and not meta[2] and not meta[3]
                                        and meta[5] == 0):
                 inert.add(cls)
@@ -960,14 +962,55 @@ def fast_visit(module: cst.Module, visitor: cst.CSTVisitor, source: str) -> Posi
 _NOT_A_NODE = object()
 
 
-def _visit_plan(cls: type, visitor: cst.CSTVisitor) -> Any:
+def _visit_plan(cls: type, visitor: cst.CSTVisitor, by_class: bool) -> Any:
     """:func:`fast_visit`'s per-class entry: (visit method or None, leave method or None, is a
-    statement anchor, is a position unit, getter of the child fields, number of child fields)."""
+    statement anchor, is a position unit, getter of the child fields, number of child fields).
+
+    With ``by_class`` (:func:`_methods_by_class`), the entry is built once per (visitor class,
+    node class) (:data:`_CLASS_PLANS`) and its plain functions are bound to ``visitor`` here:
+    the same methods that looking them up by name on the visitor gives (3.4 -> 0.9 us per node
+    class and file; 1% of the analysis). A method that is not a plain function on the class (a
+    ``staticmethod``) is looked up on the visitor, as without ``by_class``."""
+    if not by_class:
+        return _plan(cls, visitor)
+    key = (type(visitor), cls)
+    plan = _CLASS_PLANS.get(key)
+    if plan is None:
+        plan = _plan(cls, type(visitor))
+        if plan is not _NOT_A_NODE and not all(f is None or type(f) is FunctionType for f in plan[:2]):
+            plan = _BY_INSTANCE
+        _CLASS_PLANS[key] = plan
+    if plan is _BY_INSTANCE:
+        return _plan(cls, visitor)
+    if plan is _NOT_A_NODE:
+        return plan
+    visit, leave = plan[0], plan[1]
+    return (visit if visit is None else MethodType(visit, visitor),
+            leave if leave is None else MethodType(leave, visitor), *plan[2:])
+
+
+def _methods_by_class(visitor: Any) -> bool:
+    """Whether ``visitor``'s ``visit_``/``leave_`` methods are those of its class: no such
+    instance attribute, and no ``__getattr__``/``__getattribute__`` of its own to make them."""
+    vcls = type(visitor)
+    return (getattr(vcls, "__getattr__", None) is None and vcls.__getattribute__ is object.__getattribute__
+            and not any(k.startswith(("visit_", "leave_")) for k in getattr(visitor, "__dict__", ())))
+
+
+def _plan(cls: type, owner: Any) -> Any:
+    """:func:`_visit_plan`'s entry with the methods of ``owner``: bound methods of a visitor
+    instance, or the attributes of a visitor class."""
     if not _is_node(cls):
         return _NOT_A_NODE
     is_stmt = cls in _STATEMENT_TYPES
-    return (_own_method(visitor, f"visit_{cls.__name__}"), _own_method(visitor, f"leave_{cls.__name__}"),
+    return (_own_method(owner, f"visit_{cls.__name__}"), _own_method(owner, f"leave_{cls.__name__}"),
             is_stmt, cls in _LINE_UNITS or (is_stmt and _is_header_unit(cls)), *_child_getter(cls))
+
+
+#: (visitor class, node class) -> :func:`_plan` of the visitor class (its plain functions),
+#: or _BY_INSTANCE when a method there is not a plain function
+_CLASS_PLANS: dict[tuple[type, type], Any] = {}
+_BY_INSTANCE = object()
 
 
 def _own_method(visitor: cst.CSTVisitor, name: str) -> Any:
@@ -975,6 +1018,6 @@ def _own_method(visitor: cst.CSTVisitor, name: str) -> Any:
     (``CSTVisitor`` defines ``visit_X``/``leave_X`` for every node class: calling them, and
     pushing a leave marker for every node, was a third of the walk's own time)."""
     bound = getattr(visitor, name, None)
-    if bound is None or getattr(bound, "__func__", None) is getattr(cst.CSTVisitor, name, None):
+    if bound is None or getattr(bound, "__func__", bound) is getattr(cst.CSTVisitor, name, None):
         return None
     return bound
