@@ -291,7 +291,7 @@ class _Resolver:
         depth first). ``None`` if not found; :data:`_EXTERNAL` if an external base could hold it."""
         if not rest:
             return cls
-        if len(rest) == 1 and not seen:  # one member name: memoized (82k calls on core ask ~25k)
+        if len(rest) == 1 and not seen:  # one member name: memoized (core: 64k lookups, 33k distinct)
             key = (cls, rest[0])
             hit = self._member_cache.get(key, False)
             if hit is False:
