@@ -57,7 +57,13 @@ _DEFS = (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
 #: per ``ast`` class: (getter of its fields in order without :data:`_SKIP_FIELDS`, their
 #: number, their names), for :meth:`_Shaper.tokens`
 _TOKEN_PLANS: dict[type, tuple[Any, int, tuple[str, ...]]] = {}
-_Name, _Constant = ast.Name, ast.Constant
+_Name, _Constant, _Attribute = ast.Name, ast.Constant, ast.Attribute
+#: the separator of a unit's tokens, and the joined tokens of ``Constant`` leaves (None: no
+#: value token; a string: ``S``; others: the ``repr`` follows the separator)
+_SEP = "\x01"
+_CONSTANT = "Constant"
+_CONSTANT_SEP = "Constant" + _SEP
+_STRING = "Constant" + _SEP + "S"
 #: Expression nodes a data table is made of (no lambda, comprehension, comparison, await...).
 _DATA_NODES = (ast.Constant, ast.Dict, ast.List, ast.Tuple, ast.Set, ast.Name, ast.Attribute, ast.Call,
                ast.keyword, ast.UnaryOp, ast.BinOp, ast.Starred, ast.JoinedStr, ast.FormattedValue,
@@ -159,6 +165,7 @@ class _Shaper:
         self.torch: frozenset[str] = frozenset()
         self.shapes: list[UnitShape] = []
         self._names: dict[str, str] = {}
+        self._leaves: dict[object, str] = {}  # :meth:`leaf`, :meth:`attribute_leaf`
 
     def name(self, ident: str) -> str:
         """``ident`` with the family words replaced."""
@@ -166,6 +173,18 @@ class _Shaper:
         if hit is None:
             hit = self.family.sub(_PLACEHOLDER, ident) if self.family is not None else ident
             self._names[ident] = hit
+        return hit
+
+    def leaf(self, ident: str) -> str:
+        """The joined tokens of a ``Name`` node of ``ident`` (kept per identifier)."""
+        hit = self._leaves[ident] = f"Name{_SEP}{self.name(ident)}"
+        return hit
+
+    def attribute_leaf(self, key: tuple[str, str]) -> str:
+        """The joined tokens of an ``Attribute`` node ``value.attr`` whose value is a ``Name``,
+        ``key`` = (the name's identifier, ``attr``), kept per key: those of the ``Attribute``
+        itself, of its ``Name``, then its normalised ``attr``."""
+        hit = self._leaves[key] = f"Attribute{_SEP}Name{_SEP}{self.name(key[0])}{_SEP}{self.name(key[1])}"
         return hit
 
     def tokens(self, node: ast.AST, out: list[str], qual: str = "", in_class: bool = False) -> None:
@@ -176,13 +195,15 @@ class _Shaper:
         The stream: the class name, then per field (:func:`_token_plan`) nothing for None, a
         list as ``[`` items ``]``, an identifier normalised (:meth:`name`), a string constant
         as ``S``, a node's own stream, any other value's ``repr``. The leaves that make up
-        half of the nodes (``Name``, ``Constant``) are written here instead of by a call of
-        their own: the same tokens."""
+        half of the nodes are written here instead of by a call of their own, each as one
+        element holding its tokens already joined by the separator (a unit's text is
+        ``"\x01".join(out)``, so that is the same text): ``Name`` (:meth:`leaf`), ``Constant``
+        and an ``Attribute`` of a ``Name`` (``self.conv``, ``torch.cat``)."""
         start = len(out)
         cls = type(node)
         is_class = cls is ast.ClassDef
         append = out.append
-        names = self._names
+        leaves = self._leaves
         append(cls.__name__)
         getter, count, fields = _TOKEN_PLANS.get(cls) or _token_plan(cls)
         values = () if count == 0 else (getter(node),) if count == 1 else getter(node)
@@ -197,13 +218,15 @@ class _Shaper:
                 for item in value:
                     it = type(item)
                     if it is _Name:
-                        append("Name")
-                        hit = names.get(item.id)
-                        append(hit if hit is not None else self.name(item.id))
+                        hit = leaves.get(item.id)
+                        append(hit if hit is not None else self.leaf(item.id))
                     elif it is _Constant:
-                        append("Constant")
-                        if item.value is not None:
-                            append("S" if type(item.value) is str else repr(item.value))
+                        append(_CONSTANT if item.value is None else
+                               _STRING if type(item.value) is str else _CONSTANT_SEP + repr(item.value))
+                    elif it is _Attribute and type(item.value) is _Name:
+                        key = (item.value.id, item.attr)
+                        hit = leaves.get(key)
+                        append(hit if hit is not None else self.attribute_leaf(key))
                     elif isinstance(item, ast.AST):
                         if it is ast.Expr and type(item.value) is _Constant and type(item.value.value) is str:
                             # a docstring or a string used as a comment: not code, not shape
@@ -216,31 +239,28 @@ class _Shaper:
                                 continue
                         self.tokens(item, out)
                     elif it is str:
-                        hit = names.get(item)
-                        append(hit if hit is not None else self.name(item))
+                        append(self.name(item))
                     else:
                         append(repr(item))
                 append("]")
             elif t is _Name:
-                append("Name")
-                hit = names.get(value.id)
-                append(hit if hit is not None else self.name(value.id))
+                hit = leaves.get(value.id)
+                append(hit if hit is not None else self.leaf(value.id))
             elif t is _Constant:
-                append("Constant")
-                if value.value is not None:
-                    append("S" if type(value.value) is str else repr(value.value))
+                append(_CONSTANT if value.value is None else
+                       _STRING if type(value.value) is str else _CONSTANT_SEP + repr(value.value))
+            elif t is _Attribute and type(value.value) is _Name:
+                key = (value.value.id, value.attr)
+                hit = leaves.get(key)
+                append(hit if hit is not None else self.attribute_leaf(key))
             elif t is str:
-                if fields[i] == "value":
-                    append("S")
-                else:
-                    hit = names.get(value)
-                    append(hit if hit is not None else self.name(value))
+                append("S" if fields[i] == "value" else self.name(value))
             elif isinstance(value, ast.AST):
                 self.tokens(value, out)
             else:
                 append(repr(value))
         if qual:
-            text = "\x01".join(out[start:])
+            text = _SEP.join(out[start:])
             # the enclosing class's stream holds this unit's tokens: as one joined piece, its
             # own join gives the same text without joining them again
             out[start:] = [text]
