@@ -81,3 +81,43 @@ def test_raw_json_differs_only_in_duration_and_root(tmp_path: Path) -> None:
     a, b = (json.loads((o / "report.json").read_text(encoding="utf-8")) for o in outs)
     diff = {k for k in a if a[k] != b[k]} | {f"summary.{k}" for k in a["summary"] if a["summary"][k] != b["summary"][k]}
     assert diff <= {"summary", "summary.duration_s"}
+
+
+_FACTS_DIGEST = r'''
+import hashlib, sys
+from pathlib import Path
+from migrate_lens.cache import encode
+from migrate_lens.worker import analyze_bytes
+digest = hashlib.sha256()
+for p in sys.argv[1:]:
+    for f in sorted(Path(p).rglob("*.py")):
+        rel = f.relative_to(p).as_posix()
+        digest.update(encode(analyze_bytes(f.read_bytes(), rel, rel[:-3].replace("/", "."))))
+print(digest.hexdigest())
+'''
+
+
+def test_per_file_facts_do_not_depend_on_the_hash_seed(tmp_path: Path) -> None:
+    """Every per-file fact (the cache encoding of a file's outcome) is the same under two string
+    hash seeds: nothing is emitted in set or dict-of-set order. (Two constructor injections that
+    differed only in position, ``Pair(Mlp, Mlp)``, came out in set order.)"""
+    import subprocess
+    import sys
+
+    extra = tmp_path / "extra"
+    extra.mkdir()
+    (extra / "wiring.py").write_text(
+        "import torch.nn as nn\n\n\nclass Mlp(nn.Module):\n    pass\n\n\n"
+        "class Pair(nn.Module):\n    def __init__(self, a, b, c=None):\n        super().__init__()\n"
+        "        self.a = a()\n        self.b = b()\n\n\n"
+        "class Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.p = Pair(Mlp, Mlp, Mlp)\n        self.q = Pair(nn.GELU, nn.GELU)\n", encoding="utf-8")
+    roots = [str(extra), str(FIXTURES / "engine-v2"), str(FIXTURES / "cases")]
+    repo = str(Path(__file__).resolve().parents[1])
+    digests = set()
+    for seed in ("1", "2", "3"):
+        env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": repo}
+        out = subprocess.run([sys.executable, "-c", _FACTS_DIGEST, *roots], env=env, capture_output=True,
+                             text=True, check=True, timeout=600)
+        digests.add(out.stdout.strip())
+    assert len(digests) == 1, digests
