@@ -212,53 +212,40 @@ class _Shaper:
             if value is None:
                 continue
             t = type(value)
-            if t is list:
+            # a list field is its items between brackets; any other field is one item
+            in_list = t is list
+            if in_list:
                 append("[")
-                class_body = is_class and fields[i] == "body"
-                for item in value:
-                    it = type(item)
-                    if it is _Name:
-                        hit = leaves.get(item.id)
-                        append(hit if hit is not None else self.leaf(item.id))
-                    elif it is _Constant:
-                        append(_CONSTANT if item.value is None else
-                               _STRING if type(item.value) is str else _CONSTANT_SEP + repr(item.value))
-                    elif it is _Attribute and type(item.value) is _Name:
-                        key = (item.value.id, item.attr)
-                        hit = leaves.get(key)
-                        append(hit if hit is not None else self.attribute_leaf(key))
-                    elif isinstance(item, ast.AST):
-                        if it is ast.Expr and type(item.value) is _Constant and type(item.value.value) is str:
-                            # a docstring or a string used as a comment: not code, not shape
-                            self.noncode.update(range(item.lineno, (item.end_lineno or item.lineno) + 1))
+            class_body = in_list and is_class and fields[i] == "body"
+            for item in value if in_list else (value,):
+                it = type(item)
+                if it is _Name:
+                    hit = leaves.get(item.id)
+                    append(hit if hit is not None else self.leaf(item.id))
+                elif it is _Constant:
+                    append(_CONSTANT if item.value is None else
+                           _STRING if type(item.value) is str else _CONSTANT_SEP + repr(item.value))
+                elif it is _Attribute and type(item.value) is _Name:
+                    key = (item.value.id, item.attr)
+                    hit = leaves.get(key)
+                    append(hit if hit is not None else self.attribute_leaf(key))
+                elif isinstance(item, ast.AST):
+                    if in_list and it is ast.Expr and type(item.value) is _Constant and type(item.value.value) is str:
+                        # a docstring or a string used as a comment: not code, not shape
+                        self.noncode.update(range(item.lineno, (item.end_lineno or item.lineno) + 1))
+                        continue
+                    if class_body:
+                        self.data(item)
+                        if qual and isinstance(item, _DEFS):
+                            self.tokens(item, out, f"{qual}.{item.name}", True)  # type: ignore[attr-defined]
                             continue
-                        if class_body:
-                            self.data(item)
-                            if qual and isinstance(item, _DEFS):
-                                self.tokens(item, out, f"{qual}.{item.name}", True)  # type: ignore[attr-defined]
-                                continue
-                        self.tokens(item, out)
-                    elif it is str:
-                        append(self.name(item))
-                    else:
-                        append(repr(item))
+                    self.tokens(item, out)
+                elif it is str:
+                    append("S" if not in_list and fields[i] == "value" else self.name(item))
+                else:
+                    append(repr(item))
+            if in_list:
                 append("]")
-            elif t is _Name:
-                hit = leaves.get(value.id)
-                append(hit if hit is not None else self.leaf(value.id))
-            elif t is _Constant:
-                append(_CONSTANT if value.value is None else
-                       _STRING if type(value.value) is str else _CONSTANT_SEP + repr(value.value))
-            elif t is _Attribute and type(value.value) is _Name:
-                key = (value.value.id, value.attr)
-                hit = leaves.get(key)
-                append(hit if hit is not None else self.attribute_leaf(key))
-            elif t is str:
-                append("S" if fields[i] == "value" else self.name(value))
-            elif isinstance(value, ast.AST):
-                self.tokens(value, out)
-            else:
-                append(repr(value))
         if qual:
             text = _SEP.join(out[start:])
             # the enclosing class's stream holds this unit's tokens: as one joined piece, its
