@@ -20,6 +20,9 @@ from collections.abc import Container, Mapping
 
 import libcst as cst
 
+#: libcst nodes of string literals (a plain, implicitly concatenated or formatted string)
+STRING_NODES = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
+
 #: Builtins that resolve to their own name (``len(x)`` is the call ``len``).
 BUILTINS = frozenset({
     "print", "open", "len", "isinstance", "range", "int", "float", "bool", "super", "getattr",
@@ -88,7 +91,7 @@ class Bindings:
     """
 
     __slots__ = ("module", "is_package", "aliases", "classes", "functions", "globals", "func_returns", "alts",
-                 "partials", "project_names", "guarded", "guard_depth", "assigned")
+                 "partials", "project_names", "guarded", "guard_depth", "assigned", "str_consts")
 
     def __init__(self, module: str, is_package: bool) -> None:
         self.module = module
@@ -97,6 +100,9 @@ class Bindings:
         self.classes: set[str] = set()
         self.functions: set[str] = set()
         self.globals: set[str] = set()
+        #: module-level names every top-level assignment binds to a string literal
+        #: (``EASY = "easy"``): enum-like constants a tensor is never compared with
+        self.str_consts: set[str] = set()
         self.func_returns: dict[str, cst.Annotation] = {}
         #: module-level names bound to several callables (``try``/``except ImportError``
         #: fallbacks, ``if``/``else`` aliases): every alternative, the first in ``aliases``
@@ -309,7 +315,13 @@ class Bindings:
                     elif type(small) is cst.AnnAssign:
                         targets = [small.target]
                     for t in targets:
-                        self.globals.update(names_in_target(t))
+                        names = names_in_target(t)
+                        if type(small) is cst.Assign and type(t) is cst.Name and type(small.value) in STRING_NODES \
+                                and (t.value in self.str_consts or t.value not in self.globals):
+                            self.str_consts.add(t.value)
+                        else:
+                            self.str_consts.difference_update(names)
+                        self.globals.update(names)
 
     def declare_class(self, name: str) -> None:
         """A class statement met at module level (also inside a top-level ``if``/``try``)."""

@@ -19,6 +19,7 @@ import libcst as cst
 
 from migrate_lens.analysis import kinds as K
 from migrate_lens.analysis.bindings import BUILTINS as bindings_builtins
+from migrate_lens.analysis.bindings import STRING_NODES
 from migrate_lens.analysis.bindings import names_in_target
 from migrate_lens.analysis.sites import NOT_LITERAL
 
@@ -286,8 +287,7 @@ class ValueKinds:
             if any(type(c.operator) in (cst.Is, cst.IsNot, cst.In, cst.NotIn) for c in node.comparisons):
                 return K.S
             operands = [node.left, *(c.comparator for c in node.comparisons)]
-            if any(type(o) in (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
-                   or self._is_str_const(o) for o in operands):
+            if any(type(o) in STRING_NODES or self._is_str_const(o) for o in operands):
                 return K.S  # tensors are never compared with strings: config/mode checks
             ks = [self.kind(o) for o in operands]
             if K.T in ks or K.B in ks:
@@ -314,11 +314,22 @@ class ValueKinds:
         return K.U
 
     def _is_str_const(self, node: cst.BaseExpression) -> bool:
-        """``self.EASY`` / ``cls.EASY`` where the enclosing class's body (or a base class's in
-        this file) binds ``EASY`` to a string literal (``_ClassInfo.str_consts``)."""
-        if type(node) is not cst.Attribute or type(node.value) is not cst.Name or node.value.value not in ("self", "cls"):
+        """A name of an enum-like string constant, however it is spelled: a module-level
+        ``EASY = "easy"`` read as ``EASY`` (not shadowed by a local), or a class-body one read
+        as ``self.EASY`` / ``cls.EASY`` (the enclosing class's, or a base class's in this file)
+        or ``Miner.EASY`` (a class of this file): ``Bindings.str_consts``,
+        ``_ClassInfo.str_consts``."""
+        v = self.v
+        if type(node) is cst.Name:
+            name = node.value
+            return name in v.bindings.str_consts and not (v.func_stack and name in v.func_stack[-1].env)
+        if type(node) is not cst.Attribute or type(node.value) is not cst.Name:
             return False
-        cls = self.v.func_stack[-1].cls if self.v.func_stack else None
+        owner = node.value.value
+        if owner in ("self", "cls"):
+            cls = v.func_stack[-1].cls if v.func_stack else None
+        else:
+            cls = v.local_classes.get(owner)
         return cls is not None and node.attr.value in cls.str_consts
 
     def _attribute_kind(self, node: cst.Attribute) -> str:

@@ -19,7 +19,7 @@ import libcst as cst
 from libcst.metadata import PositionProvider
 
 from migrate_lens.analysis import kinds as K
-from migrate_lens.analysis.bindings import BUILTINS, PARTIAL_NAMES, Bindings, LocalBindings, is_class_like, merge
+from migrate_lens.analysis.bindings import BUILTINS, PARTIAL_NAMES, STRING_NODES, Bindings, LocalBindings, is_class_like, merge
 from migrate_lens.analysis.bindings import dotted as _dotted
 from migrate_lens.analysis.bindings import names_in_target as _names_in_target
 from migrate_lens.analysis.sites import NOT_LITERAL, LazyData, Site
@@ -386,7 +386,7 @@ class FileVisitor(cst.CSTVisitor):
                         info.returns[st.name.value] = st.returns
                 elif type(st) is cst.SimpleStatementLine:
                     for small in st.body:
-                        if type(small) is cst.Assign and type(literal(small.value)) is str:
+                        if type(small) is cst.Assign and type(small.value) in STRING_NODES:
                             info.str_consts.update(t.target.value for t in small.targets if type(t.target) is cst.Name)
         # Inherit attribute kinds from a local base class.
         for b in bases:
