@@ -211,3 +211,21 @@ def test_json_for_script_matches_the_standard_library_escaping() -> None:
             values.append({"s": s.encode("utf-8", "surrogatepass").decode("utf-8", "ignore"), "n": rng.random()})
     for v in values:
         assert str(json_for_script(v)) == stdlib(v)
+
+
+def test_json_for_script_writes_scalar_subclasses_as_plain_values() -> None:
+    """The page's payload holds what report.json holds: ``torch.__version__`` (a ``str``
+    subclass the probe puts in the view) and other ``str``/``int``/``float`` subclasses are
+    written as their plain values, as ``json.dumps`` writes them; msgspec alone refused them."""
+    import json as _json
+
+    from migrate_lens.report.html import json_for_script
+
+    class Version(str):
+        pass
+
+    class Count(int):
+        pass
+
+    view = {"torch": Version("2.13.0"), "n": Count(3), "tags": [Version("ü")]}
+    assert str(json_for_script(view)) == _json.dumps(view, ensure_ascii=True, sort_keys=True, separators=(",", ":"))

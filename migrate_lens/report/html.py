@@ -28,6 +28,7 @@ from markupsafe import Markup
 
 from migrate_lens.report import chartset, palette
 from migrate_lens.report._files import atomic_write
+from migrate_lens.report.json_ import plain_value
 from migrate_lens.report import summary as _summary
 
 TEMPLATES = pathlib.Path(__file__).parent / "templates"
@@ -53,6 +54,11 @@ def _ascii_escape(m: re.Match[str]) -> str:
     return f"\\u{0xD800 | (code >> 10):04x}\\u{0xDC00 | (code & 0x3FF):04x}"
 
 
+#: sorted keys; a ``str``/``int``/``float`` subclass (``torch.__version__``) as its plain value,
+#: as report.json writes it
+_PAYLOAD_ENCODER = msgspec.json.Encoder(enc_hook=plain_value, order="sorted")
+
+
 def json_for_script(value: Any) -> Markup:
     """JSON text safe inside ``<script type="application/json">``: sorted keys, pure ASCII
     (every non-ASCII character, U+2028/U+2029 included, as a ``\\uXXXX`` escape), and ``<``,
@@ -68,7 +74,7 @@ def json_for_script(value: Any) -> Markup:
     Source of the escape set: the HTML spec's script-data parsing (``</script``, ``<!--``) and
     JSON/JS line terminators (ECMA-262 U+2028/U+2029).
     """
-    raw = msgspec.json.encode(value, order="sorted")
+    raw = _PAYLOAD_ENCODER.encode(value)
     text = raw.decode("utf-8")
     if not raw.isascii() or b"\x7f" in raw:
         text = _NON_ASCII.sub(_ascii_escape, text)

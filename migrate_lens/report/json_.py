@@ -20,18 +20,19 @@ _BATCH = 512
 _NON_FINITE_FLOAT64 = re.compile(rb"\xcb[\x7f\xff][\xf0-\xff]")
 
 
-def _plain(obj: Any) -> Any:
+def plain_value(obj: Any) -> Any:
     """msgspec's hook for a value it does not encode itself: an instance of a subclass of
     ``str``, ``int`` or ``float`` (``torch.__version__`` is a ``TorchVersion(str)``) as the
-    plain value, as the standard library's encoder writes it. Raises ``TypeError`` otherwise."""
+    plain value, as the standard library's encoder writes it (the HTML payload's encoder uses
+    it too, :func:`migrate_lens.report.html.json_for_script`). Raises ``TypeError`` otherwise."""
     for base in (str, int, float):
         if isinstance(obj, base):
             return base(obj)
     raise TypeError(f"Object of type {type(obj).__name__} is not JSON serializable")
 
 
-_json = msgspec.json.Encoder(enc_hook=_plain)
-_msgpack = msgspec.msgpack.Encoder(enc_hook=_plain)
+_json = msgspec.json.Encoder(enc_hook=plain_value)
+_msgpack = msgspec.msgpack.Encoder(enc_hook=plain_value)
 
 
 def _refuse_non_finite(value: Any) -> None:
