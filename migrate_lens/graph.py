@@ -31,6 +31,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from migrate_lens.catalog import Catalog
 from migrate_lens.config import Config
+from migrate_lens.fastinit import fast_init
 from migrate_lens.gctools import gc_paused
 from migrate_lens.fold import fold_duplicates, fold_table
 from migrate_lens.interproc import flow_kinds, function_contexts, holds, recontext
@@ -71,6 +72,7 @@ def is_test_path(path: str) -> bool:
     return bool(_TEST_PATH.search(path))
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class ModuleInfo:
     """One unit of migration work (a row of report.json ``modules``).
@@ -104,6 +106,7 @@ class ModuleInfo:
         return self.status == "pure"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Node:
     """A node of the project graph (:attr:`Project.nodes`). ``kind``: file | class | function |
@@ -212,6 +215,19 @@ class _Resolver:
         self._cache: dict[str, str | None] = {}
         self._bases_cache: dict[str, tuple[list[str], int]] = {}
         self._member_cache: dict[tuple[str, str], str | None] = {}
+        #: member name -> the classes that define a method (a function) of that name; and the
+        #: names of every class member that is a method or a nested class. A lookup of any
+        #: other name cannot find project code through any chain of bases (see member()):
+        #: most lookups on core (`self.conv1(x)`: a submodule, not a member)
+        self.method_owners: dict[str, set[str]] = defaultdict(set)
+        self.member_names: set[str] = set()
+        for q in (*self.functions, *self.classes):
+            head, _, leaf = q.rpartition(".")
+            if head in self.classes:
+                self.member_names.add(leaf)
+                if q in self.functions:
+                    self.method_owners[leaf].add(head)
+        self._external_reach: dict[str, bool] = {}
 
     def is_projectish(self, dotted: str) -> bool:
         """True when ``dotted`` starts with a project top-level package name."""
@@ -291,6 +307,12 @@ class _Resolver:
         depth first). ``None`` if not found; :data:`_EXTERNAL` if an external base could hold it."""
         if not rest:
             return cls
+        if rest[0] not in self.member_names:
+            # no class of the project has a member of that name: what the walk through the
+            # bases below would find is only whether an external base could hold it
+            if len(rest) == 1 and rest[0] in _NN_MODULE_API and self.reaches_external_base(cls):
+                return _EXTERNAL
+            return None
         if len(rest) == 1 and not seen:  # one member name: memoized (core: 64k lookups, 33k distinct)
             key = (cls, rest[0])
             hit = self._member_cache.get(key, False)
@@ -313,6 +335,24 @@ class _Resolver:
             if found is not None:
                 return found
         return _EXTERNAL if external and len(rest) == 1 and rest[0] in _NN_MODULE_API else None
+
+    def reaches_external_base(self, cls: str) -> bool:
+        """True when ``cls`` or a project class among its bases (transitively) has a base
+        outside the project (memoized per class)."""
+        hit = self._external_reach.get(cls)
+        if hit is None:
+            seen = {cls}
+            todo = [cls]
+            hit = False
+            while todo and not hit:
+                bases, external = self.bases(todo.pop())
+                hit = external > 0
+                for b in bases:
+                    if b not in seen:
+                        seen.add(b)
+                        todo.append(b)
+            self._external_reach[cls] = hit
+        return hit
 
     def bases(self, cls: str) -> tuple[list[str], int]:
         """(project base classes in order, count of external bases) of ``cls``; unresolvable
@@ -485,43 +525,48 @@ class _Builder:
             self.edges[u].add((v, kind))
 
     def nodes(self) -> None:
+        kind, path, line, module_of = self.kind, self.path, self.line, self.module_of
         for f in self.files:
-            if f.module in self.kind:
+            mod = f.module
+            if mod in kind:
                 continue
-            self.kind[f.module] = "file"
-            self.path[f.module] = f.path
-            self.line[f.module] = 1
-            self.module_of[f.module] = f.module
+            kind[mod] = "file"
+            path[mod] = f.path
+            line[mod] = 1
+            module_of[mod] = mod
             for c in f.classes:
-                if c.qualname not in self.kind:
-                    self.kind[c.qualname] = "class"
-                    self.path[c.qualname] = f.path
-                    self.line[c.qualname] = c.line
-                    self.module_of[c.qualname] = f.module
+                q = c.qualname
+                if q not in kind:
+                    kind[q] = "class"
+                    path[q] = f.path
+                    line[q] = c.line
+                    module_of[q] = mod
             for fn in f.functions:
-                if fn.qualname not in self.kind:
-                    self.kind[fn.qualname] = "function"
-                    self.path[fn.qualname] = f.path
-                    self.line[fn.qualname] = fn.line
-                    self.module_of[fn.qualname] = f.module
-        for node in sorted(self.module_of):
-            mod = self.module_of[node]
+                q = fn.qualname
+                if q not in kind:
+                    kind[q] = "function"
+                    path[q] = f.path
+                    line[q] = fn.line
+                    module_of[q] = mod
+        # (in node order: the parents and edges are maps and sets, their order is never read)
+        parents, edges, class_of = self.parent, self.edges, self.class_of
+        for node, mod in module_of.items():
             if node == mod:
                 continue
             head = node.rsplit(".", 1)[0]
-            while head != mod and self.module_of.get(head) != mod and "." in head:
-                head = head.rsplit(".", 1)[0]
-            parent = head if self.module_of.get(head) == mod else mod
-            self.parent[node] = parent
-            self.add_edge(parent, node, "contains")
-        for node in self.parent:
-            if self.kind[node] != "function":
+            while head != mod and module_of.get(head) != mod and "." in head:
+                head = head.rpartition(".")[0]
+            parent = head if module_of.get(head) == mod else mod
+            parents[node] = parent
+            if parent != node:
+                edges[parent].add((node, "contains"))
+        for node, head in parents.items():
+            if kind[node] != "function":
                 continue
-            head = self.parent[node]
-            while self.kind[head] == "function":
-                head = self.parent[head]
-            if self.kind[head] == "class":
-                self.class_of[node] = head
+            while kind[head] == "function":
+                head = parents[head]
+            if kind[head] == "class":
+                class_of[node] = head
 
     def module_kinds(self) -> None:
         """nn.Module / autograd.Function through inheritance chains, across files."""
@@ -738,13 +783,20 @@ class _Builder:
         hit = self._overrides.get(key)
         if hit is not None:
             return hit
+        owners = self.res.method_owners.get(name)
+        own = self.res.member(cls, [name])
+        # what a subclass's lookup finds instead is a method `<C>.<name>` of some class C
+        # other than the one own belongs to: without another such class there is none
+        if not owners or (len(owners) == 1 and own is not None and own != _EXTERNAL
+                          and own.rpartition(".")[0] in owners):
+            self._overrides[key] = []
+            return self._overrides[key]
         if self._subclasses is None:
             direct: dict[str, list[str]] = defaultdict(list)
             for c in sorted(self.res.classes):
                 for b in self.res.bases(c)[0]:
                     direct[b].append(c)
             self._subclasses = direct
-        own = self.res.member(cls, [name])
         found: set[str] = set()
         seen = {cls}
         todo = list(self._subclasses.get(cls, ()))
@@ -761,64 +813,84 @@ class _Builder:
         return out
 
     def calls(self) -> None:
+        # (core: 82k calls; the lookups are bound once, the counters kept in locals)
         res = self.res
+        kind = self.kind
+        class_of = self.class_of
+        edges = self.edges
+        call_targets = self.call_targets
+        instance_calls = self.instance_calls
+        member, resolve, modules = res.member, res.resolve, res.modules
+        resolved = unresolved = 0
         for f in self.files:
             for call in f.calls:
                 caller = call.caller
-                if caller not in self.kind:
+                if caller not in kind:
                     continue
                 callee = call.callee
-                targets: list[str] = []
                 virtual: list[str] = []  # subclass overrides a `self.m(...)` may run instead
                 if callee.startswith("self."):
-                    cls = self.class_of.get(caller)
+                    cls = class_of.get(caller)
                     if cls is None:
                         continue
                     parts = callee.split(".")[1:]
-                    r = res.member(cls, parts[:1])
-                    virtual = [o for o in self.overrides(cls, parts[0]) if o != caller] if len(parts) == 1 else []
-                    if virtual:
-                        self.dispatch[caller].update(virtual)
-                    if r is not None and r != _EXTERNAL and len(parts) == 1:
+                    first = parts[0]
+                    single = len(parts) == 1
+                    r = member(cls, [first])
+                    targets: list[str] = []
+                    if single:
+                        virtual = [o for o in self.overrides(cls, first) if o != caller]
+                        if virtual:
+                            self.dispatch[caller].update(virtual)
+                    if r is not None and r != _EXTERNAL and single:
                         targets.append(r)
                     else:
-                        subs = self.submodule_targets(cls, parts[0])
+                        subs = self.submodule_targets(cls, first)
                         for sub in subs:
                             if sub == _EXTERNAL:
                                 continue
-                            if len(parts) == 1:
-                                targets.append(self.forward_of(sub))
-                                if targets[-1].endswith(".__call__"):
-                                    self.instance_calls.add(targets[-1])
+                            if single:
+                                t = self.forward_of(sub)
+                                targets.append(t)
+                                if t.endswith(".__call__"):
+                                    instance_calls.add(t)
                                 continue
-                            m = res.member(sub, parts[1:2])
+                            m = member(sub, parts[1:2])
                             if m is None:
-                                self.unresolved += 1
+                                unresolved += 1
                             elif m != _EXTERNAL:
                                 targets.append(m)
-                        if not subs and r is None and len(parts) == 1 and not virtual:
+                        if not subs and r is None and single and not virtual:
                             # a self attribute we cannot see (set by a helper, a dict lookup); a
                             # hook only subclasses define (the base never declares it) is resolved
-                            self.unresolved += 1
+                            unresolved += 1
                         # `self.x.y(...)` where x is no submodule: a tensor or parameter method, external.
                 else:
-                    r = res.resolve(callee)
+                    r = resolve(callee)
                     if r is None:
-                        self.unresolved += 1
+                        unresolved += 1
                         continue
-                    if r == _EXTERNAL or r in res.modules:
+                    if r == _EXTERNAL or r in modules:
                         continue
-                    targets.append(r)
                     if callee.endswith(".__call__") and r.endswith(".__call__"):
-                        self.instance_calls.add(r)  # `clip = Clip(); clip(y)`
-                found = self.call_targets.setdefault((caller, callee), [])
+                        instance_calls.add(r)  # `clip = Clip(); clip(y)`
+                    found = call_targets.setdefault((caller, callee), [])
+                    if r in kind and r != caller:
+                        resolved += 1
+                        edges[caller].add((r, "call"))
+                        found.append(r)
+                    continue
+                found = call_targets.setdefault((caller, callee), [])
                 for t in targets:
-                    if t in self.kind and t != caller:
-                        self.resolved += 1
-                        self.add_edge(caller, t, "call")
+                    if t in kind and t != caller:
+                        resolved += 1
+                        edges[caller].add((t, "call"))
                         found.append(t)
                 # argument kinds flow into the overrides too (but no edge: see self.dispatch)
-                found.extend(o for o in virtual if o not in found)
+                if virtual:
+                    found.extend(o for o in virtual if o not in found)
+        self.resolved += resolved
+        self.unresolved += unresolved
 
     # -- traced reachability and findings ----------------------------------------------------
     def successors(self, n: str) -> list[str]:
