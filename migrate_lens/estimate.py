@@ -410,7 +410,8 @@ class Estimate:
         rule they have findings of (ported alone, they find each fix themselves)."""
         names = [u for u in units if u in self.modules]
         codes = set().union(*(self.unit_codes.get(u, frozenset()) for u in names))
-        return effort_sum(self.modules[u].effort for u in names) + Effort(sum(self.first_fixes.get(c, 0.0) for c in codes))
+        # (the codes in sorted order: a float sum in set order depended on the string hash seed)
+        return effort_sum(self.modules[u].effort for u in names) + Effort(sum(self.first_fixes.get(c, 0.0) for c in sorted(codes)))
 
     @property
     def calendar_weeks(self) -> tuple[float, float]:
@@ -804,8 +805,9 @@ def _models(project: Project, scope: Scope, modules: Mapping[str, ModuleEstimate
     out: list[ModelEstimate] = []
     tops = [m for m in top_level_models(project) if m.qualname in scope.units]
     for m in tops:
-        units = closure([m.qualname], adj)
-        codes = set().union(*(unit_codes.get(u, frozenset()) for u in units))
+        # sums in sorted order: a float sum in set order depended on the string hash seed
+        units = sorted(closure([m.qualname], adj))
+        codes = sorted(set().union(*(unit_codes.get(u, frozenset()) for u in units)))
         fixes = Effort(sum(first_fixes.get(c, 0.0) for c in codes))
         out.append(ModelEstimate(m.qualname, len(units), sum(modules[u].code_lines for u in units if u in modules),
                                  effort_sum(modules[u].effort for u in units if u in modules) + fixes))
