@@ -88,6 +88,12 @@ class MatcherSpec:
     #: (call matchers) a ``Site.data`` entry without whose true value the matcher never
     #: matches ("" when there is none)
     flag: str = ""
+    #: (call matchers) the keyword arguments, read from one rule's parameters, without any
+    #: of which that rule never matches a call (each one is required: :func:`rule_keywords`)
+    rule_keywords: Callable[["Matcher"], tuple[str, ...]] | None = None
+    #: the matcher never matches a site whose ``name`` fails the rule's ``names`` globs
+    #: (:func:`match_name`): the engine tries a rule only on the names that pass them
+    names_required: bool = False
 
 
 def call_gate(m: "Matcher") -> CallGate | None:
@@ -95,6 +101,35 @@ def call_gate(m: "Matcher") -> CallGate | None:
     None when every call must be tried."""
     make = MATCHERS[m.kind].gate
     return None if make is None else make(m)
+
+
+def rule_keywords(m: "Matcher") -> tuple[str, ...]:
+    """The keyword arguments a call must pass for the rule of matcher ``m`` to match it, from
+    its own parameters (its matcher's :attr:`MatcherSpec.rule_keywords`): () when none is."""
+    get = MATCHERS[m.kind].rule_keywords
+    return () if get is None else get(m)
+
+
+def names_pass(m: "Matcher", name: str) -> bool:
+    """``name`` matches the ``names`` globs of the rule of matcher ``m`` (a necessary
+    condition of :func:`match_name`, :attr:`MatcherSpec.names_required`)."""
+    return _any_glob(name, _param(m, "names"))
+
+
+def _call_keywords(m: "Matcher") -> tuple[str, ...]:
+    """:func:`match_call`'s required keywords: ``has_kwarg`` and ``kwarg_true`` name a keyword
+    that :func:`_kwargs_ok` reads with :func:`_arg`, which finds it only among the call's
+    keyword arguments when it is a name (not a positional index) that ``arg_positions`` gives
+    no position (``ML302``'s ``out=``, ``ML805``'s ``pin_memory=``; not ``ML303``'s ``inplace``,
+    positional for ``nn.ReLU``). On core, 3 of the 4 rules tried on every ``torch.*`` call
+    (14k of 25k ``match_call`` runs on 1/8 of core, each failing) end there."""
+    positions = _table(_param(m, "arg_positions"))
+    out: list[str] = []
+    for key in ("has_kwarg", "kwarg_true"):
+        value = _param(m, key)
+        if isinstance(value, str) and value and not value.isdigit() and not _table(positions.get(value)):
+            out.append(value)
+    return tuple(out)
 
 
 def _gate_names_or_methods(m: "Matcher") -> CallGate:
@@ -855,7 +890,8 @@ def match_source_file(site: Site, m: "Matcher") -> str | None:
 
 
 MATCHERS: dict[str, MatcherSpec] = {
-    "call": MatcherSpec("call", match_call, match_call.__doc__ or "", _gate_names_or_methods),
+    "call": MatcherSpec("call", match_call, match_call.__doc__ or "", _gate_names_or_methods,
+                        rule_keywords=_call_keywords),
     "condition": MatcherSpec("condition", match_condition, match_condition.__doc__ or ""),
     "subscript-assign": MatcherSpec("subscript-assign", match_subscript_assign, match_subscript_assign.__doc__ or ""),
     "aug-assign": MatcherSpec("aug-assign", match_aug_assign, match_aug_assign.__doc__ or ""),
@@ -870,10 +906,10 @@ MATCHERS: dict[str, MatcherSpec] = {
                                   "object a function was given (a parameter) or built (a local instance of a class)."),
     "attribute-read": MatcherSpec("attribute-read", match_attribute, match_attribute.__doc__ or ""),
     "attribute-write": MatcherSpec("attribute-write", match_attribute, match_attribute.__doc__ or ""),
-    "class-base": MatcherSpec("class", match_name, match_name.__doc__ or ""),
-    "decorator": MatcherSpec("decorator", match_name, match_name.__doc__ or ""),
-    "import": MatcherSpec("import", match_name, match_name.__doc__ or ""),
-    "name-ref": MatcherSpec("name-ref", match_name, match_name.__doc__ or ""),
+    "class-base": MatcherSpec("class", match_name, match_name.__doc__ or "", names_required=True),
+    "decorator": MatcherSpec("decorator", match_name, match_name.__doc__ or "", names_required=True),
+    "import": MatcherSpec("import", match_name, match_name.__doc__ or "", names_required=True),
+    "name-ref": MatcherSpec("name-ref", match_name, match_name.__doc__ or "", names_required=True),
     "loop": MatcherSpec("loop", match_loop, match_loop.__doc__ or ""),
     "try": MatcherSpec("try", match_try, match_try.__doc__ or ""),
     "recursion": MatcherSpec("call", match_recursion, match_recursion.__doc__ or "", reads_kinds=False,
