@@ -92,17 +92,19 @@ class RuleIndex:
         two rules tried on every call (``recursion``, ``device-argument``), and most ``torch.*``
         calls the rules of ``out=``, ``generator=`` and ``pin_memory=``."""
         table = self._table
+        plan = table.plans.get((site.name, site.method))
+        if plan is None:
+            plan = table.plan(site.name, site.method)
+        rules, needs = plan
+        if not needs:  # (most calls: no candidate at all, or none with a requirement)
+            return rules
         data = site.data
+        kwargs = data.get("kwargs") or ()
         missing = 0
-        if table.needs:
-            kwargs = data.get("kwargs") or ()
-            for keyword, flag, bits in table.needs:
-                if not (keyword in kwargs if keyword else data.get(flag)):
-                    missing |= bits
-        hit = table.memo.get((site.name, site.method, missing))
-        if hit is None:
-            hit = table.candidates(site.name, site.method, missing)
-        return hit
+        for keyword, flag, bits in needs:
+            if not (keyword in kwargs if keyword else data.get(flag)):
+                missing |= bits
+        return table.without(site.name, site.method, missing)
 
     def variants_matter(self, name: str, method: str, keywords: Container[str]) -> bool:
         """Whether a call to ``name`` / ``.method`` passing the keyword arguments ``keywords``
@@ -129,7 +131,7 @@ class _CallTable:
     by one match of the union of every name glob, not one test per rule."""
 
     __slots__ = ("rules", "always", "name_parts", "method_parts", "name_filter", "method_filter",
-                 "by_name", "by_method", "by_mask", "memo", "variant_memo", "needs")
+                 "by_name", "by_method", "by_mask", "memo", "variant_memo", "needs", "plans")
 
     def __init__(self, gates: tuple[tuple[Rule, CallGate | None], ...]) -> None:
         self.rules = tuple(rule for rule, _ in gates)
@@ -164,17 +166,41 @@ class _CallTable:
         self.memo: dict[tuple[str, str, int], tuple[Rule, ...]] = {}
         #: (name, method) -> :func:`_variant_need` of its candidates
         self.variant_memo: dict[tuple[str, str], bool | frozenset[str]] = {}
+        #: (name, method) -> (its candidates, the :attr:`needs` entries that concern one of them)
+        self.plans: dict[tuple[str, str], tuple[tuple[Rule, ...], tuple[tuple[str, str, int], ...]]] = {}
 
-    def candidates(self, name: str, method: str, missing: int) -> tuple[Rule, ...]:
-        """The rules of a call to ``name`` / ``.method``, less those of the bits ``missing``
-        (then memoized)."""
+    def plan(self, name: str, method: str) -> tuple[tuple[Rule, ...], tuple[tuple[str, str, int], ...]]:
+        """(the rules of a call to ``name`` / ``.method`` whatever its arguments, the
+        requirements of :attr:`needs` that some of them have, each with only those rules'
+        bits), memoized: a call whose candidates require nothing (more than half of core's
+        call sites have no candidate at all) is answered without reading its arguments."""
+        rules = self.without(name, method, 0)
+        mask = self.mask(name, method)
+        needs = tuple((keyword, flag, bits & mask) for keyword, flag, bits in self.needs if bits & mask)
+        plan = self.plans[(name, method)] = (rules, needs)
+        return plan
+
+    def without(self, name: str, method: str, missing: int) -> tuple[Rule, ...]:
+        """The rules of a call to ``name`` / ``.method`` less those of the bits ``missing``."""
+        hit = self.memo.get((name, method, missing))
+        if hit is None:
+            hit = self.candidates(name, method, missing)
+        return hit
+
+    def mask(self, name: str, method: str) -> int:
+        """The bits of the rules whose gate passes a call to ``name`` / ``.method``."""
         by_name = self.by_name.get(name)
         if by_name is None:
             by_name = self.by_name[name] = _passing(self.name_parts, self.name_filter, name)
         by_method = self.by_method.get(method)
         if by_method is None:
             by_method = self.by_method[method] = _passing(self.method_parts, self.method_filter, method)
-        mask = (self.always | by_name | by_method) & ~missing
+        return self.always | by_name | by_method
+
+    def candidates(self, name: str, method: str, missing: int) -> tuple[Rule, ...]:
+        """The rules of a call to ``name`` / ``.method``, less those of the bits ``missing``
+        (then memoized)."""
+        mask = self.mask(name, method) & ~missing
         hit = self.by_mask.get(mask)
         if hit is None:
             hit = self.by_mask[mask] = tuple(rule for i, rule in enumerate(self.rules) if mask >> i & 1)
