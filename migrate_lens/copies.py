@@ -156,8 +156,9 @@ def find_copies(files: Iterable[FileFacts]) -> CopyIndex:
                 uf.union(sh.qualname, target)
                 evidence[sh.qualname] = "modular"
     groups: dict[str, list[str]] = defaultdict(list)
-    for q in shapes:
-        groups[uf.find(q)].append(q)
+    linked, find = uf.parent, uf.find
+    for q in shapes:  # (most definitions are in no family: their own root, no walk)
+        groups[find(q) if q in linked else q].append(q)
 
     targets = Counter(sh.copied_from for sh, _f in shapes.values() if sh.copied_from)
 
@@ -167,8 +168,8 @@ def find_copies(files: Iterable[FileFacts]) -> CopyIndex:
 
     raw: list[tuple[str, list[str]]] = []
     for members in groups.values():
-        members.sort(key=order)
         if len(members) > 1:
+            members.sort(key=order)
             raw.append((members[0], members[1:]))
         q = members[0]
         if q in external and len(members) == 1:

@@ -34,6 +34,7 @@ from migrate_lens.analysis.routes import fallback_evidence
 from migrate_lens.catalog import Catalog
 from migrate_lens.config import Config
 from migrate_lens.copies import CopyIndex, find_copies
+from migrate_lens.fastinit import fast_init
 from migrate_lens.graph import ModuleInfo, Project, is_test_path
 from migrate_lens.models import BLOCKING_SEVERITIES, Finding
 from migrate_lens.scope import Scope, closure, make_scope, top_level_models
@@ -179,6 +180,7 @@ RECOMPILE_CODES = frozenset({"ML102", "ML103"})
 
 
 # ---------------------------------------------------------------------------- three-point tasks
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Pert:
     """A sum of three-point tasks in hours or days: ``low``/``likely``/``high`` add the
@@ -213,6 +215,7 @@ def pert_sum(items: Iterable[Pert]) -> Pert:
     return total
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Effort:
     """Calibrated effort in person-days: ``p50`` (likely: half the ports of this size took
@@ -241,6 +244,7 @@ def effort_sum(items: Iterable[Effort]) -> Effort:
 
 
 # ---------------------------------------------------------------------------- results
+@fast_init
 @dataclass(frozen=True, slots=True)
 class ModuleEstimate:
     """One unit: ``effort`` = ``base`` + ``findings`` (person-days, calibrated), its
@@ -477,11 +481,16 @@ def findings_effort_hours(findings: Iterable[Finding], catalog: Catalog,
         by_code[fd.code].append(fd)
     for code, fs in by_code.items():
         task = _task(catalog, code)
-        total = Pert()
+        # the sum of task.scale(k) over the findings, added field by field in the same order
+        # as Pert.__add__ would (same floats), without two records per finding
+        lo = li = hi = me = 0.0
         for i, fd in enumerate(fs):
             k = (1.0 if i == 0 and first_fix else REPEAT_FACTOR) * (weight.get(id(fd), 1.0) if weight else 1.0)
-            total = total + task.scale(k)
-        per_code[code] = total
+            lo += task.low * k
+            li += task.likely * k
+            hi += task.high * k
+            me += task.mean * k
+        per_code[code] = Pert(lo, li, hi, me)
     return pert_sum(per_code.values()), per_code
 
 
@@ -687,6 +696,7 @@ def estimate(project: Project, catalog: Catalog, config: Config, *, skipped: int
     unit_codes: dict[str, frozenset[str]] = {}
     files = {f.path: f for f in project.files}
     op_sites: dict[str, list[str]] = defaultdict(list)
+    unit_sites: dict[str, list[Finding]] = {}  # unit -> one_per_site of its findings (read three times)
     for m in project.modules:
         code, copied = lines[m.qualname]
         full = base_effort_hours(code, m.functions)
@@ -695,7 +705,8 @@ def estimate(project: Project, catalog: Catalog, config: Config, *, skipped: int
         base_h = full.scale(own_share + copy_share)
         findings = []
         weight: dict[int, float] = {}
-        for f in one_per_site(m.findings, catalog):
+        unit_sites[m.qualname] = one = one_per_site(m.findings, catalog)
+        for f in one:
             if _is_dependency(f, catalog):
                 if m.qualname in scope.units:
                     dep_sites[(f.code, dependency_name(f))].append(f)
@@ -759,11 +770,11 @@ def estimate(project: Project, catalog: Catalog, config: Config, *, skipped: int
               max(total.p90 / per_month, critical / WORKDAYS_PER_MONTH))
 
     code_in_scope = sum(lines[m.qualname][0] for m in in_scope)
-    components = _risk_components(project, in_scope, catalog, skipped, deps, code_in_scope)
+    components = _risk_components(project, in_scope, catalog, skipped, deps, code_in_scope, unit_sites)
     risk = int(min(100, round(sum(c.points for c in components))))
     drivers = _drivers(catalog, code_effort, base_by_top, base_lines, one_offs, total)
     roi = _roi(config, total)
-    checklist = _checklist(project, in_scope, catalog, skipped, deps)
+    checklist = _checklist(project, in_scope, catalog, skipped, deps, unit_sites)
     verdict, headline, reasons, decided_by = _decide(project, in_scope, risk, components, roi, total, checklist,
                                                      code_in_scope)
     models, n_models = _models(project, scope, modules, unit_codes, first_fixes)
@@ -837,8 +848,11 @@ def analyzed_lines(project: Project) -> int:
 
 
 def _risk_components(project: Project, units: Sequence[ModuleInfo], catalog: Catalog, skipped: int,
-                     deps: Sequence[DependencyCost], code_lines: int) -> tuple[RiskComponent, ...]:
-    findings = [f for m in units for f in one_per_site(m.findings, catalog)]
+                     deps: Sequence[DependencyCost], code_lines: int,
+                     sites: Mapping[str, list[Finding]] | None = None) -> tuple[RiskComponent, ...]:
+    """``sites``: unit -> :func:`one_per_site` of its findings, where already made."""
+    sites = sites or {}
+    findings = [f for m in units for f in (sites.get(m.qualname) or one_per_site(m.findings, catalog))]
     kloc = max(code_lines, 1) / 1000.0
     blocking = [f for f in findings if f.severity in BLOCKING_SEVERITIES]
     rules = _rules(catalog)
@@ -921,8 +935,12 @@ def _roi(config: Config, total: Effort) -> Roi:
 
 
 def _checklist(project: Project, units: Sequence[ModuleInfo], catalog: Catalog, skipped: int,
-               deps: Sequence[DependencyCost]) -> tuple[ChecklistItem, ...]:
-    active = [f for m in units for f in one_per_site(m.findings, catalog) if f.severity != "info"]
+               deps: Sequence[DependencyCost],
+               sites: Mapping[str, list[Finding]] | None = None) -> tuple[ChecklistItem, ...]:
+    """``sites``: unit -> :func:`one_per_site` of its findings, where already made."""
+    sites = sites or {}
+    active = [f for m in units for f in (sites.get(m.qualname) or one_per_site(m.findings, catalog))
+              if f.severity != "info"]
     by_cat: dict[str, list[Finding]] = defaultdict(list)
     for f in active:
         by_cat[_category(catalog, f.code)].append(f)
