@@ -12,7 +12,7 @@ findings moved to their context, ~25k three-point sums).
 from __future__ import annotations
 
 import dataclasses
-from typing import TypeVar
+from typing import Any, Callable, TypeVar
 
 _C = TypeVar("_C", bound=type)
 
@@ -51,3 +51,31 @@ def fast_init(cls: _C) -> _C:
     init.__module__ = cls.__module__  # type: ignore[attr-defined]
     cls.__init__ = init  # type: ignore[misc]
     return cls
+
+
+def replacer(cls: type) -> Callable[..., Any]:
+    """A function ``replace(obj, **changes)`` for instances of the dataclass ``cls`` equal to
+    ``dataclasses.replace(obj, **changes)`` for init fields (``cls`` called with every field,
+    ``changes`` for some): without its per-call field table walk (a 15-field ``Finding``:
+    ~7 -> ~1.5 us). Raises TypeError for an unknown field name, as ``dataclasses.replace``."""
+    fields = dataclasses.fields(cls)
+    if any(not f.init for f in fields):
+        raise TypeError(f"replacer: {cls.__name__} has fields outside __init__")
+    names = [f.name for f in fields]
+    ns: dict[str, object] = {"_cls": cls, "_unset": _UNSET}
+    params = ", ".join(f"{n}=_unset" for n in names)
+    args = ", ".join(f"__fast_obj.{n} if {n} is _unset else {n}" for n in names)
+    exec(f"def replace(__fast_obj, *, {params}):\n    return _cls({args})\n", ns)  # noqa: S102 - field names
+    fn = ns["replace"]
+    fn.__qualname__ = f"replacer.<{cls.__qualname__}>"  # type: ignore[attr-defined]
+    return fn  # type: ignore[return-value]
+
+
+class _Unset:
+    """The default of :func:`replacer`'s parameters (no change)."""
+
+    def __repr__(self) -> str:
+        return "<unchanged>"
+
+
+_UNSET = _Unset()

@@ -24,14 +24,14 @@ from __future__ import annotations
 import re
 from collections import defaultdict, deque
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from migrate_lens.catalog import Catalog
 from migrate_lens.config import Config
-from migrate_lens.fastinit import fast_init
+from migrate_lens.fastinit import fast_init, replacer
 from migrate_lens.gctools import gc_paused
 from migrate_lens.fold import fold_duplicates, fold_table
 from migrate_lens.interproc import flow_kinds, function_contexts, holds, recontext
@@ -64,6 +64,7 @@ _AUTOGRAD_BASES = frozenset({"torch.autograd.Function", "torch.autograd.function
 _TEST_PATH = re.compile(r"(^|/)(tests?/|test_[^/]*\.py$|[^/]*_test\.py$|conftest\.py$)")
 
 _EXTERNAL = "\0external"  # sentinel: resolved to code outside the project
+_replace_finding = replacer(Finding)  # dataclasses.replace for findings, without its field walk
 
 
 def is_test_path(path: str) -> bool:
@@ -1023,7 +1024,7 @@ class _Builder:
                     if not holds(fd, kinds):
                         dropped += 1
                         continue
-                    fd = replace(fd, requires=())
+                    fd = _replace_finding(fd, requires=())
                     decided = True
                 if fd.context == "function":
                     # recontext takes the severity table's column for the decided context
@@ -1032,7 +1033,7 @@ class _Builder:
                     if got is None:
                         dropped += 1
                         continue
-                    fd = replace(got, severity=overrides[got.code]) if got.code in overrides else got
+                    fd = _replace_finding(got, severity=overrides[got.code]) if got.code in overrides else got
                 file_kept.append((fd, node))
             if decided and absorbs and len(file_kept) > 1:
                 # a conditional finding that holds now absorbs what shares its site, as the

@@ -23,10 +23,12 @@ from __future__ import annotations
 
 from collections import defaultdict, deque
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from migrate_lens.fastinit import replacer
 from migrate_lens.models import Finding, Flow, FunctionSummary
+
+_replace_finding = replacer(Finding)  # dataclasses.replace for findings, without its field walk
 
 if TYPE_CHECKING:
     from migrate_lens.catalog import Rule
@@ -107,7 +109,7 @@ def recontext(fd: Finding, ctx: str, rule: Rule | None) -> Finding | None:
     if ctx not in allowed and not (ctx == "host" and rule is not None and rule.category not in TRACE_ONLY_CATEGORIES):
         return None
     severity = rule.severity_in(ctx) if rule is not None else fd.severity  # the one severity table
-    return replace(fd, context=ctx, traced_only=False, severity=severity)
+    return _replace_finding(fd, context=ctx, traced_only=False, severity=severity)
 
 
 def flow_kinds(summaries: Mapping[str, FunctionSummary],

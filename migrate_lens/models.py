@@ -13,6 +13,8 @@ from dataclasses import dataclass, fields
 from operator import attrgetter
 from typing import TypeVar
 
+from migrate_lens.fastinit import fast_init
+
 _C = TypeVar("_C", bound=type)
 
 
@@ -78,6 +80,7 @@ class Span:
 
 
 @_fast_pickle
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Finding:
     """One JAX obstacle found at one place.

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from migrate_lens.catalog import load_catalog
-from migrate_lens.fastinit import fast_init
+from migrate_lens.fastinit import fast_init, replacer
 from migrate_lens.graph import _EXTERNAL, _NN_MODULE_API, _Builder
 from migrate_lens.config import Config
 
@@ -48,6 +48,18 @@ def test_fast_init_builds_what_the_generated_init_builds() -> None:
         _Fast()  # type: ignore[call-arg]
     with pytest.raises(TypeError):
         _Fast("x", 1, (), 4)  # type: ignore[call-arg]
+
+
+def test_replacer_is_dataclasses_replace() -> None:
+    from migrate_lens.models import Finding, Span
+
+    fd = Finding("ML1", "low", "p.py", Span(1, 2, 3, 4), "a.b", "function", "msg", "snip", requires=("p:x=T",))
+    rep = replacer(Finding)
+    for changes in ({}, {"requires": ()}, {"context": "traced", "traced_only": False, "severity": "high"}):
+        assert rep(fd, **changes) == dataclasses.replace(fd, **changes)  # type: ignore[arg-type]
+    assert replacer(_Fast)(_Fast("x"), b=2) == _Fast("x", 2)
+    with pytest.raises(TypeError):
+        rep(fd, nothing=1)
 
 
 def test_fast_init_refuses_what_it_cannot_serve() -> None:
