@@ -189,20 +189,22 @@ def analyze_file(data: bytes, rel_path: str, module: str, catalog: Catalog, inde
     too_deep = depth_guard(text)
     if too_deep:
         return FileOutcome(rel_path, skipped=Skipped(rel_path, too_deep))
+    lines = text.splitlines()  # (read by the analysis and the shape facts)
     try:
-        facts = analyze_source(text, rel_path, module, catalog, index)
+        facts = analyze_source(text, rel_path, module, catalog, index, lines)
     except ParseFailure as exc:
         return FileOutcome(rel_path, skipped=Skipped(rel_path, _syntax_reason(text, str(exc))))
     except RecursionError:
         return FileOutcome(rel_path, skipped=Skipped(rel_path, "nesting too deep to analyze (RecursionError)"))
+    extra: dict[str, object] = {"sha256": digest}  # (one copy of the facts for all of them)
     try:
-        code_lines, shapes, generated = shape_facts(parse_ast(text), text, module)
-        facts = replace(facts, code_lines=code_lines, shapes=shapes, generated_from=generated)
+        code_lines, shapes, generated = shape_facts(parse_ast(text), text, module, lines)
+        extra.update(code_lines=code_lines, shapes=shapes, generated_from=generated)
     except (SyntaxError, ValueError, RecursionError):
         pass  # sizes fall back to physical lines
     if notebook:
-        facts = replace(facts, findings=tuple(
+        extra["findings"] = tuple(
             replace(f, message=f"cell {cell}, line {line}: {f.message}")
             for f in facts.findings for cell, line in [cell_of_line(text, f.span.line)]
-        ))
-    return FileOutcome(rel_path, facts=replace(facts, sha256=digest))
+        )
+    return FileOutcome(rel_path, facts=replace(facts, **extra))  # type: ignore[arg-type]

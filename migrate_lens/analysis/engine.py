@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 import re
 from collections import defaultdict
-from collections.abc import Callable, Container, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field, replace
 
 import libcst as cst
@@ -106,7 +106,7 @@ class RuleIndex:
                 missing |= bits
         return table.without(site.name, site.method, missing)
 
-    def variants_matter(self, name: str, method: str, keywords: Container[str]) -> bool:
+    def variants_matter(self, name: str, method: str, keywords: Collection[str]) -> bool:
         """Whether a call to ``name`` / ``.method`` passing the keyword arguments ``keywords``
         (a superset of its variants' keywords) needs its variant sites, those it holds only under
         a hypothesis on a symbolic input (``Site.requires``): False when no rule of
@@ -120,7 +120,7 @@ class RuleIndex:
         need = self._table.variant_memo.get((name, method))
         if need is None:
             need = self._table.variant_memo[(name, method)] = _variant_need(self.call_candidates(name, method))
-        return need is True or any(k in keywords for k in need)
+        return need is True or not need.isdisjoint(keywords)
 
 
 class _CallTable:
@@ -305,8 +305,9 @@ def _snippet(module: cst.Module, node: cst.CSTNode, positions: Positions, rng: C
 
 
 def analyze_source(source: str, path: str, module_name: str, catalog: Catalog,
-                   index: RuleIndex | None = None) -> FileFacts:
-    """Analyze one file's text.
+                   index: RuleIndex | None = None, lines: list[str] | None = None) -> FileFacts:
+    """Analyze one file's text (``lines``: ``source.splitlines()`` when the caller has them,
+    shared with :func:`~.shape.shape_facts`).
 
     ``path`` is relative to the scan root (POSIX separators); ``module_name`` its dotted module.
     Returns :class:`FileFacts` with findings sorted by (line, column, code). Raises
@@ -369,7 +370,8 @@ def analyze_source(source: str, path: str, module_name: str, catalog: Catalog,
     except RecursionError:
         raise ParseFailure("nesting too deep to analyze (RecursionError)") from None
 
-    lines = source.splitlines()
+    if lines is None:
+        lines = source.splitlines()
 
     def line_snippet(line: int) -> str:
         return " ".join(lines[line - 1].split())[:120] if 0 < line <= len(lines) else ""

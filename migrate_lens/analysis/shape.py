@@ -154,8 +154,8 @@ def _docstring_node(body: list[ast.stmt]) -> ast.stmt | None:
 class _Shaper:
     """One file's walk: code-line mask, shapes of classes and functions."""
 
-    def __init__(self, source: str, module: str) -> None:
-        self.lines = source.splitlines()
+    def __init__(self, source: str, module: str, lines: list[str] | None = None) -> None:
+        self.lines = source.splitlines() if lines is None else lines
         #: per line (0-based): it holds text that is not a comment
         self.has_code = [text[:1] not in _NOT_CODE for text in map(str.lstrip, self.lines)]
         self.module = module
@@ -331,11 +331,13 @@ class _Shaper:
                 self.noncode.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
 
 
-def shape_facts(tree: ast.Module, source: str, module: str) -> tuple[int, tuple[UnitShape, ...], str]:
+def shape_facts(tree: ast.Module, source: str, module: str,
+                lines: list[str] | None = None) -> tuple[int, tuple[UnitShape, ...], str]:
     """(code lines of the file, shapes of its classes, methods and module-level functions in
-    source order, the ``modular_*.py`` it was generated from or ""). Never raises for a tree
-    that ``ast.parse`` produced."""
-    s = _Shaper(source, module)
+    source order, the ``modular_*.py`` it was generated from or ""). ``lines``:
+    ``source.splitlines()`` when the caller has them (read only). Never raises for a tree that
+    ``ast.parse`` produced."""
+    s = _Shaper(source, module, lines)
     s.visit(tree.body, module)
     generated = ""
     for line in s.lines[:40]:

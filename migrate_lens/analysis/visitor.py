@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
-from collections.abc import Container, Iterable
+from collections.abc import Collection, Iterable
 from typing import Any, Callable
 
 import libcst as cst
@@ -208,7 +208,7 @@ class FileVisitor(cst.CSTVisitor):
         emit: Callable[[Site], None],
         attribute_interest: frozenset[str] = frozenset(),
         name_interest: frozenset[str] = frozenset(),
-        variant_interest: Callable[[str, str, Container[str]], bool] | None = None,
+        variant_interest: Callable[[str, str, Collection[str]], bool] | None = None,
     ) -> None:
         super().__init__()
         self.module = module
