@@ -556,10 +556,10 @@ def _one_off_evidence(project: Project, units: frozenset[str] | None) -> dict[in
     for f in project.files:
         if is_test_path(f.path):
             continue
-        for c in f.calls:
-            if units is not None and unit_of.get(c.caller, c.caller) not in units:
-                continue
-            name = c.callee
+        # the file's distinct callees first (core: 82k calls, almost none under a prefix),
+        # then its calls only when one of them is
+        firing: dict[str, int] = {}
+        for name in {c.callee for c in f.calls}:
             if name in memo:
                 i = memo[name]
             else:
@@ -571,7 +571,14 @@ def _one_off_evidence(project: Project, units: frozenset[str] | None) -> dict[in
                         break
                 memo[name] = i
             if i is not None:
-                hits[i].add((f.path, c.line, name))
+                firing[name] = i
+        if not firing:
+            continue
+        for c in f.calls:
+            i = firing.get(c.callee)
+            if i is None or (units is not None and unit_of.get(c.caller, c.caller) not in units):
+                continue
+            hits[i].add((f.path, c.line, c.callee))
     return {i: sorted(v) for i, v in hits.items()}
 
 

@@ -29,8 +29,12 @@ def apply_config(findings: Iterable[Finding], config: Config) -> tuple[list[Find
     path_rules = [(pathspec.GitIgnoreSpec.from_lines([pat]), codes) for pat, codes in config.per_path_ignores]
     kept: list[Finding] = []
     ignored = 0
+    selected: dict[str, bool] = {}  # per code (a file's findings share few codes)
     for f in findings:
-        if not _selected(f.code, config):
+        ok = selected.get(f.code)
+        if ok is None:
+            ok = selected[f.code] = _selected(f.code, config)
+        if not ok:
             continue
         if any(spec.match_file(f.path) and any(f.code.startswith(c) for c in codes) for spec, codes in path_rules):
             continue

@@ -40,19 +40,28 @@ def api_rows_for_rule(rule: Rule, catalog: Catalog) -> tuple[ApiEntry, ...]:
     methods = _globs(rule.matcher.param("methods"))
     exclude = _globs(rule.matcher.param("exclude"))
     match_names, match_methods, match_exclude = glob_matcher(names), glob_matcher(methods), glob_matcher(exclude)
-    rows = []
-    for entry in catalog.api:
-        key = entry.torch
-        if key.startswith("Tensor."):
-            leaf = key[len("Tensor."):]
-            hit = match_methods(leaf) and not match_exclude(leaf)
-        else:
-            hit = match_names(key) and not match_exclude(key)
-        if hit:
-            rows.append(entry)
+    method_rows, name_rows = _api_by_kind(catalog)
+    # (a rule without method globs matches no Tensor.* row, one without name globs no other)
+    rows = [entry for leaf, entry in (method_rows if methods else ()) if match_methods(leaf) and not match_exclude(leaf)]
+    rows += [entry for entry in (name_rows if names else ()) if match_names(entry.torch) and not match_exclude(entry.torch)]
     if len(rows) > MAX_API_ROWS:
         return ()
     return tuple(sorted(rows, key=lambda a: a.torch))
+
+
+_API_SPLIT: dict[int, tuple[Catalog, tuple[tuple[str, ApiEntry], ...], tuple[ApiEntry, ...]]] = {}
+
+
+def _api_by_kind(catalog: Catalog) -> tuple[tuple[tuple[str, ApiEntry], ...], tuple[ApiEntry, ...]]:
+    """The API map's rows split once per catalog: ``Tensor.<method>`` rows as (method, row),
+    and the other rows."""
+    hit = _API_SPLIT.get(id(catalog))
+    if hit is None or hit[0] is not catalog:
+        methods = tuple((a.torch[len("Tensor."):], a) for a in catalog.api if a.torch.startswith("Tensor."))
+        others = tuple(a for a in catalog.api if not a.torch.startswith("Tensor."))
+        _API_SPLIT.clear()
+        hit = _API_SPLIT[id(catalog)] = (catalog, methods, others)
+    return hit[1], hit[2]
 
 
 def api_line(entry: ApiEntry) -> str:

@@ -138,9 +138,9 @@ def _hidden_by_default(graph: dict[str, Any]) -> list[int]:
 
     nodes = graph["nodes"]
     top = {n["id"]: n["id"].split(".")[0] for n in nodes if n["kind"] == "external"}
-    uses = Counter(top[e["target"]] for e in graph["edges"] if e["target"] in top)
-    return [int(n["id"] in top and (top[n["id"]] in sys.stdlib_module_names or uses[top[n["id"]]] < SMALL_EXTERNAL_EDGES))
-            for n in nodes]
+    uses = Counter(top[t] for t in map(itemgetter("target"), graph["edges"]) if t in top)
+    hidden = {q for q, t in top.items() if t in sys.stdlib_module_names or uses[t] < SMALL_EXTERNAL_EDGES}
+    return [int(n["id"] in hidden) for n in nodes]
 
 
 #: The finding fields the page data copies as they are.
@@ -209,10 +209,9 @@ def payload(view: dict[str, Any]) -> dict[str, Any]:
     index = {n["id"]: i for i, n in enumerate(nodes)}
     gnodes = [[n["id"], n["kind"], n.get("status"), n.get("path"), hidden]
               for n, hidden in zip(nodes, _hidden_by_default(view["graph"]))]
-    edge_fields = itemgetter("source", "target", "kind")
     gedges = [
         [index[u], index[v], k]
-        for u, v, k in map(edge_fields, view["graph"]["edges"])
+        for u, v, k in map(itemgetter("source", "target", "kind"), view["graph"]["edges"])
         if u in index and v in index
     ]
     return {
