@@ -1204,8 +1204,11 @@ def _unit_deps(units: set[str], dep: Mapping[str, list[str]], own_nodes: Mapping
                unit_of: Mapping[str, str], module_of: Mapping[str, str],
                unit_kinds: Mapping[str, str]) -> dict[str, set[str]]:
     """Unit -> units it needs first. Nodes of files without a unit are walked through. A
-    class's edges to its own file's unit (same-file helper functions) are left out: builder
-    functions usually call the file's classes, and the helpers move with the class."""
+    class's edges to its own file's unit (same-file helper functions) are not dependencies of
+    the class on that unit (builder functions usually call the file's classes, and the helpers
+    move with the class), but the helpers are walked through: what they call or build is what
+    the class needs (open_clip's ``CLIP.__init__`` builds its towers through the same-file
+    ``_build_vision_tower``, so ``CLIP`` needs ``VisionTransformer`` first)."""
     out: dict[str, set[str]] = defaultdict(set)
     for u in units:
         seen: set[str] = set()
@@ -1220,6 +1223,8 @@ def _unit_deps(units: set[str], dep: Mapping[str, list[str]], own_nodes: Mapping
                 continue
             if w in units:
                 if u in unit_kinds and w == module_of.get(u) and w not in unit_kinds:
+                    if v != w:  # a helper function, not the file's module-level code (registries
+                        stack.extend(dep.get(v, ()))  # of every class would make them all one cycle)
                     continue
                 out[u].add(w)
             else:

@@ -9,8 +9,10 @@ nothing else in the project. Units of one cycle share a wave.
 Pilot: a small subtree (days, not weeks) that tests the plan: a root unit plus everything it
 needs (so it can be ported and tested alone), chosen for the top blocker kinds in scope it
 exercises (the categories of redesign/blocked findings with the most effort: its data-dependent
-shapes, its custom op, its numerics traps), how many units depend on it, and its size (big
-enough to exercise weights and parity tests). The pilot says which risks it retires.
+shapes, its custom op, its numerics traps), how many units depend on it, its size (big
+enough to exercise parity tests) and whether it holds weights (a loss or a parameter-free head
+cannot prove the weight conversion: :data:`PILOT_NO_WEIGHTS_FACTOR`). The pilot says which
+risks it retires.
 """
 
 from __future__ import annotations
@@ -35,6 +37,25 @@ PILOT_FULL_LINES = 100
 PILOT_MIN_DAYS = 3.0
 PILOT_MAX_DAYS = 15.0
 PILOT_SHARE = 0.05
+#: Score factor of a pilot whose units hold no learnable parameters (a loss, a pooling head):
+#: it cannot prove the weight conversion (state_dict -> nnx parameters, layouts), the part of
+#: the conversion path every later wave reuses, so it ranks below one that does.
+PILOT_NO_WEIGHTS_FACTOR = 0.25
+
+#: ``torch.nn`` classes whose instances hold learnable parameters (the layers whose PyTorch
+#: reference lists ``weight``/``bias`` or other ``Parameter`` attributes; parameter-free ones,
+#: activations, dropout, pooling, padding, losses, ``Identity``, are left out), plus
+#: ``nn.Parameter`` itself. A unit holding one, directly or through a unit it needs, has
+#: weights to convert.
+PARAMETERIZED_TORCH = frozenset(f"torch.nn.{n}" for n in (
+    "Parameter", "ParameterList", "ParameterDict", "Linear", "Bilinear", "LazyLinear",
+    "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d",
+    "LazyConv1d", "LazyConv2d", "LazyConv3d", "Embedding", "EmbeddingBag",
+    "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm", "LazyBatchNorm1d", "LazyBatchNorm2d",
+    "LayerNorm", "GroupNorm", "RMSNorm", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
+    "MultiheadAttention", "Transformer", "TransformerEncoder", "TransformerDecoder",
+    "TransformerEncoderLayer", "TransformerDecoderLayer", "RNN", "LSTM", "GRU", "RNNCell",
+    "LSTMCell", "GRUCell", "PReLU"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,6 +181,7 @@ def _pilot(project: Project, estimate: Estimate, comps: list[list[str]], comp_of
     total = sum(estimate.modules[n].effort.p50 for n in names)
     cap = min(PILOT_MAX_DAYS, max(PILOT_MIN_DAYS, PILOT_SHARE * total))
 
+    weighted = {s.owner for f in project.files for s in f.submodules if s.target in PARAMETERIZED_TORCH}
     first_fixes = estimate.first_fixes
     unit_codes = estimate.unit_codes
 
@@ -195,7 +217,8 @@ def _pilot(project: Project, estimate: Estimate, comps: list[list[str]], comp_of
         lines = sum(info[x].lines_of_code for x in members)
         covered = sum(1 for k in _kinds(info, members, estimate) if k in top_kinds)
         score = (1 + 2 * covered) * math.log2(1 + dependents[n]) * min(1.0, lines / PILOT_FULL_LINES) \
-            * PILOT_STATUS_FACTOR[STATUSES[worst]]
+            * PILOT_STATUS_FACTOR[STATUSES[worst]] \
+            * (1.0 if any(x in weighted for x in members) else PILOT_NO_WEIGHTS_FACTOR)
         if score > 0 and (best is None or (score, -len(members)) > (best[0], best[1])):
             best = (score, -len(members), n)
     if best is None:
@@ -214,11 +237,14 @@ def _pilot(project: Project, estimate: Estimate, comps: list[list[str]], comp_of
     missed = [k for k in top_kinds if k not in kinds]
     tests = (f"it exercises {', '.join(k for k in top_kinds if k in kinds)} (of the top blocker kinds in scope: "
              f"{', '.join(top_kinds)})" if len(missed) < len(top_kinds) else
-             "no unit small enough exercises the top blocker kinds in scope, so it proves only the conversion path")
+             "no unit small enough exercises the top blocker kinds in scope")
+    proves = ("the conversion path (weights, numerical parity tests)" if any(x in weighted for x in members) else
+              "the conversion path (numerical parity tests; it holds no weights, so the weight conversion is "
+              "proven with the first module that has them)")
     reason = (
         f"{_short(project, root)}{needs} ({lines} lines, {worst_status}) can be ported and tested on its own, "
         f"{n_dep} other module{' depends' if n_dep == 1 else 's depend'} on it, and {tests}: porting it first proves "
-        f"the conversion path (weights, numerical parity tests) on code the rest reuses, "
+        f"{proves} on code the rest reuses, "
         f"for {_days(effort.p50)} person-days likely, {_days(effort.p90)} with 90% confidence."
         + (f" Not retired by it: {', '.join(missed)}." if missed and len(missed) < len(top_kinds) else "")
     )

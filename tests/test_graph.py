@@ -281,3 +281,21 @@ def test_native_sources_become_file_units(facts: list[FileFacts], catalog: Catal
     unit = project.module("native:csrc/attn.cu")
     assert (unit.kind, unit.status, unit.lines_of_code) == ("file", "blocked", 120)
     assert unit.explanation == ("native:csrc/attn.cu: custom-op ML401 at csrc/attn.cu:1",)
+
+
+def test_a_class_needs_what_its_same_file_builder_helpers_build(tmp_path: Path) -> None:
+    # open_clip's shape: CLIP.__init__ builds its tower through a same-file helper function;
+    # the class does not depend on its own file's unit, but it needs the tower first.
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "tower.py").write_text(
+        "import torch.nn as nn\n\nclass Tower(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.fc = nn.Linear(2, 2)\n\n    def forward(self, x):\n        return self.fc(x)\n")
+    (pkg / "model.py").write_text(
+        "import torch.nn as nn\nfrom pkg.tower import Tower\n\n\ndef _build_tower(cfg):\n    return Tower()\n\n\n"
+        "class Clip(nn.Module):\n    def __init__(self, cfg):\n        super().__init__()\n"
+        "        self.visual = _build_tower(cfg)\n\n    def forward(self, x):\n        return self.visual(x)\n")
+    catalog = fixture_catalog()
+    project = build_project(analyze_tree(tmp_path, catalog), catalog, Config())
+    assert project.module("pkg.model.Clip").depends_on == ("pkg.tower.Tower",)

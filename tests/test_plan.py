@@ -111,3 +111,23 @@ def test_plan_view_matches_the_schema(built: tuple[Project, Estimate, Plan]) -> 
     assert view["waves"][0]["index"] == 1 and view["pilot"]["root"] == "proj.layers.mlp.Mlp"
     assert json.dumps(view) == json.dumps(plan_view(plan))
 
+
+
+def test_pilot_prefers_a_unit_with_weights_to_prove_their_conversion() -> None:
+    from migrate_lens.catalog import load_catalog
+    from migrate_lens.models import FileFacts, SubmoduleFact
+
+    # Two leaves alike in size, status and dependents; only "b.Head" holds parameters.
+    units = [_unit("a.Loss"), _unit("b.Head"), _unit("c.Model", deps=("a.Loss",)), _unit("d.Model", deps=("b.Head",))]
+    files = (FileFacts(path="a/Loss.py", module="a", sha256="", lines=100,
+                       submodules=(SubmoduleFact("a.Loss", "crit", "torch.nn.CrossEntropyLoss", 3),)),
+             FileFacts(path="b/Head.py", module="b", sha256="", lines=100,
+                       submodules=(SubmoduleFact("b.Head", "proj", "torch.nn.Linear", 3),)))
+    project = Project(findings=(), modules=tuple(units), unresolved=0, files=files)
+    plan = make_plan(project, estimate(project, load_catalog(), Config()))
+    assert plan.pilot is not None and plan.pilot.root == "b.Head"
+    assert "(weights, numerical parity tests)" in plan.pilot.reason
+    # Without the weighted one, the weightless pilot says it does not prove the weight conversion.
+    alone = Project(findings=(), modules=(units[0], units[2]), unresolved=0, files=files[:1])
+    pilot = make_plan(alone, estimate(alone, load_catalog(), Config())).pilot
+    assert pilot is not None and pilot.root == "a.Loss" and "it holds no weights" in pilot.reason
