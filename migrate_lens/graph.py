@@ -40,6 +40,12 @@ from migrate_lens.models import ClassFact, FileFacts, Finding, InjectionFact
 if TYPE_CHECKING:
     import networkx as nx
 
+#: Rule categories whose hazards exist only while a function is traced: in eager (host) code
+#: the same construct runs in JAX as written or with a local change (see :meth:`_Builder.level`).
+#: Custom ops, ecosystem dependencies, devices, in-place aliasing and APIs without a JAX
+#: counterpart are obstacles in any context and are not among them.
+TRACE_ONLY_CATEGORIES = frozenset({"dynamic-control-flow", "data-dependent-shape", "side-effect", "rng", "module-state"})
+
 #: Unit statuses from best to worst; a finding's rule ``porting`` kind maps onto them.
 STATUSES: tuple[str, ...] = ("pure", "mechanical", "redesign", "blocked")
 _PORTING_TO_STATUS = {"none": 0, "mechanical": 1, "redesign": 2, "blocked": 3}
@@ -984,14 +990,23 @@ class _Builder:
         Init code runs once, eagerly, on concrete values, so two kinds of init finding leave
         the status alone: in-place writes (an index table built by ``x[..., 0] += h - 1`` is a
         constant the port computes with NumPy) and weight initializers (``nn.init.*``: the
-        converted weights replace them). The findings stay in the report."""
+        converted weights replace them). Host code (module level, scripts, generation glue
+        that drives a jitted step) runs eagerly too, so a hazard that exists only under
+        tracing (:data:`TRACE_ONLY_CATEGORIES`, failing as ``error`` or ``silent``: a boolean
+        mask, a ``.item()``, a global-RNG draw in ``generate``) is a mechanical change there,
+        not a redesign (open_clip's ``CoCa`` was redesign through one ``torch.multinomial`` in
+        its host-side ``generate``). The findings stay in the report."""
         if fd.severity == "info":
             return 0
         rule = self.rules.get(fd.code)
         if fd.context == "init" and rule is not None and (
                 rule.category == "in-place-mutation" or fd.message.startswith("torch.nn.init.")):
             return 0
-        return _PORTING_TO_STATUS.get(rule.porting if rule else "mechanical", 1)
+        level = _PORTING_TO_STATUS.get(rule.porting if rule else "mechanical", 1)
+        if fd.context == "host" and rule is not None and rule.anchor == "site" \
+                and rule.category in TRACE_ONLY_CATEGORIES and rule.failure in ("error", "silent"):
+            return min(level, _PORTING_TO_STATUS["mechanical"])
+        return level
 
     # -- the whole build -------------------------------------------------------------------
     def build(self) -> Project:

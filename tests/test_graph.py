@@ -299,3 +299,27 @@ def test_a_class_needs_what_its_same_file_builder_helpers_build(tmp_path: Path) 
     catalog = fixture_catalog()
     project = build_project(analyze_tree(tmp_path, catalog), catalog, Config())
     assert project.module("pkg.model.Clip").depends_on == ("pkg.tower.Tower",)
+
+
+def test_a_trace_only_hazard_in_host_generation_glue_does_not_make_a_redesign(tmp_path: Path) -> None:
+    # open_clip's CoCa: one torch.multinomial in the host-side generate loop made the whole
+    # model "redesign"; eagerly, a draw with an explicit PRNG key is a mechanical change.
+    # The same draw in forward (traced) still makes its module a redesign.
+    from migrate_lens.catalog import load_catalog
+
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "gen.py").write_text(
+        "import torch\nimport torch.nn as nn\n\n\nclass Captioner(nn.Module):\n    def __init__(self):\n"
+        "        super().__init__()\n        self.fc = nn.Linear(4, 4)\n\n    def forward(self, x):\n        return self.fc(x)\n\n"
+        "    def generate(self, x, steps: int = 4):\n        out = []\n        for _ in range(steps):\n"
+        "            probs = self(x).softmax(-1)\n            out.append(torch.multinomial(probs, 1))\n"
+        "        return torch.cat(out, 1)\n\n\n"
+        "class Sampler(nn.Module):\n    def forward(self, probs):\n        return torch.multinomial(probs, 1)\n")
+    catalog = load_catalog()
+    files = analyze_tree(tmp_path, catalog)
+    project = build_project(files, catalog, Config())
+    assert {f.context for f in project.findings if f.code == "ML601"} == {"host", "traced"}
+    assert project.module("pkg.gen.Captioner").status == "mechanical"
+    assert project.module("pkg.gen.Sampler").status == "redesign"
