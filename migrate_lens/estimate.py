@@ -138,6 +138,7 @@ TORCH_ONLY_PACKAGES = frozenset({
     "apex", "bitsandbytes", "deepspeed", "detectron2", "fairscale", "flash_attn", "kornia", "lightning",
     "mmcv", "mmdet", "pytorch3d", "pytorch_lightning", "spconv", "torch_geometric", "torch_scatter",
     "torch_sparse", "torchaudio", "torchtext", "triton", "xformers", "torchmetrics", "functorch",
+    "horovod", "accelerate", "peft",  # distributed training (PyTorch/TF/MXNet only), HF's torch trainers/adapters
 })
 
 #: Categories whose *import* findings name a dependency priced once (not once per import).
@@ -537,6 +538,29 @@ def dependency_name(finding: Finding) -> str:
     return parts[0]
 
 
+def ecosystem_gaps(project: Project, findings: Sequence[Finding], deps: Sequence[DependencyCost],
+                   catalog: Catalog) -> list[str]:
+    """Sorted names of the torch ecosystem pieces the port must replace or rebuild: the priced
+    ``ecosystem-dependency`` imports (``deps``), the imported :data:`TORCH_ONLY_PACKAGES` not
+    priced, and the top-level packages of the other ``ecosystem-dependency`` findings in
+    ``findings`` whose rule is a redesign or blocked (``timm.create_model`` building a pretrained
+    backbone inside a model, a torchvision op kernel: open_clip's 78 timm towers were "0 gaps"
+    because only imports were counted), when that package is one the project imports (not
+    ``torch`` itself: ``.backward()`` is a training idiom, not a dependency). Info findings do
+    not count."""
+    rules = _rules(catalog)
+    names = {d.name for d in deps if d.category == "ecosystem-dependency"}
+    names |= {p for p in project.external_imports if p in TORCH_ONLY_PACKAGES} - {d.name.split(".")[0] for d in deps}
+    for f in findings:
+        rule = rules.get(f.code)
+        if rule is not None and rule.category == "ecosystem-dependency" and rule.porting in ("redesign", "blocked") \
+                and f.severity != "info" and not _is_dependency(f, catalog):
+            top = dependency_name(f).split(".")[0]
+            if top in project.external_imports and top != "torch":  # a package, not a training idiom
+                names.add(top)
+    return sorted(names)
+
+
 def _is_dependency(f: Finding, catalog: Catalog) -> bool:
     rule = _rules(catalog).get(f.code)
     return bool(rule and rule.category in DEPENDENCY_CATEGORIES and rule.matcher.kind == "import")
@@ -871,9 +895,6 @@ def _risk_components(project: Project, units: Sequence[ModuleInfo], catalog: Cat
                 and not _is_dependency(f, catalog)}
     no_route = sum(1 for d in custom_deps if not d.jax_route) + sum(1 for c in site_ops if rules[c].porting == "blocked")
     routed = len(custom_deps) + len(site_ops) - no_route
-    eco = [d for d in deps if d.category == "ecosystem-dependency"]
-    torch_only = sorted({p for p in project.external_imports if p in TORCH_ONLY_PACKAGES}
-                        - {d.name.split(".")[0] for d in deps})
     lines_blocked = sum(m.lines_of_code for m in units if m.status == "blocked")
     physical = sum(m.lines_of_code for m in units) or 1
     share_blocked = min(1.0, lines_blocked / physical)
@@ -881,7 +902,7 @@ def _risk_components(project: Project, units: Sequence[ModuleInfo], catalog: Cat
     skipped_share = skipped / n_files if n_files else 0.0
     unresolved_density = project.unresolved / max(analyzed_lines(project) / 1000.0, 0.001)
     unknown = 0.5 * min(1.0, skipped_share / UNKNOWN_SKIPPED_CAP) + 0.5 * min(1.0, unresolved_density / UNKNOWN_UNRESOLVED_CAP)
-    names = [d.name for d in eco] + torch_only
+    names = ecosystem_gaps(project, findings, deps, catalog)
     values = {
         "blocker density": (len(blocking) / kloc,
                             f"{len(blocking):,} high/critical findings in {code_lines:,} code lines"
@@ -971,9 +992,10 @@ def _checklist(project: Project, units: Sequence[ModuleInfo], catalog: Catalog, 
     items.append(ChecklistItem("recompilation risk", "ok" if not recompile else "warn",
                                f"{len(recompile):,} places where shapes or host values change per call"
                                + (f", most in {_where(recompile)}" if recompile else "")))
-    eco = [d for d in deps if d.category == "ecosystem-dependency"]
+    eco = ecosystem_gaps(project, active, deps, catalog)
     items.append(ChecklistItem("ecosystem gaps", "ok" if not eco else "warn",
-                               f"{_n(len(eco), 'dependency')} without a JAX twin, each priced once"))
+                               f"{_n(len(eco), 'dependency')} without a JAX twin"
+                               + (f": {', '.join(eco[:5])}{' and more' if len(eco) > 5 else ''}" if eco else "")))
     state = [f for f in active if _category(catalog, f.code) in _STATE]
     items.append(ChecklistItem("mutable state", "ok" if not state else "warn",
                                f"{len(state):,} in-place updates, module state writes or side effects"

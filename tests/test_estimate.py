@@ -392,3 +392,27 @@ def test_removing_a_dependency_never_raises_effort_or_risk(files: list[FileFacts
     changed = list(files)
     changed[i] = replace(f, **{field: kept})
     _never_lower(_estimate(changed), _estimate(files))
+
+
+def test_ecosystem_gaps_name_backbones_built_in_code_and_torch_only_imports(tmp_path) -> None:
+    # open_clip's shape: no import priced as a dependency, yet a timm backbone is built inside
+    # the model and horovod drives training. The checklist used to say "0 ... ok".
+    from migrate_lens.catalog import load_catalog
+
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "tower.py").write_text(
+        "import timm\nimport torch.nn as nn\n\n\nclass Tower(nn.Module):\n    def __init__(self):\n"
+        "        super().__init__()\n        self.trunk = timm.create_model('vit_base_patch16_224', pretrained=True)\n\n"
+        "    def forward(self, x):\n        return self.trunk(x)\n")
+    (pkg / "train.py").write_text(
+        "import horovod.torch as hvd\nimport torch\n\n\ndef train_step(model, opt, x):\n    loss = model(x).sum()\n"
+        "    loss.backward()\n    opt.step()\n    return loss\n")
+    catalog = load_catalog()
+    project = build_project(analyze_tree(tmp_path, catalog), catalog, Config())
+    est = estimate(project, catalog, Config())
+    item = next(c for c in est.checklist if c.item == "ecosystem gaps")
+    assert (item.status, item.detail) == ("warn", "2 dependencies without a JAX twin: horovod, timm")
+    component = next(c for c in est.risk_components if c.name == "ecosystem gaps")
+    assert component.value == 2.0 and component.detail == item.detail
