@@ -22,7 +22,7 @@ Name resolution is best effort and never guesses: a reference that points into t
 from __future__ import annotations
 
 import re
-from collections import defaultdict, deque
+from collections import Counter, defaultdict, deque
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -1086,20 +1086,24 @@ class _Builder:
 
         files_by_module = {f.module: f for f in self.files}
         own_nodes: dict[str, list[str]] = defaultdict(list)
+        own_kinds: Counter[tuple[str, str]] = Counter()  # (unit, node kind) -> nodes of the unit
+        kind_of = self.kind
         for node, u in unit_of.items():
             own_nodes[u].append(node)
+            own_kinds[(u, kind_of[node])] += 1
+        test_path: dict[str, bool] = {}  # is_test_path by file
         # ModuleInfo fields by unit; depends_on needs the full set of units, so it comes last.
         rows: list[dict[str, Any]] = []
         for u in sorted(own_nodes):
             f = files_by_module[self.module_of[u]]
             own = own_nodes[u]
-            own_findings = sorted((x for n in own for x in findings_at.get(n, ())), key=_by_location)
-            n_funcs = sum(1 for n in own if self.kind[n] == "function")
+            own_findings = sorted([x for n in own if n in findings_at for x in findings_at[n]], key=_by_location)
+            n_funcs = own_kinds[(u, "function")]
             if u in unit_kinds:
                 cf = self.class_fact(f, u)
                 line, end_line, loc, kind = cf.line, cf.end_line, cf.lines_of_code, unit_kinds[u]
             else:
-                has_code = n_funcs > 0 or bool(own_findings) or any(self.kind[n] == "class" for n in own)
+                has_code = n_funcs > 0 or bool(own_findings) or own_kinds[(u, "class")] > 0
                 if not has_code or not f.mentions_torch:
                     continue
                 inner = sum(c.lines_of_code for c in f.classes if c.qualname in unit_kinds
@@ -1110,7 +1114,8 @@ class _Builder:
             rows.append(dict(
                 qualname=u, path=f.path, line=line, end_line=max(line, end_line), kind=kind, lines_of_code=loc,
                 status=STATUSES[lvl], explanation=expl, findings=tuple(own_findings),
-                functions=n_funcs, is_test=is_test_path(f.path),
+                functions=n_funcs, is_test=test_path.get(f.path) if f.path in test_path
+                else test_path.setdefault(f.path, is_test_path(f.path)),
             ))
         deps = _unit_deps({r["qualname"] for r in rows}, dep, own_nodes, unit_of, self.module_of, unit_kinds)
         units = [ModuleInfo(**r, depends_on=tuple(sorted(deps.get(r["qualname"], ())))) for r in rows]
