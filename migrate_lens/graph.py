@@ -1075,8 +1075,13 @@ class _Builder:
 
         own_level = {n: max(self.level(x) for x in fds) for n, fds in findings_at.items()}
         dep: dict[str, list[str]] = {}
-        for u, out in self.edges.items():
-            vs = sorted({v for v, k in out if k in _STATUS_EDGES and not (k == "contains" and v in unit_kinds)})
+        edges = self.graph_edges()
+        # from the sorted (target, kind) pairs: a target's kinds are adjacent, the targets in order
+        for u, out in edges.items():
+            vs: list[str] = []
+            for v, k in out:
+                if k in _STATUS_EDGES and not (k == "contains" and v in unit_kinds) and (not vs or vs[-1] != v):
+                    vs.append(v)
             if vs:
                 dep[u] = vs
         internal = [n for n, k in self.kind.items() if k != "external"]
@@ -1121,7 +1126,7 @@ class _Builder:
         units = [ModuleInfo(**r, depends_on=tuple(sorted(deps.get(r["qualname"], ())))) for r in rows]
 
         return Project(
-            nodes=self.graph_nodes(status_level, traced), edges=self.graph_edges(),
+            nodes=self.graph_nodes(status_level, traced), edges=edges,
             findings=tuple(kept), modules=tuple(units), unresolved=self.unresolved, files=self.files,
             traced=frozenset(traced), unit_of=unit_of,
             external_imports={k: tuple(sorted(set(v))) for k, v in sorted(self.external_imports.items())},
