@@ -42,7 +42,7 @@ class LazyData(dict):  # type: ignore[type-arg]
     __slots__ = ("_source", "_fns")
 
     def __init__(self, eager: dict[str, Any], source: Any, fns: dict[str, Callable[[Any], Any]]) -> None:
-        super().__init__(eager)
+        dict.__init__(self, eager)
         self._source = source
         self._fns = fns
 

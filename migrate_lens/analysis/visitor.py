@@ -280,7 +280,9 @@ class FileVisitor(cst.CSTVisitor):
         """Inside ``torch.no_grad()`` outside init code (where it only guards weight init)."""
         return bool(self.func_stack and self.func_stack[-1].no_grad and not self.func_stack[-1].init_like)
 
-    def _site(self, kind: str, node: cst.CSTNode, **kw: Any) -> None:
+    def _site(self, kind: str, node: cst.CSTNode, name: str = "", method: str = "", receiver: str = "",
+              data: dict[str, Any] | None = None, requires: tuple[str, ...] = ()) -> None:
+        """Hand a :class:`Site` (its fields, in the current scope) to the rules (``emit``)."""
         if self.export_only:
             return  # a branch only TorchScript/ONNX export runs: no port runs it
         if self.func_stack:  # (self.context and self.symbol, read once)
@@ -288,7 +290,8 @@ class FileVisitor(cst.CSTVisitor):
             context, symbol = scope.context, scope.qualname
         else:
             context, symbol = "host", self.class_stack[-1].qualname if self.class_stack else self.module
-        self.emit(Site(kind=kind, node=node, context=context, symbol=symbol, **kw))
+        # (positional: no keyword dict to pack here and unpack in the dataclass's __init__)
+        self.emit(Site(kind, node, context, symbol, name, method, receiver, {} if data is None else data, requires))
 
     # ------------------------------------------------------------------ name resolution
     def qual(self, node: cst.BaseExpression) -> str:

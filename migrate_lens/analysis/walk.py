@@ -173,12 +173,13 @@ def _is_node(cls: type) -> bool:
 
 def _child_getter(cls: type) -> tuple[Any, int]:
     """(getter of ``cls``'s child fields, their number): ``operator.attrgetter`` over
-    :func:`_fields` (one C call per node instead of a getattr loop), built once per class for
-    :func:`fast_visit`. The getter is None for leaves."""
+    :func:`_fields` **in reverse order** (one C call per node instead of a getattr loop; the
+    walk pushes children last first, so that they pop in source order), built once per class
+    for :func:`fast_visit`. The getter is None for leaves."""
     plan = _GETTERS.get(cls)
     if plan is None:
         fields = _fields(cls)
-        plan = _GETTERS[cls] = (operator.attrgetter(*fields) if fields else None, len(fields))
+        plan = _GETTERS[cls] = (operator.attrgetter(*fields[::-1]) if fields else None, len(fields))
     return plan
 
 
@@ -306,12 +307,12 @@ def _cst_paired(roots: list[Any]) -> dict[type, list[Any]]:
         if count == 1:
             push(getter(n))
         elif count:
-            extend(getter(n)[::-1])
+            extend(getter(n))  # (the fields in reverse: they pop in source order)
     return out
 
 
 #: per class met by :func:`_cst_paired`: (getter of the child fields the pairing walk follows,
-#: their number, is a :data:`_PAIRED` class); values that are not nodes (None, sentinels),
+#: in reverse order, their number, is a :data:`_PAIRED` class); values that are not nodes (None, sentinels),
 #: leaves, f-strings and :data:`_PAIR_OPAQUE` statements follow no field.
 _CST_PAIR_PLANS: dict[type, tuple[Any, int, bool]] = {}
 
@@ -321,7 +322,8 @@ def _cst_pair_plan(cls: type) -> tuple[Any, int, bool]:
     if _is_node(cls) and cls not in _FSTRINGS and cls not in _PAIR_OPAQUE:
         skip = _PAIR_SKIP.get(cls, frozenset())
         fields = tuple(f for f in _fields(cls) if f not in skip)
-    plan = _CST_PAIR_PLANS[cls] = (operator.attrgetter(*fields) if fields else None, len(fields), cls in _PAIRED)
+    plan = _CST_PAIR_PLANS[cls] = (operator.attrgetter(*fields[::-1]) if fields else None, len(fields),
+                                   cls in _PAIRED)
     return plan
 
 
@@ -969,15 +971,22 @@ def fast_visit(module: cst.Module, visitor: cst.CSTVisitor, source: str) -> Posi
             push((node,))
         if visit is not None and visit(node) is False:
             continue
-        if count == 0:
-            continue
-        # children pushed in reverse so they pop in source order
-        for value in (reversed(getter(node)) if count > 1 else (getter(node),)):
+        if count == 1:  # (the getter gives the one field's value)
+            value = getter(node)
             t = type(value)
             if t is tuple or t is list:
                 extend(value[::-1])
             elif t not in inert:
                 push(value)
+        elif count:
+            # children pushed last first (the getter reads the fields in reverse) so that they
+            # pop in source order
+            for value in getter(node):
+                t = type(value)
+                if t is tuple or t is list:
+                    extend(value[::-1])
+                elif t not in inert:
+                    push(value)
     return positions
 
 
