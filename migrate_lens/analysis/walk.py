@@ -396,33 +396,25 @@ def _node_classes() -> list[type]:
                   key=lambda c: (c.__module__, c.__qualname__))
 
 
-#: Parses of :func:`parse_cst` under way in this process (0 or 1: it is not reentrant): while
-#: it is not 0, the constructors of :func:`_unvalidated_init` skip the node's validation.
-_PARSING = [0]
-
-
 def _unvalidated_init(cls: type) -> Any:
     """A constructor for one frozen, slotted libcst node class that stores the fields the way
     the dataclass ``__init__`` does (same parameters, order and defaults, default factories
-    called per instance) but through each slot's own descriptor, then validates the node
-    (``__post_init__``, as the stock constructor does) unless :func:`parse_cst` is running
-    (:data:`_PARSING`). The generated dataclass ``__init__`` of a frozen class sets every field
-    with ``object.__setattr__(self, name, value)``, a lookup by name per field; the native
-    parser builds ~10^5 nodes per file through it. None when the class is not a plain dataclass
-    of slotted fields whose stock constructor ends by calling ``__post_init__`` (a newer libcst
-    with ``init=False``/``kw_only`` fields or its own ``__init__``): that class keeps its stock
-    constructor."""
+    called per instance) but through each slot's own descriptor and without ``__post_init__``
+    (validation, off during :func:`parse_cst` anyway). The generated dataclass ``__init__`` of a
+    frozen class sets every field with ``object.__setattr__(self, name, value)``, a lookup by
+    name per field; the native parser builds ~10^5 nodes per file through it. None when the class
+    is not a plain dataclass of slotted fields (a newer libcst with ``init=False``/``kw_only``
+    fields or its own ``__init__``): that class keeps its stock constructor."""
     import dataclasses
 
     stock = cls.__dict__["__init__"]
     if not dataclasses.is_dataclass(cls) or getattr(stock, "__code__", None) is None \
-            or stock.__code__.co_filename != "<string>" \
-            or "__post_init__" not in stock.__code__.co_names:  # not dataclass-generated
+            or stock.__code__.co_filename != "<string>":  # not dataclass-generated
         return None
     fields = dataclasses.fields(cls)
     params: list[str] = []
     body: list[str] = []
-    env: dict[str, Any] = {"_MISSING": dataclasses.MISSING, "_parsing": _PARSING}
+    env: dict[str, Any] = {"_MISSING": dataclasses.MISSING}
     for i, f in enumerate(fields):
         slot = getattr(cls, f.name, None)
         if not f.init or f.kw_only or type(slot).__name__ != "member_descriptor":
@@ -438,31 +430,26 @@ def _unvalidated_init(cls: type) -> Any:
         else:
             params.append(f.name)
         body.append(f"    _set{i}(self, {f.name})")
-    body.append("    if not _parsing[0]: self.__post_init__()")
-    code = f"def __init__(self, {', '.join(params)}):\n" + "\n".join(body) + "\n"
+    code = f"def __init__(self, {', '.join(params)}):\n" + "\n".join(body or ["    pass"]) + "\n"
     exec(code, env)  # noqa: S102 - our own generated constructor, built from libcst's field list
     return env["__init__"]
 
 
 _FAST_INITS: list[tuple[type, Any, Any]] | None = None
-#: whether every node class got an unvalidated constructor (then :func:`parse_cst` leaves
-#: ``CSTNode.__post_init__`` alone)
+#: whether every node class has an unvalidated constructor (then no node of a parse runs
+#: ``__post_init__``, and :func:`parse_cst` leaves ``CSTNode.__post_init__`` alone)
 _ALL_FAST = False
 
 
 def _fast_inits() -> list[tuple[type, Any, Any]]:
-    """(class, stock ``__init__``, unvalidated ``__init__``) per libcst node class, built and
-    installed once per process (~170 classes, a few ms): each class's constructor is replaced
-    by its :func:`_unvalidated_init` one for good (it validates outside :func:`parse_cst`)."""
+    """(class, stock ``__init__``, unvalidated ``__init__``) per libcst node class, built once
+    per process (~170 classes, a few ms)."""
     global _FAST_INITS, _ALL_FAST
     if _FAST_INITS is None:
         classes = _node_classes()
-        fast = [(c, c.__dict__["__init__"], init) for c in classes
-                for init in [_unvalidated_init(c)] if init is not None]
-        for cls, _, init in fast:
-            cls.__init__ = init  # type: ignore[misc]
-        _ALL_FAST = len(fast) == len(classes)
-        _FAST_INITS = fast
+        _FAST_INITS = [(c, c.__dict__["__init__"], fast) for c in classes
+                       for fast in [_unvalidated_init(c)] if fast is not None]
+        _ALL_FAST = len(_FAST_INITS) == len(classes)
     return _FAST_INITS
 
 
@@ -477,27 +464,32 @@ def parse_cst(source: str) -> cst.Module:
     ``CSTNode.__post_init__`` at 10.2 s of a 25.7 s parse). libcst's own source notes "It might
     make more sense to move validation work into the visitor, which would allow us to avoid
     validating the tree when parsing a file", ``libcst/_nodes/base.py``). The node classes'
-    constructors are :func:`_unvalidated_init` ones (1/8 of core, one process: the parse
-    4.1-4.2 s -> 3.3-3.6 s CPU), installed once per process (:func:`_fast_inits`) and told by a
-    flag (:data:`_PARSING`) whether a parse is running: nodes built outside it (stub generation,
-    codemods) are validated as with the stock constructors. (Swapping the constructors in and
-    out around every parse, as before, cost ~1.7 ms per file: each assignment to a class's
-    ``__init__`` or to ``CSTNode.__post_init__`` invalidates the type caches of the class and
-    its subclasses; ~1% of the per-file CPU on core.) ``CSTNode.__post_init__`` is still
-    swapped for the parse when some class kept its stock constructor. Not thread-safe (worker
-    processes are single-threaded). Raises what ``libcst.parse_module`` raises
-    (``ParserSyntaxError``, ``RecursionError``)."""
-    _fast_inits()
+    constructors are also swapped for :func:`_unvalidated_init` ones while the parse runs (1/8
+    of core, one process: the parse 4.1-4.2 s -> 3.3-3.6 s CPU). The stock constructors are
+    restored before returning, so nodes built later (stub generation, codemods) are built and
+    validated as usual, and ``libcst.parse_module`` stays the stock parse. Each assignment to a
+    class's ``__init__`` invalidates the type caches of the class and its subclasses: swapping
+    the ~170 constructors in and out costs ~1.1 ms per file, and swapping
+    ``CSTNode.__post_init__`` (the root of every node class) another ~0.5 ms, so it is swapped
+    only when some class kept its stock constructor (none in libcst 1.9). (Installing the
+    constructors once per process, validating outside a parse, saved the swaps but made the
+    stock parse of the same process ~10% faster too: the per-file ratio against it no longer
+    measured against stock libcst.) Not thread-safe (worker processes are single-threaded).
+    Raises what ``libcst.parse_module`` raises (``ParserSyntaxError``, ``RecursionError``)."""
+    inits = _fast_inits()
+    # (only a class left with its stock constructor would call __post_init__ during the parse)
     stock = None if _ALL_FAST else cst.CSTNode.__dict__["__post_init__"]
     if stock is not None:
         cst.CSTNode.__post_init__ = _no_validation  # type: ignore[method-assign]
-    _PARSING[0] += 1
+    for cls, _, fast in inits:
+        cls.__init__ = fast  # type: ignore[misc]
     try:
         return cst.parse_module(source)
     finally:
-        _PARSING[0] -= 1
         if stock is not None:
             cst.CSTNode.__post_init__ = stock  # type: ignore[method-assign]
+        for cls, stock_init, _ in inits:
+            cls.__init__ = stock_init  # type: ignore[misc]
 
 
 _last_ast: tuple[str, ast.Module] | None = None
