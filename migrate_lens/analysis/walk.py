@@ -402,7 +402,12 @@ def _unvalidated_init(cls: type) -> Any:
     called per instance) but through each slot's own descriptor and without ``__post_init__``
     (validation, off during :func:`parse_cst` anyway). The generated dataclass ``__init__`` of a
     frozen class sets every field with ``object.__setattr__(self, name, value)``, a lookup by
-    name per field; the native parser builds ~10^5 nodes per file through it. None when the class
+    name per field; the native parser builds ~10^5 nodes per file through it. ``self`` is
+    positional-only: the native parser passes every field by keyword with key strings it has
+    just made (never the interned parameter names), so CPython matches each key against the
+    parameters by string comparison, one parameter after the other from the first one that is
+    not positional-only; leaving ``self`` out of that scan saves one comparison per field
+    (7 files of core: the parse's instructions 2.477e9 -> 2.444e9, -1.3%). None when the class
     is not a plain dataclass of slotted fields (a newer libcst with ``init=False``/``kw_only``
     fields or its own ``__init__``): that class keeps its stock constructor."""
     import dataclasses
@@ -430,7 +435,7 @@ def _unvalidated_init(cls: type) -> Any:
         else:
             params.append(f.name)
         body.append(f"    _set{i}(self, {f.name})")
-    code = f"def __init__(self, {', '.join(params)}):\n" + "\n".join(body or ["    pass"]) + "\n"
+    code = f"def __init__(self, /, {', '.join(params)}):\n" + "\n".join(body or ["    pass"]) + "\n"
     exec(code, env)  # noqa: S102 - our own generated constructor, built from libcst's field list
     return env["__init__"]
 
