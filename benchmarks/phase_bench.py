@@ -6,8 +6,11 @@ process are much steadier. Two modes, both in this one process:
 * **files** (default): the per-file stage (:func:`migrate_lens.onefile.analyze_file`, exactly
   what a pool worker runs, GC paused per file as there) over a fixed subset of a corpus: every
   ``--every``-th ``.py`` file in sorted order. Each file is also parsed by the stock
-  ``libcst.parse_module`` (the floor that ``scan_bench.py`` measures), interleaved file by file
-  so that a machine whose speed drifts skews both alike. Phases are *self* times (a nested
+  ``libcst.parse_module`` (the floor that ``scan_bench.py`` measures) in a clean child process
+  (stock libcst, nothing of ours imported), before and after our pass, so that a machine whose
+  speed drifts skews both alike. (Not in this process: :func:`migrate_lens.analysis.walk.parse_cst`
+  installs faster node constructors for good, and a stock parse in the same process then runs
+  ~18% faster than in a clean one, as it never does in ``scan_bench.py``'s floor.) Phases are *self* times (a nested
   phase's time is not counted in its caller's): ``libcst parse``, ``ast parse``, ``walk +
   visitor`` (the traversal and the visitor's own work), ``rules (emit)`` (matching every site,
   building findings), ``positions`` (``Positions`` lookups, ``positions codegen`` the units
@@ -42,6 +45,32 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+
+
+_CLEAN_FLOOR = r"""
+import gc, json, sys, time
+import libcst
+gc.disable()  # as scan_bench's floor
+t = time.process_time()
+for p in json.loads(sys.stdin.read()):
+    try:
+        libcst.parse_module(open(p, "rb").read().decode("utf-8"))
+    except Exception:  # the floor ignores files libcst refuses, as scan_bench's does
+        pass
+print(time.process_time() - t)
+"""
+
+
+def clean_floor(files: list[Path]) -> float:
+    """CPU seconds of stock ``libcst.parse_module`` over ``files`` in a fresh interpreter (only
+    libcst imported; reading the files included, as in ``scan_bench.py``'s floor). Raises
+    ``subprocess.CalledProcessError`` if that process fails."""
+    import json
+    import subprocess
+
+    out = subprocess.run([sys.executable, "-c", _CLEAN_FLOOR], input=json.dumps([str(p) for p in files]),
+                         capture_output=True, text=True, check=True)
+    return float(out.stdout.strip())
 
 
 class Phases:
@@ -141,17 +170,11 @@ def files_mode(args: argparse.Namespace) -> None:
 
         profiler = cProfile.Profile()
     gc.freeze()
+    floor += clean_floor(files)
     for path in files:
         data = path.read_bytes()
         rel = path.relative_to(root).as_posix()
         lines += data.count(b"\n")
-        with gc_paused():
-            t0 = time.process_time()
-            try:
-                libcst.parse_module(data.decode("utf-8"))
-            except Exception:  # noqa: BLE001 - the floor ignores files libcst refuses, as scan_bench's does
-                pass
-            floor += time.process_time() - t0
         with gc_paused():
             t0 = time.process_time()
             ph._switch()
@@ -168,6 +191,7 @@ def files_mode(args: argparse.Namespace) -> None:
                 ph.stack.pop()
             total += time.process_time() - t0
         gc.collect()
+    floor = (floor + clean_floor(files)) / 2
     print(f"{len(files)} files (every {args.every}th of {root}), {lines:,} lines; one process; "
           f"load {os.getloadavg()[0]:.1f}")
     print("\n| phase | CPU s | share | / floor parse |\n| --- | ---: | ---: | ---: |")
