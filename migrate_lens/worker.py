@@ -100,13 +100,17 @@ def catalog_and_index(rule_dirs: tuple[str, ...]) -> tuple[Catalog, RuleIndex]:
 
 
 def init_worker(rule_dirs: tuple[str, ...]) -> None:
-    """Process-pool initializer: load the catalog once, then move everything alive (modules,
+    """Process-pool initializer: load the catalog once, keep libcst's unvalidated node
+    constructors installed (:func:`~migrate_lens.analysis.walk.keep_fast_constructors`), then move everything alive (modules,
     catalog, rule index) into the collector's permanent generation (``gc.freeze``) so that later
     collections never rescan it, and turn the collector on (a forked worker inherits the main
     process's paused collector, see :mod:`migrate_lens.gctools`)."""
     import gc
 
+    from migrate_lens.analysis.walk import keep_fast_constructors
+
     catalog_and_index(rule_dirs)
+    keep_fast_constructors()
     gc.freeze()
     gc.enable()
 

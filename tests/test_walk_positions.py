@@ -211,3 +211,41 @@ def test_positions_on_real_files_equal_position_provider() -> None:
         wrong = [(type(n).__name__, got, expected[n]) for n, got in visitor.asked if got != expected[n]]
         assert wrong == [], path
         assert positions.fallback_reason == "", path
+
+
+_KEPT_SCRIPT = r"""
+import sys
+from pathlib import Path
+from migrate_lens import cache
+from migrate_lens.analysis import walk
+from migrate_lens.onefile import analyze_file
+from migrate_lens.worker import catalog_and_index
+
+root = Path(sys.argv[1])
+catalog, index = catalog_and_index(())
+files = sorted(root.rglob("*.py"))
+def run():
+    return [cache.encode(analyze_file(p.read_bytes(), p.relative_to(root).as_posix(), "m", catalog, index)) for p in files]
+swapped = run()
+import libcst as cst
+stock_init = cst.Name.__init__
+walk.keep_fast_constructors()
+kept = run()
+assert cst.Name.__init__ is not stock_init  # installed for good
+assert kept == swapped, "facts differ between the swapped and the kept constructors"
+print(len(files))
+"""
+
+
+def test_kept_constructors_give_the_same_facts_as_swapped_ones() -> None:
+    # A scan's workers keep the unvalidated constructors installed (worker.init_worker); the
+    # pre-commit check and the tests swap them around each parse. Both must analyze alike. Run
+    # in a child process: keeping them is for the life of the process.
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parent.parent / "fixtures" / "projects" / "layered"
+    out = subprocess.run([sys.executable, "-c", _KEPT_SCRIPT, str(root)], capture_output=True, text=True,
+                         cwd=Path(__file__).resolve().parent.parent)
+    assert out.returncode == 0, out.stderr
+    assert int(out.stdout) >= 5

@@ -458,6 +458,31 @@ def _fast_inits() -> list[tuple[type, Any, Any]]:
     return _FAST_INITS
 
 
+#: True once :func:`keep_fast_constructors` ran: the unvalidated constructors stay installed
+#: for the life of the process and :func:`parse_cst` swaps nothing.
+_KEPT = False
+
+
+def keep_fast_constructors() -> None:
+    """Install the :func:`_unvalidated_init` constructors (and, when some class kept its stock
+    one, the no-op ``CSTNode.__post_init__``) for the life of this process, so that
+    :func:`parse_cst` no longer swaps them in and out around each parse (~1.1 ms per file:
+    every assignment to a class's ``__init__`` invalidates its type caches, and those of the
+    code that reads its nodes). For a scan's worker processes only (:func:`migrate_lens.worker.
+    init_worker`), which build libcst nodes for nothing but analysis: there every node, parsed
+    or built by the analysis, skips libcst's validation, and a stock ``libcst.parse_module`` in
+    that process would be faster than a clean one's (the parse floor is measured in clean
+    processes: ``benchmarks/scan_bench.py``, ``benchmarks/phase_bench.py``). Idempotent."""
+    global _KEPT
+    if _KEPT:
+        return
+    for cls, _, fast in _fast_inits():
+        cls.__init__ = fast  # type: ignore[misc]
+    if not _ALL_FAST:
+        cst.CSTNode.__post_init__ = _no_validation  # type: ignore[method-assign]
+    _KEPT = True
+
+
 def parse_cst(source: str) -> cst.Module:
     """``libcst.parse_module(source)`` without libcst's per-node validation, with cheaper node
     constructors. Returns a tree equal (``deep_equals``, same ``code``) to the stock parse's.
@@ -479,8 +504,11 @@ def parse_cst(source: str) -> cst.Module:
     only when some class kept its stock constructor (none in libcst 1.9). (Installing the
     constructors once per process, validating outside a parse, saved the swaps but made the
     stock parse of the same process ~10% faster too: the per-file ratio against it no longer
-    measured against stock libcst.) Not thread-safe (worker processes are single-threaded).
+    measured against stock libcst; a scan's workers do so, :func:`keep_fast_constructors`.)
+    Not thread-safe (worker processes are single-threaded).
     Raises what ``libcst.parse_module`` raises (``ParserSyntaxError``, ``RecursionError``)."""
+    if _KEPT:
+        return cst.parse_module(source)
     inits = _fast_inits()
     # (only a class left with its stock constructor would call __post_init__ during the parse)
     stock = None if _ALL_FAST else cst.CSTNode.__dict__["__post_init__"]
