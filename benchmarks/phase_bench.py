@@ -157,6 +157,9 @@ def files_mode(args: argparse.Namespace) -> None:
     root: Path = args.corpus.resolve()
     files = sorted(p for p in root.rglob("*.py") if "__pycache__" not in p.parts)[:: args.every]
     catalog, index = catalog_and_index(())
+    from migrate_lens.analysis.walk import keep_fast_constructors
+
+    keep_fast_constructors()  # as worker.init_worker does (the floor runs in a clean process)
     ph = Phases()
     if not args.profile:  # (the timers would dominate a cProfile)
         instrument(ph)
