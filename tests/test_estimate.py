@@ -13,7 +13,7 @@ import jsonschema
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_graph import LAYERED, REPO, analyze_tree, fixture_catalog
+from test_graph import LAYERED, REPO, analyze_tree, fixture_catalog, write_package
 
 from migrate_lens.catalog import Catalog
 from migrate_lens.config import Config
@@ -399,16 +399,15 @@ def test_ecosystem_gaps_name_backbones_built_in_code_and_torch_only_imports(tmp_
     # the model and horovod drives training. The checklist used to say "0 ... ok".
     from migrate_lens.catalog import load_catalog
 
-    pkg = tmp_path / "pkg"
-    pkg.mkdir()
-    (pkg / "__init__.py").write_text("")
-    (pkg / "tower.py").write_text(
+    write_package(tmp_path, {
+        "tower": (
         "import timm\nimport torch.nn as nn\n\n\nclass Tower(nn.Module):\n    def __init__(self):\n"
         "        super().__init__()\n        self.trunk = timm.create_model('vit_base_patch16_224', pretrained=True)\n\n"
-        "    def forward(self, x):\n        return self.trunk(x)\n")
-    (pkg / "train.py").write_text(
+        "    def forward(self, x):\n        return self.trunk(x)\n"),
+        "train": (
         "import horovod.torch as hvd\nimport torch\n\n\ndef train_step(model, opt, x):\n    loss = model(x).sum()\n"
-        "    loss.backward()\n    opt.step()\n    return loss\n")
+        "    loss.backward()\n    opt.step()\n    return loss\n"),
+    })
     catalog = load_catalog()
     project = build_project(analyze_tree(tmp_path, catalog), catalog, Config())
     est = estimate(project, catalog, Config())

@@ -43,6 +43,16 @@ def fixture_catalog() -> Catalog:
     return Catalog(rules=tuple(sorted(rules, key=lambda r: r.code)), api=(), digest="fixture")
 
 
+def write_package(root: Path, modules: dict[str, str]) -> None:
+    """A package ``pkg`` under ``root``: an empty ``__init__.py`` and one file per module name
+    (``{"model": source}`` -> ``pkg/model.py``)."""
+    pkg = root / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    for name, source in modules.items():
+        (pkg / f"{name}.py").write_text(source)
+
+
 def analyze_tree(root: Path, catalog: Catalog) -> list[FileFacts]:
     """FileFacts of every ``.py`` under ``root`` (paths relative to it), as the pipeline makes them."""
     out = []
@@ -286,16 +296,13 @@ def test_native_sources_become_file_units(facts: list[FileFacts], catalog: Catal
 def test_a_class_needs_what_its_same_file_builder_helpers_build(tmp_path: Path) -> None:
     # open_clip's shape: CLIP.__init__ builds its tower through a same-file helper function;
     # the class does not depend on its own file's unit, but it needs the tower first.
-    pkg = tmp_path / "pkg"
-    pkg.mkdir()
-    (pkg / "__init__.py").write_text("")
-    (pkg / "tower.py").write_text(
-        "import torch.nn as nn\n\nclass Tower(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
-        "        self.fc = nn.Linear(2, 2)\n\n    def forward(self, x):\n        return self.fc(x)\n")
-    (pkg / "model.py").write_text(
-        "import torch.nn as nn\nfrom pkg.tower import Tower\n\n\ndef _build_tower(cfg):\n    return Tower()\n\n\n"
-        "class Clip(nn.Module):\n    def __init__(self, cfg):\n        super().__init__()\n"
-        "        self.visual = _build_tower(cfg)\n\n    def forward(self, x):\n        return self.visual(x)\n")
+    write_package(tmp_path, {
+        "tower": "import torch.nn as nn\n\nclass Tower(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                 "        self.fc = nn.Linear(2, 2)\n\n    def forward(self, x):\n        return self.fc(x)\n",
+        "model": "import torch.nn as nn\nfrom pkg.tower import Tower\n\n\ndef _build_tower(cfg):\n    return Tower()\n\n\n"
+                 "class Clip(nn.Module):\n    def __init__(self, cfg):\n        super().__init__()\n"
+                 "        self.visual = _build_tower(cfg)\n\n    def forward(self, x):\n        return self.visual(x)\n",
+    })
     catalog = fixture_catalog()
     project = build_project(analyze_tree(tmp_path, catalog), catalog, Config())
     assert project.module("pkg.model.Clip").depends_on == ("pkg.tower.Tower",)
@@ -307,16 +314,13 @@ def test_a_trace_only_hazard_in_host_generation_glue_does_not_make_a_redesign(tm
     # The same draw in forward (traced) still makes its module a redesign.
     from migrate_lens.catalog import load_catalog
 
-    pkg = tmp_path / "pkg"
-    pkg.mkdir()
-    (pkg / "__init__.py").write_text("")
-    (pkg / "gen.py").write_text(
+    write_package(tmp_path, {"gen": (
         "import torch\nimport torch.nn as nn\n\n\nclass Captioner(nn.Module):\n    def __init__(self):\n"
         "        super().__init__()\n        self.fc = nn.Linear(4, 4)\n\n    def forward(self, x):\n        return self.fc(x)\n\n"
         "    def generate(self, x, steps: int = 4):\n        out = []\n        for _ in range(steps):\n"
         "            probs = self(x).softmax(-1)\n            out.append(torch.multinomial(probs, 1))\n"
         "        return torch.cat(out, 1)\n\n\n"
-        "class Sampler(nn.Module):\n    def forward(self, probs):\n        return torch.multinomial(probs, 1)\n")
+        "class Sampler(nn.Module):\n    def forward(self, probs):\n        return torch.multinomial(probs, 1)\n")})
     catalog = load_catalog()
     files = analyze_tree(tmp_path, catalog)
     project = build_project(files, catalog, Config())
