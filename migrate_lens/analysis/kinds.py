@@ -147,9 +147,10 @@ SHAPE_METHODS = frozenset({
     "new_empty", "new_full", "unflatten", "tensor_split", "topk",
 })
 
-#: Parameter names that by convention carry flags or sizes, not tensors.
+#: Parameter names that by convention carry flags or sizes, not tensors (``no_`` as in
+#: ``no_grad``, ``no_cache``, ``no_recycles``: a flag or a count).
 STATIC_PARAM_NAME = re.compile(
-    r"^(output_|return_|use_|is_|has_|do_|num_|n_|max_|min_|training$|train$|deterministic$|"
+    r"^(output_|return_|use_|is_|has_|do_|no_|num_|n_|max_|min_|training$|train$|deterministic$|"
     r"inference|debug|verbose|inplace$|mode$|dim$|axis$|kwargs$|args$|config$|layer_idx$|"
     r"interpolate_pos_encoding$|causal$|is_causal$|head_mask$|bsz$|batch_size$|seq_len|seqlen|"
     r"kernel_size$|stride$|padding$|dilation$|groups$|eps$|p$|scale_factor$|size$|shape$|dtype$|"
