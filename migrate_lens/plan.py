@@ -98,6 +98,21 @@ def _short(project: Project, qualname: str) -> str:
     return qualname if m.kind == "file" else qualname.rsplit(".", 1)[-1]
 
 
+def _parameterized(name: str) -> bool:
+    """``name`` (a resolved dotted name) is one of :data:`PARAMETERIZED_TORCH`, in any of
+    torch's spellings (``torch.nn.Linear``, ``torch.nn.modules.linear.Linear``)."""
+    return name.startswith("torch.nn.") and f"torch.nn.{name.rsplit('.', 1)[-1]}" in PARAMETERIZED_TORCH
+
+
+def holds_weights(project: Project) -> set[str]:
+    """Qualnames of the classes with learnable parameters of their own: holding a parameterized
+    ``torch.nn`` layer or ``nn.Parameter`` (:data:`PARAMETERIZED_TORCH`), or subclassing such a
+    layer (open_clip's ``LayerNorm(nn.LayerNorm)`` holds no submodule but has weight and bias)."""
+    out = {s.owner for f in project.files for s in f.submodules if _parameterized(s.target)}
+    out.update(c.qualname for f in project.files for c in f.classes if any(_parameterized(b) for b in c.bases))
+    return out
+
+
 def make_plan(project: Project, estimate: Estimate) -> Plan:
     """Order ``project``'s units in waves and pick a pilot. Effort comes from ``estimate``
     (per-module person-days). Deterministic: ties break by qualname."""
@@ -181,7 +196,7 @@ def _pilot(project: Project, estimate: Estimate, comps: list[list[str]], comp_of
     total = sum(estimate.modules[n].effort.p50 for n in names)
     cap = min(PILOT_MAX_DAYS, max(PILOT_MIN_DAYS, PILOT_SHARE * total))
 
-    weighted = {s.owner for f in project.files for s in f.submodules if s.target in PARAMETERIZED_TORCH}
+    weighted = holds_weights(project)
     first_fixes = estimate.first_fixes
     unit_codes = estimate.unit_codes
 

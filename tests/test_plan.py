@@ -131,3 +131,17 @@ def test_pilot_prefers_a_unit_with_weights_to_prove_their_conversion() -> None:
     alone = Project(findings=(), modules=(units[0], units[2]), unresolved=0, files=files[:1])
     pilot = make_plan(alone, estimate(alone, load_catalog(), Config())).pilot
     assert pilot is not None and pilot.root == "a.Loss" and "it holds no weights" in pilot.reason
+
+
+def test_units_hold_weights_through_a_torch_layer_base_or_any_spelling() -> None:
+    from migrate_lens.models import ClassFact, FileFacts, SubmoduleFact
+    from migrate_lens.plan import holds_weights
+
+    files = (FileFacts(path="p/m.py", module="p.m", sha256="", lines=30,
+                       classes=(ClassFact("p.m.LayerNorm", 1, 5, ("torch.nn.LayerNorm",), True, 5),
+                                ClassFact("p.m.Act", 6, 9, ("torch.nn.Module",), True, 4)),
+                       submodules=(SubmoduleFact("p.m.Proj", "fc", "torch.nn.modules.linear.Linear", 12),
+                                   SubmoduleFact("p.m.Act", "act", "torch.nn.GELU", 7),
+                                   SubmoduleFact("p.m.Loss", "crit", "torch.nn.CrossEntropyLoss", 20))),)
+    project = Project(findings=(), modules=(), unresolved=0, files=files)
+    assert holds_weights(project) == {"p.m.LayerNorm", "p.m.Proj"}
