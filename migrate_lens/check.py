@@ -38,7 +38,7 @@ from migrate_lens.gctools import gc_paused
 from migrate_lens.baseline import DEFAULT_BASELINE_NAME, Baseline, build_baseline, split_new
 from migrate_lens.catalog import Catalog, load_catalog
 from migrate_lens.config import Config, load_config
-from migrate_lens.discover import ALWAYS_EXCLUDED_DIRS, discover, module_name, read_bytes
+from migrate_lens.discover import ALWAYS_EXCLUDED_DIRS, discover, holds_unread_code, module_name, read_bytes
 from migrate_lens.filters import apply_config
 from migrate_lens.fingerprint import fingerprint
 from migrate_lens.models import Finding, RuleError, Skipped, severity_rank
@@ -82,7 +82,11 @@ class CheckResult:
     (display path, line, column, code). Counts of what was filtered out: ``baselined``,
     ``outside_diff``, ``accepted`` (``fixme`` comments: accepted debt), ``ignored``
     (``ignore`` comments). ``skipped``: files not analyzed (unreadable, syntax error), with
-    display paths. ``rule_errors``: ``(display path, error)`` for rules that raised.
+    display paths; ``unchecked``: those of them that left code unchecked (a syntax error,
+    undecodable bytes, nesting too deep, too large, unreadable; with a diff, only files changed
+    since the ref): they fail the gate like a blocking finding, since nobody knows what they
+    hold. Symbolic links and non-regular files are listed but never fail it.
+    ``rule_errors``: ``(display path, error)`` for rules that raised.
     ``files_checked``: Python files analyzed.
     """
 
@@ -94,11 +98,16 @@ class CheckResult:
     ignored: int = 0
     skipped: tuple[Skipped, ...] = ()
     rule_errors: tuple[tuple[str, RuleError], ...] = ()
+    unchecked: tuple[Skipped, ...] = ()
 
     def failing(self, fail_on: str) -> tuple[CheckedFinding, ...]:
         """The new findings at or above severity ``fail_on`` (raises ValueError if unknown)."""
         threshold = severity_rank(fail_on)
         return tuple(c for c in self.new if severity_rank(c.finding.severity) >= threshold)
+
+    def blocked(self, fail_on: str) -> bool:
+        """The gate fails: a new finding at or above ``fail_on``, or a file left unchecked."""
+        return bool(self.unchecked or self.failing(fail_on))
 
 
 @dataclass(frozen=True, slots=True)
@@ -455,13 +464,15 @@ def run_check(
     cwd: Path | None = None,
     catalog: Catalog | None = None,
     jobs: int | None = None,
+    skipped: Sequence[Skipped] = (),
 ) -> CheckResult:
     """Check ``files`` and keep the new findings.
 
     ``baseline``: findings to forgive (fingerprints computed with paths relative to
     ``baseline_dir``, default the current directory); ``diff_ref``: keep only findings on lines
-    changed since that git ref. Raises :class:`CheckError` (git problems), ``ConfigError``,
-    ``CatalogError``.
+    changed since that git ref; ``skipped``: files already left out while expanding the paths
+    (:func:`expand_paths`), reported with the others. Raises :class:`CheckError` (git problems),
+    ``ConfigError``, ``CatalogError``.
     """
     cwd = cwd or Path.cwd()
     anchor = (baseline_dir or cwd).resolve()
@@ -487,6 +498,7 @@ def run_check(
     ordered = tuple(
         sorted(candidates, key=lambda c: (c.display_path, c.finding.span.line, c.finding.span.column, c.finding.code))
     )
+    all_skipped = tuple(sorted({*collected.skipped, *skipped}, key=lambda s: (s.path, s.reason)))
     return CheckResult(
         new=ordered,
         files_checked=collected.files_checked,
@@ -494,9 +506,25 @@ def run_check(
         outside_diff=outside,
         accepted=collected.accepted,
         ignored=collected.ignored,
-        skipped=tuple(sorted(collected.skipped, key=lambda s: s.path)),
+        skipped=all_skipped,
         rule_errors=collected.rule_errors,
+        unchecked=tuple(s for s in all_skipped if _leaves_code_unchecked(s, cwd, changed)),
     )
+
+
+def _leaves_code_unchecked(skip: Skipped, cwd: Path, changed: dict[Path, frozenset[int] | None] | None) -> bool:
+    """A skip fails the gate when it left code unread (:func:`migrate_lens.discover.holds_unread_code`)
+    and, with a diff, the file (or a file under the skipped folder) changed since the ref; a
+    path that cannot be found again (an escaped non-UTF-8 name) counts as changed."""
+    if not holds_unread_code(skip.reason):
+        return False
+    if changed is None:
+        return True
+    path = cwd / skip.path
+    if not path.exists():
+        return True
+    real = path.resolve()
+    return real in changed or any(real in p.parents for p in changed)
 
 
 # --------------------------------------------------------------------------- output
@@ -533,7 +561,13 @@ def _summary(result: CheckResult, fail_on: str) -> str:
         )
         if n
     ]
-    return "migrate-lens: " + head + (f"; {', '.join(extra)}" if extra else "") + "."
+    line = "migrate-lens: " + head + (f"; {', '.join(extra)}" if extra else "") + "."
+    if result.unchecked:
+        n = len(result.unchecked)
+        them = "them" if n != 1 else "it"
+        line += (f" Failed: {n} file{'s' if n != 1 else ''} could not be checked (fix {them}, or list {them}"
+                 f" under exclude in [tool.migrate-lens] to leave {them} out on purpose).")
+    return line
 
 
 def render_text(result: CheckResult, fail_on: str, out: IO[str]) -> None:
@@ -545,8 +579,9 @@ def render_text(result: CheckResult, fail_on: str, out: IO[str]) -> None:
         out.write(f"{p(c.display_path)}:{f.span.line}:{f.span.column + 1}: {f.code} {p(f.message)}\n")
         if c.remedy:
             out.write(f"    remedy: {p(c.remedy)}\n")
+    unchecked = set(result.unchecked)
     for s in result.skipped:
-        out.write(f"{p(s.path)}: skipped: {p(s.reason)}\n")
+        out.write(f"{p(s.path)}: {'not checked' if s in unchecked else 'skipped'}: {p(s.reason)}\n")
     for path, err in result.rule_errors:
         out.write(f"{p(path)}: rule {err.code} failed: {p(err.message)}\n")
     out.write(_summary(result, fail_on) + "\n")
@@ -583,20 +618,25 @@ def render_github(result: CheckResult, fail_on: str, out: IO[str]) -> None:
         )
         message = f.message + (f"\nRemedy: {c.remedy}" if c.remedy else "")
         out.write(f"::{level} {props}::{_gh_data(message)}\n")
+    unchecked = set(result.unchecked)
     for s in result.skipped:
-        out.write(f"::notice file={_gh_prop(s.path)},title=skipped::{_gh_data(s.reason)}\n")
+        kind = "error file={},title=not checked" if s in unchecked else "notice file={},title=skipped"
+        out.write(f"::{kind.format(_gh_prop(s.path))}::{_gh_data(s.reason)}\n")
     for path, err in result.rule_errors:
         out.write(f"::warning file={_gh_prop(path)},title=rule {_gh_prop(err.code)} failed::{_gh_data(err.message)}\n")
     out.write(_summary(result, fail_on) + "\n")
 
 
 def check_json(result: CheckResult, fail_on: str) -> dict[str, Any]:
-    """The ``--format json`` document (deterministic; columns 1-based, end exclusive)."""
+    """The ``--format json`` document (deterministic; columns 1-based, end exclusive). ``failed``
+    is the gate's outcome (:meth:`CheckResult.blocked`); a skipped file that left code unchecked
+    has ``"blocking": true``."""
     threshold = severity_rank(fail_on)
+    unchecked = set(result.unchecked)
     return {
         "version": 1,
         "fail_on": fail_on,
-        "failed": bool(result.failing(fail_on)),
+        "failed": result.blocked(fail_on),
         "findings": [
             {
                 "path": c.display_path,
@@ -616,7 +656,7 @@ def check_json(result: CheckResult, fail_on: str) -> dict[str, Any]:
             }
             for c in result.new
         ],
-        "skipped": [{"path": s.path, "reason": s.reason} for s in result.skipped],
+        "skipped": [{"path": s.path, "reason": s.reason, "blocking": s in unchecked} for s in result.skipped],
         "rule_errors": [{"path": p, "code": e.code, "message": e.message} for p, e in result.rule_errors],
         "summary": {
             "files_checked": result.files_checked,
@@ -627,6 +667,7 @@ def check_json(result: CheckResult, fail_on: str) -> dict[str, Any]:
             "accepted": result.accepted,
             "ignored": result.ignored,
             "skipped": len(result.skipped),
+            "unchecked": len(result.unchecked),
         },
     }
 

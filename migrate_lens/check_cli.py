@@ -4,8 +4,10 @@ Kept apart from the main CLI module so the pre-commit path imports only what it 
 networkx, jinja2, rich or report code (a test runs ``check`` in a subprocess and inspects
 ``sys.modules``). The heavy lifting is in :mod:`migrate_lens.check`.
 
-Exit codes of ``check``: 0 no new finding at or above ``--fail-on``; 1 there is one; 2 usage
-error (bad option, missing file, bad config or baseline, unknown git ref).
+Exit codes of ``check``: 0 no new finding at or above ``--fail-on`` and every file checked; 1
+there is one, or a file could not be checked (syntax error, undecodable, nesting too deep, too
+large, unreadable: a gate that cannot read a file cannot pass it); 2 usage error (bad option,
+missing file, bad config or baseline, unknown git ref).
 """
 
 from __future__ import annotations
@@ -97,6 +99,11 @@ def check(
 
     Per-file rules only (fast enough for a pre-commit hook); non-Python files are ignored.
     Config comes from the nearest pyproject.toml; suppression comments apply as in `scan`.
+
+    Exit codes: 0 clean; 1 a new finding at or above --fail-on, or a file that could not be
+    checked (syntax error such as Python 2 code, undecodable bytes, nesting too deep, too
+    large, unreadable: printed as "not checked"; with --diff only files changed since REF);
+    2 usage error. Exclude a file on purpose with exclude in [tool.migrate-lens].
     """
     from migrate_lens.baseline import read_baseline
     from migrate_lens.check import FORMATS, default_baseline_path, expand_paths, run_check
@@ -122,15 +129,12 @@ def check(
             diff_ref=diff_ref,
             cwd=cwd,
             jobs=jobs,
+            skipped=discovered_skips,
         )
-        if discovered_skips:
-            from dataclasses import replace
-
-            result = replace(result, skipped=tuple(sorted((*result.skipped, *discovered_skips), key=lambda s: s.path)))
         buf = io.StringIO()
         FORMATS[fmt](result, fail_on, buf)
         click.echo(buf.getvalue(), nl=False)
-        return 1 if result.failing(fail_on) else 0
+        return 1 if result.blocked(fail_on) else 0
 
     click.get_current_context().exit(_run_guarded(run))
 

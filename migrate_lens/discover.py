@@ -93,6 +93,21 @@ def _link_reason(path: Path, root: Path) -> str:
     return f"symbolic link (-> {target}); its target is scanned at its own path"
 
 
+#: Starts of the skip reasons for a path that holds no Python code of its own: a symbolic link
+#: (never followed; its target, when inside the root, is a file of its own), a FIFO or device,
+#: a file that vanished between listing and reading, a non-Python file given as the root.
+#: Every other skip leaves code unread.
+_NO_CODE_REASONS: tuple[str, ...] = ("symbolic link", "broken symbolic link", "not a regular file", "not a Python file")
+
+
+def holds_unread_code(reason: str) -> bool:
+    """Whether a skip with this ``reason`` (one this module or the per-file analysis gave)
+    left Python code unanalyzed: True for syntax errors, undecodable or binary bytes, size
+    limits, unreadable files and folders, names that are not UTF-8, timeouts, crashes; False
+    for symbolic links, non-regular files and files that vanished. ``check`` fails on the first kind."""
+    return not reason.startswith(_NO_CODE_REASONS)
+
+
 def discover(root: Path, config: Config) -> Discovery:
     """Walk ``root`` (a directory or a single file).
 

@@ -505,6 +505,7 @@ def test_json_format(project: Path) -> None:
         "accepted": 0,
         "ignored": 0,
         "skipped": 0,
+        "unchecked": 0,
     }
     (f,) = doc["findings"]
     assert {
@@ -570,13 +571,14 @@ def test_usage_errors_exit_2(project: Path, args: list[str], message: str) -> No
     assert message in result.output
 
 
-def test_skipped_files_are_listed_and_do_not_fail(project: Path) -> None:
+def test_a_file_that_cannot_be_checked_fails_the_gate(project: Path) -> None:
     write(project, "legacy.py", "import torch\nprint 'python 2'\n")
     result = CliRunner().invoke(check_cli, ["legacy.py"])
-    assert result.exit_code == 0
+    assert result.exit_code == 1
     skipped, summary = result.output.splitlines()
-    assert skipped.startswith("legacy.py: skipped: syntax error at line 2")
-    assert summary == "migrate-lens: no new findings in 0 files; 1 file skipped."
+    assert skipped.startswith("legacy.py: not checked: syntax error at line 2")
+    assert summary == ("migrate-lens: no new findings in 0 files; 1 file skipped. Failed: 1 file could not be "
+                       "checked (fix it, or list it under exclude in [tool.migrate-lens] to leave it out on purpose).")
 
 
 def test_text_render_lists_rule_errors(project: Path) -> None:

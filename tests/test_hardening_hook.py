@@ -119,3 +119,87 @@ def test_command_line_options_still_win(project: Path) -> None:
         assert runner.invoke(main, ["check", "--fail-on", "high", "model.py"]).exit_code == 1
     finally:
         os.chdir(old)
+
+
+# --------------------------------------------------------------------------- files the gate cannot read
+
+UNCHECKABLE = {
+    "py2.py": b"import torch\nprint 'python 2'\n",
+    "undecodable.py": b"import torch\nx = '\xff\xfe'\n",
+    "utf16.py": "import torch\n".encode("utf-16"),
+    "binary.py": b"import torch\x00\x01\x02\n",
+    "deep.py": b"import torch\nx = " + b"(" * 300 + b"1" + b")" * 300 + b"\n",
+    "nb.ipynb": b"{not json",
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNCHECKABLE))
+@pytest.mark.parametrize("fmt", ["text", "github", "json"])
+def test_a_changed_file_that_cannot_be_checked_fails_the_hook(project: Path, name: str, fmt: str) -> None:
+    """Repro: the hook exited 0 ("no new findings in 0 files; 1 file skipped") on a staged file
+    it could not parse: a Python 2 file, undecodable bytes, nesting too deep, a broken notebook.
+    A gate that cannot read a file cannot pass it."""
+    (project / name).write_bytes(UNCHECKABLE[name])
+    (project / "clean.py").write_text("import torch\n\n\ndef f(x):\n    return x + 1\n", encoding="utf-8")
+    (project / "pyproject.toml").open("a", encoding="utf-8").write(f'\n[tool.migrate-lens.check]\nformat = "{fmt}"\n')
+    code, out = _run_hook(project, [name, "clean.py"])
+    assert code == 1, out
+    if fmt == "json":
+        doc = json.loads(out)
+        assert doc["failed"] is True and doc["summary"]["unchecked"] == 1
+        assert [(s["path"], s["blocking"]) for s in doc["skipped"]] == [(name, True)]
+    elif fmt == "github":
+        assert f"::error file={name},title=not checked::" in out, out
+    else:
+        assert f"{name}: not checked: " in out and "Failed: 1 file could not be checked" in out, out
+        assert "no new findings in 1 file" in out  # the other file was checked
+
+
+def test_an_excluded_unparsable_file_does_not_fail_the_hook(project: Path) -> None:
+    (project / "legacy").mkdir()
+    (project / "legacy" / "py2.py").write_bytes(UNCHECKABLE["py2.py"])
+    (project / "pyproject.toml").open("a", encoding="utf-8").write('\n[tool.migrate-lens]\nexclude = ["legacy/**"]\n')
+    code, out = _run_hook(project, ["legacy/py2.py"])
+    assert code == 0, out
+
+
+def test_a_symbolic_link_is_listed_but_does_not_fail(project: Path) -> None:
+    (project / "clean.py").write_text("import torch\n", encoding="utf-8")
+    (project / "pkg").mkdir()
+    (project / "pkg" / "link.py").symlink_to("../clean.py")
+    runner = CliRunner()
+    old = Path.cwd()
+    os.chdir(project)
+    try:
+        result = runner.invoke(main, ["check", "--no-baseline", "pkg"])
+    finally:
+        os.chdir(old)
+    assert result.exit_code == 0, result.output
+    assert "pkg/link.py: skipped: symbolic link" in result.output
+
+
+def test_with_diff_only_an_unparsable_file_that_changed_fails(project: Path) -> None:
+    import subprocess
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", *args], cwd=project, check=True, capture_output=True)
+
+    (project / ".git").rmdir()
+    git("init", "-q", ".")
+    git("-c", "user.email=a@b", "-c", "user.name=a", "commit", "-q", "--allow-empty", "-m", "0")
+    (project / "old.py").write_bytes(UNCHECKABLE["py2.py"])
+    git("add", "old.py")
+    git("-c", "user.email=a@b", "-c", "user.name=a", "commit", "-q", "-m", "1")
+    runner = CliRunner()
+    old = Path.cwd()
+    os.chdir(project)
+    try:
+        result = runner.invoke(main, ["check", "--no-baseline", "--diff", "HEAD", "old.py"])
+        assert result.exit_code == 0, result.output  # old debt, unchanged since HEAD: listed, not blocking
+        assert "old.py: skipped: syntax error" in result.output
+        (project / "old.py").write_bytes(UNCHECKABLE["py2.py"] + b"print 'more'\n")
+        result = runner.invoke(main, ["check", "--no-baseline", "--diff", "HEAD", "old.py"])
+        assert result.exit_code == 1, result.output
+        assert "old.py: not checked: syntax error" in result.output
+    finally:
+        os.chdir(old)

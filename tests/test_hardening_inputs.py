@@ -75,10 +75,10 @@ def test_check_and_baseline_skip_non_utf8_names(tmp_path: Path) -> None:
     code, output = _invoke(["check", "--no-baseline", "."], cwd=root)
     assert code == 1, output
     _no_control(output)
-    assert "bad\\xff.py: skipped: file name is not valid UTF-8" in output
+    assert "bad\\xff.py: not checked: file name is not valid UTF-8" in output
     assert "t\\x1b]0;PWNED\\x07.py:6:" in output
     code, output = _invoke(["check", "--no-baseline", "--", os.fsdecode(b"bad\xff.py"), "good.py"], cwd=root)
-    assert code == 1 and "bad\\xff.py: skipped: file name is not valid UTF-8" in output, output
+    assert code == 1 and "bad\\xff.py: not checked: file name is not valid UTF-8" in output, output
     for fmt in ("github", "json"):
         code, output = _invoke(["check", "--no-baseline", "--format", fmt, "."], cwd=root)
         assert code == 1, output
@@ -115,7 +115,7 @@ def test_notebook_of_deeply_nested_brackets_is_skipped(tmp_path: Path) -> None:
     assert "nested too deeply" in reasons["deep.ipynb"] and "nested too deeply" in reasons["deep2.ipynb"]
     assert [f.path for f in result.files] == ["good.py"]
     code, output = _invoke(["check", "--no-baseline", "--", "deep.ipynb", "good.py"], cwd=root)
-    assert code == 1 and "deep.ipynb: skipped: notebook JSON nested too deeply" in output, output
+    assert code == 1 and "deep.ipynb: not checked: notebook JSON nested too deeply" in output, output
 
 
 def test_path_longer_than_path_max_is_skipped(tmp_path: Path) -> None:
@@ -198,7 +198,7 @@ def test_unexpected_exception_in_check_is_a_skip(tmp_path: Path, monkeypatch: py
     monkeypatch.setattr(check_mod, "analyze_file", flaky)
     code, output = _invoke(["check", "--no-baseline", "-j", "1", "--", "boom.py", "good.py"], cwd=root)
     assert code == 1, output
-    assert "boom.py: skipped: analysis failed (KeyError)" in output and "good.py:6:" in output
+    assert "boom.py: not checked: analysis failed (KeyError)" in output and "good.py:6:" in output
 
 
 @pytest.mark.parametrize("name", ["o[/x]", "o[bold]x", "o\x1b[31mred"])
