@@ -272,8 +272,14 @@ class Bindings:
             out.append((member, local, full))
         return absolute, level, out
 
+    def is_own_package(self, full: str) -> bool:
+        """``full`` (an absolute dotted name) lies in the file's own top-level package: inside
+        ``torch_geometric``, ``from torch_geometric.data import Data`` imports the project's own
+        code (the package being ported), not an external dependency."""
+        return full.split(".", 1)[0] == self.module.split(".", 1)[0]
+
     def _note_import(self, local: str, full: str, level: int) -> None:
-        if level > 0 or full.split(".", 1)[0] == self.module.split(".", 1)[0]:
+        if level > 0 or self.is_own_package(full):
             self.project_names.add(full)
         if self.guard_depth:
             self.guarded.add(full)

@@ -641,13 +641,15 @@ def match_attribute(site: Site, m: "Matcher") -> str | None:
 
 def match_name(site: Site, m: "Matcher") -> str | None:
     """A resolved dotted name (class base, decorator, import, referenced attribute) matching
-    ``names`` globs and not ``exclude``. Relative imports (``from .ops import x``) name the
-    project's own modules and never match; ``skip_compared`` skips a name that is only an
+    ``names`` globs and not ``exclude``. Relative imports (``from .ops import x``) and absolute
+    imports of the file's own top-level package (``from torch_geometric.data import Data``
+    inside ``torch_geometric``: the code being ported) name the project's own modules and never
+    match; ``skip_compared`` skips a name that is only an
     operand of a comparison (``x.dtype in (torch.float32, torch.float64)`` creates nothing);
     ``optional`` (imports) requires (true) or forbids (false) an optional import: one under
     ``try: ... except ImportError`` or ``if is_<lib>_available():``, or a call of a name so
     imported (the file runs without the library)."""
-    if site.kind == "import" and site.data.get("level", 0) > 0:
+    if site.kind == "import" and (site.data.get("level", 0) > 0 or site.data.get("own")):
         return None
     optional = _param(m, "optional")
     if optional is not None and bool(site.data.get("optional")) != optional:

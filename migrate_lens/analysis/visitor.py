@@ -316,7 +316,8 @@ class FileVisitor(cst.CSTVisitor):
         for full, local in self.bindings.bind_import(node):
             self.imports.append(ImportFact(module=full, name="", alias=local, line=line,
                                            guarded=self.bindings.guard_depth > 0))
-            self._site("import", node, name=full, data={"optional": self.bindings.guard_depth > 0})
+            self._site("import", node, name=full, data={"optional": self.bindings.guard_depth > 0,
+                                                        "own": self.bindings.is_own_package(full)})
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
         line = self._line(node)
@@ -325,7 +326,8 @@ class FileVisitor(cst.CSTVisitor):
             self.imports.append(ImportFact(module=absolute, name=member, alias=local, line=line, level=level,
                                            guarded=self.bindings.guard_depth > 0))
             self._site("import", node, name=full or absolute,
-                       data={"level": level, "optional": self.bindings.guard_depth > 0})
+                       data={"level": level, "optional": self.bindings.guard_depth > 0,
+                             "own": level == 0 and self.bindings.is_own_package(full or absolute)})
 
     # ------------------------------------------------------------------ module-level names
     def visit_Module(self, node: cst.Module) -> None:
@@ -1695,7 +1697,7 @@ class FileVisitor(cst.CSTVisitor):
                 candidates = self.bindings.alts.get(func.value, (name,)) if type(func) is cst.Name else (name,)
             for c in candidates:
                 guarded = self.bindings.guarded_import(c)
-                if guarded:
+                if guarded and not self.bindings.is_own_package(guarded):
                     # `f(q, k, v)` with `try: from flash_attn import f`: the use of the optional library
                     self._site("import", node, name=guarded, data={"level": 0, "call": True, "optional": True})
                 if self.bindings.is_project(c):  # matched by the project graph (aliases across files)
