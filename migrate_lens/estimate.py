@@ -107,6 +107,12 @@ class OneOff:
     name: str
     prefixes: tuple[str, ...]
     days: tuple[float, float, float]
+    #: rule code -> hours per finding once this task is done: rules whose per-site effort
+    #: prices the same design change as the task (a collective or a DDP wrapper each priced as
+    #: the move to shardings). When the task fires, their findings in scope cost these hours
+    #: each (before calibration, times a copy's weight) and their first fix is not charged:
+    #: the task is that first fix. Our judgment defaults, like ``days``.
+    covers: tuple[tuple[str, float], ...] = ()
 
 
 #: One-off costs. Figures are our judgment defaults (person-days), to be edited per team.
@@ -123,7 +129,10 @@ ONE_OFFS: tuple[OneOff, ...] = (
             "torch.distributed.fsdp", "torch.nn.DataParallel", "torch.multiprocessing.spawn",
             "deepspeed.initialize", "fairscale.nn.model_parallel", "fairscale.nn.FullyShardedDataParallel",
             "accelerate.Accelerator"),
-           (3.0, 6.0, 15.0)),
+           (3.0, 6.0, 15.0),
+           # under jit over a sharded mesh a collective disappears or becomes one lax call in
+           # shard_map, a rank query jax.process_index(): ~1 h per site; dropping a DDP wrapper ~0.5 h
+           covers=(("ML806", 1.0), ("ML807", 0.5))),
     OneOff("checkpoint conversion (state_dict to Flax params)",
            ("torch.load", "torch.save", "torch.hub.load_state_dict_from_url", "safetensors.torch.load_file",
             "safetensors.torch.save_file", "torch.utils.model_zoo.load_url"),
@@ -622,6 +631,19 @@ def detect_one_offs(project: Project, multiplier: float = 1.0, units: frozenset[
     return tuple(out)
 
 
+def covered_site_hours(one_offs: Iterable[OneOffCost]) -> dict[str, float]:
+    """Rule code -> hours per finding (before calibration) for the rules whose design change
+    one of the detected ``one_offs`` prices (:attr:`OneOff.covers`); the smallest figure when
+    two tasks cover one code."""
+    by_name = {item.name: item for item in ONE_OFFS}
+    out: dict[str, float] = {}
+    for o in one_offs:
+        item = by_name.get(o.name)
+        for code, hours in item.covers if item else ():
+            out[code] = min(hours, out.get(code, hours))
+    return out
+
+
 def _n(count: int, noun: str) -> str:
     """``"1 file"``, ``"2 files"``, ``"2 dependencies"``."""
     if count == 1:
@@ -717,6 +739,10 @@ def estimate(project: Project, catalog: Catalog, config: Config, *, skipped: int
     lines = _code_lines(project, copies)
     rules = _rules(catalog)
 
+    one_offs = detect_one_offs(project, mult * CALIBRATION_SCALE, scope.units if scope.roots else None)
+    # a site of a rule whose design a detected one-off prices costs the task's site hours
+    covered = {code: hours / (REPEAT_FACTOR * _task(catalog, code).mean)
+               for code, hours in covered_site_hours(one_offs).items()}
     modules: dict[str, ModuleEstimate] = {}
     by_category: dict[str, float] = defaultdict(float)
     code_effort: dict[str, float] = defaultdict(float)
@@ -743,8 +769,10 @@ def estimate(project: Project, catalog: Catalog, config: Config, *, skipped: int
                     dep_sites[(f.code, dependency_name(f))].append(f)
                 continue
             findings.append(f)
-            if copies.copy_at(f.path, f.span.line) is not None:
-                weight[id(f)] = COPY_FRACTION
+            w = COPY_FRACTION if copies.copy_at(f.path, f.span.line) is not None else 1.0
+            w *= covered.get(f.code, 1.0)
+            if w != 1.0:
+                weight[id(f)] = w
         fe_h, per_code = findings_effort_hours(findings, catalog, weight, first_fix=False)
         unit_codes[m.qualname] = frozenset(per_code)
         base = Effort(base_h.mean * to_days)
@@ -753,7 +781,8 @@ def estimate(project: Project, catalog: Catalog, config: Config, *, skipped: int
         if m.qualname not in scope.units:
             continue
         for fd in findings:
-            fix_weights[fd.code].append(weight.get(id(fd), 1.0))
+            if fd.code not in covered:  # (a covering one-off task is that rule's first fix)
+                fix_weights[fd.code].append(weight.get(id(fd), 1.0))
             if fd.code in rules and rules[fd.code].category == "custom-op" and fd.severity != "info":
                 op_sites[fd.code].append(_fallback(fd, files, ""))
         by_category["base porting"] += full.mean * own_share * to_days
@@ -787,7 +816,6 @@ def estimate(project: Project, catalog: Catalog, config: Config, *, skipped: int
         code_effort[code] += task.mean * to_days
         by_category[rule.category if rule else "other"] += task.mean * to_days
     deps.sort(key=lambda d: (-d.effort.p50, d.name, d.code))
-    one_offs = detect_one_offs(project, mult * CALIBRATION_SCALE, scope.units if scope.roots else None)
     for o in one_offs:
         by_category["one-off project tasks"] += o.effort.p50
     total = effort_sum(modules[m.qualname].effort for m in in_scope) + effort_sum(d.effort for d in deps) \

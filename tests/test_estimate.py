@@ -415,3 +415,66 @@ def test_ecosystem_gaps_name_backbones_built_in_code_and_torch_only_imports(tmp_
     assert (item.status, item.detail) == ("warn", "2 dependencies without a JAX twin: horovod, timm")
     component = next(c for c in est.risk_components if c.name == "ecosystem gaps")
     assert component.value == 2.0 and component.detail == item.detail
+
+
+_COLLECTIVES = '''
+import torch
+import torch.distributed as dist
+
+
+def sync_loss(loss: torch.Tensor, feats: torch.Tensor) -> torch.Tensor:
+    dist.all_reduce(loss)
+    parts = [torch.empty_like(feats) for _ in range(dist.get_world_size())]
+    dist.all_gather(parts, feats)
+    return loss / dist.get_world_size() + torch.cat(parts).sum()
+'''
+_LAUNCH = '''
+import torch.distributed as dist
+
+from pkg.loss import sync_loss
+
+
+def main() -> None:
+    dist.init_process_group("nccl")
+    sync_loss(None, None)
+'''
+
+
+def _ml806_pricing(tmp_path, with_launch: bool) -> tuple[Estimate, float, int]:
+    """(estimate, P50 person-days of the findings of ``pkg.loss`` (``sync_loss``), its ML806 findings) for a package
+    whose loss helper holds collectives, with or without a launcher that sets up the process group."""
+    from migrate_lens.catalog import load_catalog
+
+    catalog = load_catalog()
+    write_package(tmp_path, {"loss": _COLLECTIVES, **({"launch": _LAUNCH} if with_launch else {})})
+    project = build_project(analyze_tree(tmp_path, catalog), catalog, Config())
+    est = estimate(project, catalog, Config())
+    unit = est.modules["pkg.loss"]  # (module-level functions make up their module's unit)
+    sites = sum(1 for m in project.modules if m.qualname == "pkg.loss" for f in m.findings if f.code == "ML806")
+    return est, unit.findings.p50, sites
+
+
+def test_a_one_off_task_prices_the_design_its_rules_sites_would_price_again(tmp_path) -> None:
+    """The distributed-training one-off (process group set-up) is the move to shardings; the
+    collectives' ML806 findings then cost its per-site hours, and ML806's first fix is not
+    charged on top (open_clip: 23 collectives had added 11.4 person-days beside the 7.6 of the task)."""
+    from migrate_lens.estimate import ONE_OFFS, REPEAT_FACTOR, covered_site_hours
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    alone, alone_days, n = _ml806_pricing(tmp_path / "a", with_launch=False)
+    launched, launched_days, n2 = _ml806_pricing(tmp_path / "b", with_launch=True)
+    assert n == n2 == 4  # all_reduce, get_world_size x2, all_gather
+    assert not any(o.name.startswith("distributed") for o in alone.one_offs)
+    assert any(o.name.startswith("distributed") for o in launched.one_offs)
+    assert "ML806" in alone.first_fixes and "ML806" not in launched.first_fixes
+    site_h = covered_site_hours(launched.one_offs)["ML806"]
+    assert site_h == dict(next(o for o in ONE_OFFS if o.name.startswith("distributed")).covers)["ML806"]
+    to_days = CALIBRATION_SCALE / 8.0  # default team experience and hours per day
+    from migrate_lens.catalog import load_catalog
+
+    rule = load_catalog().by_code()["ML806"]
+    mean_h = Pert.task(rule.effort.optimistic, rule.effort.likely, rule.effort.pessimistic).mean
+    assert alone_days == pytest.approx(n * REPEAT_FACTOR * mean_h * to_days * EXPERIENCE_MULTIPLIER[Config().team_experience])
+    assert launched_days == pytest.approx(n * site_h * to_days * EXPERIENCE_MULTIPLIER[Config().team_experience])
+    assert launched_days < alone_days
