@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from collections.abc import Collection, Iterable
 from typing import Any, Callable
 
@@ -136,6 +136,13 @@ class _FuncScope:
     ret_flows: list[Flow] = field(default_factory=list)
     ret_items: list[list[Flow]] | None = None
     call_flows: list[CallFlow] = field(default_factory=list)
+    #: per call flow holding local names outside a loop: (its index in ``call_flows``, the
+    #: call's last line, held position -> local name, held keyword -> local name), decided at
+    #: the function's end by whether the name is read after the call (:func:`_held_after`)
+    held_names: list[tuple[int, int, dict[int, str], dict[str, str]]] = field(default_factory=list)
+    #: local names last bound to a new object (the result of a call that is not a view:
+    #: ``logits = self.classifier(h)``), not to an alias of another (``queue = self.queue``)
+    fresh: set[str] = field(default_factory=set)
     #: open ``if`` statements: [orelse node id, env before, derived before, body-end state]
     branches: list[list[Any]] = field(default_factory=list)
     #: name -> another live name (or ``self.attr``) bound to the same object (``q = p`` binds
@@ -579,6 +586,8 @@ class FileVisitor(cst.CSTVisitor):
                 self.emit(Site(kind="argument-inplace-returning", node=node, context=scope.context,
                                symbol=scope.qualname, name=param, data={"how": how}, requires=(f"u:{param}=L",)))
         start, end = self._lines(original_node)
+        if scope.held_names:
+            self._drop_unread_held(scope, end)
         self.functions.append(FunctionFact(
             qualname=scope.qualname, line=start, end_line=end, context=scope.guess,
             is_method=scope.is_method,
@@ -587,6 +596,26 @@ class FileVisitor(cst.CSTVisitor):
         summary = _with_flows(summary, scope)
         if summary is not None:
             self.summaries.append(summary)
+
+    def _drop_unread_held(self, scope: _FuncScope, end: int) -> None:
+        """Take out of each call flow's ``held`` the local variables holding a new object
+        (``_FuncScope.fresh``) that the function never reads after the call (through line ``end``, the function's last): an
+        in-place update of an object nobody looks at again is not lost by a port (NLLB-MoE's
+        ``router_logits += gumbel(...)`` in ``route_tokens(router_logits, ...)``, with the local
+        ``router_logits`` not read after). Calls inside a loop keep theirs (the next iteration
+        may read it). A word match on the text after the call: a name in a comment or string
+        counts as read (the flow is kept)."""
+        positions = self.metadata.get(PositionProvider)
+        text_after = getattr(positions, "text_after", None)
+        if text_after is None:
+            return
+        for index, last, by_pos, by_kw in scope.held_names:
+            after = text_after(last, end)
+            flow = scope.call_flows[index]
+            held = tuple(i for i in flow.held if i not in by_pos or _reads(after, by_pos[i]))
+            held_kw = tuple(k for k in flow.held_kw if k not in by_kw or _reads(after, by_kw[k]))
+            if held != flow.held or held_kw != flow.held_kw:
+                scope.call_flows[index] = replace(flow, held=held, held_kw=held_kw)
 
     def _bind_params(self, scope: _FuncScope, params: cst.Parameters, is_method: bool) -> None:
         all_params = [*params.posonly_params, *params.params, *params.kwonly_params]
@@ -793,6 +822,10 @@ class FileVisitor(cst.CSTVisitor):
                     scope.views[target.value] = src
                 else:
                     scope.views.pop(target.value, None)
+                if type(value) is cst.Call and not (src or _view_source(value)):
+                    scope.fresh.add(target.value)
+                else:
+                    scope.fresh.discard(target.value)
                 self._bind_alias(scope, target.value, value)
                 if self._holds_tensors(value):
                     scope.tensor_lists.add(target.value)
@@ -1714,10 +1747,14 @@ class FileVisitor(cst.CSTVisitor):
             else:
                 self._call_variants(node, name, method, (receiver, tuple(args), kwargs, result_kind), call_used, data,
                                     extras, parts)
-        if scope is not None and _is_project_callee(name) and not (
-                name[:5] == "self." and scope.cls is not None and scope.cls.is_module):
-            # (methods of nn.Modules take tensors by assumption: no flow to record for them)
-            self._call_flow(scope, node, name)
+        if scope is not None and _is_project_callee(name):
+            if not (name[:5] == "self." and scope.cls is not None and scope.cls.is_module):
+                self._call_flow(scope, node, name)
+            elif name[5:] in scope.cls.methods:
+                # methods of nn.Modules take tensors by assumption: no argument kinds to
+                # record, only what the caller still holds and keeps of the result (an
+                # in-place update of `self._update(self.stats, x)` that a port loses: ML315)
+                self._call_flow(scope, node, name, kinds=False)
 
     # ------------------------------------------------------------------ bindings at call sites
     def _bound_calls(self, node: cst.Call, scope: _FuncScope, name: str, method: str, receiver: str,
@@ -2044,13 +2081,15 @@ class FileVisitor(cst.CSTVisitor):
             self.values.under(hyp, "", lambda: self._site(
                 "call", node, name=name, method=method, receiver=got[0], data=variant, requires=(req,)))
 
-    def _call_flow(self, scope: _FuncScope, node: cst.Call, name: str) -> None:
+    def _call_flow(self, scope: _FuncScope, node: cst.Call, name: str, kinds: bool = True) -> None:
         """Record the argument flows of a call to a function the project may define (for its
-        summary: the callee's parameters get the kinds callers pass)."""
+        summary: the callee's parameters get the kinds callers pass). With ``kinds=False``
+        only the arguments the caller still holds and what it keeps of the result are
+        recorded (a flow without argument kinds), and only when some argument is held."""
         args: list[Flow] = []
         keywords: list[str] = []
         kwargs: list[Flow] = []
-        for a in node.args:
+        for a in node.args if kinds else ():
             if a.star:
                 if a.star == "*":
                     break
@@ -2063,11 +2102,26 @@ class FileVisitor(cst.CSTVisitor):
             else:
                 args.append(f)
         # arguments the caller still holds (for updates a port would lose, `CallFlow.held`)
-        held = tuple(i for i, a in enumerate(a for a in node.args if a.keyword is None and not a.star)
-                     if _is_held(a.value))
+        positional = [a for a in node.args if a.keyword is None and not a.star]
+        held = tuple(i for i, a in enumerate(positional) if _is_held(a.value))
         held_kw = tuple(a.keyword.value for a in node.args if a.keyword is not None and _is_held(a.value))
         if held or held_kw or any(f.kind or f.deps for f in (*args, *kwargs)):
             use = self.call_use.get(id(node), "") if held or held_kw else ""
+            if (held or held_kw) and not scope.loops:
+                # a local variable holding a new object is held only if the caller reads it
+                # after the call (decided at the function's end); a parameter (its own
+                # caller's object), `self.<attr>` (module state) and a local alias of either
+                # (`queue = self.queue`, a view) are always held
+                # (a module's forward's parameters are its user's inputs: that a port leaves
+                # them unchanged loses nothing forward reads)
+                fresh = scope.fresh | scope.params if scope.name == "forward" and scope.cls is not None \
+                    and scope.cls.is_module else scope.fresh - scope.params
+                by_pos = {i: v.value for i in held for v in [positional[i].value]
+                          if type(v) is cst.Name and v.value in fresh}
+                by_kw = {a.keyword.value: a.value.value for a in node.args if a.keyword is not None
+                         and type(a.value) is cst.Name and a.keyword.value in held_kw and a.value.value in fresh}
+                if by_pos or by_kw:
+                    scope.held_names.append((len(scope.call_flows), self._lines(node)[1], by_pos, by_kw))
             scope.call_flows.append(CallFlow(name, tuple(args), tuple(keywords), tuple(kwargs), held, held_kw, use))
 
     def _is_global_pool_result(self, expr: cst.BaseExpression | None) -> bool:
@@ -2723,6 +2777,18 @@ def _returned_names(value: cst.BaseExpression, depth: int = 0) -> set[str]:
     if t is cst.IfExp:
         return _returned_names(value.body, depth + 1) | _returned_names(value.orelse, depth + 1)
     return set()
+
+
+def _reads(text: str, name: str) -> bool:
+    """Whether ``name`` occurs in ``text`` as a whole identifier."""
+    at = text.find(name)
+    while at >= 0:
+        end = at + len(name)
+        if (at == 0 or not (text[at - 1].isalnum() or text[at - 1] == "_")) and \
+                (end >= len(text) or not (text[end].isalnum() or text[end] == "_")):
+            return True
+        at = text.find(name, end)
+    return False
 
 
 def _is_held(value: cst.BaseExpression) -> bool:

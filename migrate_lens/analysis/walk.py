@@ -702,6 +702,15 @@ class Positions:
             raise IndexError(f"lines {rng.start.line}-{rng.end.line} outside a {len(starts)}-line source")
         return self.source[starts[rng.start.line - 1] + rng.start.column: starts[rng.end.line - 1] + rng.end.column]
 
+    def text_after(self, line: int, end: int) -> str:
+        """The source text of the lines after 1-based ``line`` through ``end`` ("" when there
+        are none)."""
+        starts = self._starts()
+        if line >= end or line >= len(starts):
+            return ""
+        b = starts[end] if end < len(starts) else len(self.source)
+        return self.source[starts[line]:b]
+
     def _line_text(self, line: int) -> str:
         starts = self._starts()
         if not 0 < line <= len(starts):
