@@ -637,7 +637,8 @@ def resolve_traced_only(facts: FileFacts, catalog: Catalog | None = None) -> Fil
     by the pre-commit ``check`` and by tests; the project graph makes the same decision with
     cross-file calls."""
     contexts = local_contexts(facts)
-    rules = (catalog or load_catalog()).by_code()
+    catalog = catalog or load_catalog()
+    rules = catalog.by_code()
     resolve = _local_resolver(facts)
     summaries = {s.qualname: s for s in facts.summaries}
 
@@ -647,14 +648,23 @@ def resolve_traced_only(facts: FileFacts, catalog: Catalog | None = None) -> Fil
 
     kinds = flow_kinds(summaries, targets, contexts=contexts)
     kept: list[Finding] = []
+    decided = False
     for f in facts.findings:
         if f.requires:
             if not holds(f, kinds):
                 continue
             f = replace(f, requires=())
+            decided = True
         got = recontext(f, contexts.get(f.symbol, "function"), rules.get(f.code))
         if got is not None:
             kept.append(got)
+    if decided and len(kept) > 1:
+        # a conditional finding that holds absorbs what shares its site (ML315 over ML301), as
+        # the project graph does once it decides it (:meth:`migrate_lens.graph._Builder.build`)
+        absorbs, names, generic = fold_table(catalog)
+        if absorbs:
+            kept = sorted(fold_duplicates(kept, absorbs, names, generic),
+                          key=lambda f: (f.span.line, f.span.column, f.code))
     return replace(facts, findings=tuple(kept))
 
 
