@@ -128,7 +128,7 @@ ONE_OFFS: tuple[OneOff, ...] = (
            ("torch.distributed.init_process_group", "torch.nn.parallel.DistributedDataParallel",
             "torch.distributed.fsdp", "torch.nn.DataParallel", "torch.multiprocessing.spawn",
             "deepspeed.initialize", "fairscale.nn.model_parallel", "fairscale.nn.FullyShardedDataParallel",
-            "accelerate.Accelerator"),
+            "accelerate.Accelerator", "horovod.torch.init", "horovod.torch.DistributedOptimizer"),
            (3.0, 6.0, 15.0),
            # under jit over a sharded mesh a collective disappears or becomes one lax call in
            # shard_map, a rank query jax.process_index(): ~1 h per site; dropping a DDP wrapper ~0.5 h

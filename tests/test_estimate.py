@@ -478,3 +478,12 @@ def test_a_one_off_task_prices_the_design_its_rules_sites_would_price_again(tmp_
     assert alone_days == pytest.approx(n * REPEAT_FACTOR * mean_h * to_days * EXPERIENCE_MULTIPLIER[Config().team_experience])
     assert launched_days == pytest.approx(n * site_h * to_days * EXPERIENCE_MULTIPLIER[Config().team_experience])
     assert launched_days < alone_days
+
+
+def test_horovod_training_is_the_distributed_training_one_off() -> None:
+    facts = FileFacts(path="train.py", module="train", sha256="", lines=30,
+                      calls=(CallFact("train.main", "horovod.torch.init", 4),
+                             CallFact("train.main", "horovod.torch.DistributedOptimizer", 9)),
+                      functions=(FunctionFact("train.main", 2, 20, "function", False),))
+    got = {o.name: o.evidence for o in detect_one_offs(build_project([facts], CATALOG, Config()))}
+    assert got == {"distributed training (DDP/FSDP to jax.sharding)": "horovod.torch.init at train.py:4 and 1 more"}
