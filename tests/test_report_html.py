@@ -92,6 +92,7 @@ def first_screen_facts(view: dict) -> dict[str, str]:
         "calendar.p50": sm.fmt_months(est["calendar_months"]["p50"]),
         "calendar.p90": sm.fmt_months(est["calendar_months"]["p90"]),
         "cost.p50": sm.fmt_money(roi["cost"]["p50"], cur),
+        "day_rate": sm.fmt_money(est["assumptions"]["day_rate"], cur),  # what the cost is in
     }
     if roi["payback_months"]["mid"] is None:
         facts["breakeven"] = sm.fmt_money(roi["breakeven_monthly_spend"], cur)
