@@ -678,7 +678,9 @@ class _Builder:
         args_passed: list[InjectionFact] = []
         methods: list[InjectionFact] = []
         members: list[InjectionFact] = []
-        lists = {"arg": args, "field": fields, "pass": args_passed, "method": methods, "member": members}
+        held: list[InjectionFact] = []
+        lists = {"arg": args, "field": fields, "pass": args_passed, "method": methods, "member": members,
+                 "held": held}
         for f in self.files:
             for j in f.injections:
                 (slots[j.owner] if j.kind == "slot" else lists[j.kind]).append(j)
@@ -718,6 +720,7 @@ class _Builder:
                 for t in self.submodule_targets(r, j.param):
                     if t != _EXTERNAL:
                         hold(j.owner, j.attr, t)
+        self._held(held)
         # objects handed on by keyword (a KV cache built in forward): methods called on
         # parameters of that name run that class's methods
         passed: dict[str, set[str]] = defaultdict(set)
@@ -730,6 +733,35 @@ class _Builder:
                 m = self.res.member(cls, [j.param])
                 if m is not None and m != _EXTERNAL and m in self.kind and j.owner in self.kind:
                     self.add_edge(j.owner, m, "call")
+
+    def _held(self, held: list[InjectionFact]) -> None:
+        """``held`` facts: ``self.ema = ModelEMA(model)`` in a setup method holds a ModelEMA;
+        ``self.criterion = self.init_criterion()`` holds the project classes that method, or any
+        subclass's override of it, constructs (one pass over the calls, only when such a
+        factory assignment exists). Call targets only: no composition edge."""
+        def keep(owner: str, attr: str, r: str | None) -> None:
+            if r is not None and r != _EXTERNAL and r in self.res.classes and owner in self.kind and \
+                    r not in self.submods[owner][attr]:
+                self.submods[owner][attr].append(r)
+
+        factories: dict[str, list[tuple[str, str]]] = defaultdict(list)  # method -> (owner, attr)
+        for j in held:
+            if j.target:
+                keep(j.owner, j.attr, self.res.resolve(j.target))
+                continue
+            own = self.res.member(j.owner, [j.param])
+            for m in (own, *self.overrides(j.owner, j.param)):
+                if m is not None and m != _EXTERNAL:
+                    factories[m].append((j.owner, j.attr))
+        if not factories:
+            return
+        for f in self.files:
+            for call in f.calls:
+                holders = factories.get(call.caller)
+                if holders and not call.callee.startswith("self."):
+                    r = self.res.resolve(call.callee)
+                    for owner, attr in holders:
+                        keep(owner, attr, r)
 
     def project_call_findings(self) -> dict[str, list[Finding]]:
         """Findings, by path, of calls of project names that are aliases of library callables

@@ -173,6 +173,9 @@ class InjectionFact:
       was injected into a slot ``param`` of a non-module class;
     - ``kind="member"``: class ``owner``'s init code stores in ``attr`` the submodule ``param``
       of an instance of ``target`` (``self.text_model = CLIPTextModel._from_config(c).text_model``);
+    - ``kind="held"``: a method of class ``owner`` outside a module's init code stores an
+      instance of ``target`` in ``attr`` (``self.ema = ModelEMA(model)`` in a trainer's setup
+      method): ``self.<attr>.<method>(...)`` resolves to ``target``'s method (no composition);
     - ``kind="pass"``: function ``owner`` hands an instance of ``target`` it built on as
       keyword ``param`` (``layer(x, past_key_values=cache)`` with ``cache = DynamicCache()``);
     - ``kind="method"``: function ``owner`` calls method ``param`` on its parameter ``attr``

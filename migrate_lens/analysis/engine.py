@@ -304,6 +304,25 @@ def _snippet(module: cst.Module, node: cst.CSTNode, positions: Positions, rng: C
     return " ".join(code.split())[:120]
 
 
+def _step_body_traced(findings: list[Finding], tags: Iterable[tuple[int, tuple[str, tuple[int, ...]]]],
+                      step_loops: dict[str, frozenset[int]], catalog: Catalog) -> list[Finding]:
+    """Findings in the inline training step of a training loop moved from the undecided
+    ``function`` context to ``traced``, with the rule's traced severity: once ported, the
+    per-batch body (loss, ``backward()``, ``optimizer.step()``) is the one ``jax.jit``-ed step,
+    while the loop around it stays on the host. ``tags``: (index in ``findings``, (function,
+    open loops)) of the findings made inside loops (:meth:`FileVisitor.loop_tag`);
+    ``step_loops``: training loop -> its step loops (:attr:`FileVisitor.step_loops`)."""
+    rules = catalog.by_code()
+    out = list(findings)
+    for i, (fn, where) in tags:
+        chosen = step_loops.get(fn)
+        f = out[i]
+        rule = rules.get(f.code)
+        if chosen and f.context == "function" and rule is not None and chosen.intersection(where):
+            out[i] = replace(f, context="traced", traced_only=False, severity=rule.severity_in("traced"))
+    return out
+
+
 def analyze_source(source: str, path: str, module_name: str, catalog: Catalog,
                    index: RuleIndex | None = None, lines: list[str] | None = None) -> FileFacts:
     """Analyze one file's text (``lines``: ``source.splitlines()`` when the caller has them,
@@ -321,6 +340,7 @@ def analyze_source(source: str, path: str, module_name: str, catalog: Catalog,
     except RecursionError:
         raise ParseFailure("nesting too deep for the parser (RecursionError)") from None
     findings: list[Finding] = []
+    tags: list[tuple[int, tuple[str, tuple[int, ...]]]] = []  # findings made inside loops (_step_body_traced)
     errors: dict[str, str] = {}
     visitor: FileVisitor
 
@@ -344,6 +364,9 @@ def analyze_source(source: str, path: str, module_name: str, catalog: Catalog,
             snippet = _snippet(tree, site.node, positions, rng)
             if span is None:
                 span = Span(rng.start.line, rng.start.column, rng.end.line, rng.end.column)
+        tag = visitor.loop_tag()
+        if tag is not None:
+            tags.append((len(findings), tag))
         findings.append(Finding(
             code=rule.code,
             severity=rule.severity_in("traced" if traced_only else ctx),
@@ -381,6 +404,8 @@ def analyze_source(source: str, path: str, module_name: str, catalog: Catalog,
         end = len(lines[line - 1]) if site.data.get("whole_line") and 0 < line <= len(lines) else 0
         for rule in index.by_site.get(site.kind, ()):
             _apply(rule, site, Span(line, 0, line, end), line_snippet(line))
+    if visitor.step_loops and tags:
+        findings = _step_body_traced(findings, tags, visitor.step_loops, catalog)
     # every suppression comment holds the marker: a file without it (most) skips the line scan
     suppressions, malformed = parse_suppressions(lines) if "migrate-lens:" in source else ([], [])
     findings = _apply_suppressions(findings, suppressions)

@@ -73,11 +73,19 @@ def is_model_call(name: str, method: str, receiver_text: str) -> bool:
 
 class SummaryBuilder:
     """Collects one function's summary during the traversal: the visitor calls
+    :meth:`enter_loop`/:meth:`leave_loop` around each ``for``/``while`` of the function,
     :meth:`call` for the calls that may step training or call the model (``in_loop``: inside a
-    ``for``/``while`` of this function), :meth:`loop_call` for every resolved call inside a
-    loop, and :meth:`finish` when it leaves the function."""
+    loop of this function), :meth:`loop_call` for every resolved call inside a loop, and
+    :meth:`finish` when it leaves the function.
 
-    __slots__ = ("qualname", "name", "context", "steps", "loop_steps", "loop_model_calls", "loop_names")
+    A training loop's *step loop* is the loop that holds its ``backward()``/``optimizer.step()``
+    (the innermost one holding each such call; ``zero_grad`` alone counts only when nothing
+    else steps): in ``for epoch ...: for batch in loader: ...; loss.backward(); opt.step()``
+    it is the per-batch loop. Only the calls inside it are the step; what the epoch loop calls
+    around it (validation, checkpointing, the scheduler) stays host code."""
+
+    __slots__ = ("qualname", "name", "context", "steps", "loop_steps", "loop_model_calls", "loop_names",
+                 "_path", "_next_loop", "_strong", "_weak", "_handler")
 
     def __init__(self, qualname: str, name: str, context: str) -> None:
         self.qualname = qualname
@@ -86,20 +94,64 @@ class SummaryBuilder:
         self.steps = 0
         self.loop_steps = 0
         self.loop_model_calls = 0
-        self.loop_names: set[str] = set()
+        #: (called name, the open loops around the call, outermost first)
+        self.loop_names: list[tuple[str, tuple[int, ...]]] = []
+        self._path: list[int] = []
+        self._next_loop = 0
+        self._strong: set[int] = set()  # innermost loops holding backward()/step()
+        self._weak: set[int] = set()  # innermost loops holding only zero_grad()
+        self._handler = 0  # open `except` handlers inside a loop: error recovery on the host
+
+    def enter_loop(self) -> None:
+        """A ``for``/``while`` of this function opens."""
+        self._next_loop += 1
+        self._path.append(self._next_loop)
+
+    def leave_loop(self) -> None:
+        """The innermost open loop closes."""
+        if self._path:
+            self._path.pop()
+
+    def where(self) -> tuple[int, ...]:
+        """The open loops around the current node, outermost first; empty outside loops and
+        inside an ``except`` handler (what it runs recovers on the host, it is not the step)."""
+        return () if self._handler or not self._path else tuple(self._path)
+
+    def in_loop(self) -> bool:
+        """Whether a loop of this function is open."""
+        return bool(self._path)
+
+    def enter_handler(self) -> None:
+        """An ``except`` handler inside a loop opens: what it runs recovers from an error on
+        the host (an out-of-memory retry), it is not the training step."""
+        self._handler += 1
+
+    def leave_handler(self) -> None:
+        self._handler -= 1
 
     def loop_call(self, name: str) -> None:
         """A call of the dotted ``name`` inside one of this function's loops."""
-        self.loop_names.add(name.rsplit(".", 1)[-1])
+        if not self._handler:
+            self.loop_names.append((name.rsplit(".", 1)[-1], tuple(self._path)))
 
     def call(self, name: str, method: str, receiver_text: str, in_loop: bool) -> None:
         if is_training_call(name, method, receiver_text):
             if in_loop:
                 self.loop_steps += 1
+                if self._path and not self._handler:
+                    (self._weak if method == "zero_grad" else self._strong).add(self._path[-1])
             else:
                 self.steps += 1
         elif in_loop and is_model_call(name, method, receiver_text):
             self.loop_model_calls += 1
+
+    def step_loops(self) -> set[int]:
+        """The loops whose bodies are the training step (see the class docstring)."""
+        return self._strong or self._weak
+
+    def step_loop_ids(self) -> frozenset[int]:
+        """The step loops of a training loop (:meth:`where` ids), empty for any other role."""
+        return frozenset(self.step_loops()) if self.loop_steps else frozenset()
 
     def finish(self) -> FunctionSummary | None:
         """The summary, or None when the function plays no particular role."""
@@ -114,4 +166,8 @@ class SummaryBuilder:
             role = "generation"  # a decoding loop outside forward calling the model
         if not role:
             return None
-        return FunctionSummary(self.qualname, role, frozenset(self.loop_names) if role == "train-loop" else frozenset())
+        inside: frozenset[str] = frozenset()
+        if role == "train-loop":
+            chosen = self.step_loops()
+            inside = frozenset(n for n, path in self.loop_names if chosen.intersection(path))
+        return FunctionSummary(self.qualname, role, inside)

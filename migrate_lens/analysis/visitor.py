@@ -235,6 +235,9 @@ class FileVisitor(cst.CSTVisitor):
         self.func_stack: list[_FuncScope] = []
         self.scope_kinds: list[str] = []
         self.ctor_attr: dict[int, str] = {}
+        #: training loop -> the ids of its step loops (``SummaryBuilder.where``): the inline
+        #: training step, whose sites are traced code
+        self.step_loops: dict[str, frozenset[int]] = {}
         self.try_stack: list[int] = []
         self.targets: set[int] = set()
         self.cond_tests: set[int] = set()
@@ -593,6 +596,8 @@ class FileVisitor(cst.CSTVisitor):
             is_method=scope.is_method,
         ))
         summary = scope.summary.finish() if scope.summary is not None else None
+        if scope.summary is not None and summary is not None and summary.role == "train-loop":
+            self.step_loops[scope.qualname] = scope.summary.step_loop_ids()
         summary = _with_flows(summary, scope)
         if summary is not None:
             self.summaries.append(summary)
@@ -1158,6 +1163,16 @@ class FileVisitor(cst.CSTVisitor):
         scope.arg_writes.append((self._line(node), target.value, how))
         scope.arg_write_nodes.append(node)
 
+    def loop_tag(self) -> tuple[str, tuple[int, ...]] | None:
+        """``(function, open loops)`` of the node being visited when it lies in a loop of a
+        function (not in an ``except`` handler): the engine tags findings with it, and those in
+        a training loop's step loop (:attr:`step_loops`) become traced once the file is walked."""
+        if not self.func_stack:
+            return None
+        scope = self.func_stack[-1]
+        where = scope.summary.where() if scope.summary is not None else ()
+        return (scope.qualname, where) if where else None
+
     def _is_outer_container(self, name: str) -> bool:
         """A module-level global (not shadowed by a local) written from inside a function."""
         if not self.func_stack:
@@ -1201,6 +1216,8 @@ class FileVisitor(cst.CSTVisitor):
                 if found:
                     cls.attr_binds[attr] = merge(cls.attr_binds.get(attr, ()), found)
                     self._class_refs(value)
+                if type(value) is cst.Call and not (self.func_stack[-1].init_like and cls.is_module):
+                    self._held_instance(cls, attr, value)
                 if self.func_stack[-1].init_like and type(value) is cst.Attribute and type(value.value) is cst.Name:
                     # `self.text_model = text_model.text_model` with `text_model = CLIPTextModel._from_config(c)`
                     for t in self.func_stack[-1].binds.instances.get(value.value.value, ()):
@@ -1225,6 +1242,28 @@ class FileVisitor(cst.CSTVisitor):
                 "placement": not aug and value is not None and _is_placement_of(attr, value),
                 "holds_tensors": value is not None and vkind not in K.TENSORISH and self._holds_tensors(value),
             })
+
+    def _held_instance(self, cls: _ClassInfo, attr: str, value: cst.Call) -> None:
+        """``self.ema = ModelEMA(model)`` outside a module's init code (a trainer's setup
+        method, a plain class's ``__init__``): the attribute holds an instance of that class, so
+        ``self.ema.update(...)`` runs ``ModelEMA.update`` (a ``held`` fact: a call target for
+        the graph, no composition edge) and is a method call, not a container mutation;
+        ``self.criterion = self.init_criterion()`` holds what that factory method builds."""
+        func = value.func
+        if type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == "self":
+            # `self.criterion = self.init_criterion()`: whatever that factory method (or a
+            # subclass's override) builds
+            self.injections.append(InjectionFact(kind="held", owner=cls.qualname, attr=attr, param=func.attr.value,
+                                                 index=-1, target="", line=self._line(value)))
+            return
+        ctor = self.qual(func)
+        if not ctor or ctor.startswith("torch.") or not ctor.rsplit(".", 1)[-1][:1].isupper() or \
+                not self._is_class_name(ctor):
+            return
+        self.injections.append(InjectionFact(kind="held", owner=cls.qualname, attr=attr, param="", index=-1,
+                                             target=ctor, line=self._line(value)))
+        if cls.attr_kinds.get(attr, K.S) == K.S:  # unset or a `None` placeholder from __init__
+            cls.attr_kinds[attr] = K.M
 
     def visit_If(self, node: cst.If) -> None:
         if _is_availability_test(node.test):
@@ -1314,8 +1353,15 @@ class FileVisitor(cst.CSTVisitor):
     def _enter_loop(self, scope: _FuncScope) -> None:
         scope.loops += 1
         scope.loop_heads.append((dict(scope.env), dict(scope.derived), []))
+        if scope.summary is not None:
+            scope.summary.enter_loop()
 
     def _leave_loop(self, scope: _FuncScope) -> None:
+        if scope.summary is not None:
+            scope.summary.leave_loop()
+        self._carry_loop(scope)
+
+    def _carry_loop(self, scope: _FuncScope) -> None:
         """Loop-carried kinds: the body's bindings reach the loop head on the next pass (``total
         = 0`` before the loop, ``total += loss`` in it: ``total`` is a tensor from the second
         pass on, and so is a ``while total < x`` test or an ``if total > x`` met before the
@@ -1590,6 +1636,16 @@ class FileVisitor(cst.CSTVisitor):
                                                      for e in h.type.elements) for h in node.handlers):
             self.bindings.guard_depth += 1
             self.guard_tries.add(id(node))
+
+    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
+        summary = self.func_stack[-1].summary if self.func_stack else None
+        if summary is not None and summary.in_loop():
+            summary.enter_handler()
+
+    def leave_ExceptHandler(self, original_node: cst.ExceptHandler) -> None:
+        summary = self.func_stack[-1].summary if self.func_stack else None
+        if summary is not None and summary.in_loop():
+            summary.leave_handler()
 
     def leave_Try(self, original_node: cst.Try) -> None:
         if id(original_node) in self.guard_tries:
