@@ -346,3 +346,32 @@ class Net(nn.Module):
         self.other = other()
 '''
     assert lines_of(findings(src, catalog), "ML902") == marked_lines(src)
+
+
+SETTER = '''
+import torch
+import torch.nn as nn
+
+class Head(nn.Module):
+    @property
+    def end2end(self):
+        return getattr(self, "_end2end", False)
+
+    @end2end.setter
+    def end2end(self, value):
+        if value and getattr(self, "one2one", None) is None:
+            print("no one-to-one head")
+        self._end2end = value
+
+    def forward(self, x, scale):
+        if scale.sum() > 0:  # expect
+            x = x * scale
+        return x
+'''
+
+
+def test_a_property_setters_value_is_what_assignments_pass(catalog) -> None:
+    """A module's property setter runs on attribute assignment (``head.end2end = True``): its
+    ``value`` is not a tensor argument of the module, while ``forward``'s stay tensors."""
+    found = findings(SETTER, catalog)
+    assert {f.span.line for f in found if f.code.startswith("ML1")} == marked_lines(SETTER)

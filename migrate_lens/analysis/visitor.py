@@ -554,7 +554,10 @@ class FileVisitor(cst.CSTVisitor):
             if self.qual(dec) in ("torch.no_grad", "torch.inference_mode"):
                 scope.no_grad += 1
         static = any(_dotted(d.decorator) in ("staticmethod", "classmethod") for d in node.decorators)
-        self._bind_params(scope, node.params, is_method and not static)
+        # `@end2end.setter def end2end(self, value)`: an attribute assignment passes `value`
+        # (a flag as often as a tensor); what the assignments pass decides, not the module
+        setter = any(_dotted(d.decorator).endswith(".setter") for d in node.decorators)
+        self._bind_params(scope, node.params, is_method and not static, accessor=setter)
         self.func_stack.append(scope)
         self.scope_kinds.append("func")
         for p in (*node.params.posonly_params, *node.params.params, *node.params.kwonly_params):
@@ -622,10 +625,11 @@ class FileVisitor(cst.CSTVisitor):
             if held != flow.held or held_kw != flow.held_kw:
                 scope.call_flows[index] = replace(flow, held=held, held_kw=held_kw)
 
-    def _bind_params(self, scope: _FuncScope, params: cst.Parameters, is_method: bool) -> None:
+    def _bind_params(self, scope: _FuncScope, params: cst.Parameters, is_method: bool, accessor: bool = False) -> None:
         all_params = [*params.posonly_params, *params.params, *params.kwonly_params]
         traced = scope.guess == "traced" or (
             scope.guess == "function" and scope.cls is not None and scope.cls.is_module and is_method
+            and not accessor
         )
         n_positional = len(params.posonly_params) + len(params.params)
         offset = 1 if is_method and all_params and all_params[0].name.value in ("self", "cls", "ctx") else 0
