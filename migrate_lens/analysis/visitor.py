@@ -93,6 +93,9 @@ class _ClassInfo:
     methods: set[str] = field(default_factory=set)
     #: attributes bound to callables (``self.act = F.gelu``, ``self.fn = self._impl``, class body ``act = nn.GELU``)
     attr_binds: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    #: attributes holding an instance of a class built outside a module's init code
+    #: (``self.ema = ModelEMA(model)``): ``self.ema.update(...)`` is its method, no dict update
+    held: set[str] = field(default_factory=set)
     #: a ``@dataclass`` (non-module) class with a generated ``__init__``: how many of its
     #: positional ``__init__`` parameters were met so far (the next field's position), -1 once
     #: fields are keyword-only (``kw_only=True``, after ``_: KW_ONLY``); None for other classes
@@ -409,6 +412,7 @@ class FileVisitor(cst.CSTVisitor):
             if base_info is not None and base_info.qualname == b:
                 info.attr_kinds.update(base_info.attr_kinds)
                 info.attr_binds.update(base_info.attr_binds)
+                info.held.update(base_info.held)
                 info.methods.update(base_info.methods)
                 info.str_consts.update(base_info.str_consts)
         if not self.class_stack and not self.func_stack:
@@ -1266,8 +1270,7 @@ class FileVisitor(cst.CSTVisitor):
             return
         self.injections.append(InjectionFact(kind="held", owner=cls.qualname, attr=attr, param="", index=-1,
                                              target=ctor, line=self._line(value)))
-        if cls.attr_kinds.get(attr, K.S) == K.S:  # unset or a `None` placeholder from __init__
-            cls.attr_kinds[attr] = K.M
+        cls.held.add(attr)
 
     def visit_If(self, node: cst.If) -> None:
         if _is_availability_test(node.test):
@@ -1757,7 +1760,8 @@ class FileVisitor(cst.CSTVisitor):
                 root = func.value
                 if method in _MUTATING_CONTAINER_METHODS:
                     if _is_self_attr(root) and scope.cls is not None and \
-                            scope.cls.attr_kinds.get(root.attr.value) != K.M:  # type: ignore[union-attr]
+                            scope.cls.attr_kinds.get(root.attr.value) != K.M and \
+                            root.attr.value not in scope.cls.held:  # type: ignore[union-attr]
                         self._state_write(node, root, "container", result_kind)
                     elif type(root) is cst.Name and self._is_outer_container(root.value):
                         self._site("global-write", node, name=root.value, data={"how": "container", "method": method})
