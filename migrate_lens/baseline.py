@@ -101,12 +101,12 @@ def dumps(baseline: Baseline) -> str:
 
 def loads(text: str, source: str = "<baseline>") -> Baseline:
     """Parse and validate a baseline document. Raises :class:`BaselineError`."""
+    from migrate_lens.jsonfile import JsonFileError, parse_json
+
     try:
-        doc: Any = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise BaselineError(f"{source}: not JSON ({exc.msg} at line {exc.lineno})") from None
-    except RecursionError:
-        raise BaselineError(f"{source}: not a baseline (JSON nested too deeply)") from None
+        doc: Any = parse_json(text)
+    except JsonFileError as exc:
+        raise BaselineError(f"{source}: {exc} (not a migrate-lens baseline)") from None
     if not isinstance(doc, dict) or doc.get("tool") != "migrate-lens":
         raise BaselineError(f'{source}: not a migrate-lens baseline (no "tool": "migrate-lens")')
     if doc.get("version") != BASELINE_VERSION:

@@ -97,7 +97,11 @@ def decode(blob: bytes) -> FileOutcome:
 
 
 def _inflate(blob: bytes) -> bytes | zlib.error:
-    """``blob`` decompressed, or the ``zlib.error`` it raised (returned: see get_many's thread)."""
+    """``blob`` decompressed, or the ``zlib.error`` it raised (returned: see get_many's thread).
+    A value that is not bytes (SQLite is dynamically typed: a planted TEXT or INTEGER value in
+    the BLOB column) is an error too."""
+    if not isinstance(blob, bytes):
+        return zlib.error(f"cache value is {type(blob).__name__}, not bytes")
     try:
         return zlib.decompress(blob)
     except zlib.error as exc:
@@ -163,6 +167,8 @@ class CacheBusy(sqlite3.OperationalError):
 #: ``PRAGMA table_info(facts)`` of a cache this code wrote: (name, declared type, primary-key
 #: position) per column. A table of another layout is discarded and rebuilt.
 _FACTS_COLUMNS = [("key", "TEXT", 1), ("value", "BLOB", 0)]
+#: Everything the database may hold: the ``facts`` table and its primary-key index.
+_SCHEMA_OBJECTS = {("table", "facts"), ("index", "sqlite_autoindex_facts_1")}
 
 
 class FactsCache:
@@ -211,6 +217,12 @@ class FactsCache:
             # forged file): every read and write would fail and the cache would never fill
             conn.close()
             raise sqlite3.DatabaseError(f"foreign table layout {columns}")
+        extra = sorted(row for row in conn.execute("SELECT type, name FROM sqlite_master") if row not in _SCHEMA_OBJECTS)
+        if extra:
+            # a trigger would run its SQL on each of our writes (rewriting the facts we store),
+            # a view or another table is not ours either
+            conn.close()
+            raise sqlite3.DatabaseError(f"foreign schema objects {extra[:3]}")
         return conn
 
     def _open(self) -> sqlite3.Connection:

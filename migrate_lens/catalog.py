@@ -253,7 +253,10 @@ def parse_rule(path: Path, data: dict[str, Any]) -> Rule:
     kind = str(matcher_raw.get("kind", ""))
     if kind not in MATCHERS:
         raise _fail(path, "matcher.kind", f"unknown matcher {kind!r}; known: {', '.join(sorted(MATCHERS))}")
-    contexts = tuple(matcher_raw.get("contexts", list(CONTEXTS)))
+    contexts_raw = matcher_raw.get("contexts", list(CONTEXTS))
+    if not isinstance(contexts_raw, list) or not all(isinstance(c, str) for c in contexts_raw):
+        raise _fail(path, "matcher.contexts", f"must be a list of strings (of {', '.join(CONTEXTS)})")
+    contexts = tuple(contexts_raw)
     for ctx in contexts:
         if ctx not in CONTEXTS:
             raise _fail(path, "matcher.contexts", f"unknown context {ctx!r}")
@@ -355,6 +358,69 @@ def _with_api_table(rule: Rule, api: tuple[ApiEntry, ...]) -> Rule:
     return replace(rule, matcher=Matcher(rule.matcher.kind, rule.matcher.contexts, params))
 
 
+def _merge_shape(value: Any, into: dict[str, Any]) -> None:
+    """Add ``value``'s TOML shape to ``into``: ``scalars`` (the set of ``str``/``bool``/``number``
+    met), ``list`` (the merged shape of list items), ``table`` (of table values)."""
+    if isinstance(value, list):
+        sub = into.setdefault("list", {})
+        for item in value:
+            _merge_shape(item, sub)
+    elif isinstance(value, dict):
+        sub = into.setdefault("table", {})
+        for item in value.values():
+            _merge_shape(item, sub)
+    else:
+        into.setdefault("scalars", set()).add(_scalar_kind(value))
+
+
+def _scalar_kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, (int, float)):
+        return "number"
+    return "str" if isinstance(value, str) else type(value).__name__
+
+
+def _fits(value: Any, shape: dict[str, Any]) -> bool:
+    if isinstance(value, list):
+        return "list" in shape and all(_fits(item, shape["list"]) for item in value)
+    if isinstance(value, dict):
+        return "table" in shape and all(_fits(item, shape["table"]) for item in value.values())
+    return _scalar_kind(value) in shape.get("scalars", ())
+
+
+def _describe(shape: dict[str, Any], plural: bool = False) -> str:
+    """``shape`` in words: "a list of strings", "true or false", "a table of lists of numbers"."""
+    words = {"str": ("a string", "strings"), "bool": ("true or false", "booleans"), "number": ("a number", "numbers")}
+    parts = [words.get(k, (k, k))[plural] for k in sorted(shape.get("scalars", ()))]
+    for kind in ("list", "table"):
+        if kind in shape:
+            head = f"{kind}s" if plural else f"a {kind}"
+            parts.append(f"{head} of {_describe(shape[kind], True)}" if shape[kind] else head)
+    return " or ".join(parts) or "nothing"
+
+
+def add_param_shapes(params: dict[str, Any], shapes: dict[str, dict[str, Any]]) -> None:
+    """Merge a shipped rule's raw matcher ``params`` (its TOML table) into ``shapes``: parameter
+    name -> the TOML shape the shipped rules give it (see :func:`check_params`)."""
+    for key, value in params.items():
+        _merge_shape(value, shapes.setdefault(key, {}))
+
+
+def check_params(path: Path, params: Any, shapes: dict[str, dict[str, Any]]) -> None:
+    """Refuse a user rule's matcher parameter whose TOML type differs from what the shipped
+    rules give that parameter (``methods = [1, {a = 2}]`` where every shipped rule has a list
+    of strings): the matchers read parameters while they match, and a wrong type would fail
+    there, in every file, as a traceback. A parameter no shipped rule sets is left to the
+    matcher. Raises :class:`CatalogError` naming the file and the key."""
+    if not isinstance(params, dict):
+        return  # (parse_rule refused it already)
+    for key, value in params.items():
+        shape = shapes.get(key)
+        if shape is not None and not _fits(value, shape):
+            raise _fail(path, f"matcher.params.{key}", f"must be {_describe(shape)}, as in the shipped rules")
+
+
 def load_catalog(extra_dirs: tuple[Path, ...] = ()) -> Catalog:
     """Load and validate the shipped catalog plus any user rule folders.
 
@@ -370,6 +436,7 @@ def _load_catalog_cached(extra_dirs: tuple[Path, ...]) -> Catalog:
     rules: dict[str, Rule] = {}
     names: set[str] = set()
     api: tuple[ApiEntry, ...] = ()
+    shapes: dict[str, dict[str, Any]] = {}  # matcher parameter -> its TOML shape in the shipped rules
     for folder in (base, *extra_dirs):
         if not folder.is_dir():
             raise CatalogError(f"{folder}: rule folder does not exist")
@@ -389,6 +456,11 @@ def _load_catalog_cached(extra_dirs: tuple[Path, ...]) -> Catalog:
                 api = api + parse_api_map(path, data)
                 continue
             rule = parse_rule(path, data)
+            params = data["matcher"].get("params", {})
+            if folder == base:
+                add_param_shapes(params, shapes)
+            else:  # a user's rule: its matcher parameters take the shipped rules' types
+                check_params(path, params, shapes)
             if rule.code in rules:
                 raise _fail(path, "code", f"duplicate code {rule.code} (also in {rules[rule.code].source_file})")
             if rule.name in names:

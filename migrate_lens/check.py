@@ -39,7 +39,7 @@ from migrate_lens.baseline import DEFAULT_BASELINE_NAME, Baseline, build_baselin
 from migrate_lens.catalog import Catalog, load_catalog
 from migrate_lens.config import Config, load_config
 from migrate_lens.discover import ALWAYS_EXCLUDED_DIRS, discover, holds_unread_code, module_name, read_bytes
-from migrate_lens.filters import apply_config
+from migrate_lens.filters import apply_config, check_codes
 from migrate_lens.fingerprint import fingerprint
 from migrate_lens.models import Finding, RuleError, Skipped, severity_rank
 from migrate_lens.onefile import analyze_file
@@ -162,6 +162,7 @@ class _Projects:
                 catalog = self.catalog if (self.catalog is not None and not dirs) else load_catalog(dirs)
                 self.catalogs[dirs] = (catalog, build_index(catalog.rules))
             catalog, index = self.catalogs[dirs]
+            check_codes(config, catalog)  # as the scan does: a typo in select must not turn the gate off
             include = exclude = None
             if config.include or config.exclude:
                 import pathspec

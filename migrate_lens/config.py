@@ -7,6 +7,7 @@ Errors: :class:`ConfigError` with a one-line message naming the file and the key
 from __future__ import annotations
 
 import math
+import re
 import tomllib
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -125,6 +126,11 @@ def _check_table(path: Path, value: Any) -> dict[str, Any]:
     return out
 
 
+#: A dotted Python name (``train.train_step``, ``pkg.mod.Model.forward``): what a
+#: ``traced-entries`` item must be.
+_DOTTED = re.compile(r"[^\W\d]\w*(\.[^\W\d]\w*)*")
+
+
 def _str_list(path: Path, key: str, value: Any) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise ConfigError(f"{path}: {key}: must be a list of strings")
@@ -188,6 +194,13 @@ def parse_config(data: dict[str, Any], path: Path) -> Config:
             values.update(_check_table(path, value))
         elif name in ("include", "exclude", "select", "ignore", "traced_entries", "markers", "rule_dirs", "entries"):
             values[name] = _str_list(path, where, value)
+            if name == "traced_entries":
+                for entry in values[name]:
+                    if not _DOTTED.fullmatch(entry):
+                        raise ConfigError(f"{path}: {where}: {entry!r} is not a dotted function name "
+                                          "(module.function or module.Class.method, e.g. \"train.train_step\")")
+            elif name in ("markers", "rule_dirs", "select", "ignore") and any(not v.strip() or "\0" in v for v in values[name]):
+                raise ConfigError(f"{path}: {where}: holds an empty string")
         elif name == "severity":
             if not isinstance(value, dict):
                 raise ConfigError(f"{path}: {where}: must be a table of CODE = severity")
@@ -261,6 +274,8 @@ def load_config(root: Path) -> Config:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
     except RecursionError:
         raise ConfigError(f"{path}: invalid TOML: nested too deeply") from None
+    except UnicodeDecodeError as exc:  # TOML is UTF-8; tomllib does not wrap the decoding error
+        raise ConfigError(f"{path}: invalid TOML: not UTF-8 (byte offset {exc.start})") from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
     tool = data.get("tool", {})

@@ -11,6 +11,7 @@ Nothing here imports or executes scanned code.
 
 from __future__ import annotations
 
+import codecs
 import errno
 import io
 import os
@@ -246,19 +247,39 @@ def read_source(path: Path, max_bytes: int = 5_000_000) -> tuple[str | None, str
     return decode_source(data)
 
 
+#: Byte-order marks of the encodings Python source cannot be in (not ASCII-compatible), longest first.
+_WIDE_BOMS: tuple[tuple[bytes, str], ...] = (
+    (codecs.BOM_UTF32_LE, "UTF-32"), (codecs.BOM_UTF32_BE, "UTF-32"),
+    (codecs.BOM_UTF16_LE, "UTF-16"), (codecs.BOM_UTF16_BE, "UTF-16"),
+)
+
+
+def _wide_reason(data: bytes) -> str:
+    """The skip reason of a file saved as UTF-16 or UTF-32 (it starts with that byte-order
+    mark; editors on Windows do this), or "" (called only for bytes that already failed)."""
+    for bom, name in _WIDE_BOMS:
+        if data.startswith(bom):
+            return f"{name}-encoded file (byte-order mark); Python source must be UTF-8 or ASCII-compatible: save it as UTF-8"
+    return ""
+
+
 def decode_source(data: bytes) -> tuple[str | None, str]:
     """Decode Python source bytes per PEP 263; see :func:`read_source` for the reasons."""
     nul = data.find(b"\x00")
     if nul != -1:
-        return None, f"binary file (NUL byte at offset {nul})"
+        return None, _wide_reason(data) or f"binary file (NUL byte at offset {nul})"
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as exc:
         msg = str(exc.msg if hasattr(exc, "msg") else exc)
         if msg.startswith("invalid or missing encoding declaration"):
             # no (valid) PEP 263 line and the first lines are not UTF-8
-            return None, "undecodable bytes for encoding utf-8 in the first two lines (no PEP 263 coding line)"
+            return None, _wide_reason(data) or \
+                "undecodable bytes for encoding utf-8 in the first two lines (no PEP 263 coding line)"
         return None, f"bad encoding declaration ({msg})"
+    if encoding not in ("utf-8", "utf-8-sig") and encoding.lower().replace("_", "-").startswith(("utf-16", "utf-32")):
+        # tokenize accepts the declaration; CPython refuses such a file ("encoding problem")
+        return None, f"bad encoding declaration ({encoding} is not ASCII-compatible; CPython refuses it: save the file as UTF-8)"
     try:
         text = data.decode(encoding)
     except UnicodeDecodeError as exc:

@@ -9,6 +9,7 @@ from typing import Iterable
 
 import pathspec
 
+from migrate_lens.catalog import Catalog
 from migrate_lens.config import Config
 from migrate_lens.models import Finding
 
@@ -45,3 +46,21 @@ def apply_config(findings: Iterable[Finding], config: Config) -> tuple[list[Find
             f = replace(f, severity=overrides[f.code])
         kept.append(f)
     return kept, ignored
+
+
+def check_codes(config: Config, catalog: Catalog) -> None:
+    """Refuse rule codes and prefixes in the config that match no rule of ``catalog`` (a typo
+    in ``select`` would otherwise silently turn every rule off, in ``scan`` and in the
+    pre-commit ``check`` alike). Raises ``ConfigError``."""
+    from migrate_lens.config import ConfigError
+
+    codes = [r.code for r in catalog.rules]
+    where = config.source
+    for key, prefixes in (("select", config.select), ("ignore", config.ignore),
+                          ("per-path-ignores", tuple(c for _, cs in config.per_path_ignores for c in cs))):
+        for prefix in prefixes:
+            if not any(code.startswith(prefix) for code in codes):
+                raise ConfigError(f"{where}: tool.migrate-lens.{key}: {prefix!r} matches no rule (see `migrate-lens rules`)")
+    for code, _ in config.severity:
+        if code not in codes:
+            raise ConfigError(f"{where}: tool.migrate-lens.severity.{code}: no such rule")

@@ -11,7 +11,6 @@ the joined source back to (cell index, line in cell). Reading uses nbformat.
 from __future__ import annotations
 
 import ast
-import json
 import re
 
 
@@ -45,28 +44,37 @@ def _upgrade(nb: dict) -> dict:
         raise ValueError(str(exc)) from None
 
 
+def _json_kind(value: object) -> str:
+    """What a parsed JSON value is, in words (for skip reasons)."""
+    names = {dict: "an object", list: "an array", str: "a string", bool: "a boolean", int: "a number",
+             float: "a number", type(None): "null"}
+    return names.get(type(value), type(value).__name__)
+
+
 def notebook_to_source(data: bytes) -> str:
     """Joined code cells of a notebook given as bytes. Raises :class:`NotebookError`.
 
     Read as JSON without schema validation (formats before v4 are converted with nbformat):
     only the code cells' sources matter here, and a notebook that is slightly off-schema (a
     missing cell id or metadata, say) still has code worth scanning."""
+    from migrate_lens.jsonfile import JsonFileError, parse_json
+
     try:
-        nb = json.loads(data.decode("utf-8"))
-        if not isinstance(nb, dict):
-            raise TypeError("top level is not an object")
-        if int(nb.get("nbformat", 4)) < 4:  # OverflowError for an infinite version: caught below
+        nb = parse_json(data)
+    except JsonFileError as exc:
+        raise NotebookError(f"notebook is {exc}") from None
+    if not isinstance(nb, dict):
+        raise NotebookError(f"not a notebook (the JSON is {_json_kind(nb)}, not an object)")
+    version = nb.get("nbformat", 4)
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise NotebookError(f"not a notebook (nbformat is {_json_kind(version)}, not an integer)")
+    if version < 4:
+        try:
             nb = _upgrade(nb)
-        if not isinstance(nb.get("cells", []), list):
-            raise TypeError("cells is not a list")
-    except UnicodeDecodeError as exc:
-        raise NotebookError(f"notebook is not UTF-8 (offset {exc.start})") from None
-    except json.JSONDecodeError as exc:
-        raise NotebookError(f"notebook is not valid JSON ({str(exc).splitlines()[0][:80]})") from None
-    except RecursionError:
-        raise NotebookError("notebook JSON nested too deeply (RecursionError)") from None
-    except (KeyError, ValueError, AttributeError, TypeError, OverflowError) as exc:
-        raise NotebookError(f"unreadable notebook ({type(exc).__name__})") from None
+        except (KeyError, ValueError, AttributeError, TypeError, RecursionError) as exc:
+            raise NotebookError(f"notebook of format {version} that nbformat cannot convert ({type(exc).__name__})") from None
+    if not isinstance(nb.get("cells", []), list):
+        raise NotebookError(f"not a notebook (cells is {_json_kind(nb.get('cells'))}, not a list)")
     lines: list[str] = []
     for index, cell in enumerate(nb.get("cells", [])):
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":

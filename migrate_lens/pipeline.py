@@ -17,7 +17,7 @@ from migrate_lens.cache import FactsCache, content_key, decode, file_digest
 from migrate_lens.catalog import Catalog, load_catalog
 from migrate_lens.config import Config
 from migrate_lens.discover import Discovery, discover, module_name, read_bytes
-from migrate_lens.filters import apply_config
+from migrate_lens.filters import apply_config, check_codes
 from migrate_lens.models import SEVERITIES, FileFacts, FileOutcome, Skipped
 
 Progress = Callable[[int, int], None]
@@ -196,23 +196,6 @@ def analyze_files(root: Path, discovery: Discovery, config: Config, catalog: Cat
     outcomes.extend(o for o, _ in fresh)
     outcomes.sort(key=lambda o: o.path)
     return outcomes, hits
-
-
-def check_codes(config: Config, catalog: Catalog) -> None:
-    """Refuse rule codes and prefixes in the config that match no rule (a typo in ``select``
-    would otherwise silently turn every rule off). Raises ``ConfigError``."""
-    from migrate_lens.config import ConfigError
-
-    codes = [r.code for r in catalog.rules]
-    where = config.source
-    for key, prefixes in (("select", config.select), ("ignore", config.ignore),
-                          ("per-path-ignores", tuple(c for _, cs in config.per_path_ignores for c in cs))):
-        for prefix in prefixes:
-            if not any(code.startswith(prefix) for code in codes):
-                raise ConfigError(f"{where}: tool.migrate-lens.{key}: {prefix!r} matches no rule (see `migrate-lens rules`)")
-    for code, _ in config.severity:
-        if code not in codes:
-            raise ConfigError(f"{where}: tool.migrate-lens.severity.{code}: no such rule")
 
 
 def scan(root: Path, config: Config, *, jobs: int | None = None, cache_dir: Path | None = None,

@@ -251,3 +251,45 @@ def test_warnings_reach_report_json_under_quiet(tmp_path: Path) -> None:
     assert "warning" not in res.output
     warnings = json.loads((out / "report.json").read_text(encoding="utf-8"))["summary"]["warnings"]
     assert any("scanned without it" in w for w in warnings), warnings
+
+
+@pytest.mark.parametrize("value", ["text", 5, 1.5])
+def test_cache_value_of_another_sqlite_type_is_a_corrupt_entry(tmp_path: Path, value: object) -> None:
+    """Repro: a planted TEXT (or INTEGER) value in the BLOB column raised TypeError out of
+    zlib (traceback, no report); SQLite columns are dynamically typed."""
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "m.py").write_text("import torch\n\n\ndef f(x):\n    x.add_(1)\n")
+    cache_dir = tmp_path / "cache"
+    clean = scan(root, Config(), jobs=1, cache_dir=cache_dir)
+    db = sqlite3.connect(cache_dir / "facts-v1.sqlite")
+    db.execute("UPDATE facts SET value = ?", (value,))
+    db.commit()
+    db.close()
+    again = scan(root, Config(), jobs=1, cache_dir=cache_dir)
+    assert again.cache_hits == 0 and "1 corrupt cache entries discarded" in again.warnings
+    assert [f.code for f in again.files[0].findings] == [f.code for f in clean.files[0].findings]
+
+
+@pytest.mark.parametrize("extra", [
+    "CREATE TRIGGER t AFTER INSERT ON facts BEGIN UPDATE facts SET value = x'00'; END",
+    "CREATE TABLE other (x)",
+    "CREATE VIEW v AS SELECT key FROM facts",
+])
+def test_cache_database_holding_foreign_schema_objects_is_rebuilt(tmp_path: Path, extra: str) -> None:
+    """A planted trigger would run its SQL on each of our writes (here: rewriting every stored
+    value); any object besides the facts table is not ours. The database is discarded and
+    rebuilt with a warning, and the next scan hits the cache."""
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "m.py").write_text("import torch\n\n\ndef f(x):\n    x.add_(1)\n")
+    cache_dir = tmp_path / "cache"
+    scan(root, Config(), jobs=1, cache_dir=cache_dir)
+    db = sqlite3.connect(cache_dir / "facts-v1.sqlite")
+    db.execute(extra)
+    db.commit()
+    db.close()
+    again = scan(root, Config(), jobs=1, cache_dir=cache_dir)
+    assert any("foreign schema objects" in w and "discarded and rebuilt" in w for w in again.warnings), again.warnings
+    third = scan(root, Config(), jobs=1, cache_dir=cache_dir)
+    assert third.cache_hits == 1 and not third.warnings

@@ -109,3 +109,61 @@ def test_deeply_nested_rule_file_is_one_catalog_error(tmp_path: Path, capfd: pyt
     with pytest.raises(CatalogError, match=r"deep\.toml: invalid TOML"):
         load_catalog((tmp_path / "rules",))
     assert capfd.readouterr().err == ""
+
+
+# --------------------------------------------------------------------------- attack pass 2 (helper "attack")
+
+def _check(tmp_path: Path, pyproject: bytes) -> tuple[int, str]:
+    import os
+
+    root = tmp_path / "c"
+    root.mkdir(exist_ok=True)
+    (root / "m.py").write_text(MODEL, encoding="utf-8")
+    (root / "pyproject.toml").write_bytes(pyproject)
+    old = Path.cwd()
+    os.chdir(root)
+    try:
+        result = CliRunner().invoke(main, ["check", "--", "m.py"])
+    finally:
+        os.chdir(old)
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    return result.exit_code, result.output
+
+
+@pytest.mark.parametrize("pyproject, key", [
+    (b"\xff\xfe[tool.migrate-lens]\n", "not UTF-8 (byte offset 0)"),
+    (b"[tool.migrate-lens]\nname = \"caf\xe9\"\n", "invalid TOML: not UTF-8 (byte offset 31)"),
+    (b'[tool.migrate-lens]\ntraced-entries = [""]\n', "tool.migrate-lens.traced-entries"),
+    (b'[tool.migrate-lens]\ntraced-entries = ["train..step"]\n', "tool.migrate-lens.traced-entries"),
+    (b'[tool.migrate-lens]\ntraced-entries = ["train.step(x)"]\n', "tool.migrate-lens.traced-entries"),
+    (b'[tool.migrate-lens]\nignore = [""]\n', "tool.migrate-lens.ignore: holds an empty string"),
+    (b'[tool.migrate-lens]\nmarkers = [""]\n', "tool.migrate-lens.markers: holds an empty string"),
+])
+def test_undecodable_or_malformed_config_is_one_line_in_scan_and_check(tmp_path: Path, pyproject: bytes,
+                                                                      key: str) -> None:
+    """Repro: a pyproject.toml that is not UTF-8 raised UnicodeDecodeError (traceback) in every
+    command; ``traced-entries = [""]`` / ``["a..f"]`` and ``ignore = [""]`` (which ignored every
+    finding) were accepted silently."""
+    root = tmp_path / "t"
+    root.mkdir()
+    (root / "pyproject.toml").write_bytes(pyproject)
+    code, out = _scan(tmp_path, None)
+    assert code == 2 and out.startswith("migrate-lens: error: ") and out.count("\n") == 1 and key in out, out
+    code, out = _check(tmp_path, pyproject)
+    assert code == 2 and out.count("\n") == 1 and key in out, out
+
+
+def test_valid_traced_entries_are_accepted(tmp_path: Path) -> None:
+    code, out = _scan(tmp_path, '[tool.migrate-lens]\ntraced-entries = ["t.m.M.forward", "train_step", "é.f"]\n')
+    assert code == 0, out
+
+
+def test_check_refuses_a_select_that_matches_no_rule(tmp_path: Path) -> None:
+    """Repro: ``select = ["MLX"]`` (a typo) made the pre-commit check run no rule and pass every
+    commit ("no new findings"); the scan refused it. Both refuse it now."""
+    code, out = _check(tmp_path, b'[tool.migrate-lens]\nselect = ["MLX"]\n')
+    assert code == 2 and "tool.migrate-lens.select: 'MLX' matches no rule" in out and out.count("\n") == 1, out
+    code, out = _check(tmp_path, b'[tool.migrate-lens]\nseverity = { ML999 = "high" }\n')
+    assert code == 2 and "severity.ML999: no such rule" in out, out
+    code, out = _check(tmp_path, b'[tool.migrate-lens]\nselect = ["ML5"]\n')
+    assert code == 1 and "ML509" in out, out  # .item() in forward: high, still reported

@@ -115,7 +115,7 @@ def test_notebook_of_deeply_nested_brackets_is_skipped(tmp_path: Path) -> None:
     assert "nested too deeply" in reasons["deep.ipynb"] and "nested too deeply" in reasons["deep2.ipynb"]
     assert [f.path for f in result.files] == ["good.py"]
     code, output = _invoke(["check", "--no-baseline", "--", "deep.ipynb", "good.py"], cwd=root)
-    assert code == 1 and "deep.ipynb: not checked: notebook JSON nested too deeply" in output, output
+    assert code == 1 and "deep.ipynb: not checked: notebook is not JSON this reader takes (nested too deeply)" in output, output
 
 
 def test_path_longer_than_path_max_is_skipped(tmp_path: Path) -> None:
@@ -321,3 +321,202 @@ def test_graphml_stays_valid_xml_with_control_characters_in_names(tmp_path: Path
     tree = ET.parse(out / "graph.graphml")
     ids = {n.get("id") for n in tree.iter() if n.tag.endswith("node")}
     assert "a\\x01b" in ids
+
+
+# --------------------------------------------------------------------------- attack pass 2 (helper "attack")
+
+#: JSON documents no reader may turn into a traceback: CPython's json raises ValueError (not
+#: JSONDecodeError) for an integer of more than 4300 digits, RecursionError for deep nesting,
+#: UnicodeDecodeError for bytes that are not UTF-8.
+BAD_JSON = {
+    "huge integer": b'{"x": 1' + b"0" * 5000 + b"}",
+    "deep": b"[" * 100_000 + b"]" * 100_000,
+    "not utf-8": b'{"x": "\xff"}',
+    "truncated": b'{"tool": "migrate-lens", "version": 1, "findings": [',
+}
+
+
+@pytest.mark.parametrize("reader", ["baseline", "probe results", "stubs report", "notebook"])
+@pytest.mark.parametrize("doc", sorted(BAD_JSON))
+def test_every_json_reader_gives_one_line_for_any_malformed_document(tmp_path: Path, reader: str, doc: str) -> None:
+    """Repro: a baseline (or probe.json) holding an integer of 5000 digits raised ValueError
+    (traceback); ``scan --probe-results`` with deep nesting raised RecursionError."""
+    root = tmp_path / "t"
+    root.mkdir()
+    (root / "good.py").write_bytes(BLOCKING)
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(BAD_JSON[doc])
+    if reader == "baseline":
+        code, output = _invoke(["check", "--baseline", str(bad), "--", "good.py"], cwd=root)
+    elif reader == "probe results":
+        code, output = _invoke(["scan", str(root), "-o", str(tmp_path / "o"), "--no-cache", "-q",
+                                "--probe-results", str(bad)])
+    elif reader == "stubs report":
+        code, output = _invoke(["stubs", str(root), "-o", str(tmp_path / "st"), "--report", str(bad)])
+    else:
+        (root / "nb.ipynb").write_bytes(BAD_JSON[doc])
+        code, output = _invoke(["check", "--no-baseline", "--", "nb.ipynb", "good.py"], cwd=root)
+        assert code == 1 and "nb.ipynb: not checked: notebook is not " in output, output
+        return
+    assert code == 2 and output.startswith("migrate-lens: error: ") and output.count("\n") == 1, output
+    assert "not UTF-8" in output or "not JSON" in output, output
+
+
+def test_json_readers_skip_a_utf8_byte_order_mark(tmp_path: Path) -> None:
+    from migrate_lens.baseline import loads
+    from migrate_lens.jsonfile import parse_json
+    from migrate_lens.notebooks import notebook_to_source
+
+    assert parse_json(b'\xef\xbb\xbf{"a": 1}') == {"a": 1} == parse_json('\ufeff{"a": 1}')
+    assert loads('\ufeff{"tool": "migrate-lens", "version": 1, "findings": []}').total == 0
+    nb = b'\xef\xbb\xbf{"cells": [{"cell_type": "code", "source": "import torch\\n"}]}'
+    assert "import torch" in notebook_to_source(nb)
+
+
+@pytest.mark.parametrize("forged, where", [
+    ('{"facts": [1], "root": "/x", "examples": []}', "$.facts[0]"),
+    ('{"facts": [{"kind": "random", "category": "rng", "path": "a.py", "line": "3"}], "root": "/x", "examples": []}',
+     "$.facts[0].line"),
+    ('{"facts": [{"kind": "zzz", "category": "rng", "path": "a.py", "line": 3}], "root": "/x", "examples": []}',
+     "unknown fact kind 'zzz'"),
+    ('{"facts": [{"kind": "random", "category": "x", "path": "a.py", "line": 3}], "root": "/x", "examples": []}',
+     "unknown category 'x'"),
+    ('{"facts": [], "root": 5, "examples": []}', "$.root"),
+    ('{"facts": [], "root": "/x", "examples": [{"name": "a"}]}', "$.examples[0]"),
+    ('{"facts": [], "root": "/x", "examples": [], "tool": 5}', "$.tool"),
+    ('{"facts": [], "root": "/x", "examples": [], "lines_run": {"a.py": ["1"]}}', "$.lines_run"),
+])
+def test_forged_probe_results_are_one_line_naming_the_field(tmp_path: Path, forged: str, where: str) -> None:
+    """Repro: ``scan --probe-results`` on a hand-edited probe.json whose facts were not objects
+    raised TypeError in the cross-check (traceback, no report)."""
+    root = tmp_path / "t"
+    root.mkdir()
+    (root / "good.py").write_bytes(BLOCKING)
+    (tmp_path / "probe.json").write_text(forged, encoding="utf-8")
+    code, output = _invoke(["scan", str(root), "-o", str(tmp_path / "o"), "--no-cache", "-q",
+                            "--probe-results", str(tmp_path / "probe.json")])
+    assert code == 2 and output.count("\n") == 1 and "not probe results" in output and where in output, output
+
+
+def test_a_valid_probe_results_document_is_accepted() -> None:
+    from migrate_lens.probe.cli import probe_results_problem
+
+    doc = {"schema_version": "1.0", "tool": {"name": "migrate-lens", "version": "1"}, "root": "/x",
+           "torch_version": "2", "modes": ["eval"], "facts_outside_root": 0,
+           "examples": [{"name": "a", "module": "m.M", "mode": "eval", "status": "ok", "error": "", "ops": 3,
+                         "graph_breaks": None, "export": "skipped", "state_written": []}],
+           "facts": [{"kind": "in-place", "category": "in-place-mutation", "path": "m.py", "line": 3, "op": "add_",
+                      "detail": "", "also_at": [{"path": "m.py", "line": 1}], "count": 2, "modes": ["eval"],
+                      "examples": ["a"]}],
+           "lines_run": {"m.py": [1, 3]}}
+    assert probe_results_problem(doc) == ""
+
+
+def test_probe_keeps_probe_json_when_the_report_beside_it_is_malformed(tmp_path: Path) -> None:
+    """Repro: ``probe --out DIR`` where DIR/report.json was truncated raised JSONDecodeError
+    after writing probe.json (traceback); now one line saying what was kept."""
+    from migrate_lens.probe.cli import ProbeResultsError, _update_report
+
+    for text in ('{"modules": [', "[]", '{"modules": 5, "findings": [], "root": "/x"}'):
+        (tmp_path / "report.json").write_text(text, encoding="utf-8")
+        with pytest.raises(ProbeResultsError, match="not a migrate-lens report.json.*probe.json is written"):
+            _update_report(tmp_path, {"facts": [], "examples": [], "root": "/x"})
+
+
+@pytest.mark.parametrize("data, reason", [
+    ("import torch\n".encode("utf-16"), "UTF-16-encoded file (byte-order mark)"),
+    ("import torch\n".encode("utf-32"), "UTF-32-encoded file (byte-order mark)"),
+    (b"\xff\xfeimport torch\n", "UTF-16-encoded file (byte-order mark)"),
+    (b"# -*- coding: utf-16 -*-\nimport torch\n", "bad encoding declaration (utf-16 is not ASCII-compatible"),
+    (b"# coding: UTF_32_LE\nimport torch\n", "is not ASCII-compatible; CPython refuses it"),
+])
+def test_utf16_and_utf32_files_get_a_reason_that_says_so(data: bytes, reason: str) -> None:
+    """Repro: a file saved as UTF-16 was 'binary file (NUL byte at offset 3)' and one declaring
+    ``coding: utf-16`` a syntax error on an invalid character U+2023."""
+    from migrate_lens.discover import decode_source
+
+    text, why = decode_source(data)
+    assert text is None and why.startswith(reason) or reason in why, why
+
+
+@pytest.mark.parametrize("data, reason", [
+    (b"[]", "not a notebook (the JSON is an array, not an object)"),
+    (b"null", "not a notebook (the JSON is null, not an object)"),
+    (b'{"cells": "abc"}', "not a notebook (cells is a string, not a list)"),
+    (b'{"cells": {"a": 1}}', "not a notebook (cells is an object, not a list)"),
+    (b'{"nbformat": "4", "cells": []}', "not a notebook (nbformat is a string, not an integer)"),
+    (b'{"nbformat": 3, "worksheets": 5}', "notebook of format 3 that nbformat cannot convert"),
+])
+def test_notebook_of_the_wrong_shape_says_what_is_wrong(data: bytes, reason: str) -> None:
+    """Repro: these were 'unreadable notebook (TypeError)' / '(ValueError)'."""
+    from migrate_lens.notebooks import NotebookError, notebook_to_source
+
+    with pytest.raises(NotebookError) as info:
+        notebook_to_source(data)
+    assert str(info.value).startswith(reason), str(info.value)
+
+
+def _user_rule(folder: Path, change: tuple[str, str]) -> None:
+    import migrate_lens
+
+    shipped = Path(migrate_lens.__file__).parent.parent / "rules" / "ML301-inplace-tensor-method.toml"
+    src = shipped.read_text(encoding="utf-8").replace('code = "ML301"', 'code = "ML399"')
+    src = src.replace('name = "inplace-tensor-method"', 'name = "my-rule"')
+    assert change[0] in src
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "ML399-my-rule.toml").write_text(src.replace(*change), encoding="utf-8")
+
+
+@pytest.mark.parametrize("change, message", [
+    (('methods = ["*_"]', "methods = [1, {a = 2}]"), "matcher.params.methods: must be a list of strings"),
+    (('methods = ["*_"]', 'methods = "*_"'), "matcher.params.methods: must be a list of strings"),
+    (("no_grad = false", 'no_grad = "no"'), "matcher.params.no_grad: must be true or false"),
+    (('contexts = ["traced", "init", "function"]', 'contexts = "traced"'), "matcher.contexts: must be a list of strings"),
+])
+def test_user_rule_with_wrongly_typed_matcher_parameters_is_one_line(tmp_path: Path, change: tuple[str, str],
+                                                                     message: str) -> None:
+    """Repro: a user rule with ``methods = [1, {a = 2}]`` raised TypeError from fnmatch when the
+    rule index was built (traceback in scan and check); ``contexts = "traced"`` said
+    "unknown context 't'"."""
+    _user_rule(tmp_path / "rules", change)
+    root = tmp_path / "t"
+    root.mkdir()
+    (root / "good.py").write_bytes(BLOCKING)
+    (root / "pyproject.toml").write_text('[tool.migrate-lens]\nrule-dirs = ["../rules"]\n', encoding="utf-8")
+    for args in (["scan", str(root), "-o", str(tmp_path / "o"), "--no-cache", "-q"], ["check", "--", "good.py"]):
+        code, output = _invoke(args, cwd=root)
+        assert code == 2 and output.count("\n") == 1 and f"ML399-my-rule.toml: {message}" in output, output
+
+
+def test_user_rule_with_well_typed_parameters_still_loads(tmp_path: Path) -> None:
+    _user_rule(tmp_path / "rules", ('methods = ["*_"]', 'methods = ["' + "*a" * 40 + '*b", "add_"]'))
+    root = tmp_path / "t"
+    root.mkdir()
+    (root / "m.py").write_text("import torch\n\n\ndef f(x):\n    x.add_(1)\n", encoding="utf-8")
+    (root / "pyproject.toml").write_text('[tool.migrate-lens]\nrule-dirs = ["../rules"]\n', encoding="utf-8")
+    code, output = _invoke(["check", "--format", "json", "--", "m.py"], cwd=root)
+    assert code == 0 and "ML399" in output, output
+
+
+@pytest.mark.verify
+@pytest.mark.parametrize("where", ["import", "examples", "forward"])
+def test_probe_reports_user_code_calling_sys_exit(tmp_path: Path, where: str) -> None:
+    """Repro: a recipe or model calling ``sys.exit(3)`` ended migrate-lens with status 3, no
+    message and no probe.json."""
+    pytest.importorskip("torch")
+    (tmp_path / "m.py").write_text("import torch\n\n\nclass M(torch.nn.Module):\n    def forward(self, x):\n"
+                                   "        return x * 2\n", encoding="utf-8")
+    body = {"import": "import sys\nsys.exit(3)\n",
+            "examples": "import sys\n\n\ndef examples():\n    sys.exit(3)\n    yield\n",
+            "forward": ("import sys\nimport torch\nfrom m import M\n\n\nclass Bad(torch.nn.Module):\n"
+                        "    def forward(self, x):\n        sys.exit(3)\n\n\ndef examples():\n"
+                        "    yield 'bad', Bad(), (torch.ones(2),)\n    yield 'good', M(), (torch.ones(2),)\n")}[where]
+    (tmp_path / "recipe.py").write_text(body, encoding="utf-8")
+    code, output = _invoke(["probe", str(tmp_path), "--recipe", str(tmp_path / "recipe.py"), "-o",
+                            str(tmp_path / "out"), "--yes", "--no-dynamo", "--no-export"])
+    if where == "forward":
+        assert code == 0 and "bad (eval): SystemExit" in output, output
+        doc = json.loads((tmp_path / "out" / "probe.json").read_text(encoding="utf-8"))
+        assert [e["status"] for e in doc["examples"]] == ["error", "ok"]
+    else:
+        assert code == 2 and "SystemExit: 3" in output, output

@@ -18,16 +18,42 @@ class ProbeResultsError(Exception):
 
 def load_probe_results(path: Path) -> dict[str, Any]:
     """Read ``probe.json``; raises :class:`ProbeResultsError` when unreadable or malformed."""
+    from migrate_lens.jsonfile import JsonFileError, parse_json
+
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = parse_json(path.read_bytes())
     except OSError as exc:
         raise ProbeResultsError(f"{path}: {exc.strerror or exc}") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ProbeResultsError(f"{path}: not JSON ({exc})") from None
-    if not isinstance(data, dict) or not isinstance(data.get("facts"), list) or "root" not in data \
-            or not isinstance(data.get("examples"), list):
-        raise ProbeResultsError(f"{path}: not probe results (expected the probe.json of `migrate-lens probe`)")
+    except JsonFileError as exc:
+        raise ProbeResultsError(f"{path}: not probe results: {exc}") from None
+    problem = probe_results_problem(data)
+    if problem:
+        raise ProbeResultsError(f"{path}: not probe results (expected the probe.json of `migrate-lens probe`): {problem}")
     return data
+
+
+def probe_results_problem(data: Any) -> str:
+    """Why ``data`` (parsed JSON) is not the ``probe.json`` document the cross-check and the
+    report read, or "" when it is: every field they read has the type ``probe`` writes
+    (checked with msgspec: ``Expected `int`, got `str` - at `$.facts[0].line```), every fact
+    kind is one of :data:`migrate_lens.probe.kinds.KINDS` and every category one of the
+    catalog's. A hand-edited or foreign file gets this one line instead of a traceback."""
+    import msgspec
+
+    from migrate_lens.models import CATEGORIES
+    from migrate_lens.probe.kinds import KINDS
+    from migrate_lens.probe.resultfile import ProbeResults
+
+    try:
+        doc = msgspec.convert(data, ProbeResults)
+    except msgspec.ValidationError as exc:
+        return str(exc)
+    for i, fact in enumerate(doc.facts):
+        if fact.kind not in KINDS:
+            return f"unknown fact kind {fact.kind!r} - at `$.facts[{i}].kind`"
+        if fact.category not in CATEGORIES:
+            return f"unknown category {fact.category!r} - at `$.facts[{i}].category`"
+    return ""
 
 
 def attach(view: dict[str, Any], results: dict[str, Any]) -> dict[str, Any]:
@@ -44,9 +70,19 @@ def _update_report(out_dir: Path, results: dict[str, Any]) -> list[Path]:
     report = out_dir / "report.json"
     if not report.is_file():
         return []
+    from migrate_lens.jsonfile import JsonFileError, parse_json
     from migrate_lens.report import render_all
 
-    view = attach(json.loads(report.read_text(encoding="utf-8")), results)
+    try:
+        view = parse_json(report.read_bytes())
+    except JsonFileError as exc:
+        raise ProbeResultsError(f"{report}: not a migrate-lens report.json ({exc}); probe.json is written, "
+                                "the report is left as it is (scan again with --probe-results)") from None
+    if not isinstance(view, dict) or not isinstance(view.get("findings"), list) \
+            or not isinstance(view.get("modules"), list) or not isinstance(view.get("root"), str):
+        raise ProbeResultsError(f"{report}: not a migrate-lens report.json; probe.json is written, "
+                                "the report is left as it is (scan again with --probe-results)")
+    view = attach(view, results)
     formats = [f for f, name in (("html", "report.html"), ("json", "report.json"), ("sarif", "report.sarif"),
                                  ("md", "report.md")) if (out_dir / name).is_file()]
     return render_all(view, out_dir, formats)
@@ -90,6 +126,8 @@ def probe(path: Path, recipe: Path, out_dir: Path, train: bool, no_dynamo: bool,
         written = [target, *_update_report(out_dir, results)]
     except OSError as exc:
         raise fail(f"cannot write to {out_dir}: {exc.strerror or exc}") from None
+    except ProbeResultsError as exc:
+        raise fail(str(exc)) from None
     errors = [e for e in results["examples"] if e["status"] != "ok"]
     click.echo(f"{len(results['facts'])} runtime fact(s) from {len(results['examples'])} run(s)"
                f"{f', {len(errors)} failed' if errors else ''}")

@@ -38,6 +38,11 @@ from migrate_lens import __version__
 from migrate_lens.probe.kinds import categories, graph_break_category
 
 PROBE_SCHEMA_VERSION = "1.0"
+#: What the user's code may raise that the probe reports instead of dying: any exception, and
+#: ``SystemExit`` (a recipe or model calling ``sys.exit()`` or ``exit()`` would otherwise end
+#: migrate-lens with its status, silently, before probe.json is written). ``KeyboardInterrupt``
+#: still stops the run (Ctrl-C).
+USER_CODE_ERRORS: tuple[type[BaseException], ...] = (Exception, SystemExit)
 
 
 class RecipeError(Exception):
@@ -60,7 +65,7 @@ def load_recipe(path: Path, root: Path) -> Any:
     module = importlib.util.module_from_spec(spec)
     try:
         spec.loader.exec_module(module)
-    except Exception as exc:  # noqa: BLE001 - the user's file: any error is reported, not raised
+    except USER_CODE_ERRORS as exc:  # noqa: BLE001 - the user's file: any error is reported, not raised
         raise RecipeError(f"{path}: import failed: {type(exc).__name__}: {exc}") from exc
     if not callable(getattr(module, "examples", None)):
         raise RecipeError(f"{path}: defines no examples() function")
@@ -111,7 +116,7 @@ def _graph_breaks(rec: Any, module: Any, args: Any) -> tuple[int, str]:
     try:
         with _quiet(), torch.no_grad():  # as the eager eval pass
             explained = torch._dynamo.explain(module)(*pos, **kw)
-    except Exception as exc:  # noqa: BLE001 - dynamo failing is itself a fact about the model
+    except USER_CODE_ERRORS as exc:  # noqa: BLE001 - dynamo failing is itself a fact about the model
         return 0, f"{type(exc).__name__}: {_first_line(str(exc))}"
     finally:
         torch._dynamo.reset()
@@ -136,7 +141,7 @@ def _export_guard(rec: Any, module: Any, args: Any) -> str:
     try:
         with _quiet():
             torch.export.export(module, pos, kw, strict=False)
-    except Exception as exc:  # noqa: BLE001 - the failure is what we record
+    except USER_CODE_ERRORS as exc:  # noqa: BLE001 - the failure is what we record
         frames = [(fs.filename, fs.lineno or 0) for fs in traceback.extract_tb(exc.__traceback__)]
         text = str(exc)
         # GuardOnDataDependentSymNode, or a UserError/RuntimeError saying the same in words
@@ -214,7 +219,7 @@ def run_example(rec: Any, name: str, model: Any, args: Any, mode: str, hook_site
         with _quiet(), patches(), rec.active():
             with torch.no_grad() if mode == "eval" else contextlib.nullcontext():
                 _call(model, args)
-    except Exception as exc:  # noqa: BLE001 - the user's model: reported, the probe goes on
+    except USER_CODE_ERRORS as exc:  # noqa: BLE001 - the user's model: reported, the probe goes on
         entry["status"] = "error"
         frames = [(fs.filename, fs.lineno or 0) for fs in traceback.extract_tb(exc.__traceback__)]
         site = rec.roots.site_of_stack(frames)
@@ -265,7 +270,7 @@ def probe(root: Path, recipe: Path, train: bool = False, dynamo: bool = True, ex
                 examples.append((str(name), model, args))
         except RecipeError:
             raise
-        except Exception as exc:  # noqa: BLE001 - the user's generator
+        except USER_CODE_ERRORS as exc:  # noqa: BLE001 - the user's generator
             raise RecipeError(f"{recipe}: examples() raised {type(exc).__name__}: {exc}") from exc
     if not examples:
         raise RecipeError(f"{recipe}: examples() yielded nothing")

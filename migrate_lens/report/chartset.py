@@ -192,10 +192,12 @@ def _read_memo(inputs: dict[str, Any]) -> dict[str, str] | None:
     path = _memo_path(inputs)
     if path is None or not (private(path.parent) and private(path)):
         return None
+    from migrate_lens.jsonfile import JsonFileError, parse_json
+
     try:
-        cached = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None  # missing or unreadable: draw again
+        cached = parse_json(path.read_bytes())
+    except (OSError, JsonFileError):
+        return None  # missing, unreadable or not JSON: draw again
     if not (isinstance(cached, dict) and set(cached) == set(NAMES) and all(isinstance(v, str) for v in cached.values())):
         return None
     from migrate_lens.report.svgcheck import UnsafeSvgError, check_svg

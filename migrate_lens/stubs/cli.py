@@ -51,12 +51,14 @@ def _targets_from_pipeline(root: Path) -> Selection:
 def _targets_from_report(report_path: Path, root: Path) -> Selection:
     """Targets from a saved report.json; one-line errors for a file that is not a report or
     that describes another tree."""
+    from migrate_lens.jsonfile import JsonFileError, parse_json
+
     try:
-        view = json.loads(report_path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        view = parse_json(report_path.read_bytes())
+    except OSError as exc:
+        raise StubsError(f"{report_path}: cannot read ({exc.strerror})") from None
+    except JsonFileError as exc:
         raise StubsError(f"{report_path}: not a migrate-lens report.json ({exc})") from None
-    except RecursionError:
-        raise StubsError(f"{report_path}: not a migrate-lens report.json (JSON nested too deeply)") from None
     if not isinstance(view, dict) or not isinstance(view.get("modules"), list):
         raise StubsError(f"{report_path}: not a migrate-lens report.json (no 'modules' list)")
     targets, skipped, classes = _select(view)
@@ -140,10 +142,12 @@ def stubs(path: Path, out_dir: Path, report_path: Path | None, discover: bool, a
 
 
 def _json_object(text: str, what: str) -> dict[str, Any]:
+    from migrate_lens.jsonfile import JsonFileError, parse_json
+
     try:
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise click.BadParameter(f"{what}: invalid JSON ({exc.msg})") from None
+        value = parse_json(text)
+    except JsonFileError as exc:
+        raise click.BadParameter(f"{what}: invalid JSON ({exc})") from None
     if not isinstance(value, dict):
         raise click.BadParameter(f"{what}: expected a JSON object")
     return value

@@ -43,6 +43,9 @@ RESULT_KEYS = ("module", "stub_path", "generated", "compiles", "runs", "max_abs_
 #: Default relative tolerance of the bf16 run (error over max|reference|, see the module doc).
 BF16_TOLERANCE = 2e-2
 STUB_PACKAGE = "_migrate_lens_stubs"
+#: What the code under test may raise that verify reports instead of dying: any exception and
+#: ``SystemExit`` (a module calling ``sys.exit()`` at import); ``KeyboardInterrupt`` still stops it.
+USER_CODE_ERRORS: tuple[type[BaseException], ...] = (Exception, SystemExit)
 WARNING = ("migrate-lens verify IMPORTS AND RUNS the code under test (the PyTorch module and its "
            "generated stub). Run it only on code you trust.")
 
@@ -298,7 +301,7 @@ def check_train_step(tm: Any, sm: Any, inputs: list[Any], input_kwargs: dict[str
         step = nnx.jit(lambda m, *a: m(*a, **input_kwargs))
         jit1 = step(sj, *js)
         out["jit_draws_differ"] = _draws_differ(jit1, lambda: step(sj, *js), calls)
-    except Exception as exc:  # noqa: BLE001 - the code under test may raise anything
+    except USER_CODE_ERRORS as exc:  # noqa: BLE001 - the code under test may raise anything
         out["reason"] = f"{stage}: {_first_line(exc)}"
         return out
     if random:
@@ -358,7 +361,7 @@ def check_bf16(tm: Any, sm: Any, inputs: list[Any], input_kwargs: dict[str, Any]
                                     state))
         js = [jnp.asarray(x, jnp.bfloat16) if np.issubdtype(x.dtype, np.floating) else jnp.asarray(x) for x in inputs]
         got = nnx.jit(lambda m, *a: m(*a, **input_kwargs))(sb, *js)
-    except Exception as exc:  # noqa: BLE001 - the code under test may raise anything
+    except USER_CODE_ERRORS as exc:  # noqa: BLE001 - the code under test may raise anything
         out["reason"] = f"stub in bfloat16: {_first_line(exc)}"
         return out
     leaves = _leaves_jax(got)
@@ -375,7 +378,7 @@ def check_bf16(tm: Any, sm: Any, inputs: list[Any], input_kwargs: dict[str, Any]
                         else torch.from_numpy(x) for x in inputs], **input_kwargs)
         _, t_rel, t_why = _compare_leaves(_leaves_torch(ref), _leaves_torch(tref))
         out["torch_max_rel_error"] = None if t_why else t_rel
-    except Exception:  # noqa: BLE001 - a CPU kernel without bfloat16 support: no baseline
+    except USER_CODE_ERRORS:  # noqa: BLE001 - a CPU kernel without bfloat16 support: no baseline
         out["torch_max_rel_error"] = None
     tol = max(bf16_tolerance, 2 * (out["torch_max_rel_error"] or 0.0))
     out["tolerance"] = tol
@@ -457,7 +460,7 @@ def _verify_eval(torch_cls: Any, stub_cls: Any, convert: Any, *, args: tuple[Any
             ref = tm(*[torch.from_numpy(x) for x in inputs], **input_kwargs)
         stage = "run stub"
         got = sm(*[jnp.asarray(x) for x in inputs], **input_kwargs)
-    except Exception as exc:  # noqa: BLE001 - the code under test may raise anything; reported, not hidden
+    except USER_CODE_ERRORS as exc:  # noqa: BLE001 - the code under test may raise anything; reported, not hidden
         return result(False, None, None, False, "error", f"{stage}: {_first_line(exc)}"), None
     built = (tm, sm, ref)
     abs_err, rel_err, why = compare(ref, got)
@@ -469,7 +472,7 @@ def _verify_eval(torch_cls: Any, stub_cls: Any, convert: Any, *, args: tuple[Any
         jit_abs, _, jit_why = compare(ref, got_jit)
         jit_ok = not jit_why and jit_abs <= tolerance
         jit_reason = jit_why or ("" if jit_ok else f"under nnx.jit max abs error {jit_abs:.3g}")
-    except Exception as exc:  # noqa: BLE001 - tracer errors of the code under test are the finding
+    except USER_CODE_ERRORS as exc:  # noqa: BLE001 - tracer errors of the code under test are the finding
         jit_ok, jit_reason = False, f"nnx.jit: {_first_line(exc)}"
     if abs_err > tolerance:
         return (result(True, abs_err, rel_err, jit_ok, "fail", f"max abs error {abs_err:.3g} > tolerance {tolerance:g}"),
@@ -505,12 +508,12 @@ def verify_target(source_root: Path, stub_dir: Path, rel_path: str, class_name: 
     except (ImportError, SyntaxError, AttributeError) as exc:
         return VerifyResult(qual, rel_path, (stub_dir / rel_path).exists(), isinstance(exc, AttributeError), False,
                             None, None, tolerance, False, "error", f"import stub: {_first_line(exc)}", todos)
-    except Exception as exc:  # noqa: BLE001 - module-level code of the stub may raise anything
+    except USER_CODE_ERRORS as exc:  # noqa: BLE001 - module-level code of the stub may raise anything
         return VerifyResult(qual, rel_path, True, True, False, None, None, tolerance, False, "error",
                             f"import stub: {_first_line(exc)}", todos)
     try:
         torch_cls = getattr(load_torch_module(source_root, rel_path, dotted), class_name)
-    except Exception as exc:  # noqa: BLE001 - importing user code may raise anything
+    except USER_CODE_ERRORS as exc:  # noqa: BLE001 - importing user code may raise anything
         return VerifyResult(qual, rel_path, True, True, False, None, None, tolerance, False, "error",
                             f"import PyTorch module: {_first_line(exc)}", todos)
     return verify_module(torch_cls, stub_cls, stub_mod.convert_state_dict, args=args, kwargs=kwargs, inputs=inputs,
