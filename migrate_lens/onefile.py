@@ -122,7 +122,7 @@ def _long_boolean_chain(text: str, tree: ast.Module) -> str:
     return ""
 
 
-def _syntax_reason(text: str, libcst_reason: str) -> str:
+def syntax_reason(text: str, libcst_reason: str) -> str:
     """Skip reason for a file libcst could not parse: CPython's own message and line when
     ``ast`` fails too (libcst's native parser sometimes reports the line after the error),
     else libcst's reason marked as a construct libcst does not support."""
@@ -193,7 +193,7 @@ def analyze_file(data: bytes, rel_path: str, module: str, catalog: Catalog, inde
     try:
         facts = analyze_source(text, rel_path, module, catalog, index, lines)
     except ParseFailure as exc:
-        return FileOutcome(rel_path, skipped=Skipped(rel_path, _syntax_reason(text, str(exc))))
+        return FileOutcome(rel_path, skipped=Skipped(rel_path, syntax_reason(text, str(exc))))
     except RecursionError:
         return FileOutcome(rel_path, skipped=Skipped(rel_path, "nesting too deep to analyze (RecursionError)"))
     extra: dict[str, object] = {"sha256": digest}  # (one copy of the facts for all of them)

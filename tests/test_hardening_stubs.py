@@ -70,3 +70,48 @@ def test_write_stubs_never_leaves_out_dir(tmp_path: Path) -> None:
         with pytest.raises(ValueError, match="outside"):
             write_stubs(out, [StubFile(stub_path, stub_path, "x = 1\n", (), (), True, "")])
     assert sorted(p.name for p in tmp_path.rglob("*")) == []
+
+
+# --------------------------------------------------------------------------- attack pass 2 (helper "attack")
+
+_MODULE = ("import torch\nfrom torch import nn\n\n\nclass Twice(nn.Module):\n"
+           "    def forward(self, x):\n        return x * 2\n")
+
+
+def _hostile_tree(root: Path) -> None:
+    import os
+
+    root.mkdir(parents=True)
+    (root / "good.py").write_text(_MODULE, encoding="utf-8")
+    (root / "deep.py").write_text("import torch\nx = " + "(" * 5000 + "1" + ")" * 5000 + "\n", encoding="utf-8")
+    (root / "chain.py").write_text("import torch\ny = 1" + " + 1" * 30000 + "\n", encoding="utf-8")
+    (root / "py2.py").write_text("import torch\nprint 'x'\n", encoding="utf-8")
+    (root / "utf16.py").write_bytes(_MODULE.encode("utf-16"))
+    (root / "loop.py").symlink_to("loop.py")
+    os.mkfifo(root / "fifo.py")
+
+
+def test_discover_reads_files_as_the_scan_does(tmp_path: Path) -> None:
+    """Repro: ``stubs --discover`` read every file itself: a FIFO named .py hung it forever, a
+    symbolic link loop raised OSError (traceback), 5000 nested parentheses killed it with
+    SIGSEGV in libcst's native parser (exit 139, nothing written), and unparsable files vanished
+    silently. Each is now a ``not read: PATH: reason`` line and the others are translated."""
+    import subprocess
+    import sys
+
+    root = tmp_path / "src"
+    _hostile_tree(root)
+    out = tmp_path / "out"
+    # a subprocess: a SIGSEGV or a hang must fail this test, not kill or block the test run
+    proc = subprocess.run([sys.executable, "-m", "migrate_lens.cli", "stubs", str(root), "-o", str(out), "--discover"],
+                          capture_output=True, text=True, timeout=120, cwd=REPO)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    reasons = {line.split(": ", 2)[1]: line.split(": ", 2)[2] for line in lines if line.startswith("not read: ")}
+    assert set(reasons) == {"deep.py", "chain.py", "py2.py", "utf16.py", "loop.py", "fifo.py"}, proc.stdout
+    assert reasons["fifo.py"] == "not a regular file"
+    assert reasons["deep.py"].startswith("nesting too deep") and reasons["chain.py"].startswith("nesting too deep")
+    assert reasons["py2.py"].startswith("syntax error at line 2")
+    assert reasons["utf16.py"].startswith("UTF-16-encoded file")
+    assert "Too many levels of symbolic links" in reasons["loop.py"]
+    assert (out / "good.py").is_file()

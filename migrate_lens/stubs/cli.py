@@ -105,11 +105,12 @@ def stubs(path: Path, out_dir: Path, report_path: Path | None, discover: bool, a
     (--discover) from a syntax scan of nn.Module subclasses.
     """
     skipped: list[StubTarget] = []
+    unread: list[tuple[str, str]] = []  # (path, reason) of files --discover could not read or parse
     classes: set[str] | None = None
     if report_path is not None:
         targets, skipped, classes = _targets_from_report(report_path, path if path.is_dir() else path.parent)
     elif discover:
-        targets = discover_targets(path)
+        targets = discover_targets(path, unread)
     else:
         targets, skipped, classes = _targets_from_pipeline(path)
     files = generate_stubs(path, targets, out_dir, module_classes=classes)
@@ -121,7 +122,8 @@ def stubs(path: Path, out_dir: Path, report_path: Path | None, discover: bool, a
                                for t in skipped] + [
                 {"module": m.qualname, "path": m.source_path, "status": m.status,
                  "reason": f.error or "class not found in the source"} for f in files for m in f.modules
-                if not m.generated]}, indent=2, sort_keys=True))
+                if not m.generated],
+            "unread_files": [{"path": p, "reason": r} for p, r in unread]}, indent=2, sort_keys=True))
         return
     from migrate_lens.safetext import printable
 
@@ -135,6 +137,8 @@ def stubs(path: Path, out_dir: Path, report_path: Path | None, discover: bool, a
         click.echo(printable(f"not translated: {t.qualname} ({t.path}): {t.status}: {t.reason or 'no reason given'}"))
     for m in missing:
         click.echo(printable(f"not translated: {m.qualname} ({m.source_path}): class not found or file unreadable"))
+    for rel, reason in unread:
+        click.echo(printable(f"not read: {rel}: {reason}"))
     total = sum(len(f.modules) for f in files)
     ready = sum(1 for f in files if _verdict(f) == "ready")
     click.echo(printable(f"{total} module(s) in {len(files)} file(s) -> {out_dir}; {ready} file(s) ready, "

@@ -26,7 +26,7 @@ from migrate_lens.stubs import tables as T
 from migrate_lens.stubs.apimap import ApiRenames
 from migrate_lens.stubs.names import Aliases, absolute_module, dotted, module_name, names_in
 from migrate_lens.stubs.prelude import helper_names, prelude_for
-from migrate_lens.stubs.targets import StubTarget, iter_python_files
+from migrate_lens.stubs.targets import StubTarget, iter_python_files, read_module
 from migrate_lens.stubs.translate import (BASE_SHIMS, MODULE_BASES, SHIMS, FileContext, Todo, builder_funcs, code,
                                          is_torch_ecosystem, random_funcs, run_translator, top_level_name,
                                          top_level_names)
@@ -192,10 +192,9 @@ class _Project:
         """Parsed tree, aliases and top-level definitions of ``rel`` (None if it does not parse;
         the reason is kept in :attr:`errors`)."""
         if rel not in self._trees:
-            try:
-                tree = cst.parse_module((self.base_dir / rel).read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, cst.ParserSyntaxError) as exc:
-                self.errors[rel] = f"{type(exc).__name__}: {exc}".splitlines()[0]
+            tree, reason = read_module(self.base_dir / rel)
+            if tree is None:
+                self.errors[rel] = reason
                 self._trees[rel] = None
             else:
                 mod = module_name(rel)

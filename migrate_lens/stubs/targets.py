@@ -111,17 +111,50 @@ def _is_torch_layer(qualname: str) -> bool:
     return head in ("torch.nn", "torch.nn.modules") and last[:1].isupper() and last not in ("Parameter",)
 
 
-def discover_targets(root: Path | str) -> list[StubTarget]:
+def read_module(path: Path) -> tuple[cst.Module | None, str]:
+    """``path`` parsed by libcst, read the way the scan reads a file, or ``(None, reason)``:
+    :func:`migrate_lens.discover.read_bytes` (a FIFO is never opened, so it cannot hang the run;
+    a symbolic link loop, an unreadable or oversized file give their reason),
+    :func:`migrate_lens.discover.decode_source` (PEP 263, UTF-16 and binary files refused) and
+    :func:`migrate_lens.onefile.depth_guard` before libcst (whose native parser dies with
+    SIGSEGV on a few thousand nested brackets, killing the whole command)."""
+    from migrate_lens.analysis.walk import forget_ast
+    from migrate_lens.discover import decode_source, read_bytes
+    from migrate_lens.onefile import depth_guard, syntax_reason
+
+    data, reason = read_bytes(path)
+    if data is None:
+        return None, reason
+    text, reason = decode_source(data)
+    if text is None:
+        return None, reason
+    try:
+        too_deep = depth_guard(text)
+    finally:
+        forget_ast()
+    if too_deep:
+        return None, too_deep
+    try:
+        return cst.parse_module(text), ""
+    except cst.ParserSyntaxError as exc:
+        return None, syntax_reason(text, str(exc).splitlines()[0])
+    except (RecursionError, MemoryError) as exc:
+        return None, f"nesting too deep to parse ({type(exc).__name__})"
+
+
+def discover_targets(root: Path | str, skipped: list[tuple[str, str]] | None = None) -> list[StubTarget]:
     """Every top-level nn.Module subclass under ``root`` (status ``unknown``), sorted by (path,
-    qualname). Files that do not parse are skipped (the scan pipeline reports them)."""
+    qualname). A file that cannot be read or parsed (:func:`read_module`) is left out, and
+    ``(path, reason)`` appended to ``skipped`` when given."""
     root = Path(root)
     base_dir = root.parent if root.is_file() else root
     classes: dict[str, tuple[str, list[str]]] = {}  # qualname -> (path, resolved bases)
     for file in iter_python_files(root):
         rel = file.relative_to(base_dir).as_posix()
-        try:
-            module = cst.parse_module(file.read_text(encoding="utf-8"))
-        except (cst.ParserSyntaxError, UnicodeDecodeError):
+        module, reason = read_module(file)
+        if module is None:
+            if skipped is not None:
+                skipped.append((rel, reason))
             continue
         current = module_name(rel)
         aliases = Aliases(module, current, rel.endswith("__init__.py"))
