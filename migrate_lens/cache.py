@@ -43,7 +43,7 @@ ANALYZER_MODULES = ("models.py", "catalog.py", "discover.py", "notebooks.py", "w
                     "analysis/__init__.py", "analysis/engine.py", "analysis/kinds.py", "analysis/matchers.py",
                     "analysis/bindings.py", "analysis/sites.py", "analysis/summaries.py", "analysis/values.py", "analysis/visitor.py",
                     "analysis/walk.py", "analysis/shape.py", "onefile.py", "severity.py", "fold.py",
-                    "analysis/routes.py", "interproc.py", "fastinit.py", "rules_parsed.py")
+                    "analysis/routes.py", "interproc.py", "fastinit.py", "rules_parsed.py", "jsonfile.py")
 
 
 @lru_cache(maxsize=1)

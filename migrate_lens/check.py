@@ -291,6 +291,7 @@ class _FileResult:
     rule_errors: tuple[RuleError, ...] = ()
     skip_reason: str = ""
     checked: bool = True
+    unanalyzed: tuple[str, ...] = ()
 
 
 #: Projects of the files being checked, set before forking workers (inherited, never pickled).
@@ -320,12 +321,12 @@ def _check_one(absolute: Path, rel: str, project: _Project) -> _FileResult:
         return _FileResult(skip_reason=outcome.skipped.reason, checked=False)
     facts = outcome.facts
     assert facts is not None  # an outcome holds facts or a skip
-    if not facts.mentions_torch:
-        return _FileResult()  # the scan's pre-filter: a file that never mentions torch gets no rules
+    if not facts.mentions_torch:  # the scan's pre-filter: a file that never mentions torch gets no rules
+        return _FileResult(unanalyzed=facts.unanalyzed)
     if project.config.traced_entries:  # config entries seed the in-file closure like forward does
         facts = replace(facts, traced_entries=tuple(sorted({*facts.traced_entries, *project.config.traced_entries})))
     kept, ignored = apply_config(resolve_traced_only(facts, project.catalog).findings, project.config)
-    return _FileResult(tuple(kept), ignored, facts.rule_errors)
+    return _FileResult(tuple(kept), ignored, facts.rule_errors, unanalyzed=facts.unanalyzed)
 
 
 def _check_one_in_worker(task: tuple[Path, str, Path]) -> _FileResult:
@@ -390,6 +391,8 @@ def collect(
             skipped.append(Skipped(display, res.skip_reason))
             continue
         checked += 1
+        # a notebook cell that does not parse: the other cells were checked, that one was not
+        skipped.extend(Skipped(display, f"{part} (the other cells were checked)") for part in res.unanalyzed)
         ignored += res.ignored
         errors.extend((display, e) for e in res.rule_errors)
         remedies = projects.projects[root].remedies

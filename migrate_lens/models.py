@@ -381,6 +381,10 @@ class FileFacts:
     code_lines: int = -1
     shapes: tuple[UnitShape, ...] = ()
     generated_from: str = ""
+    #: parts of the file left out of the analysis while the rest was analyzed, each a short
+    #: phrase (a notebook code cell that does not parse: ``cell 3: syntax error at line 2: ...``);
+    #: the scan lists them as warnings, ``check`` as code it could not check
+    unanalyzed: tuple[str, ...] = ()
 
 
 @_fast_pickle

@@ -52,7 +52,15 @@ def _json_kind(value: object) -> str:
 
 
 def notebook_to_source(data: bytes) -> str:
-    """Joined code cells of a notebook given as bytes. Raises :class:`NotebookError`.
+    """Joined code cells of a notebook given as bytes (see :func:`notebook_cells`). Raises
+    :class:`NotebookError`."""
+    return notebook_cells(data)[0]
+
+
+def notebook_cells(data: bytes) -> tuple[str, tuple[tuple[int, str], ...]]:
+    """Joined code cells of a notebook given as bytes, and ``(cell index, reason)`` of each code
+    cell that still did not parse and was blanked (so the caller can say so: never lost
+    silently). Raises :class:`NotebookError`.
 
     Read as JSON without schema validation (formats before v4 are converted with nbformat):
     only the code cells' sources matter here, and a notebook that is slightly off-schema (a
@@ -76,6 +84,7 @@ def notebook_to_source(data: bytes) -> str:
     if not isinstance(nb.get("cells", []), list):
         raise NotebookError(f"not a notebook (cells is {_json_kind(nb.get('cells'))}, not a list)")
     lines: list[str] = []
+    blanked: list[tuple[int, str]] = []
     for index, cell in enumerate(nb.get("cells", [])):
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
@@ -91,8 +100,11 @@ def notebook_to_source(data: bytes) -> str:
         # UTF-8 reports cannot take them (the cell was blanked as unparsable, silently). Each
         # becomes U+FFFD, one character for one, so positions stay exact.
         source = _LONE_SURROGATE.sub("\ufffd", source)
-        lines.extend(_cell_lines(source))
-    return "\n".join(lines) + "\n"
+        cell_lines, problem = _cell_lines(source)
+        lines.extend(cell_lines)
+        if problem:
+            blanked.append((index, problem))
+    return "\n".join(lines) + "\n", tuple(blanked)
 
 
 def _split_lines(text: str) -> list[str]:
@@ -105,10 +117,10 @@ def _split_lines(text: str) -> list[str]:
     return parts
 
 
-def _cell_lines(source: str) -> list[str]:
+def _cell_lines(source: str) -> tuple[list[str], str]:
     """One cell as Python lines (same count as the cell): magics, shell escapes and help
     lines become ``pass``; a cell that still does not parse becomes all ``pass`` lines, so one
-    broken cell never hides the others."""
+    broken cell never hides the others, and the second item says why ("" when it parses)."""
     raw_lines = _split_lines(source)
     out: list[str] = []
     skip_rest = False
@@ -129,9 +141,12 @@ def _cell_lines(source: str) -> list[str]:
             out.append(raw)
     try:
         ast.parse("\n".join(out))
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return ["pass  # cell does not parse, skipped"] * len(out)
-    return out
+    except SyntaxError as exc:
+        where = f" at line {exc.lineno}" if exc.lineno else ""
+        return ["pass  # cell does not parse, skipped"] * len(out), f"syntax error{where}: {exc.msg}"
+    except (ValueError, RecursionError, MemoryError) as exc:
+        return ["pass  # cell does not parse, skipped"] * len(out), f"does not parse ({type(exc).__name__})"
+    return out, ""
 
 
 def cell_of_line(source: str, line: int) -> tuple[int, int]:

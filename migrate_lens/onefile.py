@@ -19,7 +19,7 @@ from migrate_lens.cache import file_digest
 from migrate_lens.catalog import Catalog
 from migrate_lens.discover import decode_source
 from migrate_lens.models import FileFacts, FileOutcome, ImportFact, Skipped
-from migrate_lens.notebooks import NotebookError, cell_of_line, notebook_to_source
+from migrate_lens.notebooks import NotebookError, cell_of_line, notebook_cells
 
 
 class CheapParseError(ValueError):
@@ -151,6 +151,11 @@ def wires_project_classes(text: str, module: str) -> bool:
         and _CLASS_CALL.search(text) is not None
 
 
+def _unanalyzed(blanked: tuple[tuple[int, str], ...]) -> tuple[str, ...]:
+    """:attr:`FileFacts.unanalyzed` phrases of a notebook's blanked cells."""
+    return tuple(f"cell {cell}: {why}; not analyzed" for cell, why in blanked)
+
+
 def analyze_file(data: bytes, rel_path: str, module: str, catalog: Catalog, index: RuleIndex,
                  markers: tuple[str, ...] = ("torch",)) -> FileOutcome:
     """One file's bytes -> its :class:`FileOutcome`: facts, or skipped with a specific reason.
@@ -167,9 +172,10 @@ def analyze_file(data: bytes, rel_path: str, module: str, catalog: Catalog, inde
     """
     digest = file_digest(data)
     notebook = rel_path.endswith(".ipynb")
+    blanked: tuple[tuple[int, str], ...] = ()
     if notebook:
         try:
-            text: str | None = notebook_to_source(data)
+            text, blanked = notebook_cells(data)
         except NotebookError as exc:
             return FileOutcome(rel_path, skipped=Skipped(rel_path, str(exc)))
         reason = ""
@@ -184,7 +190,7 @@ def analyze_file(data: bytes, rel_path: str, module: str, catalog: Catalog, inde
         except CheapParseError as exc:
             return FileOutcome(rel_path, skipped=Skipped(rel_path, str(exc)))
         facts = FileFacts(path=rel_path, module=module, sha256=digest, lines=text.count("\n") + (0 if text.endswith("\n") or not text else 1),
-                          imports=imports, mentions_torch=False)
+                          imports=imports, mentions_torch=False, unanalyzed=_unanalyzed(blanked))
         return FileOutcome(rel_path, facts=facts)
     too_deep = depth_guard(text)
     if too_deep:
@@ -202,6 +208,8 @@ def analyze_file(data: bytes, rel_path: str, module: str, catalog: Catalog, inde
         extra.update(code_lines=code_lines, shapes=shapes, generated_from=generated)
     except (SyntaxError, ValueError, RecursionError):
         pass  # sizes fall back to physical lines
+    if blanked:
+        extra["unanalyzed"] = _unanalyzed(blanked)
     if notebook:
         extra["findings"] = tuple(
             replace(f, message=f"cell {cell}, line {line}: {f.message}")

@@ -247,6 +247,8 @@ def scan(root: Path, config: Config, *, jobs: int | None = None, cache_dir: Path
             files.append(replace(o.facts, findings=tuple(kept)))
             for err in o.facts.rule_errors:
                 warnings.append(f"rule {err.code} failed on {o.path}: {err.message}")
+            for part in o.facts.unanalyzed:  # (a notebook cell that does not parse: never lost silently)
+                warnings.append(f"{o.path}: {part}")
     for nf in _native_facts(scan_root, discovery.native_sources, catalog):
         kept, _ = apply_config(nf.findings, config)
         files.append(replace(nf, findings=tuple(kept)))

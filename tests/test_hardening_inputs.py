@@ -520,3 +520,28 @@ def test_probe_reports_user_code_calling_sys_exit(tmp_path: Path, where: str) ->
         assert [e["status"] for e in doc["examples"]] == ["error", "ok"]
     else:
         assert code == 2 and "SystemExit: 3" in output, output
+
+
+def test_a_notebook_cell_that_does_not_parse_is_never_lost_silently(tmp_path: Path) -> None:
+    """Repro: a code cell that did not parse (Python 2 print, 300 nested brackets, a NUL) was
+    blanked and the notebook reported as analyzed, with nothing saying a cell was left out; a
+    notebook whose only torch cell was broken was even counted as pre-filtered (no torch). The
+    scan now lists each such cell as a warning, and ``check`` as code it could not check."""
+    good = {"cell_type": "code", "source": ["import torch\n", "def f(x):\n", "    x.add_(1)\n"]}
+    bad = {"cell_type": "code", "source": ["import torch\n", "print 'x'\n"]}
+    root = tmp_path / "t"
+    root.mkdir()
+    (root / "mixed.ipynb").write_text(json.dumps({"cells": [bad, good], "nbformat": 4}), encoding="utf-8")
+    (root / "only.ipynb").write_text(json.dumps({"cells": [bad], "nbformat": 4}), encoding="utf-8")
+    result = scan(root, Config(), jobs=1, use_cache=False)
+    assert sorted(w for w in result.warnings if "not analyzed" in w) == [
+        "mixed.ipynb: cell 0: syntax error at line 2: Missing parentheses in call to 'print'. Did you mean "
+        "print(...)?; not analyzed",
+        "only.ipynb: cell 0: syntax error at line 2: Missing parentheses in call to 'print'. Did you mean "
+        "print(...)?; not analyzed"]
+    assert [f.path for f in result.files[0].findings][:1] == ["mixed.ipynb"]  # the good cell is still analyzed
+    code, output = _invoke(["check", "--no-baseline", "--", "mixed.ipynb", "only.ipynb"], cwd=root)
+    assert code == 1, output
+    assert "mixed.ipynb: not checked: cell 0: syntax error at line 2" in output
+    assert "only.ipynb: not checked: cell 0: syntax error at line 2" in output
+    assert "mixed.ipynb:7:1: ML" in output  # the good cell's finding
