@@ -51,8 +51,8 @@ class _LazyGroup(click.Group):
         _watch_interrupts()
         try:
             return super().invoke(ctx)
-        except KeyboardInterrupt:
-            raise _interrupted() from None
+        except KeyboardInterrupt as exc:
+            raise _interrupted(str(exc)) from None
 
     def list_commands(self, ctx: click.Context | None) -> list[str]:  # type: ignore[override]
         return sorted({*super().list_commands(ctx), *self.lazy})  # type: ignore[arg-type]
@@ -91,17 +91,18 @@ def _watch_interrupts() -> None:
     signal.signal(signal.SIGINT, _on_sigint)
 
 
-def _interrupted() -> "click.exceptions.Exit":
+def _interrupted(detail: str = "") -> "click.exceptions.Exit":
     """After Ctrl-C: kill every helper child still running (pool workers are stopped by the
     pipeline; the chart drawer and report writer here), print ``migrate-lens: interrupted``
-    and exit with 130 (128 + SIGINT, the shell convention)."""
+    (with ``detail``, what was kept: :class:`migrate_lens.pipeline.ScanInterrupted`) and exit
+    with 130 (128 + SIGINT, the shell convention)."""
     import multiprocessing
 
     for child in multiprocessing.active_children():
         child.kill()
     for child in multiprocessing.active_children():
         child.join(timeout=2)
-    click.echo("migrate-lens: interrupted", err=True)
+    click.echo(f"migrate-lens: interrupted{'; ' + detail if detail else ''}", err=True)
     return click.exceptions.Exit(130)
 
 

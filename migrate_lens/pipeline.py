@@ -117,6 +117,23 @@ def _run_pool(jobs: list[tuple[bytes, str, str]], workers: int, rule_dirs: tuple
     pool.join()
 
 
+class ScanInterrupted(KeyboardInterrupt):
+    """Ctrl-C during the per-file stage, once the finished files are cached. ``cached``: files
+    analyzed in this run and cached (-1: no cache), ``hits``: files the cache already held,
+    ``total``: files to analyze. ``str()`` is the line the CLI prints."""
+
+    def __init__(self, cached: int, hits: int, total: int) -> None:
+        super().__init__(cached, hits, total)
+        self.cached, self.hits, self.total = cached, hits, total
+
+    def __str__(self) -> str:
+        if self.cached < 0:
+            return "no report written; without the cache (--no-cache) the next scan starts over"
+        done = self.cached + self.hits
+        return (f"no report written; {done} of {self.total} files are analyzed and cached, "
+                "the next scan resumes from them")
+
+
 def fits_file(outcome: FileOutcome, rel_path: str, codes: frozenset[str]) -> bool:
     """True when a cached ``outcome`` can stand for the file ``rel_path`` under a catalog of
     rule ``codes``: it names that path (outcome, facts, findings), and every finding's and
@@ -184,15 +201,23 @@ def analyze_files(root: Path, discovery: Discovery, config: Config, catalog: Cat
     if pending and on_analysis is not None:
         on_analysis(len(pending))
     fresh: list[tuple[FileOutcome, bytes | None]] = []
+    saved: list[tuple[str, bytes]] = []
+    interrupted = False
     try:
         _run_pool(pending, workers, config.rule_dirs, config.markers, config.timeout_s, progress, fresh)
+    except KeyboardInterrupt:
+        interrupted = True
+        raise
     finally:
         # Also when the pool is interrupted (Ctrl-C) or fails: the files that finished are
         # cached, so that the next scan resumes instead of starting over. Transient skips (pool
         # failures, out of memory) are retried by the next scan.
         if cache is not None:
-            cache.put_encoded([(keys[o.path], blob) for o, blob in fresh
-                               if blob is not None and not (o.skipped and o.skipped.transient)])
+            saved = [(keys[o.path], blob) for o, blob in fresh
+                     if blob is not None and not (o.skipped and o.skipped.transient)]
+            cache.put_encoded(saved)
+        if interrupted:
+            raise ScanInterrupted(len(saved) if cache is not None else -1, hits, len(keys)) from None
     outcomes.extend(o for o, _ in fresh)
     outcomes.sort(key=lambda o: o.path)
     return outcomes, hits

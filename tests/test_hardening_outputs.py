@@ -170,7 +170,8 @@ def test_ctrl_c_stops_workers_at_once_and_exits_130(tmp_path: Path) -> None:
     took = time.monotonic() - started
     assert proc.returncode == 130, stderr
     assert took < 5, took
-    assert "Traceback" not in stderr and stderr.strip().splitlines() == ["migrate-lens: interrupted"], stderr
+    assert "Traceback" not in stderr and stderr.strip().splitlines() == [
+        "migrate-lens: interrupted; no report written; without the cache (--no-cache) the next scan starts over"], stderr
     time.sleep(0.5)
     assert not [c for c in children if Path(f"/proc/{c}").exists()
                 and "zombie" not in Path(f"/proc/{c}/status").read_text().lower()]
@@ -187,3 +188,32 @@ def test_files_staged_by_a_killed_scan_are_dropped_by_the_next(tmp_path: Path) -
         with atomic_write(tmp_path / "report.json") as fh:
             fh.write("{}")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["report.json"]
+
+
+def test_ctrl_c_says_what_was_kept(tmp_path: Path) -> None:
+    """A demanding user pressing Ctrl-C wants to know whether the work so far is lost: the line
+    says how many files are analyzed and cached (the next scan resumes from them)."""
+    import pytest
+
+    from migrate_lens.cli import _interrupted
+    from migrate_lens.config import Config
+    from migrate_lens.pipeline import ScanInterrupted, scan
+
+    root = tmp_path / "tree"
+    root.mkdir()
+    for i in range(5):
+        (root / f"m{i}.py").write_text(f"import torch\n\n\ndef f{i}(x):\n    return x.item() + {i}\n", encoding="utf-8")
+
+    def interrupt_after(n: int):  # type: ignore[no-untyped-def]
+        def progress(done: int, total: int) -> None:
+            if done == n:
+                raise KeyboardInterrupt
+        return progress
+
+    with pytest.raises(ScanInterrupted) as info:
+        scan(root, Config(), jobs=1, cache_dir=tmp_path / "c", progress=interrupt_after(2))
+    assert str(info.value) == "no report written; 2 of 5 files are analyzed and cached, the next scan resumes from them"
+    with pytest.raises(ScanInterrupted) as info:  # the 2 cached are hits, 1 more is analyzed
+        scan(root, Config(), jobs=1, cache_dir=tmp_path / "c", progress=interrupt_after(1))
+    assert str(info.value).startswith("no report written; 3 of 5 files are analyzed and cached")
+    assert _interrupted(str(info.value)).exit_code == 130
