@@ -182,6 +182,11 @@ def scan(path: Path, out_dir: Path, formats: str, jobs: int | None, fail_on: str
     saving_low = saving_high = None
     if saving is not None:
         saving_low, saving_high = _saving_range(saving)
+    if currency is not None:
+        from migrate_lens.config import currency_problem
+
+        if currency_problem(currency):  # as the config's currency key: no control characters in the reports
+            raise fail(f"--currency: {currency_problem(currency)}")
     for option, value in (("--day-rate", day_rate), ("--monthly-spend", monthly_spend)):
         if value is not None and not math.isfinite(value):
             raise fail(f"{option}: must be a finite number, not {value}")

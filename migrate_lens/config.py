@@ -154,6 +154,14 @@ NUMBER_BOUNDS: dict[str, tuple[float, float, bool]] = {
 }
 
 
+def currency_problem(value: Any) -> str:
+    """Why ``value`` is not a currency label (``currency`` key, ``--currency``), or "": at most 8
+    printable characters (it is printed on the terminal and in every report)."""
+    if not isinstance(value, str) or len(value) > 8 or not value.strip().isprintable():
+        return 'must be a short currency label such as "EUR" or "$" (at most 8 printable characters)'
+    return ""
+
+
 def number_problem(name: str, value: Any) -> str:
     """Why ``value`` is not a valid setting ``name`` (a :data:`NUMBER_BOUNDS` field), or ""."""
     low, high, open_low = NUMBER_BOUNDS[name]
@@ -217,8 +225,8 @@ def parse_config(data: dict[str, Any], path: Path) -> Config:
                 raise ConfigError(f"{path}: {where}: must be one of {', '.join(EXPERIENCE_LEVELS)}")
             values[name] = value
         elif name == "currency":
-            if not isinstance(value, str) or len(value) > 8 or not value.strip().isprintable():
-                raise ConfigError(f"{path}: {where}: must be a short currency label such as \"EUR\" or \"$\"")
+            if currency_problem(value):
+                raise ConfigError(f"{path}: {where}: {currency_problem(value)}")
             values[name] = value.strip()
             continue
         elif name in INT_BOUNDS:

@@ -167,3 +167,13 @@ def test_check_refuses_a_select_that_matches_no_rule(tmp_path: Path) -> None:
     assert code == 2 and "severity.ML999: no such rule" in out, out
     code, out = _check(tmp_path, b'[tool.migrate-lens]\nselect = ["ML5"]\n')
     assert code == 1 and "ML509" in out, out  # .item() in forward: high, still reported
+
+
+@pytest.mark.parametrize("currency", ["\x1b]0;PWNED\x07", "EUR" * 20, "a\nb"])
+def test_currency_option_is_checked_as_the_config_key_is(tmp_path: Path, currency: str) -> None:
+    """Repro: ``--currency $'\\x1b]0;PWNED\\x07'`` was accepted (the config key refused it) and
+    its raw escape bytes were written into report.html."""
+    code, out = _scan(tmp_path, None, "--currency", currency)
+    assert code == 2 and "--currency: must be a short currency label" in out and out.count("\n") == 1, out
+    code, out = _scan(tmp_path, None, "--currency", "€")
+    assert code == 0, out

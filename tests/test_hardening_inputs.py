@@ -545,3 +545,21 @@ def test_a_notebook_cell_that_does_not_parse_is_never_lost_silently(tmp_path: Pa
     assert "mixed.ipynb: not checked: cell 0: syntax error at line 2" in output
     assert "only.ipynb: not checked: cell 0: syntax error at line 2" in output
     assert "mixed.ipynb:7:1: ML" in output  # the good cell's finding
+
+
+def test_probe_without_torch_is_one_line(tmp_path: Path) -> None:
+    """Repro: ``probe`` where torch cannot be imported printed an ImportError traceback."""
+    import subprocess
+    import sys
+
+    fake = tmp_path / "fake" / "torch"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text("raise ImportError('No module named torch')\n", encoding="utf-8")
+    (tmp_path / "recipe.py").write_text("def examples():\n    yield from ()\n", encoding="utf-8")
+    repo = Path(__file__).resolve().parent.parent
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(repo), str(tmp_path / "fake")])}
+    proc = subprocess.run([sys.executable, "-m", "migrate_lens.cli", "probe", str(tmp_path), "--recipe",
+                           str(tmp_path / "recipe.py"), "-o", str(tmp_path / "out"), "--yes"],
+                          capture_output=True, text=True, env=env, timeout=120)
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr and "migrate-lens: error: probe needs PyTorch" in proc.stderr, proc.stderr

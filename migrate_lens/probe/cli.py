@@ -116,6 +116,12 @@ def probe(path: Path, recipe: Path, out_dir: Path, train: bool, no_dynamo: bool,
     from migrate_lens.probe.runner import probe as run_probe
 
     try:
+        import torch  # noqa: F401 - the probe runs the model with it
+    except ImportError as exc:  # (any failure to import it: absent, or a broken install)
+        raise fail(f"probe needs PyTorch, which cannot be imported here ({exc}); install the `verify` extra "
+                   "(pip install 'migrate-lens[verify]') in the environment that runs your model") from None
+
+    try:
         results = run_probe(path, recipe, train=train, dynamo=not no_dynamo, export=not no_export)
     except RecipeError as exc:
         raise fail(str(exc)) from None
