@@ -115,3 +115,27 @@ def test_discover_reads_files_as_the_scan_does(tmp_path: Path) -> None:
     assert reasons["utf16.py"].startswith("UTF-16-encoded file")
     assert "Too many levels of symbolic links" in reasons["loop.py"]
     assert (out / "good.py").is_file()
+
+
+def test_stubs_never_overwrite_files_that_are_not_stubs(tmp_path: Path) -> None:
+    """Repro: ``migrate-lens stubs SRC -o SRC`` replaced the user's PyTorch files with their
+    stubs (silent data loss); ``-o`` naming a file or an unwritable place raised
+    NotADirectoryError / FileNotFoundError (traceback)."""
+    root = tmp_path / "src"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "__init__.py").write_text("", encoding="utf-8")
+    (root / "pkg" / "m.py").write_text(_MODULE, encoding="utf-8")
+    before = {p: p.read_bytes() for p in root.rglob("*.py")}
+    result = CliRunner().invoke(stubs, [str(root), "-o", str(root), "--discover"])
+    assert result.exit_code == 2 and "exists and is not a migrate-lens stub; nothing written" in result.output, \
+        result.output
+    assert {p: p.read_bytes() for p in root.rglob("*.py")} == before
+    out = tmp_path / "out"
+    for _ in range(2):  # a second run replaces its own stubs
+        result = CliRunner().invoke(stubs, [str(root), "-o", str(out), "--discover"])
+        assert result.exit_code == 0, result.output
+    assert (out / "pkg" / "m.py").read_text(encoding="utf-8").startswith('"""Flax NNX stub of pkg/m.py')
+    (tmp_path / "afile").write_text("x", encoding="utf-8")
+    result = CliRunner().invoke(stubs, [str(root), "-o", str(tmp_path / "afile"), "--discover"])
+    assert result.exit_code == 2 and "cannot write stubs to" in result.output and result.output.count("\n") == 1, \
+        result.output

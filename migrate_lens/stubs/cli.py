@@ -113,7 +113,12 @@ def stubs(path: Path, out_dir: Path, report_path: Path | None, discover: bool, a
         targets = discover_targets(path, unread)
     else:
         targets, skipped, classes = _targets_from_pipeline(path)
-    files = generate_stubs(path, targets, out_dir, module_classes=classes)
+    try:
+        files = generate_stubs(path, targets, out_dir, module_classes=classes)
+    except ValueError as exc:  # a stub path out of -o, or a file there that is not a stub
+        raise StubsError(str(exc)) from None
+    except OSError as exc:
+        raise StubsError(f"cannot write stubs to {out_dir}: {exc.strerror or exc}") from None
     missing = [m for f in files for m in f.modules if not m.generated]
     if as_json:
         click.echo(json.dumps({

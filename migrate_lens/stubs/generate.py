@@ -443,13 +443,35 @@ def confined(base: Path, rel: str) -> Path:
     return full
 
 
+#: The ``__init__.py`` written into a package folder of the output that has none.
+_PACKAGE_INIT = '"""Package folder for migrate-lens stubs."""'
+
+
+def is_stub_file(path: Path) -> bool:
+    """``path`` is a stub an earlier run wrote (its first line names :data:`GENERATOR_NOTE`), or
+    the package-folder ``__init__.py`` it adds, so a new run may replace it."""
+    try:
+        with path.open("rb") as fh:
+            first = fh.readline(4096)
+    except OSError:
+        return False
+    return (first.startswith(b'"""Flax NNX stub of ') and GENERATOR_NOTE.encode() in first) \
+        or first.startswith(_PACKAGE_INIT.encode())
+
+
 def write_stubs(out_dir: Path, files: list[StubFile]) -> None:
     """Write stubs under ``out_dir`` and an empty ``__init__.py`` in every package folder that has
-    none. Every path is checked with :func:`confined` before anything is written. Raises
-    ``ValueError`` for a stub path outside ``out_dir``, ``OSError`` if the directory cannot be
+    none. Every path is checked before anything is written: inside ``out_dir``
+    (:func:`confined`), and either free or a stub of an earlier run (:func:`is_stub_file`):
+    ``-o`` naming the source tree itself (or any folder of real code) would otherwise replace
+    the user's PyTorch files with their stubs. Raises ``ValueError`` for a stub path outside
+    ``out_dir`` or a file there that is not a stub, ``OSError`` if the directory cannot be
     written."""
     for f in files:
-        confined(out_dir, f.stub_path)
+        dest = confined(out_dir, f.stub_path)
+        if f.source and (dest.exists() or dest.is_symlink()) and not is_stub_file(dest):
+            raise ValueError(f"{dest} exists and is not a migrate-lens stub; nothing written (is -o the source "
+                             "tree? write the stubs to a folder of their own)")
     for f in files:
         if not f.source:
             continue
@@ -462,7 +484,7 @@ def write_stubs(out_dir: Path, files: list[StubFile]) -> None:
                 break
             init = confined(out_dir, (parent / "__init__.py").as_posix())
             if not init.exists():
-                init.write_text('"""Package folder for migrate-lens stubs."""\n', encoding="utf-8")
+                init.write_text(_PACKAGE_INIT + "\n", encoding="utf-8")
 
 
 def _failed(rel: str, targets: list[StubTarget], error: str) -> StubFile:
