@@ -337,19 +337,39 @@ def _check_one_in_worker(task: tuple[Path, str, Path]) -> _FileResult:
 def _run_tasks(
     tasks: list[tuple[Path, str, Path]], projects: dict[Path, _Project], jobs: int | None
 ) -> list[_FileResult]:
-    """Per-file results in task order: in this process, or in a fork-based pool when there are
-    many files and more than one CPU (workers inherit the loaded catalogs instead of reloading)."""
+    """Per-file results in task order: in this process, or in a fork-based pebble pool when
+    there are many files and more than one CPU (workers inherit the loaded catalogs instead of
+    reloading). A worker that dies on a file (a crash in a native parser, the OOM killer) costs
+    that file only, ``worker crashed (exit code N)``: a ``multiprocessing.Pool`` waited forever
+    for it, hanging the pre-commit hook."""
     import multiprocessing
 
     workers = min(jobs or os.cpu_count() or 1, len(tasks))
     if workers < 2 or len(tasks) < POOL_MIN_FILES or "fork" not in multiprocessing.get_all_start_methods():
         return [_check_one(a, r, projects[root]) for a, r, root in tasks]
+    from pebble import ProcessPool
+    from pebble.common import ProcessExpired
+
     _WORKER_PROJECTS.clear()
     _WORKER_PROJECTS.update(projects)
+    pool = ProcessPool(max_workers=workers, context=multiprocessing.get_context("fork"))
     try:
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
-            return pool.map(_check_one_in_worker, tasks, chunksize=max(1, len(tasks) // (workers * 4)))
+        futures = [pool.schedule(_check_one_in_worker, args=(task,)) for task in tasks]
+        out: list[_FileResult] = []
+        for fut in futures:
+            try:
+                out.append(fut.result())
+            except ProcessExpired as exc:
+                out.append(_FileResult(skip_reason=f"worker crashed (exit code {exc.exitcode})", checked=False))
+            except Exception as exc:  # noqa: BLE001 - e.g. a result the pool could not transfer
+                out.append(_FileResult(skip_reason=f"analysis failed ({type(exc).__name__})", checked=False))
+        pool.close()
+        return out
+    except BaseException:  # Ctrl-C: stop the workers at once instead of waiting for every file
+        pool.stop()
+        raise
     finally:
+        pool.join()
         _WORKER_PROJECTS.clear()
 
 

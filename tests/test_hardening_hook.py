@@ -203,3 +203,34 @@ def test_with_diff_only_an_unparsable_file_that_changed_fails(project: Path) -> 
         assert "old.py: not checked: syntax error" in result.output
     finally:
         os.chdir(old)
+
+
+def test_a_worker_that_dies_costs_its_file_only_and_never_hangs_the_hook(tmp_path: Path) -> None:
+    """Repro: ``check`` on 6+ files analyzes them in a fork pool; a worker killed on one file (a
+    crash in a native parser, the OOM killer; here ``os._exit``) made ``multiprocessing.Pool.map``
+    wait forever: the pre-commit hook hung. Now that file is ``not checked: worker crashed`` and
+    the others keep their findings. Run in a subprocess so that a regression fails on the
+    timeout instead of hanging the test run."""
+    import subprocess
+    import sys
+
+    for i in range(8):
+        (tmp_path / f"m{i}.py").write_text(BLOCKING, encoding="utf-8")
+    script = (
+        "import os, sys\n"
+        "from pathlib import Path\n"
+        "import migrate_lens.check as c\n"
+        "real = c._check_one\n"
+        "def dying(absolute, rel, project):\n"
+        "    if rel.endswith('m3.py'):\n"
+        "        os._exit(9)\n"
+        "    return real(absolute, rel, project)\n"
+        "c._check_one = dying\n"
+        "res = c.run_check([Path(f'm{i}.py') for i in range(8)], cwd=Path(sys.argv[1]), jobs=2)\n"
+        "print(len(res.new), [(s.path, s.reason) for s in res.unchecked])\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    proc = subprocess.run([sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True,
+                          timeout=120, env=env, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "7 [('m3.py', 'worker crashed (exit code 9)')]", proc.stdout
