@@ -14,8 +14,10 @@ severity of the two.
 Runs in the per-file stage (:func:`migrate_lens.analysis.engine.analyze_source`), so cached
 facts, the project graph, the estimate and the pre-commit check all see one finding per site.
 Only findings with the same suppression state fold (a suppressed finding never hides an
-active one), and a finding that is kept only if its function is traced (``traced_only``)
-never absorbs one that is kept regardless.
+active one), a finding that is kept only if its function is traced (``traced_only``)
+never absorbs one that is kept regardless, and a finding whose function's context is still
+undecided never absorbs one that the project keeps in more contexts (the project graph folds
+that pair once it has decided them).
 
 Source of the pairs: the expert review of the core scan (``shared/reviews/
 core-findings-review.md`` section 8.9: 896 co-located duplicates in five pairs) and the
@@ -61,19 +63,28 @@ def _within(inner: Span, outer: Span) -> bool:
         (inner.end_line, inner.end_column) <= (outer.end_line, outer.end_column)
 
 
-def _can_absorb(keep: Finding, drop: Finding) -> bool:
+def _can_absorb(keep: Finding, drop: Finding, survives: Mapping[str, frozenset[str]] | None) -> bool:
     return (keep.suppressed == drop.suppressed and (drop.traced_only or not keep.traced_only)
             and (bool(drop.requires) or not keep.requires)  # a conditional finding may be dropped later
+            # an undecided finding that the project drops in a context where the other stays
+            # (a trace-only ML211 in host code, beside the ecosystem ML1013 of the same NMS call)
+            and (keep.context != "function" or survives is None
+                 or survives.get(drop.code, frozenset()) <= survives.get(keep.code, frozenset()))
             and (_within(drop.span, keep.span) or _within(keep.span, drop.span)))
 
 
 def fold_duplicates(findings: Iterable[Finding], absorbs: Mapping[str, frozenset[str]],
-                    names: Mapping[str, str], quiet: frozenset[str] = frozenset()) -> list[Finding]:
+                    names: Mapping[str, str], quiet: frozenset[str] = frozenset(),
+                    survives: Mapping[str, frozenset[str]] | None = None) -> list[Finding]:
     """``findings`` (one file's) with every absorbed finding folded into the one that absorbs
     it (see the module docstring). Order is kept; a finding absorbed by several is folded
     into the first; what a folded finding had absorbed moves with it. Findings that would
     absorb each other (a cycle of declarations) fold once. ``quiet`` codes fold without a
-    mention (no message, no ``folds`` entry, no severity)."""
+    mention (no message, no ``folds`` entry, no severity). ``survives`` (code -> decided
+    contexts a ``function``-context finding of it is kept in,
+    :func:`migrate_lens.interproc.survival_table`): a finding in ``function`` context absorbs
+    only one that survives in no more contexts than it does; the project folds the pair once
+    their contexts are decided."""
     items = list(findings)
     if not absorbs or len(items) < 2:
         return items
@@ -95,7 +106,7 @@ def fold_duplicates(findings: Iterable[Finding], absorbs: Mapping[str, frozenset
                 for d in idxs:
                     if d == k or d in dropped or items[d].code not in targets or k in folded_into.get(d, ()):
                         continue
-                    if _can_absorb(items[k], items[d]):
+                    if _can_absorb(items[k], items[d], survives):
                         dropped.add(d)
                         folded_into[k] += [d, *folded_into.pop(d, [])]
                         changed = True

@@ -1076,6 +1076,7 @@ class _Builder:
                 if fd.context == "function":
                     # recontext takes the severity table's column for the decided context
                     # (Rule.severity_in); a config override still wins
+                    decided = True  # (the per-file fold leaves undecided pairs to this one)
                     got = recontext(fd, contexts.get(node, "function"), self.rules.get(fd.code))
                     if got is None:
                         dropped += 1
@@ -1084,7 +1085,9 @@ class _Builder:
                 file_kept.append((fd, node))
             if decided and absorbs and len(file_kept) > 1:
                 # a conditional finding that holds now absorbs what shares its site, as the
-                # per-file fold could not while it might still be dropped (ML315 over ML301)
+                # per-file fold could not while it might still be dropped (ML315 over ML301);
+                # so do findings whose context is now decided (a traced-only ML211 beside the
+                # ecosystem ML1013 of one NMS call: folded in traced code, ML1013 alone in host)
                 at = {id(fd): n for fd, n in file_kept}
                 file_kept = [(fd, at.get(id(fd)) or self.owner_node(fd.symbol, f.module))
                              for fd in fold_duplicates([fd for fd, _ in file_kept], absorbs, names, generic)]

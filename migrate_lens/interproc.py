@@ -92,6 +92,30 @@ def function_contexts(guess: Mapping[str, str], roles: Mapping[str, str], entrie
     return out
 
 
+def applies_in(rule: Rule | None, ctx: str) -> bool:
+    """Whether a finding of ``rule`` made in undecided (``function``) context is kept once its
+    function's context turns out to be ``ctx`` (``traced``, ``init`` or ``host``), as
+    :func:`recontext` decides: the rule's own contexts, and host glue keeps what is not a
+    trace-only obstacle."""
+    allowed = rule.matcher.contexts if rule is not None else ("traced", "function")
+    return ctx in allowed or (ctx == "host" and rule is not None and rule.category not in TRACE_ONLY_CATEGORIES)
+
+
+_SURVIVAL: dict[str, dict[str, frozenset[str]]] = {}
+
+
+def survival_table(catalog: Any) -> dict[str, frozenset[str]]:
+    """Rule code -> the decided contexts (``traced``, ``init``, ``host``) in which a finding
+    of it made in ``function`` context survives (:func:`applies_in`), built once per catalog
+    digest. For the per-file fold (:func:`migrate_lens.fold.fold_duplicates`): a finding that
+    the project may still drop where the other is kept must not absorb it."""
+    hit = _SURVIVAL.get(catalog.digest)
+    if hit is None:
+        hit = _SURVIVAL[catalog.digest] = {
+            r.code: frozenset(c for c in ("traced", "init", "host") if applies_in(r, c)) for r in catalog.rules}
+    return hit
+
+
 def recontext(fd: Finding, ctx: str, rule: Rule | None) -> Finding | None:
     """A finding made in undecided (``function``) context, given the context ``ctx`` its
     function runs in: moved to that context with the rule's severity there (the severity
@@ -103,10 +127,9 @@ def recontext(fd: Finding, ctx: str, rule: Rule | None) -> Finding | None:
         return fd
     if ctx == "function":
         return None if fd.traced_only else fd
-    allowed = rule.matcher.contexts if rule is not None else ("traced", "function")
     # host glue runs eagerly on arrays every call: what matters outside a trace (global RNG
     # state, in-place updates, ecosystem...) still applies to it, trace-only obstacles do not
-    if ctx not in allowed and not (ctx == "host" and rule is not None and rule.category not in TRACE_ONLY_CATEGORIES):
+    if not applies_in(rule, ctx):
         return None
     severity = rule.severity_in(ctx) if rule is not None else fd.severity  # the one severity table
     return _replace_finding(fd, context=ctx, traced_only=False, severity=severity)

@@ -3,6 +3,7 @@ core-shaped fixtures carries two findings for one construct."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -74,3 +75,51 @@ def test_generic_api_map_findings_fold_silently(catalog) -> None:
     code = sorted(generic)[0]
     out = fold_duplicates([_f("ML602", 4, 40), _f(code, 4, 40, "high")], absorbs, names, generic)
     assert [(f.code, f.severity, f.folds, f.message) for f in out] == [("ML602", "medium", (), "ML602 message")]
+
+
+def test_an_undecided_finding_never_absorbs_one_kept_in_more_contexts() -> None:
+    """A trace-only finding made in undecided (``function``) context may be dropped where its
+    function turns out to be host code; a finding the project keeps there must not be folded
+    into it (it would go with it), only once both are decided."""
+    absorbs = {"ML211": frozenset({"ML1013"})}
+    survives = {"ML211": frozenset({"traced"}), "ML1013": frozenset({"traced", "init", "host"})}
+    undecided = [replace(_f("ML211", 4, 40), context="function"), replace(_f("ML1013", 4, 40), context="function")]
+    assert [f.code for f in fold_duplicates(undecided, absorbs, {}, survives=survives)] == ["ML211", "ML1013"]
+    assert [f.code for f in fold_duplicates(undecided, absorbs, {})] == ["ML211"]  # (without the table)
+    decided = [_f("ML211", 4, 40), _f("ML1013", 4, 40)]  # traced: folds as declared
+    assert [f.code for f in fold_duplicates(decided, absorbs, {}, survives=survives)] == ["ML211"]
+    wider = {"ML211": frozenset({"traced", "host"}), "ML1013": frozenset({"traced"})}
+    assert [f.code for f in fold_duplicates(undecided, absorbs, {}, survives=wider)] == ["ML211"]
+
+
+_NMS = '''
+import torchvision
+
+
+def non_max_suppression(boxes, scores, iou_thres=0.5):
+    keep = torchvision.ops.nms(boxes, scores, iou_thres)
+    return boxes[keep]
+
+
+def {caller}(model, images):
+    out = model(images)
+    return [non_max_suppression(o[:, :4], o[:, 4]) for o in out]
+'''
+
+
+@pytest.mark.parametrize(("caller", "want"), [("generate", [("ML1013", "host")]),  # host glue
+                                                ("forward_step", [("ML211", "function")])])  # undecided: one finding
+def test_an_ecosystem_call_in_host_code_keeps_its_finding_when_the_trace_only_one_goes(tmp_path, caller, want) -> None:
+    """ultralytics' ``non_max_suppression`` (host code, reached from a predictor): the
+    data-dependent-shape finding of ``torchvision.ops.nms`` does not apply on the host, but
+    the call still has no JAX counterpart (ML1013); folded per file, both were lost."""
+    from test_graph import analyze_tree, write_package
+
+    from migrate_lens.catalog import load_catalog
+    from migrate_lens.config import Config
+    from migrate_lens.graph import build_project
+
+    catalog = load_catalog()
+    write_package(tmp_path, {"post": _NMS.replace("{caller}", caller)})
+    project = build_project(analyze_tree(tmp_path, catalog), catalog, Config())
+    assert [(f.code, f.context) for f in project.findings if f.span.line == 6] == want

@@ -22,7 +22,7 @@ from migrate_lens.analysis.visitor import FileVisitor
 from migrate_lens.analysis.walk import Positions, fast_visit, parse_cst
 from migrate_lens.catalog import Catalog, Rule, load_catalog
 from migrate_lens.analysis.sites import NOT_LITERAL
-from migrate_lens.interproc import flow_kinds, function_contexts, holds, recontext
+from migrate_lens.interproc import flow_kinds, function_contexts, holds, recontext, survival_table
 from migrate_lens.fold import fold_duplicates, fold_table
 from migrate_lens.models import NONLITERAL, CallSiteFact, FileFacts, Finding, ImportFact, RuleError, Span, Suppression
 
@@ -433,7 +433,8 @@ def analyze_source(source: str, path: str, module_name: str, catalog: Catalog,
     unique = _merge_conditional(findings)
     absorbs, names, generic = fold_table(catalog)
     if absorbs:  # one site, one finding (migrate_lens/fold.py)
-        unique = {(f.span.line, f.span.column, f.code): f for f in fold_duplicates(unique.values(), absorbs, names, generic)}
+        unique = {(f.span.line, f.span.column, f.code): f
+                  for f in fold_duplicates(unique.values(), absorbs, names, generic, survival_table(catalog))}
     rerouted = reroute_kernels(unique.values(), visitor.functions, catalog)  # routes.py
     if rerouted is not None:
         unique = {(f.span.line, f.span.column, f.code): f for f in rerouted}
@@ -680,12 +681,14 @@ def resolve_traced_only(facts: FileFacts, catalog: Catalog | None = None) -> Fil
                 continue
             f = replace(f, requires=())
             decided = True
+        decided = decided or f.context == "function"  # (a fold the per-file stage left to this)
         got = recontext(f, contexts.get(f.symbol, "function"), rules.get(f.code))
         if got is not None:
             kept.append(got)
     if decided and len(kept) > 1:
-        # a conditional finding that holds absorbs what shares its site (ML315 over ML301), as
-        # the project graph does once it decides it (:meth:`migrate_lens.graph._Builder.build`)
+        # a conditional finding that holds absorbs what shares its site (ML315 over ML301), and
+        # findings whose context is now decided fold as the per-file stage could not, as the
+        # project graph does (:meth:`migrate_lens.graph._Builder.build`)
         absorbs, names, generic = fold_table(catalog)
         if absorbs:
             kept = sorted(fold_duplicates(kept, absorbs, names, generic),
