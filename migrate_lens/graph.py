@@ -517,6 +517,12 @@ class _Builder:
         self.call_targets: dict[tuple[str, str], list[str]] = {}
         #: `__call__` methods of plain classes that traced code calls on an instance (`self.sampler(x)`)
         self.instance_calls: set[str] = set()
+        #: (caller, class) call edges made only by calling an instance held on ``self`` whose
+        #: class has no project ``forward``/``__call__`` (``self.mlp(x)`` on a subclass of
+        #: ``nn.Sequential``): the instance runs torch's forward, not the class's ``__init__``
+        self.instance_only: set[tuple[str, str]] = set()
+        #: (caller, class) call edges made by calling the class itself (a constructor)
+        self.constructs: set[tuple[str, str]] = set()
         #: caller -> methods a `self.m(...)` call of it may run in a subclass instead (overrides()):
         #: reached by the caller's context and argument kinds, but no `call` edge (a base class's
         #: status does not take its subclasses' overrides)
@@ -893,6 +899,8 @@ class _Builder:
                                 targets.append(t)
                                 if t.endswith(".__call__"):
                                     instance_calls.add(t)
+                                elif t == sub:
+                                    self.instance_only.add((caller, t))
                                 continue
                             m = member(sub, parts[1:2])
                             if m is None:
@@ -918,6 +926,8 @@ class _Builder:
                         resolved += 1
                         edges[caller].add((r, "call"))
                         found.append(r)
+                        if kind[r] == "class":
+                            self.constructs.add((caller, r))
                     continue
                 found = call_targets.setdefault((caller, callee), [])
                 for t in targets:
@@ -933,12 +943,17 @@ class _Builder:
 
     # -- traced reachability and findings ----------------------------------------------------
     def successors(self, n: str) -> list[str]:
-        """The functions ``n`` runs: its call targets (a call to a class runs its ``__init__``)
-        and the functions nested in it (closures defined in traced code run there)."""
+        """The functions ``n`` runs: its call targets (a call to a class runs its ``__init__``;
+        a call of an instance held on ``self`` whose forward is torch's, ``self.mlp(x)`` on an
+        ``nn.Sequential`` subclass, runs no project method of the class) and the functions
+        nested in it (closures defined in traced code run there)."""
         out: list[str] = []
+        instance_only = self.instance_only
         for v, k in self.edges.get(n, ()):
             if k == "call":
                 if self.kind[v] == "class":
+                    if (n, v) in instance_only and (n, v) not in self.constructs:
+                        continue
                     init = self.res.member(v, ["__init__"])
                     if init is not None and init != _EXTERNAL and init in self.kind:
                         out.append(init)

@@ -337,6 +337,8 @@ def _kwargs_ok(site: Site, m: "Matcher") -> bool:
         return False
     if p.get("skip_fresh_receiver") is True and site.data.get("receiver_fresh"):
         return False
+    if p.get("skip_one_shot_hook") is True and site.data.get("one_shot_hook"):
+        return False
     ctor = p.get("receiver_ctor")
     if ctor and not _any_glob(site.data.get("receiver_ctor", ""), ctor):
         return False
@@ -401,7 +403,9 @@ def match_call(site: Site, m: "Matcher") -> str | None:
     receiver's source text must match), ``receiver_ctor`` (globs on the resolved callee that
     built the receiver: a call, or the local name it was bound to), ``skip_fresh_receiver``
     (not when the receiver is a tensor the function has just made: a factory, a ``clone``, an
-    arithmetic result, or a local bound to one), ``input_ctor`` (globs on
+    arithmetic result, or a local bound to one), ``skip_one_shot_hook`` (not a hook
+    registration whose callback removes its own handle on its first run: lazy shape inference,
+    init code), ``input_ctor`` (globs on
     the callee that built the call's input: the receiver of a method, the first positional
     argument of a function; ``.softmax`` for a method call), ``random_arg`` (arguments, by keyword
     or positional index as a string, one of which holds a host random draw:

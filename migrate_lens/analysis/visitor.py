@@ -32,7 +32,7 @@ from migrate_lens.models import (
 _INIT_NAMES = re.compile(
     r"^(__init__|__post_init__|reset_parameters|_reset_parameters|_init_weights|init_weights|"
     r"_initialize_weights|initialize_weights|_init_\w*|init_\w*|reset_\w*_parameters|"
-    r"_build\w*|build_\w*|_make_\w*|make_\w*|__setstate__|_load_from_state_dict|"
+    r"_build\w*|build_\w*|_make_\w*|make_\w*|__setstate__|_load_from_state_dict|_save_to_state_dict|"
     r"load_state_dict|extra_repr|_post_init|post_init|tie_weights|_tie_weights|"
     # weight loading and surgery: runs once, eagerly, before any traced call
     r"_?load_\w*weights\w*|_?load_pretrained\w*|_?convert_\w*|_?fuse\w*|reparameteri[sz]e\w*|"
@@ -43,7 +43,7 @@ _INIT_NAMES = re.compile(
 #: project graph finds it reachable from init code alone (a ``_init_*`` helper called from
 #: ``forward`` is traced), so its sites carry the undecided ``function`` context.
 _PROPER_INIT = frozenset({"__init__", "__post_init__", "__setstate__", "_load_from_state_dict",
-                          "load_state_dict", "extra_repr"})
+                          "_save_to_state_dict", "load_state_dict", "extra_repr"})
 #: Calls a :class:`.summaries.SummaryBuilder` is told about (training steps, model calls).
 _ROLE_METHODS = frozenset({"backward", "manual_backward", "step", "zero_grad", "forward", "__call__", "model"})
 _TRACED_METHODS = frozenset({"forward", "__call__", "_forward", "forward_features", "forward_head"})
@@ -66,8 +66,9 @@ _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError"})
 #: An ``if`` test that checks an optional library is installed: ``is_flash_attn_2_available()``,
 #: ``is_mamba_ssm_available()``, ``has_apex``, ``_HAS_FUSED_ATTN`` (an import under it is optional).
 _AVAILABILITY_TEST = re.compile(r"^(_?is_\w*_available|_?(has|HAS)_\w+|\w*_AVAILABLE)$")
-#: Parameter names of mappings, not tensors (a load hook's ``state_dict``, ``**kwargs``, configs).
-_MAPPING_PARAM = re.compile(r"(dict|kwargs|config|cfg|memo|info|meta|logs?)$")
+#: Parameter names of mappings, not tensors (a load hook's ``state_dict``, ``**kwargs``, configs,
+#: the ``destination`` mapping ``nn.Module._save_to_state_dict`` fills).
+_MAPPING_PARAM = re.compile(r"(dict|kwargs|config|cfg|memo|info|meta|logs?|destination)$")
 #: nn.Module methods whose override changes what the module does by a Python-side mode.
 _MODE_METHODS = frozenset({"train", "eval"})
 #: Loaders returning a checkpoint mapping (parameter name -> tensor).
@@ -103,6 +104,8 @@ class _ClassInfo:
     #: class-body names bound to a string literal (``EASY = "easy"``): enum-like constants, so
     #: ``strategy == self.EASY`` compares strings, not tensors
     str_consts: set[str] = field(default_factory=set)
+    #: the class body's methods by name (their nodes: a hook registration reads its callback)
+    method_nodes: dict[str, cst.FunctionDef] = field(default_factory=dict)
 
 
 @dataclass
@@ -400,6 +403,7 @@ class FileVisitor(cst.CSTVisitor):
             for st in node.body.body:
                 if type(st) is cst.FunctionDef:
                     info.methods.add(st.name.value)
+                    info.method_nodes[st.name.value] = st
                     if st.returns is not None:
                         info.returns[st.name.value] = st.returns
                 elif type(st) is cst.SimpleStatementLine:
@@ -1736,14 +1740,19 @@ class FileVisitor(cst.CSTVisitor):
                 elif leaf[:1].isupper() and name not in _CONTAINER_CTORS and self._is_class_name(name):
                     attr = self.ctor_attr.get(id(node), "[]")
                     self.submodules.append(SubmoduleFact(owner=scope.cls.qualname, attr=attr, target=name, line=self._line(node)))
-            # Hook callbacks run inside forward: they are traced entries.
+            # Hook callbacks run inside forward: they are traced entries, except a one-shot
+            # hook (lazy shape inference) that removes its own handle on its first run.
             if method.startswith("register_") and method.endswith("hook"):
+                handle = self.ctor_attr.get(id(node), "")
                 for a in node.args:
                     cb = self.qual(a.value)
                     if cb and not cb.startswith("self."):
                         self.traced_entries.append(cb)
                     elif cb.startswith("self.") and scope.cls is not None:
-                        self.traced_entries.append(f"{scope.cls.qualname}.{cb[5:]}")
+                        if handle and _removes_handle(scope.cls.method_nodes.get(cb[5:]), handle):
+                            data["one_shot_hook"] = True
+                        else:
+                            self.traced_entries.append(f"{scope.cls.qualname}.{cb[5:]}")
             if method == "register_buffer" and scope.cls is not None and type(func) is cst.Attribute \
                     and type(func.value) is cst.Name and func.value.value == "self" and args:
                 buf = args[0][1]
@@ -2554,6 +2563,46 @@ def _is_placement_of(attr: str, value: cst.BaseExpression) -> bool:
         var = value.for_in.target.value  # type: ignore[attr-defined]
         return cast_of(value.elt, lambda e: type(e) is cst.Name and e.value == var)  # type: ignore[attr-defined]
     return cast_of(value, is_attr)
+
+
+def _removes_handle(fn: cst.FunctionDef | None, handle: str) -> bool:
+    """``fn`` (a hook callback method) calls ``self.<handle>.remove()`` (or ``module.<handle>
+    .remove()`` on the module the hook passes first) in its body, outside nested functions and
+    classes: the hook removes itself on its first run, a one-shot initialization (PyG's lazy
+    ``Linear.initialize_parameters`` materializing an ``UninitializedParameter`` from the first
+    input's shape), not a per-call callback."""
+    if fn is None or type(fn.body) is not cst.IndentedBlock:
+        return False
+    params = fn.params.params
+    owners = {"self"} | ({params[1].name.value} if len(params) > 1 else set())
+    todo: list[cst.BaseStatement | cst.BaseSmallStatement] = list(fn.body.body)
+    while todo:
+        st = todo.pop()
+        t = type(st)
+        if t is cst.SimpleStatementLine:
+            todo.extend(st.body)  # type: ignore[attr-defined]
+        elif t is cst.Expr:
+            call = st.value  # type: ignore[attr-defined]
+            if type(call) is cst.Call and type(call.func) is cst.Attribute and call.func.attr.value == "remove":
+                recv = call.func.value
+                if type(recv) is cst.Attribute and recv.attr.value == handle and \
+                        type(recv.value) is cst.Name and recv.value.value in owners:
+                    return True
+        elif t not in (cst.FunctionDef, cst.ClassDef):
+            for body in (getattr(st, "body", None), getattr(st, "orelse", None), getattr(st, "finalbody", None)):
+                if body is None:
+                    continue
+                if type(body) in (cst.Else, cst.Finally):
+                    body = body.body
+                if type(body) is cst.If:
+                    todo.append(body)
+                elif type(body) is cst.IndentedBlock:
+                    todo.extend(body.body)
+                elif type(body) is cst.SimpleStatementSuite:
+                    todo.extend(body.body)
+            for h in getattr(st, "handlers", ()):
+                todo.extend(h.body.body if type(h.body) is cst.IndentedBlock else h.body.body)
+    return False
 
 
 def _is_availability_test(test: cst.BaseExpression) -> bool:
