@@ -62,10 +62,14 @@ _STATE_METHODS = frozenset({"update", "append", "extend", "insert", "setdefault"
 #: Setter parameters that carry a per-step value (a step count, a schedule's temperature).
 _SCHEDULE_PARAM = re.compile(r"step|update|epoch|iter|progress|temp|tau|anneal|decay|schedule|warmup", re.IGNORECASE)
 #: Handlers that make a ``try`` an optional-import guard.
-_IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError"})
+#: Exceptions whose handler makes the imports of its ``try`` optional: the import errors, and the
+#: broad handlers a library's availability probe also uses (PyG's ``try: import torch_sparse ...
+#: except Exception: WITH_TORCH_SPARSE = False``; a bare ``except:`` counts too).
+_IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
 #: An ``if`` test that checks an optional library is installed: ``is_flash_attn_2_available()``,
-#: ``is_mamba_ssm_available()``, ``has_apex``, ``_HAS_FUSED_ATTN`` (an import under it is optional).
-_AVAILABILITY_TEST = re.compile(r"^(_?is_\w*_available|_?(has|HAS)_\w+|\w*_AVAILABLE)$")
+#: ``is_mamba_ssm_available()``, ``has_apex``, ``_HAS_FUSED_ATTN``, PyG's ``typing.WITH_SPLINE`` (an import under it
+#: is optional).
+_AVAILABILITY_TEST = re.compile(r"^(_?is_\w*_available|_?(has|HAS)_\w+|\w*_AVAILABLE|_?WITH_[A-Z0-9_]+)$")
 #: Parameter names of mappings, not tensors (a load hook's ``state_dict``, ``**kwargs``, configs,
 #: the ``destination`` mapping ``nn.Module._save_to_state_dict`` fills).
 _MAPPING_PARAM = re.compile(r"(dict|kwargs|config|cfg|memo|info|meta|logs?|destination)$")
@@ -1642,7 +1646,7 @@ class FileVisitor(cst.CSTVisitor):
 
     def visit_Try(self, node: cst.Try) -> None:
         self.try_stack.append(self.func_stack[-1].tensor_ops if self.func_stack else 0)
-        if any(_dotted(h.type).rsplit(".", 1)[-1] in _IMPORT_ERRORS for h in node.handlers if h.type is not None) or \
+        if any(h.type is None or _dotted(h.type).rsplit(".", 1)[-1] in _IMPORT_ERRORS for h in node.handlers) or \
                 any(type(h.type) is cst.Tuple and any(_dotted(e.value).rsplit(".", 1)[-1] in _IMPORT_ERRORS
                                                      for e in h.type.elements) for h in node.handlers):
             self.bindings.guard_depth += 1
