@@ -145,3 +145,53 @@ def test_lazy_linear_is_init_code_and_its_users_stay_clean(tmp_path: Path) -> No
     statuses = {m: project.module(f"pkg.linear.{m}").status for m in ("Linear", "MLP", "Conv", "Probe")}
     assert statuses["Linear"] in ("pure", "mechanical") and statuses["Conv"] in ("pure", "mechanical")
     assert statuses["Probe"] == "redesign"
+
+
+ERROR_PATHS = '''
+import torch
+import torch.nn as nn
+
+
+class Gather(nn.Module):
+    def forward(self, src, index):
+        try:
+            return src.index_select(0, index)
+        except (IndexError, RuntimeError) as e:
+            if index.numel() > 0 and index.min() < 0:
+                raise IndexError(f"negative index {index.min().item()}") from e
+            raise e
+
+
+class Fallback(nn.Module):
+    def forward(self, src, index):
+        try:  # expect: ML108
+            return src.index_select(0, index)
+        except RuntimeError:
+            n = int(index.max())  # expect: ML512
+            return src[:n]
+
+
+class Replay(nn.Module):
+    def forward(self, x, hooks):
+        try:
+            y = x * 2
+        finally:
+            for h in hooks:
+                h.remove()
+        return y
+'''
+
+
+def test_error_reporting_handlers_and_finally_are_no_obstacles(catalog) -> None:
+    """PyG's ``MessagePassing._index_select_safe``: a handler that only builds a better message
+    and re-raises never runs under jit (nothing raises there); a handler that computes a
+    fallback is exceptions as control flow; ``try``/``finally`` catches nothing."""
+    found = findings(ERROR_PATHS, catalog)
+    codes: dict[int, set[str]] = {}
+    for f in found:
+        codes.setdefault(f.span.line, set()).update({f.code, *f.folds})
+    for i, line in enumerate(ERROR_PATHS.splitlines(), start=1):
+        if "# expect: " in line:
+            assert line.split("# expect: ")[1].strip() in codes.get(i, set()), (i, line)
+    gather, fallback, replay = (_line_of(ERROR_PATHS, f"class {c}(") for c in ("Gather", "Fallback", "Replay"))
+    assert not [i for i in codes if gather < i < fallback or replay < i]

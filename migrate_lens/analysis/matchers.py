@@ -686,7 +686,14 @@ def match_loop(site: Site, m: "Matcher") -> str | None:
 
 
 def match_try(site: Site, m: "Matcher") -> str | None:
-    """A ``try``/``except`` around tensor operations (exceptions as control flow)."""
+    """A ``try``/``except`` around tensor operations (exceptions as control flow);
+    ``skip_error_only`` skips one whose every handler only reports the error and re-raises
+    (the port keeps the ``try`` body and drops the handlers: nothing to restructure). A
+    ``try``/``finally`` without handlers catches nothing and never matches."""
+    if not site.data.get("handlers", 1):
+        return None
+    if _param(m, "skip_error_only") is True and site.data.get("error_only"):
+        return None
     caught = site.data.get("caught", ())
     return ", ".join(caught) if caught else "bare except"
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from typing import Any, Callable
 
 import libcst as cst
@@ -273,6 +273,9 @@ class FileVisitor(cst.CSTVisitor):
         self.late_sites: list[tuple[Site, int]] = []
         #: depth of branches only PyTorch's exporters run (``if torch.jit.is_scripting():``)
         self.export_only = 0
+        #: depth of ``except`` handlers that only report the error and re-raise (:func:`_always_raises`)
+        self.error_only = 0
+        self.error_handlers: set[int] = set()
         #: id(call) -> what its statement keeps of the result (``CallFlow.use``)
         self.call_use: dict[int, str] = {}
         self.guard_tries: set[int] = set()
@@ -303,8 +306,8 @@ class FileVisitor(cst.CSTVisitor):
     def _site(self, kind: str, node: cst.CSTNode, name: str = "", method: str = "", receiver: str = "",
               data: dict[str, Any] | None = None, requires: tuple[str, ...] = ()) -> None:
         """Hand a :class:`Site` (its fields, in the current scope) to the rules (``emit``)."""
-        if self.export_only:
-            return  # a branch only TorchScript/ONNX export runs: no port runs it
+        if self.export_only or self.error_only:
+            return  # a branch only TorchScript/ONNX export runs, or error reporting: no port runs it
         if self.func_stack:  # (self.context and self.symbol, read once)
             scope = self.func_stack[-1]
             context, symbol = scope.context, scope.qualname
@@ -1652,23 +1655,32 @@ class FileVisitor(cst.CSTVisitor):
             self.bindings.guard_depth += 1
             self.guard_tries.add(id(node))
 
-    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
-        summary = self.func_stack[-1].summary if self.func_stack else None
-        if summary is not None and summary.in_loop():
-            summary.enter_handler()
-
-    def leave_ExceptHandler(self, original_node: cst.ExceptHandler) -> None:
-        summary = self.func_stack[-1].summary if self.func_stack else None
-        if summary is not None and summary.in_loop():
-            summary.leave_handler()
-
     def leave_Try(self, original_node: cst.Try) -> None:
         if id(original_node) in self.guard_tries:
             self.bindings.guard_depth -= 1
         before = self.try_stack.pop()
         if self.func_stack and self.func_stack[-1].tensor_ops > before:
             caught = tuple(sorted(self.qual(h.type) or "?" for h in original_node.handlers if h.type is not None))
-            self._site("try", original_node, data={"caught": caught, "bare": any(h.type is None for h in original_node.handlers)})
+            self._site("try", original_node, data={
+                "caught": caught, "bare": any(h.type is None for h in original_node.handlers),
+                "handlers": len(original_node.handlers),
+                "error_only": bool(original_node.handlers) and all(id(h) in self.error_handlers
+                                                                  for h in original_node.handlers)})
+
+    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
+        summary = self.func_stack[-1].summary if self.func_stack else None
+        if summary is not None and summary.in_loop():
+            summary.enter_handler()
+        if _always_raises(node):
+            self.error_handlers.add(id(node))
+            self.error_only += 1
+
+    def leave_ExceptHandler(self, original_node: cst.ExceptHandler) -> None:
+        summary = self.func_stack[-1].summary if self.func_stack else None
+        if summary is not None and summary.in_loop():
+            summary.leave_handler()
+        if id(original_node) in self.error_handlers:
+            self.error_only -= 1
 
     # ------------------------------------------------------------------ expressions
     def visit_Call(self, node: cst.Call) -> None:
@@ -2569,6 +2581,34 @@ def _is_placement_of(attr: str, value: cst.BaseExpression) -> bool:
     return cast_of(value, is_attr)
 
 
+def _small_statements(body: Sequence[cst.BaseStatement]) -> Iterator[cst.BaseSmallStatement | cst.BaseStatement]:
+    """The statements of ``body`` at any depth (compound statements' bodies, ``else``,
+    ``finally`` and handlers), small statements one by one, not entering nested functions or
+    classes (their code runs elsewhere). Compound statements are yielded too."""
+    todo: list[cst.BaseStatement | cst.BaseSmallStatement] = list(reversed(body))
+    while todo:
+        st = todo.pop()
+        yield st
+        t = type(st)
+        if t is cst.SimpleStatementLine:
+            todo.extend(reversed(st.body))  # type: ignore[attr-defined]
+            continue
+        if t in (cst.FunctionDef, cst.ClassDef) or not isinstance(st, cst.BaseCompoundStatement):
+            continue
+        inner: list[cst.BaseStatement | cst.BaseSmallStatement] = []
+        for part in (getattr(st, "body", None), *(h.body for h in getattr(st, "handlers", ())),
+                     getattr(st, "orelse", None), getattr(st, "finalbody", None)):
+            if part is None:
+                continue
+            if type(part) in (cst.Else, cst.Finally):
+                part = part.body
+            if type(part) is cst.If:
+                inner.append(part)
+            elif type(part) in (cst.IndentedBlock, cst.SimpleStatementSuite):
+                inner.extend(part.body)
+        todo.extend(reversed(inner))
+
+
 def _removes_handle(fn: cst.FunctionDef | None, handle: str) -> bool:
     """``fn`` (a hook callback method) calls ``self.<handle>.remove()`` (or ``module.<handle>
     .remove()`` on the module the hook passes first) in its body, outside nested functions and
@@ -2579,34 +2619,29 @@ def _removes_handle(fn: cst.FunctionDef | None, handle: str) -> bool:
         return False
     params = fn.params.params
     owners = {"self"} | ({params[1].name.value} if len(params) > 1 else set())
-    todo: list[cst.BaseStatement | cst.BaseSmallStatement] = list(fn.body.body)
-    while todo:
-        st = todo.pop()
-        t = type(st)
-        if t is cst.SimpleStatementLine:
-            todo.extend(st.body)  # type: ignore[attr-defined]
-        elif t is cst.Expr:
+    for st in _small_statements(fn.body.body):
+        if type(st) is cst.Expr:
             call = st.value  # type: ignore[attr-defined]
             if type(call) is cst.Call and type(call.func) is cst.Attribute and call.func.attr.value == "remove":
                 recv = call.func.value
                 if type(recv) is cst.Attribute and recv.attr.value == handle and \
                         type(recv.value) is cst.Name and recv.value.value in owners:
                     return True
-        elif t not in (cst.FunctionDef, cst.ClassDef):
-            for body in (getattr(st, "body", None), getattr(st, "orelse", None), getattr(st, "finalbody", None)):
-                if body is None:
-                    continue
-                if type(body) in (cst.Else, cst.Finally):
-                    body = body.body
-                if type(body) is cst.If:
-                    todo.append(body)
-                elif type(body) is cst.IndentedBlock:
-                    todo.extend(body.body)
-                elif type(body) is cst.SimpleStatementSuite:
-                    todo.extend(body.body)
-            for h in getattr(st, "handlers", ()):
-                todo.extend(h.body.body if type(h.body) is cst.IndentedBlock else h.body.body)
     return False
+
+
+def _always_raises(handler: cst.ExceptHandler) -> bool:
+    """``handler``'s body ends with ``raise`` and returns nowhere: it only reports the error
+    (PyG's ``_index_select_safe`` reads ``index.min().item()`` for a better message, then
+    re-raises). Under ``jax.jit`` the failure it handles is never raised (an out-of-range gather
+    clamps), so no port runs it; nothing it does is a porting obstacle."""
+    body = handler.body
+    if type(body) is not cst.IndentedBlock or not body.body:
+        return False
+    last = body.body[-1]
+    if type(last) is not cst.SimpleStatementLine or type(last.body[-1]) is not cst.Raise:
+        return False
+    return not any(type(st) is cst.Return for st in _small_statements(body.body))
 
 
 def _is_availability_test(test: cst.BaseExpression) -> bool:
