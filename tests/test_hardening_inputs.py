@@ -563,3 +563,23 @@ def test_probe_without_torch_is_one_line(tmp_path: Path) -> None:
                           capture_output=True, text=True, env=env, timeout=120)
     assert proc.returncode == 2, proc.stderr
     assert "Traceback" not in proc.stderr and "migrate-lens: error: probe needs PyTorch" in proc.stderr, proc.stderr
+
+
+@pytest.mark.verify
+def test_probe_times_out_a_hanging_example_and_runs_the_others(tmp_path: Path) -> None:
+    """Repro: an example whose forward never returned hung ``probe`` forever (and Ctrl-C lost
+    every result); now each run has ``--timeout`` seconds and one over it is a failed run."""
+    pytest.importorskip("torch")
+    (tmp_path / "recipe.py").write_text(
+        "import time\nimport torch\n\n\nclass Hang(torch.nn.Module):\n    def forward(self, x):\n"
+        "        while True:\n            x = x + 1\n\n\nclass Sleep(torch.nn.Module):\n    def forward(self, x):\n"
+        "        time.sleep(1000)\n\n\nclass Fine(torch.nn.Module):\n    def forward(self, x):\n        return x * 2\n\n\n"
+        "def examples():\n    yield 'hang', Hang(), (torch.ones(2),)\n    yield 'sleep', Sleep(), (torch.ones(2),)\n"
+        "    yield 'fine', Fine(), (torch.ones(2),)\n", encoding="utf-8")
+    code, output = _invoke(["probe", str(tmp_path), "--recipe", str(tmp_path / "recipe.py"), "-o",
+                            str(tmp_path / "out"), "--yes", "--no-dynamo", "--no-export", "--timeout", "1"])
+    assert code == 0, output
+    assert "hang (eval): ExampleTimeout at recipe.py:8: took longer than 1 s" in output, output
+    assert "sleep (eval): ExampleTimeout at recipe.py:13" in output, output
+    doc = json.loads((tmp_path / "out" / "probe.json").read_text(encoding="utf-8"))
+    assert [e["status"] for e in doc["examples"]] == ["error", "error", "ok"]

@@ -97,8 +97,12 @@ def _update_report(out_dir: Path, results: dict[str, Any]) -> list[Path]:
 @click.option("--train", is_flag=True, help="Also run each example in train mode.")
 @click.option("--no-dynamo", is_flag=True, help="Skip torch._dynamo.explain (graph breaks).")
 @click.option("--no-export", is_flag=True, help="Skip torch.export.export(strict=False) (data-dependent guards).")
+@click.option("--timeout", "timeout_s", type=click.FloatRange(min=0, max=86_400), default=600, show_default=True,
+              help="Seconds one run of an example (eager, dynamo, export) may take; 0: no limit. A run over it is "
+                   "reported as failed and the others go on.")
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation before running user code.")
-def probe(path: Path, recipe: Path, out_dir: Path, train: bool, no_dynamo: bool, no_export: bool, yes: bool) -> None:
+def probe(path: Path, recipe: Path, out_dir: Path, train: bool, no_dynamo: bool, no_export: bool, timeout_s: float,
+          yes: bool) -> None:
     """Run PATH's model on the recipe's examples and record what happens: IMPORTS AND RUNS CODE.
 
     Each fact (in-place writes, random ops, data-dependent shapes, host syncs, custom ops, device
@@ -122,7 +126,7 @@ def probe(path: Path, recipe: Path, out_dir: Path, train: bool, no_dynamo: bool,
                    "(pip install 'migrate-lens[verify]') in the environment that runs your model") from None
 
     try:
-        results = run_probe(path, recipe, train=train, dynamo=not no_dynamo, export=not no_export)
+        results = run_probe(path, recipe, train=train, dynamo=not no_dynamo, export=not no_export, timeout_s=timeout_s)
     except RecipeError as exc:
         raise fail(str(exc)) from None
     try:

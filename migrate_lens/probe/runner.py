@@ -90,6 +90,41 @@ def _quiet() -> Iterator[None]:
             lg.setLevel(level)
 
 
+#: Default limit of one run (the eager pass, dynamo's explain, torch.export) of one example, in
+#: seconds (``probe --timeout``).
+DEFAULT_TIMEOUT_S = 600.0
+
+
+class ExampleTimeout(Exception):
+    """One run of an example took longer than the probe's limit (raised inside the user's code
+    by a SIGALRM timer, so it is reported like any error of that run, at the user's line)."""
+
+
+@contextlib.contextmanager
+def _time_limit(seconds: float) -> Iterator[None]:
+    """Raise :class:`ExampleTimeout` in the code run inside when it takes longer than
+    ``seconds`` (0: no limit). A real-time interval timer and SIGALRM, so only in the main
+    thread of a platform that has them (else no limit); a long C call (one big kernel) is
+    interrupted when it returns to Python."""
+    import signal
+    import threading
+
+    if seconds <= 0 or not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expire(signum: int, frame: Any) -> None:
+        raise ExampleTimeout(f"took longer than {seconds:g} s (probe --timeout)")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 def _call(module: Any, args: Any) -> Any:
     if isinstance(args, dict):
         return module(**args)
@@ -105,7 +140,7 @@ def _first_line(text: str, limit: int = 240) -> str:
     return line[:limit]
 
 
-def _graph_breaks(rec: Any, module: Any, args: Any) -> tuple[int, str]:
+def _graph_breaks(rec: Any, module: Any, args: Any, timeout_s: float = DEFAULT_TIMEOUT_S) -> tuple[int, str]:
     """Facts for ``torch._dynamo.explain``'s graph breaks; (count, error or "")."""
     import torch
 
@@ -114,7 +149,7 @@ def _graph_breaks(rec: Any, module: Any, args: Any) -> tuple[int, str]:
     torch._dynamo.reset()
     pos, kw = _split(args)
     try:
-        with _quiet(), torch.no_grad():  # as the eager eval pass
+        with _time_limit(timeout_s), _quiet(), torch.no_grad():  # as the eager eval pass
             explained = torch._dynamo.explain(module)(*pos, **kw)
     except USER_CODE_ERRORS as exc:  # noqa: BLE001 - dynamo failing is itself a fact about the model
         return 0, f"{type(exc).__name__}: {_first_line(str(exc))}"
@@ -130,7 +165,7 @@ def _graph_breaks(rec: Any, module: Any, args: Any) -> tuple[int, str]:
     return int(explained.graph_break_count), ""
 
 
-def _export_guard(rec: Any, module: Any, args: Any) -> str:
+def _export_guard(rec: Any, module: Any, args: Any, timeout_s: float = DEFAULT_TIMEOUT_S) -> str:
     """A fact for ``torch.export.export(strict=False)``'s failure, if any; returns ``ok`` or the
     failure's type and first line."""
     import torch
@@ -139,7 +174,7 @@ def _export_guard(rec: Any, module: Any, args: Any) -> str:
 
     pos, kw = _split(args)
     try:
-        with _quiet():
+        with _time_limit(timeout_s), _quiet():
             torch.export.export(module, pos, kw, strict=False)
     except USER_CODE_ERRORS as exc:  # noqa: BLE001 - the failure is what we record
         frames = [(fs.filename, fs.lineno or 0) for fs in traceback.extract_tb(exc.__traceback__)]
@@ -199,11 +234,13 @@ def _state_facts(rec: Any, model: Any, changes: list[tuple[str, str]]) -> None:
 
 def run_example(rec: Any, name: str, model: Any, args: Any, mode: str, hook_sites: dict[int, Any],
                 dynamo: bool, export: bool,
-                patches: Callable[[], AbstractContextManager[Any]] = contextlib.nullcontext) -> dict[str, Any]:
+                patches: Callable[[], AbstractContextManager[Any]] = contextlib.nullcontext,
+                timeout_s: float = DEFAULT_TIMEOUT_S) -> dict[str, Any]:
     """Probe one example in ``mode`` (``eval``/``train``) into ``rec``; the example's summary
     (``status`` ok/error, ``error``, ``ops``, ``graph_breaks``, ``export``, ``state_written``).
     ``patches()`` is entered around the eager pass only: dynamo and export must not trace the
-    recorder's own wrappers."""
+    recorder's own wrappers. Each run (eager, dynamo, export) gets ``timeout_s`` seconds (0: no
+    limit); one that runs over is an error of that run (:class:`ExampleTimeout`)."""
     import torch
 
     from migrate_lens.probe.record import snapshot, state_changes
@@ -216,7 +253,7 @@ def run_example(rec: Any, name: str, model: Any, args: Any, mode: str, hook_site
     before = snapshot(model)
     rec.watch(model, tuple(args.values()) if isinstance(args, dict) else tuple(args))
     try:
-        with _quiet(), patches(), rec.active():
+        with _time_limit(timeout_s), _quiet(), patches(), rec.active():
             with torch.no_grad() if mode == "eval" else contextlib.nullcontext():
                 _call(model, args)
     except USER_CODE_ERRORS as exc:  # noqa: BLE001 - the user's model: reported, the probe goes on
@@ -232,16 +269,17 @@ def run_example(rec: Any, name: str, model: Any, args: Any, mode: str, hook_site
     entry["ops"] = rec.ops - ops_before
     if mode == "eval" and entry["status"] == "ok":
         if dynamo:
-            count, err = _graph_breaks(rec, model, args)
+            count, err = _graph_breaks(rec, model, args, timeout_s)
             entry["graph_breaks"] = count if not err else None
             if err:
                 entry["error"] = f"dynamo: {err}"
         if export:
-            entry["export"] = _export_guard(rec, model, args)
+            entry["export"] = _export_guard(rec, model, args, timeout_s)
     return entry
 
 
-def probe(root: Path, recipe: Path, train: bool = False, dynamo: bool = True, export: bool = True) -> dict[str, Any]:
+def probe(root: Path, recipe: Path, train: bool = False, dynamo: bool = True, export: bool = True,
+          timeout_s: float = DEFAULT_TIMEOUT_S) -> dict[str, Any]:
     """Run every example of ``recipe`` against the code under ``root``; the ``probe.json`` dict.
 
     Raises :class:`RecipeError` when the recipe cannot be loaded or ``examples()`` raises before
@@ -288,7 +326,7 @@ def probe(root: Path, recipe: Path, train: bool = False, dynamo: bool = True, ex
         for mode in modes:
             rec = Recorder(roots, sites)
             torch.manual_seed(0)
-            runs.append(run_example(rec, name, model, args, mode, hook_sites, dynamo, export, patches))
+            runs.append(run_example(rec, name, model, args, mode, hook_sites, dynamo, export, patches, timeout_s))
             outside += rec.outside
             for s in rec.lines_run:
                 lines_run.setdefault(s.path, set()).add(s.line)
