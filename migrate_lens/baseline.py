@@ -144,12 +144,32 @@ def read_baseline(path: Path) -> Baseline:
     return loads(text, str(path))
 
 
+def _replaceable(path: Path) -> bool:
+    """``path`` may be overwritten by a baseline: absent, empty, or a migrate-lens baseline (of
+    any version: rewriting an old one is how it is upgraded)."""
+    from migrate_lens.jsonfile import JsonFileError, parse_json
+
+    try:
+        if not path.exists() or path.stat().st_size == 0:
+            return True
+        if not path.is_file():
+            return False
+        doc = parse_json(path.read_bytes())
+    except (OSError, JsonFileError):
+        return False
+    return isinstance(doc, dict) and doc.get("tool") == "migrate-lens" and "findings" in doc
+
+
 def write_baseline(baseline: Baseline, path: Path) -> None:
     """Write ``baseline`` to ``path`` (UTF-8, ``\\n`` line endings), atomically: a full disk or
-    an interrupted write keeps the previous baseline. Raises OSError."""
+    an interrupted write keeps the previous baseline. A file there that is not a baseline (a
+    mistyped ``-o model.py``, ``-o pyproject.toml``) is never replaced. Raises OSError, and
+    :class:`BaselineError` for such a file."""
     import os
     import tempfile
 
+    if not _replaceable(path):
+        raise BaselineError(f"{path} exists and is not a migrate-lens baseline; not overwritten (choose another -o)")
     text = dumps(baseline)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:

@@ -217,3 +217,32 @@ def test_ctrl_c_says_what_was_kept(tmp_path: Path) -> None:
         scan(root, Config(), jobs=1, cache_dir=tmp_path / "c", progress=interrupt_after(1))
     assert str(info.value).startswith("no report written; 3 of 5 files are analyzed and cached")
     assert _interrupted(str(info.value)).exit_code == 130
+
+
+def test_baseline_write_never_replaces_a_file_that_is_not_a_baseline(tmp_path: Path) -> None:
+    """Repro: ``migrate-lens baseline write . -o model.py`` (or ``-o pyproject.toml``) replaced
+    that file with the baseline JSON, silently. A baseline (any version), an empty or a new
+    file is written; anything else is refused in one line and kept byte for byte."""
+    import os
+
+    from click.testing import CliRunner
+
+    from migrate_lens.cli import main
+
+    (tmp_path / "model.py").write_text("import torch\n\n\ndef f(x):\n    x.add_(1)\n", encoding="utf-8")
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "p"\n', encoding="utf-8")
+    (tmp_path / "old.json").write_text('{"tool": "migrate-lens", "version": 0, "findings": []}', encoding="utf-8")
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    old = Path.cwd()
+    os.chdir(tmp_path)
+    try:
+        for target in ("model.py", "pyproject.toml"):
+            result = CliRunner().invoke(main, ["baseline", "write", ".", "-o", target])
+            assert result.exit_code == 2 and "exists and is not a migrate-lens baseline; not overwritten" in result.output
+        assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+        for target in ("old.json", "new.json", "old.json"):
+            result = CliRunner().invoke(main, ["baseline", "write", ".", "-o", target])
+            assert result.exit_code == 0, result.output
+    finally:
+        os.chdir(old)
+    assert '"version": 1' in (tmp_path / "old.json").read_text(encoding="utf-8")
