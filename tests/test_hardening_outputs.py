@@ -246,3 +246,29 @@ def test_baseline_write_never_replaces_a_file_that_is_not_a_baseline(tmp_path: P
     finally:
         os.chdir(old)
     assert '"version": 1' in (tmp_path / "old.json").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("name", ["report.json", "report.md", "report.html", "graph.graphml"])
+def test_scan_never_replaces_a_file_it_did_not_write(tmp_path: Path, name: str) -> None:
+    """Repro: ``scan . --out .`` (or ``--out docs``) in a project holding its own ``report.json``
+    or ``report.md`` replaced it with the scan's. Now the set stops before any rename and one
+    line says which file; a second scan into its own folder still replaces its outputs."""
+    from click.testing import CliRunner
+
+    from migrate_lens.cli import main
+
+    root = tmp_path / "t"
+    root.mkdir()
+    (root / "m.py").write_text("import torch\n\n\ndef f(x):\n    x.add_(1)\n", encoding="utf-8")
+    out = tmp_path / "o"
+    out.mkdir()
+    (out / name).write_text("the user's own file\n", encoding="utf-8")
+    args = ["scan", str(root), "-o", str(out), "--no-cache", "-q", "--format", "html,json,md", "--graphml"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2 and f"{name} exists and was not written by migrate-lens" in result.output, \
+        result.output
+    assert sorted(p.name for p in out.iterdir()) == [name]  # nothing staged left behind, nothing else written
+    assert (out / name).read_text(encoding="utf-8") == "the user's own file\n"
+    fresh = tmp_path / "fresh"
+    for _ in range(2):
+        assert CliRunner().invoke(main, [*args[:3], str(fresh), *args[4:]]).exit_code == 0

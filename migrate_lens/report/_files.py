@@ -8,6 +8,7 @@ leaves the previous set as it was (a new report.json beside an old report.html w
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import secrets
@@ -59,13 +60,31 @@ def _drop_orphans(folder: Path) -> None:
             pass
 
 
+#: What the first 64 KiB of each output holds: the tool's name (report.html/json/sarif/md), or
+#: graph.graphml's node attribute key (networkx writes no comment).
+_OUR_MARKS = (b"migrate-lens", b'attr.name="module_kind"')
+
+
+def _written_by_us(path: Path) -> bool:
+    """``path`` is an output of an earlier scan (:data:`_OUR_MARKS`), so a new set may replace
+    it; a file of the user's that happens to be called ``report.json`` never is."""
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(65536)
+    except OSError:
+        return False
+    return not head or any(mark in head for mark in _OUR_MARKS)
+
+
 @contextmanager
 def output_set(folder: Path) -> Iterator[None]:
     """Write a set of outputs in ``folder`` together: every :func:`atomic_write` into ``folder``
     inside the block is staged (complete files under temporary names) and all of them are
     renamed onto their real names when the block ends without an exception; on an exception
-    the staged files are deleted and the previous outputs stay untouched. Raises what the
-    block raises, or ``OSError`` from a rename."""
+    the staged files are deleted and the previous outputs stay untouched. A real name held by a
+    file an earlier scan did not write (:func:`_written_by_us`: ``--out .`` in a project with
+    its own ``report.json``) stops the set before any rename (``FileExistsError``). Raises what
+    the block raises, or ``OSError`` from a rename."""
     token = f"{os.getpid()}-{secrets.token_hex(6)}"
     folder = Path(folder)
     _drop_orphans(folder)
@@ -79,6 +98,11 @@ def output_set(folder: Path) -> Iterator[None]:
     else:
         staged_files = _staged_files(folder, token)
         try:
+            for staged in staged_files:  # every check before the first rename: all or nothing
+                real = folder / staged.name[1:-len(f".{token}{_STAGED_SUFFIX}")]
+                if (real.exists() or real.is_symlink()) and not _written_by_us(real):
+                    raise FileExistsError(errno.EEXIST, f"{real} exists and was not written by migrate-lens; "
+                                                        "not replaced (choose another --out)")
             for staged in staged_files:
                 real = staged.name[1:-len(f".{token}{_STAGED_SUFFIX}")]
                 os.replace(staged, folder / real)
