@@ -135,8 +135,10 @@ def loads(text: str, source: str = "<baseline>") -> Baseline:
 
 def read_baseline(path: Path) -> Baseline:
     """Load a baseline file. Raises :class:`BaselineError` if unreadable or malformed."""
+    from migrate_lens.discover import read_input_file
+
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_input_file(path).decode("utf-8")
     except OSError as exc:
         raise BaselineError(f"{path}: cannot read ({exc.strerror})") from None
     except UnicodeDecodeError:

@@ -19,6 +19,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from migrate_lens.discover import read_input_file
 from migrate_lens.gctools import gc_paused
 from migrate_lens.models import CATEGORIES, CONFIDENCES, CONTEXTS, PORTING_KINDS, SEVERITIES
 from migrate_lens.rules_parsed import digest as table_digest
@@ -445,7 +446,7 @@ def _load_catalog_cached(extra_dirs: tuple[Path, ...]) -> Catalog:
         tables = load_tables() if folder == base else {}
         for path in sorted(folder.glob("*.toml")):
             try:
-                raw = path.read_bytes()
+                raw = read_input_file(path, 16 << 20)  # (a FIFO or /dev/zero named *.toml: never read)
             except OSError as exc:
                 raise CatalogError(f"{path.name}: cannot read: {exc.strerror}") from None
             digest.update(path.name.encode() + b"\0" + raw)

@@ -159,8 +159,11 @@ def _check_defaults(cwd: Path, **given: Any) -> tuple[Any, ...]:
     if given["baseline_file"] is not None or given["no_baseline"]:
         # a baseline choice on the command line replaces the config's whole choice
         out["baseline_file"], out["no_baseline"] = given["baseline_file"], given["no_baseline"]
-    if out["baseline_file"] is not None and not out["no_baseline"] and not Path(out["baseline_file"]).is_file():
-        raise UsageProblem(f"{out['baseline_file']}: baseline file not found (tool.migrate-lens.check.baseline)")
+    chosen = out["baseline_file"]
+    if chosen is not None and not out["no_baseline"] and not Path(chosen).is_file():
+        what = "not a regular file" if Path(chosen).exists() else "baseline file not found"
+        where = "" if given["baseline_file"] is not None else " (tool.migrate-lens.check.baseline)"
+        raise UsageProblem(f"{chosen}: {what}{where}")
     return out["fmt"], out["fail_on"], out["baseline_file"], out["no_baseline"], out["diff_ref"], out["jobs"]
 
 

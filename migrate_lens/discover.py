@@ -238,6 +238,24 @@ def read_bytes(path: Path, max_bytes: int = 5_000_000) -> tuple[bytes | None, st
         return None, f"unreadable ({exc.strerror})"
 
 
+#: Largest input file other than scanned code that migrate-lens reads (a rule file, a baseline,
+#: probe.json, a saved report.json): 1 GiB.
+MAX_INPUT_BYTES = 1 << 30
+
+
+def read_input_file(path: Path, max_bytes: int = MAX_INPUT_BYTES) -> bytes:
+    """The bytes of a file migrate-lens reads besides the scanned code (a rule file, a baseline,
+    ``probe.json``, a saved ``report.json``), read safely: a FIFO or device is never opened (a
+    FIFO named ``x.toml`` would block forever, a link to ``/dev/zero`` never ends), a file over
+    ``max_bytes`` is refused. Raises ``OSError`` whose ``strerror`` is the one-line reason."""
+    st = path.stat()
+    if not stat.S_ISREG(st.st_mode):
+        raise OSError(errno.EINVAL, "not a regular file")
+    if st.st_size > max_bytes:
+        raise OSError(errno.EFBIG, f"file too large ({st.st_size} bytes > limit {max_bytes})")
+    return path.read_bytes()
+
+
 def read_source(path: Path, max_bytes: int = 5_000_000) -> tuple[str | None, str]:
     """Read a Python file as text: :func:`read_bytes` then :func:`decode_source`.
     Returns ``(text, "")`` or ``(None, reason)``."""

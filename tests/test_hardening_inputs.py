@@ -583,3 +583,39 @@ def test_probe_times_out_a_hanging_example_and_runs_the_others(tmp_path: Path) -
     assert "sleep (eval): ExampleTimeout at recipe.py:13" in output, output
     doc = json.loads((tmp_path / "out" / "probe.json").read_text(encoding="utf-8"))
     assert [e["status"] for e in doc["examples"]] == ["error", "error", "ok"]
+
+
+@pytest.mark.parametrize("kind", ["fifo", "/dev/zero"])
+@pytest.mark.parametrize("reader", ["rule file", "baseline", "probe results", "stubs report"])
+def test_inputs_that_are_fifos_or_devices_are_never_read(tmp_path: Path, kind: str, reader: str) -> None:
+    """Repro: a FIFO named ``ML399-x.toml`` in a rule folder (or given as ``--baseline``,
+    ``--probe-results``, ``stubs --report``) blocked the command forever; a symbolic link to
+    ``/dev/zero`` read until memory ran out. Each is now one line: not a regular file. Run in a
+    subprocess with a timeout, so that a regression fails instead of hanging the test run."""
+    import subprocess
+    import sys
+
+    root = tmp_path / "t"
+    root.mkdir()
+    (root / "good.py").write_bytes(BLOCKING)
+    special = tmp_path / ("rules" if reader == "rule file" else "") / ("ML399-x.toml" if reader == "rule file" else "in.json")
+    special.parent.mkdir(exist_ok=True)
+    if kind == "fifo":
+        os.mkfifo(special)
+    else:
+        special.symlink_to("/dev/zero")
+    if reader == "rule file":
+        (root / "pyproject.toml").write_text('[tool.migrate-lens]\nrule-dirs = ["../rules"]\n', encoding="utf-8")
+        args = ["check", "--", "good.py"]
+    elif reader == "baseline":
+        args = ["check", "--baseline", str(special), "--", "good.py"]
+    elif reader == "probe results":
+        args = ["scan", ".", "-o", str(tmp_path / "o"), "--no-cache", "-q", "--probe-results", str(special)]
+    else:
+        args = ["stubs", ".", "-o", str(tmp_path / "st"), "--report", str(special)]
+    repo = Path(__file__).resolve().parent.parent
+    env = {**os.environ, "PYTHONPATH": str(repo)}
+    proc = subprocess.run([sys.executable, "-m", "migrate_lens.cli", *args], capture_output=True, text=True,
+                          timeout=120, env=env, cwd=root)
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    assert "not a regular file" in proc.stderr and proc.stderr.count("\n") == 1, proc.stderr

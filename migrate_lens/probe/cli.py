@@ -20,8 +20,10 @@ def load_probe_results(path: Path) -> dict[str, Any]:
     """Read ``probe.json``; raises :class:`ProbeResultsError` when unreadable or malformed."""
     from migrate_lens.jsonfile import JsonFileError, parse_json
 
+    from migrate_lens.discover import read_input_file
+
     try:
-        data = parse_json(path.read_bytes())
+        data = parse_json(read_input_file(path))
     except OSError as exc:
         raise ProbeResultsError(f"{path}: {exc.strerror or exc}") from None
     except JsonFileError as exc:
@@ -73,8 +75,13 @@ def _update_report(out_dir: Path, results: dict[str, Any]) -> list[Path]:
     from migrate_lens.jsonfile import JsonFileError, parse_json
     from migrate_lens.report import render_all
 
+    from migrate_lens.discover import read_input_file
+
     try:
-        view = parse_json(report.read_bytes())
+        view = parse_json(read_input_file(report))
+    except OSError as exc:
+        raise ProbeResultsError(f"{report}: cannot read ({exc.strerror}); probe.json is written, the report is "
+                                "left as it is") from None
     except JsonFileError as exc:
         raise ProbeResultsError(f"{report}: not a migrate-lens report.json ({exc}); probe.json is written, "
                                 "the report is left as it is (scan again with --probe-results)") from None

@@ -53,8 +53,10 @@ def _targets_from_report(report_path: Path, root: Path) -> Selection:
     that describes another tree."""
     from migrate_lens.jsonfile import JsonFileError, parse_json
 
+    from migrate_lens.discover import read_input_file
+
     try:
-        view = parse_json(report_path.read_bytes())
+        view = parse_json(read_input_file(report_path))
     except OSError as exc:
         raise StubsError(f"{report_path}: cannot read ({exc.strerror})") from None
     except JsonFileError as exc:
