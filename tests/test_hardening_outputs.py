@@ -105,21 +105,23 @@ def test_scan_writes_the_set_and_leaves_no_temporary_files(tmp_path: Path) -> No
 def test_staged_set_replaces_together(tmp_path: Path) -> None:
     from migrate_lens.report._files import atomic_write, output_set
 
-    (tmp_path / "a.txt").write_text("old a", encoding="utf-8")
-    (tmp_path / "b.txt").write_text("old b", encoding="utf-8")
+    # (outputs of an earlier scan: they name the tool, so the set may replace them)
+    (tmp_path / "a.txt").write_text("old a migrate-lens", encoding="utf-8")
+    (tmp_path / "b.txt").write_text("old b migrate-lens", encoding="utf-8")
     with output_set(tmp_path):
         with atomic_write(tmp_path / "a.txt") as fh:
-            fh.write("new a")
-        assert (tmp_path / "a.txt").read_text(encoding="utf-8") == "old a"  # not yet
+            fh.write("new a migrate-lens")
+        assert (tmp_path / "a.txt").read_text(encoding="utf-8") == "old a migrate-lens"  # not yet
         with atomic_write(tmp_path / "b.txt") as fh:
-            fh.write("new b")
-    assert [(tmp_path / n).read_text(encoding="utf-8") for n in ("a.txt", "b.txt")] == ["new a", "new b"]
+            fh.write("new b migrate-lens")
+    assert [(tmp_path / n).read_text(encoding="utf-8") for n in ("a.txt", "b.txt")] == \
+        ["new a migrate-lens", "new b migrate-lens"]
     with pytest.raises(RuntimeError):
         with output_set(tmp_path):
             with atomic_write(tmp_path / "a.txt") as fh:
                 fh.write("newer a")
             raise RuntimeError("a later renderer failed")
-    assert (tmp_path / "a.txt").read_text(encoding="utf-8") == "new a"
+    assert (tmp_path / "a.txt").read_text(encoding="utf-8") == "new a migrate-lens"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt", "b.txt"]
 
 
