@@ -122,8 +122,9 @@ class SummaryBuilder:
         return bool(self._path)
 
     def enter_handler(self) -> None:
-        """An ``except`` handler inside a loop opens: what it runs recovers from an error on
-        the host (an out-of-memory retry), it is not the training step."""
+        """An ``except`` handler inside a loop, or a loop's ``else:`` clause, opens: what it runs
+        recovers from an error on the host (an out-of-memory retry) or runs once after the loop;
+        it is not the training step."""
         self._handler += 1
 
     def leave_handler(self) -> None:

@@ -248,6 +248,7 @@ class FileVisitor(cst.CSTVisitor):
         #: training loop -> the ids of its step loops (``SummaryBuilder.where``): the inline
         #: training step, whose sites are traced code
         self.step_loops: dict[str, frozenset[int]] = {}
+        self.loop_elses: set[int] = set()  # ids of the `else:` clauses of for/while loops
         self.try_stack: list[int] = []
         self.targets: set[int] = set()
         self.cond_tests: set[int] = set()
@@ -1305,6 +1306,12 @@ class FileVisitor(cst.CSTVisitor):
             scope = self.func_stack[-1]
             if scope.branches and scope.branches[-1][0] == id(node):
                 self._enter_else(scope)
+            elif id(node) in self.loop_elses and scope.summary is not None:
+                scope.summary.enter_handler()  # a loop's `else:` runs once after it: not the step
+
+    def leave_Else(self, original_node: cst.Else) -> None:
+        if id(original_node) in self.loop_elses and self.func_stack and self.func_stack[-1].summary is not None:
+            self.func_stack[-1].summary.leave_handler()
 
     def _enter_else(self, scope: _FuncScope) -> None:
         """The body of an ``if`` is over and its ``else`` begins: keep the body's bindings
@@ -1357,7 +1364,7 @@ class FileVisitor(cst.CSTVisitor):
 
     def visit_While(self, node: cst.While) -> None:
         if self.func_stack:
-            self._enter_loop(self.func_stack[-1])
+            self._enter_loop(self.func_stack[-1], node)
         self._condition(node.test, "while", exit_kind="")
 
     def leave_While(self, original_node: cst.While) -> None:
@@ -1368,7 +1375,9 @@ class FileVisitor(cst.CSTVisitor):
         if self.func_stack:
             self._leave_loop(self.func_stack[-1])
 
-    def _enter_loop(self, scope: _FuncScope) -> None:
+    def _enter_loop(self, scope: _FuncScope, node: cst.For | cst.While) -> None:
+        if node.orelse is not None:
+            self.loop_elses.add(id(node.orelse))
         scope.loops += 1
         scope.loop_heads.append((dict(scope.env), dict(scope.derived), []))
         if scope.summary is not None:
@@ -1577,7 +1586,7 @@ class FileVisitor(cst.CSTVisitor):
 
     def visit_For(self, node: cst.For) -> None:
         if self.func_stack:
-            self._enter_loop(self.func_stack[-1])
+            self._enter_loop(self.func_stack[-1], node)
         it = node.iter
         if type(it) is cst.Call and self.qual(it.func) == "range":
             rng = it
