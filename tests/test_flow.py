@@ -91,3 +91,15 @@ def test_function_contexts_priorities() -> None:
     assert ctx == {"m.A.forward": "traced", "m.A._init_x": "traced", "m.A.__init__": "init", "m.h": "init",
                    "m.g": "host", "m.loop": "host", "m.step": "traced", "m.after": "host",
                    "m.A.generate": "host"}
+
+
+def test_a_hazard_folded_into_a_trace_only_finding_stands_in_host_code(catalog: Catalog) -> None:
+    """``torchvision.ops.nms`` folds ML1013 (no JAX kernel) into ML211 (data-dependent box
+    count) at its site. In host glue (a predictor's loop calling the model) ML211 does not apply,
+    the missing kernel still does: ML1013 stands on its own there; in forward it stays ML211."""
+    project = build_project(_analyze(FLOW / "hostnms", catalog), catalog, Config())
+    at = {(f.symbol.rsplit(".", 1)[-1], f.code): f for f in project.findings if f.span.line in (7, 28)}
+    assert set(at) == {("postprocess", "ML1013"), ("forward", "ML211")}
+    host = at[("postprocess", "ML1013")]
+    assert host.context == "host" and host.message.startswith("torchvision.ops.nms is a compiled torchvision kernel")
+    assert "ML1013" in at[("forward", "ML211")].folds
