@@ -21,7 +21,6 @@ Name resolution is best effort and never guesses: a reference that points into t
 
 from __future__ import annotations
 
-import re
 from collections import Counter, defaultdict, deque
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -34,7 +33,7 @@ from migrate_lens.config import Config
 from migrate_lens.fastinit import fast_init, replacer
 from migrate_lens.gctools import gc_paused
 from migrate_lens.fold import fold_duplicates, fold_table
-from migrate_lens.interproc import flow_kinds, function_contexts, holds, recontext
+from migrate_lens.interproc import flow_kinds, function_contexts, holds, is_test_path, recontext, training_roles
 from migrate_lens.models import ClassFact, FileFacts, Finding, InjectionFact
 
 if TYPE_CHECKING:
@@ -67,16 +66,9 @@ _NN_MODULE_API = frozenset({
     "_apply", "_get_name", "_register_load_state_dict_pre_hook", "_register_state_dict_hook",
 })
 _AUTOGRAD_BASES = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
-_TEST_PATH = re.compile(r"(^|/)(tests?/|test_[^/]*\.py$|[^/]*_test\.py$|conftest\.py$)")
 
 _EXTERNAL = "\0external"  # sentinel: resolved to code outside the project
 _replace_finding = replacer(Finding)  # dataclasses.replace for findings, without its field walk
-
-
-def is_test_path(path: str) -> bool:
-    """True for test code: files under a ``tests/``/``test/`` folder, ``test_*.py``,
-    ``*_test.py`` and ``conftest.py`` (pytest's discovery conventions)."""
-    return bool(_TEST_PATH.search(path))
 
 
 @fast_init
@@ -980,7 +972,9 @@ class _Builder:
                     entries.add(r)
         guess = {fn.qualname: fn.context for f in self.files for fn in f.functions
                  if self.kind.get(fn.qualname) == "function"}
-        roles = {s.qualname: s.role for f in self.files for s in f.summaries if s.qualname in guess}
+        path_of = {s.qualname: f.path for f in self.files for s in f.summaries if s.role}
+        roles = training_roles({s.qualname: s.role for f in self.files for s in f.summaries if s.qualname in guess},
+                               path_of.__getitem__)
         succ_memo: dict[str, list[str]] = {}
 
         def succ(n: str) -> list[str]:

@@ -21,6 +21,7 @@ One function gets one context for all rules:
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict, deque
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
@@ -34,6 +35,26 @@ if TYPE_CHECKING:
     from migrate_lens.catalog import Rule
 
 HOST_ROLES = frozenset({"generation", "train-loop"})
+#: Summary roles of training code: a jitted step, or the loop that drives one.
+TRAINING_ROLES = frozenset({"train-step", "train-loop"})
+_TEST_PATH = re.compile(r"(^|/)(tests?/|test_[^/]*\.py$|[^/]*_test\.py$|conftest\.py$)")
+_TEST_FUNCTION = re.compile(r"^test(_|[A-Z0-9]|$)")
+
+
+def is_test_path(path: str) -> bool:
+    """True for test code: files under a ``tests/``/``test/`` folder, ``test_*.py``,
+    ``*_test.py`` and ``conftest.py`` (pytest's discovery conventions)."""
+    return bool(_TEST_PATH.search(path))
+
+
+def training_roles(roles: Mapping[str, str], path_of: Callable[[str], str]) -> dict[str, str]:
+    """``roles`` (qualname -> summary role) without the training roles of test code: a
+    function in a test file (:func:`is_test_path`, ``path_of(qualname)``) or named as pytest
+    names tests (``test_*``). A test that calls ``loss.backward()`` to compare gradients with a
+    reference (mamba_ssm's ``test_mamba_inner_fn``) checks a kernel; it is no training step a
+    port jits, and what it prints or draws is test code, not traced code."""
+    return {q: r for q, r in roles.items()
+            if r not in TRAINING_ROLES or not (_TEST_FUNCTION.match(q.rsplit(".", 1)[-1]) or is_test_path(path_of(q)))}
 #: Obstacle categories that exist only under a trace (Python control flow on tracers, shapes
 #: from values, host reads and Python side effects, state written between traced calls).
 TRACE_ONLY_CATEGORIES = frozenset({"dynamic-control-flow", "data-dependent-shape", "side-effect", "module-state", "device"})

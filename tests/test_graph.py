@@ -327,3 +327,40 @@ def test_a_trace_only_hazard_in_host_generation_glue_does_not_make_a_redesign(tm
     assert {f.context for f in project.findings if f.code == "ML601"} == {"host", "traced"}
     assert project.module("pkg.gen.Captioner").status == "mechanical"
     assert project.module("pkg.gen.Sampler").status == "redesign"
+
+
+_STEP = '''
+import torch
+
+
+def train_step(model, opt, x):
+    loss = model(x).sum()
+    loss.backward()
+    opt.step()
+    print("loss", loss)
+    return loss
+
+
+def test_grad_matches_reference(model, x):
+    out = model(x).sum()
+    out.backward()
+    print("grad max diff", x.grad.abs().max())
+'''
+
+
+def test_a_test_that_calls_backward_is_no_training_step(tmp_path: Path) -> None:
+    """A training step (loss, backward, optimizer step) is traced code; a pytest test that
+    calls ``backward()`` to compare gradients is not (mamba_ssm's kernel tests were traced:
+    343 findings in tests/ read as jitted code), in a test file or named ``test_*`` anywhere."""
+    from migrate_lens.catalog import load_catalog
+
+    catalog = load_catalog()
+    write_package(tmp_path, {"train": _STEP})
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_model.py").write_text(_STEP.replace("def test_grad_matches_reference", "def check_grad"))
+    project = build_project(analyze_tree(tmp_path, catalog), catalog, Config())
+    ctx = {(f.path, f.symbol.rsplit(".", 1)[-1]): f.context for f in project.findings if f.code == "ML501"}
+    assert ctx[("pkg/train.py", "train_step")] == "traced"
+    assert ("pkg/train.py", "test_grad_matches_reference") not in ctx or ctx[("pkg/train.py", "test_grad_matches_reference")] != "traced"
+    assert all(c != "traced" for (path, _), c in ctx.items() if path.startswith("tests/"))
+    assert ("tests/test_model.py", "train_step") not in ctx or ctx[("tests/test_model.py", "train_step")] != "traced"

@@ -22,7 +22,7 @@ from migrate_lens.analysis.visitor import FileVisitor
 from migrate_lens.analysis.walk import Positions, fast_visit, parse_cst
 from migrate_lens.catalog import Catalog, Rule, load_catalog
 from migrate_lens.analysis.sites import NOT_LITERAL
-from migrate_lens.interproc import flow_kinds, function_contexts, holds, recontext, survival_table
+from migrate_lens.interproc import flow_kinds, function_contexts, holds, recontext, survival_table, training_roles
 from migrate_lens.fold import fold_duplicates, fold_table
 from migrate_lens.models import NONLITERAL, CallSiteFact, FileFacts, Finding, ImportFact, RuleError, Span, Suppression
 
@@ -642,7 +642,8 @@ def local_contexts(facts: FileFacts) -> dict[str, str]:
         return out
 
     guess = {q: f.context for q, f in functions.items()}
-    roles = {s.qualname: s.role for s in facts.summaries if s.qualname in functions}
+    roles = training_roles({s.qualname: s.role for s in facts.summaries if s.qualname in functions},
+                           lambda _: facts.path)
     entries = [q for q in facts.traced_entries if q in functions]
     loop_calls = {s.qualname: s.loop_calls for s in facts.summaries if s.loop_calls}
     return function_contexts(guess, roles, entries, succ, loop_calls)
