@@ -66,6 +66,12 @@ _NN_MODULE_API = frozenset({
     "_apply", "_get_name", "_register_load_state_dict_pre_hook", "_register_state_dict_hook",
 })
 _AUTOGRAD_BASES = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
+#: Bases of the input pipeline's classes: their methods (``__getitem__``, ``__iter__``, a
+#: dataset's ``process``) run in the host data loader, never under a trace; a port keeps them
+#: on numpy. Any spelling (``torch.utils.data.dataset.Dataset``) matches its leaf under this prefix.
+_DATA_PIPELINE_PREFIX = "torch.utils.data."
+_DATA_PIPELINE_LEAVES = frozenset({"Dataset", "IterableDataset", "Sampler", "BatchSampler", "DataLoader",
+                                   "TensorDataset", "ConcatDataset", "Subset", "DistributedSampler"})
 
 _EXTERNAL = "\0external"  # sentinel: resolved to code outside the project
 _replace_finding = replacer(Finding)  # dataclasses.replace for findings, without its field walk
@@ -972,6 +978,11 @@ class _Builder:
                     entries.add(r)
         guess = {fn.qualname: fn.context for f in self.files for fn in f.functions
                  if self.kind.get(fn.qualname) == "function"}
+        pipeline = self.data_pipeline_classes()
+        if pipeline:
+            for q, c in guess.items():
+                if c == "function" and self.class_of.get(q) in pipeline:
+                    guess[q] = "host"  # (traced still wins where forward reaches the method)
         path_of = {s.qualname: f.path for f in self.files for s in f.summaries if s.role}
         roles = training_roles({s.qualname: s.role for f in self.files for s in f.summaries if s.qualname in guess},
                                path_of.__getitem__)
@@ -985,6 +996,32 @@ class _Builder:
 
         loop_calls = {s.qualname: s.loop_calls for f in self.files for s in f.summaries if s.loop_calls}
         return function_contexts(guess, roles, entries, succ, loop_calls)
+
+    def data_pipeline_classes(self) -> set[str]:
+        """Project classes of the host input pipeline: a ``torch.utils.data`` dataset, sampler
+        or loader base (:data:`_DATA_PIPELINE_LEAVES`), directly or through project bases in
+        any file (PyG's ``InMemoryDataset`` -> its ``Dataset`` -> ``torch.utils.data.Dataset``),
+        and no ``nn.Module``. Their methods run in the data loader on the host."""
+        direct = {c.qualname for f in self.files for c in f.classes
+                  if any(b.startswith(_DATA_PIPELINE_PREFIX) and b.rsplit(".", 1)[-1] in _DATA_PIPELINE_LEAVES
+                         for b in c.bases)}
+        if not direct:
+            return set()
+        out: set[str] = set()
+        memo: dict[str, bool] = {}
+        for cls in sorted(self.res.classes):
+            if cls in self.kind and not self.module_kind.get(cls) and self._reaches(cls, direct, frozenset({cls}), memo):
+                out.add(cls)
+        return out
+
+    def _reaches(self, cls: str, targets: set[str], seen: frozenset[str], memo: dict[str, bool]) -> bool:
+        """Whether ``cls`` is in ``targets`` or has a project base (transitively) that is."""
+        if cls in memo:
+            return memo[cls]
+        hit = cls in targets or any(self._reaches(b, targets, seen | {cls}, memo)
+                                    for b in self.res.bases(cls)[0] if b not in seen)
+        memo[cls] = hit
+        return hit
 
     def inherited_module_methods(self) -> list[str]:
         """Methods that take tensors by the per-file pass's ``nn.Module`` assumption (a method
