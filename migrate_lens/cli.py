@@ -67,28 +67,36 @@ class _LazyGroup(click.Group):
 
 
 _MAIN_PID: list[int] = []
+#: The stop signal the main process received (SIGINT or SIGTERM), for the exit status.
+_STOPPED_BY: list[int] = []
 
 
 def _on_sigint(signum: int, frame: Any) -> None:
-    """SIGINT in the main process raises ``KeyboardInterrupt``; a forked helper (pool worker,
+    """SIGINT (Ctrl-C) or SIGTERM (``kill``, ``timeout``, a cancelled CI job) in the main
+    process raises ``KeyboardInterrupt``, so the same clean stop runs for both: the workers are
+    stopped at once and the finished files cached (SIGTERM used to kill the main process alone:
+    its pool workers ran on, orphaned, and nothing was cached). A forked helper (pool worker,
     chart drawer, report writer: they inherit this handler) ends at once and quietly, since its
     parent stops too (a terminal's Ctrl-C reaches the whole process group)."""
     import os
 
     if _MAIN_PID and os.getpid() != _MAIN_PID[0]:
-        os._exit(130)
+        os._exit(128 + signum)
+    _STOPPED_BY[:] = [signum]
     raise KeyboardInterrupt
 
 
 def _watch_interrupts() -> None:
-    """Install :func:`_on_sigint` (only when SIGINT is not ignored, e.g. in a background job)."""
+    """Install :func:`_on_sigint` for SIGINT and SIGTERM (each only when not ignored: SIGINT is
+    ignored in a shell's background job)."""
     import os
     import signal
 
-    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
-        return
     _MAIN_PID[:] = [os.getpid()]
-    signal.signal(signal.SIGINT, _on_sigint)
+    _STOPPED_BY.clear()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        if signal.getsignal(signum) is not signal.SIG_IGN:
+            signal.signal(signum, _on_sigint)
 
 
 def _interrupted(detail: str = "") -> "click.exceptions.Exit":
@@ -102,8 +110,12 @@ def _interrupted(detail: str = "") -> "click.exceptions.Exit":
         child.kill()
     for child in multiprocessing.active_children():
         child.join(timeout=2)
-    click.echo(f"migrate-lens: interrupted{'; ' + detail if detail else ''}", err=True)
-    return click.exceptions.Exit(130)
+    import signal
+
+    signum = _STOPPED_BY[0] if _STOPPED_BY else signal.SIGINT
+    what = "terminated (SIGTERM)" if signum == signal.SIGTERM else "interrupted"
+    click.echo(f"migrate-lens: {what}{'; ' + detail if detail else ''}", err=True)
+    return click.exceptions.Exit(128 + signum)
 
 
 #: Commands defined in their own small CLI modules, loaded on use.
