@@ -277,3 +277,27 @@ def test_scan_never_replaces_a_file_it_did_not_write(tmp_path: Path, name: str) 
     fresh = tmp_path / "fresh"
     for _ in range(2):
         assert CliRunner().invoke(main, [*args[:3], str(fresh), *args[4:]]).exit_code == 0
+
+
+@pytest.mark.verify
+def test_probe_never_replaces_a_probe_json_it_did_not_write(tmp_path: Path) -> None:
+    """Repro: ``probe --out DIR`` wrote DIR/probe.json over any file of that name (and not
+    atomically). Now a foreign one stops the command before any user code runs."""
+    from click.testing import CliRunner
+
+    from migrate_lens.cli import main
+
+    pytest.importorskip("torch")
+    (tmp_path / "recipe.py").write_text("import torch\n\n\ndef examples():\n"
+                                        "    yield 'id', torch.nn.Identity(), (torch.ones(2),)\n", encoding="utf-8")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "probe.json").write_text('{"mine": 1}\n', encoding="utf-8")
+    args = ["probe", str(tmp_path), "--recipe", str(tmp_path / "recipe.py"), "-o", str(out), "--yes",
+            "--no-dynamo", "--no-export"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2 and "probe.json exists and was not written by migrate-lens" in result.output
+    assert (out / "probe.json").read_text(encoding="utf-8") == '{"mine": 1}\n'
+    (out / "probe.json").unlink()
+    for _ in range(2):
+        assert CliRunner().invoke(main, args).exit_code == 0

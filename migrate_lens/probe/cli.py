@@ -132,14 +132,19 @@ def probe(path: Path, recipe: Path, out_dir: Path, train: bool, no_dynamo: bool,
         raise fail(f"probe needs PyTorch, which cannot be imported here ({exc}); install the `verify` extra "
                    "(pip install 'migrate-lens[verify]') in the environment that runs your model") from None
 
+    from migrate_lens.report._files import atomic_write, written_by_us
+
+    target = out_dir / "probe.json"
+    if (target.exists() or target.is_symlink()) and not written_by_us(target):  # checked before any user code runs
+        raise fail(f"{target} exists and was not written by migrate-lens; not replaced (choose another --out)")
     try:
         results = run_probe(path, recipe, train=train, dynamo=not no_dynamo, export=not no_export, timeout_s=timeout_s)
     except RecipeError as exc:
         raise fail(str(exc)) from None
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
-        target = out_dir / "probe.json"
-        target.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        with atomic_write(target) as fh:  # a full disk or a kill keeps the previous probe.json
+            fh.write(json.dumps(results, indent=1, sort_keys=True) + "\n")
         written = [target, *_update_report(out_dir, results)]
     except OSError as exc:
         raise fail(f"cannot write to {out_dir}: {exc.strerror or exc}") from None

@@ -65,7 +65,7 @@ def _drop_orphans(folder: Path) -> None:
 _OUR_MARKS = (b"migrate-lens", b'attr.name="module_kind"')
 
 
-def _written_by_us(path: Path) -> bool:
+def written_by_us(path: Path) -> bool:
     """``path`` is an output of an earlier scan (:data:`_OUR_MARKS`), so a new set may replace
     it; a file of the user's that happens to be called ``report.json`` never is."""
     try:
@@ -82,7 +82,7 @@ def output_set(folder: Path) -> Iterator[None]:
     inside the block is staged (complete files under temporary names) and all of them are
     renamed onto their real names when the block ends without an exception; on an exception
     the staged files are deleted and the previous outputs stay untouched. A real name held by a
-    file an earlier scan did not write (:func:`_written_by_us`: ``--out .`` in a project with
+    file an earlier scan did not write (:func:`written_by_us`: ``--out .`` in a project with
     its own ``report.json``) stops the set before any rename (``FileExistsError``). Raises what
     the block raises, or ``OSError`` from a rename."""
     token = f"{os.getpid()}-{secrets.token_hex(6)}"
@@ -100,7 +100,7 @@ def output_set(folder: Path) -> Iterator[None]:
         try:
             for staged in staged_files:  # every check before the first rename: all or nothing
                 real = folder / staged.name[1:-len(f".{token}{_STAGED_SUFFIX}")]
-                if (real.exists() or real.is_symlink()) and not _written_by_us(real):
+                if (real.exists() or real.is_symlink()) and not written_by_us(real):
                     raise FileExistsError(errno.EEXIST, f"{real} exists and was not written by migrate-lens; "
                                                         "not replaced (choose another --out)")
             for staged in staged_files:
