@@ -139,3 +139,64 @@ def test_stubs_never_overwrite_files_that_are_not_stubs(tmp_path: Path) -> None:
     result = CliRunner().invoke(stubs, [str(root), "-o", str(tmp_path / "afile"), "--discover"])
     assert result.exit_code == 2 and "cannot write stubs to" in result.output and result.output.count("\n") == 1, \
         result.output
+
+
+def test_a_module_without_init_gets_a_stub_its_callers_can_build(tmp_path: Path) -> None:
+    """Repro: ``class Swish(nn.Module)`` with no ``__init__`` became a stub without one, while
+    the stub of the module holding it built it as ``Swish(rngs=rngs)``: nnx.Module refused
+    ("takes no arguments"), yet the file was reported "ready", 0 TODO."""
+    import ast
+
+    root = tmp_path / "src"
+    root.mkdir()
+    (root / "m.py").write_text(
+        "import torch\nfrom torch import nn\n\n\nclass Swish(nn.Module):\n    def forward(self, x):\n"
+        "        return x * torch.sigmoid(x)\n\n\nclass Block(nn.Module):\n    def __init__(self):\n"
+        "        super().__init__()\n        self.act = Swish()\n        self.lin = nn.Linear(2, 2)\n\n"
+        "    def forward(self, x):\n        return self.act(self.lin(x))\n", encoding="utf-8")
+    out = tmp_path / "out"
+    result = CliRunner().invoke(stubs, [str(root), "-o", str(out), "--discover"])
+    assert result.exit_code == 0, result.output
+    stub = (out / "m.py").read_text(encoding="utf-8")
+    tree = ast.parse(stub)
+    swish = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Swish")
+    init = next(n for n in swish.body if isinstance(n, ast.FunctionDef) and n.name == "__init__")
+    assert [a.arg for a in init.args.kwonlyargs] == ["rngs"]
+    assert "self.act = Swish(rngs=rngs)" in stub
+
+
+@pytest.mark.verify
+def test_a_module_without_init_verifies(tmp_path: Path) -> None:
+    pytest.importorskip("torch")
+    pytest.importorskip("flax")
+    from migrate_lens.stubs.verify import verify_target
+
+    root = tmp_path / "src"
+    root.mkdir()
+    (root / "m.py").write_text(
+        "import torch\nfrom torch import nn\n\n\nclass Swish(nn.Module):\n    def forward(self, x):\n"
+        "        return x * torch.sigmoid(x)\n\n\nclass Block(nn.Module):\n    def __init__(self):\n"
+        "        super().__init__()\n        self.act = Swish()\n        self.lin = nn.Linear(2, 2)\n\n"
+        "    def forward(self, x):\n        return self.act(self.lin(x))\n", encoding="utf-8")
+    out = tmp_path / "out"
+    assert CliRunner().invoke(stubs, [str(root), "-o", str(out), "--discover"]).exit_code == 0
+    import numpy as np
+
+    for name in ("Swish", "Block"):
+        res = verify_target(root, out, "m.py", name, inputs=[np.ones((1, 2), dtype=np.float32)])
+        assert res.status == "pass", (name, res.reason)
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("100000x100000x100000", "elements, more than"),
+    ("2x3:float99", "dtype 'float99' is not one of"),
+    ("2x3:int64:5:5", "needs LOW < HIGH"),
+])
+def test_verify_input_specs_are_checked_before_anything_runs(spec: str, message: str) -> None:
+    """Repro: ``verify --input 100000x100000x100000`` raised numpy's MemoryError and
+    ``--input 2x3:float99`` a TypeError (tracebacks)."""
+    from migrate_lens.stubs.verify import parse_input_spec
+
+    with pytest.raises(ValueError, match=message):
+        parse_input_spec(spec)
+    assert parse_input_spec("2x8:int64:0:99").shape == (2, 8)

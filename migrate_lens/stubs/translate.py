@@ -467,9 +467,28 @@ class _Translator(cst.CSTTransformer):
             if code(b.value) not in seen:
                 seen.add(code(b.value))
                 unique.append(b.with_changes(comma=cst.MaybeSentinel.DEFAULT))
+        if all(code(b.value) == "nnx.Module" for b in unique) and not any(
+                isinstance(st, cst.FunctionDef) and st.name.value == "__init__" for st in updated.body.body):
+            updated = self._with_rngs_init(updated)
         result = updated.with_changes(bases=unique, decorators=self._decorators(updated.decorators, original))
         self._class = ""
         return self._pop_attach(original, result)
+
+    def _with_rngs_init(self, cls: cst.ClassDef) -> cst.ClassDef:
+        """``cls`` (an nnx.Module stub whose PyTorch class has no ``__init__``, such as a
+        parameter-free activation) with an ``__init__`` taking the ``rngs`` keyword every stub
+        takes: its callers' stubs build it as ``Block(rngs=rngs)``, which
+        ``nnx.Module.__init__`` refuses ("takes no arguments"); a random draw in its forward
+        keeps the key source in ``self.rngs``."""
+        keep = "self.rngs = rngs" if self._class_uses_random else "pass"
+        init = cst.parse_statement(
+            f"def __init__(self, *, rngs: nnx.Rngs | None = None) -> None:  # no parameters in PyTorch\n    {keep}\n")
+        body = list(cls.body.body)
+        at = 1 if body and _is_docstring(body[0]) else 0
+        if at < len(body) and hasattr(body[at], "leading_lines"):  # a blank line before the next method
+            body[at] = body[at].with_changes(leading_lines=[cst.EmptyLine(indent=False), *body[at].leading_lines])
+        body.insert(at, init)
+        return cls.with_changes(body=cls.body.with_changes(body=body))
 
     def _decorators(self, decorators: tuple[cst.Decorator, ...] | list[cst.Decorator],
                     original: cst.ClassDef | cst.FunctionDef) -> list[cst.Decorator]:

@@ -95,6 +95,12 @@ class InputSpec:
 _SPEC = re.compile(r"^(\d+(?:x\d+)*)(?::([a-z0-9]+))?(?::(-?\d+):(-?\d+))?$")
 
 
+#: The dtypes an ``--input`` spec may name (numpy's names; no bfloat16: use ``--bf16``).
+INPUT_DTYPES = ("float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool")
+#: Most elements one ``--input`` may have (2**28: 1 GiB of float32).
+MAX_INPUT_ELEMENTS = 1 << 28
+
+
 def parse_input_spec(text: str) -> InputSpec:
     """``2x3x64x64`` (float32 normal) or ``2x8:int64:0:100`` (uniform ints in [0, 100)).
     Raises ``ValueError`` for anything else."""
@@ -104,6 +110,16 @@ def parse_input_spec(text: str) -> InputSpec:
     shape = tuple(int(x) for x in m.group(1).split("x"))
     dtype = m.group(2) or "float32"
     low, high = (int(m.group(3)), int(m.group(4))) if m.group(3) is not None else (0, 100)
+    if dtype not in INPUT_DTYPES:
+        raise ValueError(f"input spec {text!r}: dtype {dtype!r} is not one of {', '.join(INPUT_DTYPES)}")
+    elements = 1
+    for n in shape:
+        elements *= n
+    if elements > MAX_INPUT_ELEMENTS:
+        raise ValueError(f"input spec {text!r}: {elements} elements, more than {MAX_INPUT_ELEMENTS} "
+                         "(verify runs small example inputs)")
+    if low >= high and (dtype.startswith(("int", "uint"))):
+        raise ValueError(f"input spec {text!r}: the integer range needs LOW < HIGH")
     return InputSpec(shape, dtype, low, high)
 
 
