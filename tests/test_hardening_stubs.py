@@ -173,7 +173,7 @@ def test_a_module_without_init_verifies(tmp_path: Path) -> None:
 
     root = tmp_path / "src"
     root.mkdir()
-    (root / "m.py").write_text(
+    (root / "noinit_verify_mod.py").write_text(
         "import torch\nfrom torch import nn\n\n\nclass Swish(nn.Module):\n    def forward(self, x):\n"
         "        return x * torch.sigmoid(x)\n\n\nclass Block(nn.Module):\n    def __init__(self):\n"
         "        super().__init__()\n        self.act = Swish()\n        self.lin = nn.Linear(2, 2)\n\n"
@@ -183,7 +183,7 @@ def test_a_module_without_init_verifies(tmp_path: Path) -> None:
     import numpy as np
 
     for name in ("Swish", "Block"):
-        res = verify_target(root, out, "m.py", name, inputs=[np.ones((1, 2), dtype=np.float32)])
+        res = verify_target(root, out, "noinit_verify_mod.py", name, inputs=[np.ones((1, 2), dtype=np.float32)])
         assert res.status == "pass", (name, res.reason)
 
 
