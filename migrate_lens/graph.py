@@ -1007,21 +1007,10 @@ class _Builder:
                          for b in c.bases)}
         if not direct:
             return set()
-        out: set[str] = set()
-        memo: dict[str, bool] = {}
-        for cls in sorted(self.res.classes):
-            if cls in self.kind and not self.module_kind.get(cls) and self._reaches(cls, direct, frozenset({cls}), memo):
-                out.add(cls)
-        return out
-
-    def _reaches(self, cls: str, targets: set[str], seen: frozenset[str], memo: dict[str, bool]) -> bool:
-        """Whether ``cls`` is in ``targets`` or has a project base (transitively) that is."""
-        if cls in memo:
-            return memo[cls]
-        hit = cls in targets or any(self._reaches(b, targets, seen | {cls}, memo)
-                                    for b in self.res.bases(cls)[0] if b not in seen)
-        memo[cls] = hit
-        return hit
+        marked = dict.fromkeys(direct, "data pipeline")
+        memo: dict[str, str] = {}  # (the inheritance walk of module_kinds, with these classes marked)
+        return {cls for cls in sorted(self.res.classes) if cls in self.kind and not self.module_kind.get(cls)
+                and self._kind_through_bases(cls, frozenset({cls}), marked, memo)}
 
     def inherited_module_methods(self) -> list[str]:
         """Methods that take tensors by the per-file pass's ``nn.Module`` assumption (a method

@@ -148,7 +148,7 @@ class _FuncScope:
     call_flows: list[CallFlow] = field(default_factory=list)
     #: per call flow holding local names outside a loop: (its index in ``call_flows``, the
     #: call's last line, held position -> local name, held keyword -> local name), decided at
-    #: the function's end by whether the name is read after the call (:func:`_held_after`)
+    #: the function's end by whether the name is read after the call (:meth:`FileVisitor._drop_unread_held`)
     held_names: list[tuple[int, int, dict[int, str], dict[str, str]]] = field(default_factory=list)
     #: local names last bound to a new object (the result of a call that is not a view:
     #: ``logits = self.classifier(h)``), not to an alias of another (``queue = self.queue``)
@@ -2942,14 +2942,7 @@ def _returned_names(value: cst.BaseExpression, depth: int = 0) -> set[str]:
 
 def _reads(text: str, name: str) -> bool:
     """Whether ``name`` occurs in ``text`` as a whole identifier."""
-    at = text.find(name)
-    while at >= 0:
-        end = at + len(name)
-        if (at == 0 or not (text[at - 1].isalnum() or text[at - 1] == "_")) and \
-                (end >= len(text) or not (text[end].isalnum() or text[end] == "_")):
-            return True
-        at = text.find(name, end)
-    return False
+    return name in text and re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text) is not None
 
 
 def _is_held(value: cst.BaseExpression) -> bool:
