@@ -130,3 +130,70 @@ class Mix(nn.Module):
     assert (deps["bitsandbytes"].fallback, deps["bitsandbytes"].fallback_sites) == ("", 0)
     sites = {c.code: c for c in est.custom_op_sites}
     assert sites["ML413"].fallback == "route without the kernel" and sites["ML413"].fallback_sites == sites["ML413"].sites
+
+
+_MIXER = '''
+import torch
+from torch import nn
+
+if is_mamba_ssm_available():
+    from mamba_ssm.ops.selective_scan_interface import selective_scan_fn
+else:
+    selective_scan_fn = None
+is_fast_path_available = all((selective_scan_fn,))
+
+
+class Mixer(nn.Module):
+    def __init__(self, d: int) -> None:
+        super().__init__()
+        self.proj = nn.Linear(d, d)
+        self.use_fast_kernels = True
+
+    def cuda_kernels_forward(self, x: torch.Tensor, cache_position: torch.Tensor) -> torch.Tensor:
+        if cache_position[0] > 0:
+            x.add_(1)
+        return selective_scan_fn(x, self.proj(x))
+
+    def torch_forward(self, x: torch.Tensor, cache_position: torch.Tensor) -> torch.Tensor:
+        if cache_position[0] > 0:
+            x = x + 1
+        return torch.cumsum(self.proj(x), dim=1)
+
+    def forward(self, x: torch.Tensor, cache_position: torch.Tensor) -> torch.Tensor:
+        if is_fast_path_available and "cuda" in x.device.type:
+            return self.cuda_kernels_forward(x, cache_position)
+        return self.torch_forward(x, cache_position)
+'''
+
+
+def test_a_kernel_route_keeps_only_its_kernel_use(catalog) -> None:
+    """``cuda_kernels_forward`` calls an optional kernel and ``forward`` enters it only under
+    ``if is_fast_path_available``: the port drops that route (routes.drop_kernel_routes), so of
+    its findings only the kernel use (ML414) is left; ``torch_forward``, the path the port
+    follows, keeps its tensor condition."""
+    got = sorted((f.span.line, f.code) for f in findings(_MIXER, catalog) if f.code != "ML603")
+    assert (21, "ML414") in got and (24, "ML101") in got  # kernel use kept; torch_forward's if kept
+    assert not [c for line, c in got if 18 <= line <= 21 and c != "ML414"], got  # route: nothing else
+
+
+def test_a_kernel_route_behind_a_config_flag_and_a_raise_is_dropped_too(catalog) -> None:
+    """jamba's form: ``if self.use_fast_kernels:`` whose body raises unless the kernels are
+    installed (``if not is_fast_path_available: raise``), then enters the route."""
+    source = _MIXER.replace('''        if is_fast_path_available and "cuda" in x.device.type:
+            return self.cuda_kernels_forward(x, cache_position)''', '''        if self.use_fast_kernels:
+            if not is_fast_path_available or "cuda" not in x.device.type:
+                raise ValueError("Fast kernels are not available")
+            return self.cuda_kernels_forward(x, cache_position)''')
+    got = sorted((f.span.line, f.code) for f in findings(source, catalog))
+    assert not [c for line, c in got if 18 <= line <= 21 and c != "ML414"], got
+
+
+def test_a_function_also_called_outside_a_kernel_gate_is_no_route(catalog) -> None:
+    """The same method, called once without the gate (or under a negated one), is a path the
+    port may follow: its findings stay."""
+    ungated = _MIXER.replace('''        return self.torch_forward(x, cache_position)''',
+                             '''        return self.cuda_kernels_forward(x, cache_position)''')
+    negated = _MIXER.replace("if is_fast_path_available and", "if not is_fast_path_available and")
+    for source in (ungated, negated):
+        got = sorted((f.span.line, f.code) for f in findings(source, catalog))
+        assert (19, "ML101") in got and (20, "ML315") in got, got

@@ -14,6 +14,19 @@ name of the extension loaded (``load("MultiScaleDeformableAttention", ...)``).
 
 Source: the expert review of the core scan (``shared/reviews/core-findings-review.md``, "Are
 the blocked statuses justified?": 4 of 5 critical kernels there have such a fallback).
+
+The other direction, :func:`drop_kernel_routes`: a function that calls an optional kernel
+(ML414: imported under an availability check or an ImportError handler, so the file runs
+without it) and that its file calls only inside a kernel gate is the fast route entered only
+when the kernel is installed (``if is_fast_path_available and "cuda" in ...: return
+self.cuda_kernels_forward(...)``, else ``self.torch_forward(...)``; or after ``if not
+is_fast_path_available: raise``; the gate tests: ``visitor._kernel_gate``,
+``visitor._asserts_kernel``). A port drops that route, so
+what else is in it (``if cache_position[0] > 0`` before the kernel's state update, in-place
+ops on its inputs, pads for its layout) is no obstacle of the port; its kernel uses stay
+reported. Counted on core (main 53de0ed): 45 findings in the ten mamba-family
+``cuda_kernels_forward`` methods, each with a ``torch_forward``/``slow_forward`` twin that
+holds the same obstacles where the port does follow them.
 """
 
 from __future__ import annotations
@@ -87,6 +100,27 @@ def reroute_kernels(findings: Iterable[Finding], functions: Iterable[FunctionFac
                             severity=target.severity_in("traced" if f.traced_only else f.context))
         out.append(f)
     return out
+
+
+def drop_kernel_routes(findings: Iterable[Finding], routes: Iterable[str],
+                       catalog: "Catalog") -> list[Finding] | None:
+    """``findings`` without those made in a kernel route (``routes``: qualnames of functions
+    that call an optional kernel and that their file calls only under a kernel gate,
+    ``FileVisitor.kernel_routes``) or in a
+    function nested in one, except the findings of ``custom-op`` rules (the kernel uses
+    themselves, ML414). None when there is no route (nothing to do)."""
+    routes = tuple(routes)
+    if not routes:
+        return None
+    rules = catalog.by_code()
+    prefixes = tuple(r + "." for r in routes)
+    keep_all = frozenset(routes)
+
+    def in_route(symbol: str) -> bool:
+        return symbol in keep_all or symbol.startswith(prefixes)
+
+    return [f for f in findings if not in_route(f.symbol) or
+            (f.code in rules and rules[f.code].category == "custom-op")]
 
 
 def fallback_evidence(finding: Finding, imports: Iterable[ImportFact], functions: Iterable[FunctionFact],

@@ -178,6 +178,8 @@ class _FuncScope:
     #: name -> the expression its latest plain assignment bound (read lazily by a few matchers)
     last_value: dict[str, cst.BaseExpression] = field(default_factory=dict)
     param_meta: dict[str, tuple[Any, Any]] = field(default_factory=dict)  # name -> (annotation, default)
+    #: calls a name imported under a guard (an optional kernel: ML414's use sites)
+    kernel_use: bool = False
     #: the function's own node, and the names its body binds more than once (any binding form,
     #: computed on first need by :func:`_rebound_names`)
     node: cst.FunctionDef | None = None
@@ -281,6 +283,18 @@ class FileVisitor(cst.CSTVisitor):
         self.call_use: dict[int, str] = {}
         self.guard_tries: set[int] = set()
         self.summaries: list[FunctionSummary] = []
+        #: depth of ``if`` bodies entered only when an optional kernel is installed (``if
+        #: is_fast_path_available and ...:``, ``if xops is not None:``; :func:`_kernel_gate`),
+        #: the open ones (id of the ``if``), and the ``else`` that ends each one's body
+        self.kernel_gate = 0
+        self.open_gates: set[int] = set()
+        self.gate_elses: dict[int, int] = {}
+        #: callee (``Class.method`` for ``self.method``, else as resolved) -> whether every call
+        #: of it in this file sits under a kernel gate
+        self.gated_callees: dict[str, bool] = {}
+        #: functions that call an optional kernel and that this file calls only under a kernel
+        #: gate: the fast route a port drops (:meth:`kernel_routes`, ``routes.drop_kernel_routes``)
+        self.kernel_users: set[str] = set()
         self.values = values = ValueKinds(self)
         #: value kind of an expression in the current scope (:class:`.values.ValueKinds`)
         self.kind = values.kind
@@ -359,6 +373,13 @@ class FileVisitor(cst.CSTVisitor):
 
     def leave_Module(self, original_node: cst.Module) -> None:
         self._host_state_reads()
+
+    def kernel_routes(self) -> set[str]:
+        """Functions that call an optional kernel (:attr:`kernel_users`) and that this file
+        calls, every time, inside a kernel gate (:attr:`gated_callees`): mamba's
+        ``cuda_kernels_forward``, which ``forward`` enters under ``if is_fast_path_available and
+        "cuda" in ...`` and otherwise leaves for ``torch_forward``/``slow_forward``."""
+        return {q for q in self.kernel_users if self.gated_callees.get(q) is True}
 
     # ------------------------------------------------------------------ host-set Python state
     def _host_state_reads(self) -> None:
@@ -607,6 +628,8 @@ class FileVisitor(cst.CSTVisitor):
             for (_, param, how), node in zip(scope.arg_writes, scope.arg_write_nodes):
                 self.emit(Site(kind="argument-inplace-returning", node=node, context=scope.context,
                                symbol=scope.qualname, name=param, data={"how": how}, requires=(f"u:{param}=L",)))
+        if scope.kernel_use and scope.guess != "init" and not scope.init_like:
+            self.kernel_users.add(scope.qualname)
         start, end = self._lines(original_node)
         if scope.held_names:
             self._drop_unread_held(scope, end)
@@ -1297,6 +1320,11 @@ class FileVisitor(cst.CSTVisitor):
                                    dict(scope.env), dict(scope.derived), None, dead])
             if dead == "body":
                 self.export_only += 1
+        if self.func_stack and (_kernel_gate(self, node.test) or _asserts_kernel(self, node.body)):
+            self.kernel_gate += 1
+            self.open_gates.add(id(node))
+            if node.orelse is not None:
+                self.gate_elses[id(node.orelse)] = id(node)
         if _is_main_guard(node):
             return
         self._condition(node.test, "if", exit_kind=_exit_kind(node.body))
@@ -1317,6 +1345,10 @@ class FileVisitor(cst.CSTVisitor):
         """The body of an ``if`` is over and its ``else`` begins: keep the body's bindings
         aside and start the else branch from the bindings before the ``if``."""
         rec = scope.branches[-1]
+        gate = self.gate_elses.pop(rec[0], None)
+        if gate in self.open_gates:  # the else of a kernel gate runs without the kernel
+            self.open_gates.discard(gate)
+            self.kernel_gate -= 1
         rec[3] = (scope.env, scope.derived)
         scope.env, scope.derived = dict(rec[1]), dict(rec[2])
         if rec[4] == "body":
@@ -1331,6 +1363,9 @@ class FileVisitor(cst.CSTVisitor):
         longest(lengths)`` in one branch, ``t = x.shape[1]`` in the other: a host value)."""
         if id(original_node) in self.guard_tries:
             self.bindings.guard_depth -= 1
+        if id(original_node) in self.open_gates:
+            self.open_gates.discard(id(original_node))
+            self.kernel_gate -= 1
         if not self.func_stack:
             return
         scope = self.func_stack[-1]
@@ -1751,6 +1786,10 @@ class FileVisitor(cst.CSTVisitor):
             if name == scope.qualname or (name == f"self.{scope.name}" and scope.cls is not None):
                 data["recursive"] = True
             callee = name or (f"{self.qual(func.value)}.{method}" if method and self.qual(func.value) else "")
+            if callee:
+                key = f"{scope.cls.qualname}.{callee[5:]}" if callee.startswith("self.") and scope.cls is not None \
+                    else callee
+                self.gated_callees[key] = self.gated_callees.get(key, True) and self.kernel_gate > 0
             if callee and (scope.qualname, callee) not in self._call_seen:
                 # one fact per (caller, callee): the first call site is the evidence; computing
                 # a position for every repeated call costs more than the rest of the walk
@@ -1831,6 +1870,8 @@ class FileVisitor(cst.CSTVisitor):
                 if guarded and not self.bindings.is_own_package(guarded):
                     # `f(q, k, v)` with `try: from flash_attn import f`: the use of the optional library
                     self._site("import", node, name=guarded, data={"level": 0, "call": True, "optional": True})
+                    if scope is not None:
+                        scope.kernel_use = True
                 if self.bindings.is_project(c):  # matched by the project graph (aliases across files)
                     # the call's own arguments only: a LazyData holds the visitor (a reference
                     # cycle that kept the whole tree for the cyclic GC after each file)
@@ -2651,6 +2692,49 @@ def _always_raises(handler: cst.ExceptHandler) -> bool:
     if type(last) is not cst.SimpleStatementLine or type(last.body[-1]) is not cst.Raise:
         return False
     return not any(type(st) is cst.Return for st in _small_statements(body.body))
+
+
+def _kernel_gate(visitor: FileVisitor, test: cst.BaseExpression) -> bool:
+    """``test`` holds only when an optional kernel is installed: an availability test
+    (:func:`_is_availability_test`: ``is_fast_path_available``, ``has_apex``) or a name imported
+    under a guard, tested for truth or ``is not None``, as the whole test or as one term of an
+    ``and`` (never negated, never under ``or``)."""
+    t = type(test)
+    if t is cst.BooleanOperation:
+        return type(test.operator) is cst.And and (  # type: ignore[attr-defined]
+            _kernel_gate(visitor, test.left) or _kernel_gate(visitor, test.right))  # type: ignore[attr-defined]
+    if t is cst.Comparison:
+        comps = test.comparisons  # type: ignore[attr-defined]
+        if len(comps) != 1 or type(comps[0].operator) is not cst.IsNot or \
+                type(comps[0].comparator) is not cst.Name or comps[0].comparator.value != "None":
+            return False
+        test = test.left  # type: ignore[attr-defined]
+        t = type(test)
+    elif t is not cst.UnaryOperation and _is_availability_test(test):
+        return True
+    if t is cst.Name or t is cst.Attribute:
+        return bool(visitor.bindings.guarded) and bool(visitor.bindings.guarded_import(visitor.qual(test)))
+    return False
+
+
+def _asserts_kernel(visitor: FileVisitor, body: cst.BaseSuite) -> bool:
+    """``body`` (of an ``if`` on a config flag: ``if self.use_fast_kernels:``) raises unless an
+    optional kernel is installed: one of its statements is ``if not <kernel gate> [or ...]:``
+    whose body raises (jamba's "Fast Mamba kernels are not available" check), so the rest of it
+    runs only with the kernel."""
+    if type(body) is not cst.IndentedBlock:
+        return False
+    for st in body.body:
+        if type(st) is not cst.If or st.orelse is not None or _exit_kind(st.body) != "raise":
+            continue
+        terms = [st.test]
+        while terms:
+            t = terms.pop()
+            if type(t) is cst.BooleanOperation and type(t.operator) is cst.Or:
+                terms.extend((t.left, t.right))
+            elif type(t) is cst.UnaryOperation and type(t.operator) is cst.Not and _kernel_gate(visitor, t.expression):
+                return True
+    return False
 
 
 def _is_availability_test(test: cst.BaseExpression) -> bool:
