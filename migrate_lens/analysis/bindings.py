@@ -91,10 +91,14 @@ class Bindings:
     """
 
     __slots__ = ("module", "is_package", "aliases", "classes", "functions", "globals", "func_returns", "alts",
-                 "partials", "project_names", "guarded", "guard_depth", "assigned", "str_consts")
+                 "partials", "project_names", "guarded", "guard_depth", "assigned", "str_consts", "handles")
 
-    def __init__(self, module: str, is_package: bool) -> None:
+    def __init__(self, module: str, is_package: bool, handles: frozenset[str] = frozenset()) -> None:
         self.module = module
+        #: callees whose returned object is followed (``RuleIndex.result_interest``): a name
+        #: bound to ``f(...)`` for such an ``f`` is bound to ``f()``, so ``ext = load(...)``
+        #: then ``ext.op(x)`` is a call of ``torch.utils.cpp_extension.load().op``
+        self.handles = handles
         self.is_package = is_package
         self.aliases: dict[str, str] = {}
         self.classes: set[str] = set()
@@ -177,17 +181,20 @@ class Bindings:
         """The callables (classes, functions, op namespaces) an expression evaluates to, as
         dotted names: a resolved name (``F.gelu``, ``torch.ops._C``), ``partial(X, ...)``
         (X's), both sides of ``A if c else B`` and of ``a or B``; ``self.m`` when ``m`` is in
-        ``methods`` (a bound method of the current class). () for anything else (call
-        results, literals, ``None``): the expression holds no known callable."""
+        ``methods`` (a bound method of the current class); ``f()`` for a call of a callee in
+        :attr:`handles` (the object it returns, whose attributes are called). () for anything
+        else (other call results, literals, ``None``): the expression holds no known callable."""
         t = type(value)
         if t is cst.Name or t is cst.Attribute:
             if t is cst.Attribute and type(value.value) is cst.Name and value.value.value == "self":
                 return (f"self.{value.attr.value}",) if value.attr.value in methods else ()
             return tuple(r for r in self.resolve_all(value, shadowed, local) if r not in BUILTINS)
         if t is cst.Call:
-            if value.args and not value.args[0].keyword and not value.args[0].star and \
-                    self.resolve(value.func, shadowed, local) in PARTIAL_NAMES:
+            callee = self.resolve(value.func, shadowed, local)
+            if callee in PARTIAL_NAMES and value.args and not value.args[0].keyword and not value.args[0].star:
                 return self.targets(value.args[0].value, shadowed, local, methods)
+            if callee in self.handles:
+                return (f"{callee}()",)  # the object the call returns (a compiled extension)
             return ()
         if t is cst.IfExp:
             return merge(self.targets(value.body, shadowed, local, methods),

@@ -45,6 +45,10 @@ class RuleIndex:
     name_interest: frozenset[str]
     #: the call-site rules with their gates (:func:`matchers.call_gate`; None: every call)
     call_gates: tuple[tuple[Rule, CallGate | None], ...] = ()
+    #: callees whose *result* some call rule follows: a ``names`` glob ``f().*`` (a call of an
+    #: attribute of what ``f`` returned: ``ext = load(...)`` then ``ext.op(x)``) puts ``f`` here,
+    #: and the visitor binds names assigned ``f(...)`` to ``f()`` (:attr:`Bindings.handles`)
+    result_interest: frozenset[str] = frozenset()
     _table: _CallTable = field(init=False, compare=False, repr=False)
     #: (site kind, name) -> the rules of :meth:`site_rules` (grows with the distinct names met)
     _named: dict[tuple[str, str], tuple[Rule, ...]] = field(init=False, compare=False, repr=False)
@@ -260,7 +264,9 @@ def build_index(rules: tuple[Rule, ...]) -> RuleIndex:
         if spec.site_kind == "name-ref":
             names.update(rule.matcher.param("names") or ())
     gates = tuple((rule, call_gate(rule.matcher)) for rule in groups.get("call", ()))
-    return RuleIndex({k: tuple(v) for k, v in groups.items()}, frozenset(attrs), frozenset(names), gates)
+    results = frozenset(n.split("()", 1)[0] for rule in groups.get("call", ()) for n in rule.matcher.param("names") or ()
+                        if "()" in n)
+    return RuleIndex({k: tuple(v) for k, v in groups.items()}, frozenset(attrs), frozenset(names), gates, results)
 
 
 def parse_suppressions(lines: list[str]) -> tuple[list[Suppression], list[tuple[int, str]]]:
@@ -387,6 +393,7 @@ def analyze_source(source: str, path: str, module_name: str, catalog: Catalog,
         attribute_interest=index.attribute_interest,
         name_interest=index.name_interest,
         variant_interest=index.variants_matter,
+        result_interest=index.result_interest,
     )
     try:
         fast_visit(tree, visitor, source)

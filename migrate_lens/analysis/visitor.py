@@ -215,7 +215,8 @@ class FileVisitor(cst.CSTVisitor):
     ``module`` is the file's dotted module name (used for qualnames and relative imports);
     ``is_package`` is True for ``__init__.py``. ``attribute_interest`` and ``name_interest``
     are the attribute names / dotted names some rule wants as ``attribute-*`` / ``name-ref``
-    sites (so the visitor does not emit a site for every attribute).
+    sites (so the visitor does not emit a site for every attribute); ``result_interest`` the
+    callees whose returned object some rule follows (:attr:`Bindings.handles`).
     """
 
     METADATA_DEPENDENCIES = (PositionProvider,)
@@ -228,6 +229,7 @@ class FileVisitor(cst.CSTVisitor):
         attribute_interest: frozenset[str] = frozenset(),
         name_interest: frozenset[str] = frozenset(),
         variant_interest: Callable[[str, str, Collection[str]], bool] | None = None,
+        result_interest: frozenset[str] = frozenset(),
     ) -> None:
         super().__init__()
         self.module = module
@@ -241,7 +243,7 @@ class FileVisitor(cst.CSTVisitor):
         #: the last components of ``name_interest``: an attribute ``a.b.c`` resolves to a name
         #: ending in ``.c``, so only attributes named so need resolving (most need not)
         self.name_leaves = frozenset(n.rsplit(".", 1)[-1] for n in name_interest)
-        self.bindings = Bindings(module, is_package)
+        self.bindings = Bindings(module, is_package, result_interest)
         self.local_classes: dict[str, _ClassInfo] = {}
         self.class_stack: list[_ClassInfo] = []
         self.func_stack: list[_FuncScope] = []
@@ -861,6 +863,8 @@ class FileVisitor(cst.CSTVisitor):
                 scope = self.func_stack[-1]
                 if target.value in scope.globals_declared:
                     self._site("global-write", stmt, name=target.value, data={"how": "global"})
+                    # `global _impl` then `_impl = load(...)`: the module-level name holds it
+                    self.bindings.bind_module_value(target.value, value)
                 scope.pending.append((target.value, vkind, derived))
                 self.bindings.bind_local(scope.binds, target.value, value, scope.env,
                                          scope.cls.methods if scope.cls is not None else ())
