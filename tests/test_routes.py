@@ -14,6 +14,10 @@ def test_fallback_names() -> None:
                         frozenset({"multi_scale_deformable_attention"})) == "multi_scale_deformable_attention"
     assert fallback_for("torch.ops.torchvision.roi_align( input, rois)", frozenset({"_roi_align"})) == "_roi_align"
     assert fallback_for('load("cuda_kernel", src_files, verbose=True)', frozenset({"mra2_attention", "sparse_max"})) == ""
+    # a kernel's call site: the handle it is called on names the extension (ML415)
+    assert fallback_for("MultiScaleDeformableAttention.ms_deform_attn_forward( value, shapes)",
+                        frozenset({"multi_scale_deformable_attention"})) == "multi_scale_deformable_attention"
+    assert fallback_for("mra_cuda_kernel.index_max(index_vals, indices)", frozenset({"sparse_max"})) == ""
 
 
 def test_kernel_with_fallback_is_rerouted_and_without_stays_critical(catalog) -> None:

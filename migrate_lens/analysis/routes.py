@@ -10,7 +10,8 @@ per-file stage when the file defines such a function. What counts as a fallback,
 file's own function names (:data:`FALLBACK_SUFFIX`): a ``*_cpu`` / ``*_fallback`` /
 ``*_pytorch`` / ``*_torch`` / ``*_python`` / ``*_naive`` / ``*_reference`` / ``*_ref`` /
 ``*_native`` / ``*_eager`` function, ``_<op>`` for ``torch.ops.<ns>.<op>``, or the snake-case
-name of the extension loaded (``load("MultiScaleDeformableAttention", ...)``).
+name of the extension loaded (``load("MultiScaleDeformableAttention", ...)``) or of the handle one
+of its kernels is called on (``MultiScaleDeformableAttention.ms_deform_attn_forward(...)``).
 
 Source: the expert review of the core scan (``shared/reviews/core-findings-review.md``, "Are
 the blocked statuses justified?": 4 of 5 critical kernels there have such a fallback).
@@ -45,6 +46,8 @@ if TYPE_CHECKING:
 FALLBACK_SUFFIX = re.compile(r"_(cpu|fallback|pytorch|torch|python|naive|reference|ref|native|eager)$")
 _OP = re.compile(r"torch\.ops\.\w+\.(\w+)")
 _EXT_NAME = re.compile(r"""\(\s*(?:name\s*=\s*)?["']([A-Za-z_][A-Za-z0-9_]*)["']""")
+#: the handle a kernel is called on: ``MultiScaleDeformableAttention.ms_deform_attn_forward(``
+_HANDLE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\.[A-Za-z_][A-Za-z0-9_]*\s*\(")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
@@ -58,7 +61,7 @@ def fallback_for(snippet: str, leaves: frozenset[str]) -> str:
     op = _OP.search(snippet)
     if op and f"_{op.group(1)}" in leaves:
         return f"_{op.group(1)}"
-    ext = _EXT_NAME.search(snippet)
+    ext = _EXT_NAME.search(snippet) or _HANDLE.search(snippet)
     if ext and _snake(ext.group(1)) in leaves:
         return _snake(ext.group(1))
     for leaf in sorted(leaves):
