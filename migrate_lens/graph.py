@@ -21,6 +21,7 @@ Name resolution is best effort and never guesses: a reference that points into t
 
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict, deque
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -72,6 +73,11 @@ _AUTOGRAD_BASES = frozenset({"torch.autograd.Function", "torch.autograd.function
 _DATA_PIPELINE_PREFIX = "torch.utils.data."
 _DATA_PIPELINE_LEAVES = frozenset({"Dataset", "IterableDataset", "Sampler", "BatchSampler", "DataLoader",
                                    "TensorDataset", "ConcatDataset", "Subset", "DistributedSampler"})
+
+#: Leaf names of compiled extension modules, by the conventions of ``setup.py`` builds
+#: (``CUDAExtension("pkg._C", ...)``: torchvision, detectron2, GroundingDINO, maskrcnn-benchmark;
+#: ``pkg._ext``: mmcv; ``pkg.roi_align_cuda``, ``pkg.nms_cpp``)
+COMPILED_MODULE = re.compile(r"_C(_\w+)?$|_?ext(_\w+)?$|\w+_(ext|cuda|cpp|kernels?)$")
 
 _EXTERNAL = "\0external"  # sentinel: resolved to code outside the project
 _replace_finding = replacer(Finding)  # dataclasses.replace for findings, without its field walk
@@ -193,6 +199,9 @@ class _Resolver:
     def __init__(self, files: Sequence[FileFacts]) -> None:
         self.modules: dict[str, FileFacts] = {f.module: f for f in files}
         self.tops = {m.split(".", 1)[0] for m in self.modules}
+        self.packages = {f.module for f in files if f.path.endswith("__init__.py")}
+        #: every module and package name with source in the tree, and each of their parents
+        self.module_paths = {".".join(m.split(".")[:k]) for m in self.modules for k in range(1, m.count(".") + 2)}
         self.classes: dict[str, tuple[str, ...]] = {}  # class qualname -> raw bases
         self.functions: set[str] = set()
         self.bindings: dict[str, dict[str, str]] = defaultdict(dict)  # module -> alias -> dotted
@@ -289,23 +298,36 @@ class _Resolver:
         bound to through imports and module-level aliases, and whether a ``try``/``except
         ImportError`` import is on the way; ("", False) for project code or unresolvable
         names (``pkg.utils.weight_norm`` -> ``torch.nn.utils.weight_norm``)."""
+        return self.follow(dotted)[:2]
+
+    def follow(self, dotted: str) -> tuple[str, bool, str]:
+        """:meth:`external_name`, and the project's own compiled extension module the name
+        lies in, if any ("" otherwise): a submodule of a project package that has no source
+        in the tree, is not a name the package's ``__init__`` binds, and is named as compiled
+        extensions are (:data:`COMPILED_MODULE`: ``pkg._C``, ``pkg._ext``, ``pkg.roi_cuda``).
+        ``from . import _C`` then ``_C.nms(boxes, scores, t)`` is a call into native code."""
         guarded = False
         for _ in range(12):
             if dotted in self.classes or dotted in self.functions or dotted in self.modules:
-                return "", False
+                return "", False, ""
             parts = dotted.split(".")
             for i in range(len(parts) - 1, 0, -1):
                 mod = ".".join(parts[:i])
                 if mod in self.modules:
                     binding = self.bindings.get(mod, {}).get(parts[i])
-                    if binding is None or binding == f"{mod}.{parts[i]}":
-                        return "", False
+                    if binding is None:
+                        sub = f"{mod}.{parts[i]}"
+                        compiled = mod in self.packages and sub not in self.module_paths and \
+                            COMPILED_MODULE.match(parts[i]) is not None and i + 1 < len(parts)
+                        return "", False, sub if compiled else ""
+                    if binding == f"{mod}.{parts[i]}":
+                        return "", False, ""
                     guarded = guarded or (mod, parts[i]) in self.guarded
                     dotted = ".".join([binding, *parts[i + 1:]])
                     break
             else:
-                return ("", False) if self.is_projectish(dotted) else (dotted, guarded)
-        return "", False
+                return ("", False, "") if self.is_projectish(dotted) else (dotted, guarded, "")
+        return "", False, ""
 
     def member(self, cls: str, rest: Sequence[str], seen: frozenset[str] = frozenset()) -> str | None:
         """``cls.rest[0].rest[1]...`` looked up through the class's project bases (MRO-like,
@@ -776,8 +798,8 @@ class _Builder:
         for f in self.files:
             found: list[Finding] = []
             for call in f.calls_to_project:
-                name, guarded = self.res.external_name(call.callee)
-                if not name:
+                name, guarded, compiled = self.res.follow(call.callee)
+                if not name and not compiled:
                     continue
                 # imported on the first match only: the rule engine loads libcst (0.3 s), which
                 # a rescan served from the cache otherwise never needs
@@ -785,7 +807,8 @@ class _Builder:
 
                 if index is None:
                     index = build_index(self.catalog.rules)
-                found.extend(match_project_call(call, name, guarded, f.path, index, f.suppressions))
+                found.extend(match_project_call(call, name or call.callee, guarded, f.path, index, f.suppressions,
+                                                compiled=bool(compiled)))
             if found:
                 from migrate_lens.filters import apply_config
 

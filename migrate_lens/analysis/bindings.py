@@ -91,7 +91,7 @@ class Bindings:
     """
 
     __slots__ = ("module", "is_package", "aliases", "classes", "functions", "globals", "func_returns", "alts",
-                 "partials", "project_names", "guarded", "guard_depth", "assigned", "str_consts", "handles")
+                 "partials", "project_names", "guarded", "guard_depth", "assigned", "str_consts", "handles", "getters")
 
     def __init__(self, module: str, is_package: bool, handles: frozenset[str] = frozenset()) -> None:
         self.module = module
@@ -99,6 +99,8 @@ class Bindings:
         #: bound to ``f(...)`` for such an ``f`` is bound to ``f()``, so ``ext = load(...)``
         #: then ``ext.op(x)`` is a call of ``torch.utils.cpp_extension.load().op``
         self.handles = handles
+        #: the file's top-level functions that return such an object, by name -> ``f()``
+        self.getters: dict[str, str] = {}
         self.is_package = is_package
         self.aliases: dict[str, str] = {}
         self.classes: set[str] = set()
@@ -150,11 +152,24 @@ class Bindings:
                 return name
             return ""
         if type(node) is cst.Attribute:
-            if type(node.value) is cst.Name and node.value.value == "self":
+            value = node.value
+            if type(value) is cst.Name and value.value == "self":
                 return f"self.{node.attr.value}"
-            base = self.resolve(node.value, shadowed, local)
+            if type(value) is cst.Call and self.getters and type(value.func) is cst.Name:
+                handle = self.getters.get(value.func.value) if value.func.value not in shadowed else None
+                return f"{handle}.{node.attr.value}" if handle else ""  # `_get_plugin().upfirdn2d`
+            base = self.resolve(value, shadowed, local)
             return f"{base}.{node.attr.value}" if base else ""
         return ""
+
+    def bind_getter(self, name: str, returned: tuple[str, ...]) -> None:
+        """The top-level function ``name`` returns ``returned`` (:meth:`targets` of a
+        ``return``): when that is the object a :attr:`handles` callee made (``f()``), a call of
+        the function stands for it (``_get_plugin().upfirdn2d(x, f)``: a kernel call)."""
+        for t in returned:
+            if t.endswith("()"):
+                self.getters.setdefault(name, t)
+                return
 
     def resolve_all(self, node: cst.BaseExpression, shadowed: Container[str] = (),
                     local: Mapping[str, tuple[str, ...]] | None = None) -> tuple[str, ...]:
@@ -195,6 +210,8 @@ class Bindings:
                 return self.targets(value.args[0].value, shadowed, local, methods)
             if callee in self.handles:
                 return (f"{callee}()",)  # the object the call returns (a compiled extension)
+            if self.getters and type(value.func) is cst.Name and value.func.value in self.getters:
+                return (self.getters[value.func.value],)  # a lazy loader's result
             return ()
         if t is cst.IfExp:
             return merge(self.targets(value.body, shadowed, local, methods),

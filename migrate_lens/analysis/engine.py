@@ -505,11 +505,13 @@ def _match(rule: Rule, site: Site) -> tuple[str, bool] | None:
 
 
 def match_project_call(call: CallSiteFact, name: str, guarded: bool, path: str, index: RuleIndex,
-                       suppressions: tuple[Suppression, ...] = ()) -> list[Finding]:
+                       suppressions: tuple[Suppression, ...] = (), compiled: bool = False) -> list[Finding]:
     """Findings of the call rules (and, for a ``guarded`` optional import, the import rules)
     on a call recorded per file (:class:`CallSiteFact`) whose callee the project graph
-    resolved to ``name`` (``torch.nn.utils.weight_norm`` through a re-exported alias). Same
-    contexts, severities and suppression comments as the per-file stage."""
+    resolved to ``name`` (``torch.nn.utils.weight_norm`` through a re-exported alias);
+    ``compiled``: ``name`` is a function of one of the project's own compiled extension
+    modules (the site's ``compiled_extension`` data). Same contexts, severities and
+    suppression comments as the per-file stage."""
     def value(text: str) -> object:
         if text == NONLITERAL:
             return NOT_LITERAL
@@ -522,6 +524,7 @@ def match_project_call(call: CallSiteFact, name: str, guarded: bool, path: str, 
         "args": tuple((k, value(v)) for k, v in call.args),
         "kwargs": {kw: (k, value(v)) for kw, k, v in call.kwargs},
         "star": call.star, "no_grad": call.no_grad, "result": "U", "project_alias": True, "level": 0,
+        "compiled_extension": compiled,
     }
     sites = [Site(kind="call", node=None, context=call.context, symbol=call.symbol, name=name,  # type: ignore[arg-type]
                   method=call.method, data=data)]

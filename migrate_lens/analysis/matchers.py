@@ -703,6 +703,13 @@ def match_recursion(site: Site, m: "Matcher") -> str | None:
     return site.name or site.method if site.data.get("recursive") else None
 
 
+def match_compiled_extension(site: Site, m: "Matcher") -> str | None:
+    """Project-level: a call of a function of one of the project's own compiled extension
+    modules (``from . import _C`` then ``_C.nms(...)``, where the package holds no ``_C``
+    source: see ``graph._Resolver.follow``)."""
+    return site.name if site.data.get("compiled_extension") else None
+
+
 def match_autograd_apply(site: Site, m: "Matcher") -> str | None:
     """``Fn.apply(...)`` on a ``torch.autograd.Function`` subclass defined in this file, or
     (``imported``) on an imported CapWords class."""
@@ -927,6 +934,8 @@ MATCHERS: dict[str, MatcherSpec] = {
     "try": MatcherSpec("try", match_try, match_try.__doc__ or ""),
     "recursion": MatcherSpec("call", match_recursion, match_recursion.__doc__ or "", reads_kinds=False,
                              flag="recursive"),
+    "compiled-extension-call": MatcherSpec("call", match_compiled_extension, match_compiled_extension.__doc__ or "",
+                                           reads_kinds=False, flag="compiled_extension"),
     "autograd-apply": MatcherSpec("call", match_autograd_apply, match_autograd_apply.__doc__ or "", _gate_method("apply"),
                                   reads_kinds=False),
     "strided-explicit-padding": MatcherSpec("call", match_strided_padding, match_strided_padding.__doc__ or "", _gate_names),

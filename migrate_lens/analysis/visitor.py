@@ -2408,6 +2408,9 @@ class FileVisitor(cst.CSTVisitor):
         value = node.value
         if not (type(value) is cst.Name and value.value == "None"):
             scope.returns_value = True
+        if self.bindings.handles and len(self.func_stack) == 1 and not self.class_stack:
+            # `def _get_plugin(): ... return _plugin` (a compiled extension): `_get_plugin().op(x)`
+            self.bindings.bind_getter(scope.qualname.rsplit(".", 1)[-1], self._targets(value))
         # parameters returned as passed (asked before the return value's own in-place writes,
         # `return x.mul_(s)`, are visited)
         names = scope.param_order
