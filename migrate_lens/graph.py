@@ -938,6 +938,17 @@ class _Builder:
                     if r is None:
                         unresolved += 1
                         continue
+                    if r == _EXTERNAL and callee.endswith(".apply"):
+                        # `Fn.apply(x, ...)` of a project autograd.Function runs its forward (and
+                        # its backward in training): status edges, no argument flow (ctx shifts them)
+                        fn_cls = resolve(callee[:-6])
+                        if fn_cls is not None and self.module_kind.get(fn_cls) == "autograd.Function":
+                            for m in ("forward", "backward"):
+                                t = member(fn_cls, [m])
+                                if t is not None and t != _EXTERNAL and t in kind and t != caller:
+                                    resolved += 1
+                                    edges[caller].add((t, "call"))
+                            continue
                     if r == _EXTERNAL or r in modules:
                         continue
                     if callee.endswith(".__call__") and r.endswith(".__call__"):

@@ -104,6 +104,12 @@ EXPECTED_STATUS: dict[str, tuple[str, str, str, str]] = {
                                                        "in-place writes only in the init-time index builder"),
     "timm_norm.LayerNorm": ("<=", "mechanical", "timm.layers.norm.LayerNorm (redesign)",
                             "fast path off by default; try/except around a host torch API is not traced control flow"),
+    "hf_mra.SampledDenseMatMul": ("==", "blocked", "transformers.models.mra.modeling_mra.MraSampledDenseMatMul (redesign)",
+                                  "its forward reaches a kernel of the extension a lazy loader compiled (ML415)"),
+    "hf_mra.MraSelfAttention": ("==", "blocked", "transformers.models.mra.modeling_mra.MraSelfAttention (blocked)",
+                                "Function.apply runs the Function's forward: its blocker propagates"),
+    "det_deform.DeformConv": ("==", "blocked", "detectron2.layers.deform_conv.DeformConv (not in core)",
+                              "apply of a Function calling the package's own compiled _C (ML416)"),
     # -- right today, must stay right
     "ops.SqueezeExcitation": ("==", "pure", "torchvision.ops.misc.SqueezeExcitation (pure)",
                               "ReLU / Sigmoid classes injected: nothing to change"),

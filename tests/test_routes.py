@@ -18,6 +18,8 @@ def test_fallback_names() -> None:
     assert fallback_for("MultiScaleDeformableAttention.ms_deform_attn_forward( value, shapes)",
                         frozenset({"multi_scale_deformable_attention"})) == "multi_scale_deformable_attention"
     assert fallback_for("mra_cuda_kernel.index_max(index_vals, indices)", frozenset({"sparse_max"})) == ""
+    # an autograd.Function's apply names the Function, not an extension (RWKV's dispatcher)
+    assert fallback_for("RwkvLinearAttention.apply(k, v)", frozenset({"rwkv_linear_attention", "wkv_cpu"})) == "wkv_cpu"
 
 
 def test_kernel_with_fallback_is_rerouted_and_without_stays_critical(catalog) -> None:

@@ -47,7 +47,8 @@ FALLBACK_SUFFIX = re.compile(r"_(cpu|fallback|pytorch|torch|python|naive|referen
 _OP = re.compile(r"torch\.ops\.\w+\.(\w+)")
 _EXT_NAME = re.compile(r"""\(\s*(?:name\s*=\s*)?["']([A-Za-z_][A-Za-z0-9_]*)["']""")
 #: the handle a kernel is called on: ``MultiScaleDeformableAttention.ms_deform_attn_forward(``
-_HANDLE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\.[A-Za-z_][A-Za-z0-9_]*\s*\(")
+#: (not an ``autograd.Function``'s ``.apply(``: the class names no extension)
+_HANDLE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\.(?!apply\s*\()[A-Za-z_][A-Za-z0-9_]*\s*\(")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
