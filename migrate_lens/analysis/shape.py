@@ -54,9 +54,9 @@ _NOT_CODE = frozenset({"", "#"})
 #: Fields that carry no code shape (expression context, type comments, string kind "u").
 _SKIP_FIELDS = frozenset({"ctx", "type_comment", "kind"})
 _DEFS = (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
-#: per ``ast`` class: (getter of its fields in order without :data:`_SKIP_FIELDS`, their
-#: number, their names), for :meth:`_Shaper.tokens`
-_TOKEN_PLANS: dict[type, tuple[Any, int, tuple[str, ...]]] = {}
+#: per ``ast`` class: (its name, getter of its fields in order without :data:`_SKIP_FIELDS`,
+#: their number, their names), for :meth:`_Shaper.tokens`
+_TOKEN_PLANS: dict[type, tuple[str, Any, int, tuple[str, ...]]] = {}
 _Name, _Constant, _Attribute = ast.Name, ast.Constant, ast.Attribute
 #: the separator of a unit's tokens, and the joined tokens of ``Constant`` leaves (None: no
 #: value token; a string: ``S``; others: the ``repr`` follows the separator)
@@ -70,11 +70,11 @@ _DATA_NODES = (ast.Constant, ast.Dict, ast.List, ast.Tuple, ast.Set, ast.Name, a
                ast.Subscript, ast.Slice, ast.expr_context, ast.operator, ast.unaryop)
 
 
-def _token_plan(cls: type) -> tuple[Any, int, tuple[str, ...]]:
+def _token_plan(cls: type) -> tuple[str, Any, int, tuple[str, ...]]:
     """:data:`_TOKEN_PLANS`' entry of ``cls``, made on its first use. (An ``ast.parse`` tree
     sets every field, so one ``attrgetter`` reads them all.)"""
     fields = tuple(f for f in cls._fields if f not in _SKIP_FIELDS)
-    plan = _TOKEN_PLANS[cls] = (operator.attrgetter(*fields) if fields else None, len(fields), fields)
+    plan = _TOKEN_PLANS[cls] = (cls.__name__, operator.attrgetter(*fields) if fields else None, len(fields), fields)
     return plan
 
 
@@ -118,7 +118,7 @@ def is_data_value(value: ast.expr, torch: frozenset[str]) -> bool:
             continue  # None, an identifier, a constant's value
         if not isinstance(node, _DATA_NODES) or (cls is _Name and node.id in torch):
             return False
-        getter, count, _ = _TOKEN_PLANS.get(cls) or _token_plan(cls)
+        _, getter, count, _ = _TOKEN_PLANS.get(cls) or _token_plan(cls)
         if count == 1:
             push(getter(node))
         elif count:
@@ -238,50 +238,64 @@ class _Shaper:
         and an ``Attribute`` of a ``Name`` (``self.conv``, ``torch.cat``)."""
         start = len(out)
         cls = type(node)
-        is_class = cls is ast.ClassDef
         append = out.append
         leaves = self._leaves
-        append(cls.__name__)
-        getter, count, fields = _TOKEN_PLANS.get(cls) or _token_plan(cls)
-        values = () if count == 0 else (getter(node),) if count == 1 else getter(node)
-        for i in range(count):
-            value = values[i]
-            if value is None:
-                continue
-            t = type(value)
-            # a list field is its items between brackets; any other field is one item
-            in_list = t is list
-            if in_list:
+        name, getter, count, fields = _TOKEN_PLANS.get(cls) or _token_plan(cls)
+        append(name)
+        if count:
+            is_class = cls is ast.ClassDef
+            for field, value in zip(fields, (getter(node),) if count == 1 else getter(node)):
+                if value is None:
+                    continue
+                t = type(value)
+                if t is not list:  # one item
+                    if t is _Name:
+                        hit = leaves.get(value.id)
+                        append(hit if hit is not None else self.leaf(value.id))
+                    elif t is _Constant:
+                        v = value.value
+                        append(_CONSTANT if v is None else _STRING if type(v) is str else _CONSTANT_SEP + repr(v))
+                    elif t is _Attribute and type(value.value) is _Name:
+                        key = (value.value.id, value.attr)
+                        hit = leaves.get(key)
+                        append(hit if hit is not None else self.attribute_leaf(key))
+                    elif t is str:
+                        append("S" if field == "value" else self.name(value))
+                    elif isinstance(value, ast.AST):
+                        self.tokens(value, out)
+                    else:
+                        append(repr(value))
+                    continue
+                # a list field: its items between brackets
                 append("[")
-            class_body = in_list and is_class and fields[i] == "body"
-            for item in value if in_list else (value,):
-                it = type(item)
-                if it is _Name:
-                    hit = leaves.get(item.id)
-                    append(hit if hit is not None else self.leaf(item.id))
-                elif it is _Constant:
-                    append(_CONSTANT if item.value is None else
-                           _STRING if type(item.value) is str else _CONSTANT_SEP + repr(item.value))
-                elif it is _Attribute and type(item.value) is _Name:
-                    key = (item.value.id, item.attr)
-                    hit = leaves.get(key)
-                    append(hit if hit is not None else self.attribute_leaf(key))
-                elif isinstance(item, ast.AST):
-                    if in_list and it is ast.Expr and type(item.value) is _Constant and type(item.value.value) is str:
-                        # a docstring or a string used as a comment: not code, not shape
-                        self.noncode.update(range(item.lineno, (item.end_lineno or item.lineno) + 1))
-                        continue
-                    if class_body:
-                        self.data(item)
-                        if qual and isinstance(item, _DEFS):
-                            self.tokens(item, out, f"{qual}.{item.name}", True)  # type: ignore[attr-defined]
+                class_body = is_class and field == "body"
+                for item in value:
+                    it = type(item)
+                    if it is _Name:
+                        hit = leaves.get(item.id)
+                        append(hit if hit is not None else self.leaf(item.id))
+                    elif it is _Constant:
+                        v = item.value
+                        append(_CONSTANT if v is None else _STRING if type(v) is str else _CONSTANT_SEP + repr(v))
+                    elif it is _Attribute and type(item.value) is _Name:
+                        key = (item.value.id, item.attr)
+                        hit = leaves.get(key)
+                        append(hit if hit is not None else self.attribute_leaf(key))
+                    elif it is str:
+                        append(self.name(item))
+                    elif isinstance(item, ast.AST):
+                        if it is ast.Expr and type(item.value) is _Constant and type(item.value.value) is str:
+                            # a docstring or a string used as a comment: not code, not shape
+                            self.noncode.update(range(item.lineno, (item.end_lineno or item.lineno) + 1))
                             continue
-                    self.tokens(item, out)
-                elif it is str:
-                    append("S" if not in_list and fields[i] == "value" else self.name(item))
-                else:
-                    append(repr(item))
-            if in_list:
+                        if class_body:
+                            self.data(item)
+                            if qual and isinstance(item, _DEFS):
+                                self.tokens(item, out, f"{qual}.{item.name}", True)  # type: ignore[attr-defined]
+                                continue
+                        self.tokens(item, out)
+                    else:
+                        append(repr(item))
                 append("]")
         if qual:
             text = _SEP.join(out[start:])
