@@ -26,22 +26,34 @@ from migrate_lens.analysis.sites import NOT_LITERAL
 if TYPE_CHECKING:
     from migrate_lens.analysis.visitor import FileVisitor
 
+_NAME, _ATTRIBUTE, _CALL = cst.Name, cst.Attribute, cst.Call
+#: literal leaves, whose kind is static (:meth:`ValueKinds.kind`)
+_STATIC_LEAVES = frozenset({cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString,
+                            cst.FormattedString, cst.Ellipsis})
+#: the names that are literals (:func:`literal`)
+_CONSTANT_NAMES: dict[str, Any] = {"True": True, "False": False, "None": None}
+
+
 def literal(node: cst.BaseExpression) -> Any:
     """The Python value of a literal expression (numbers, strings, True/False/None, tuples and
-    lists of those, unary minus), or :data:`NOT_LITERAL`."""
-    if type(node) is cst.Integer:
+    lists of those, unary minus), or :data:`NOT_LITERAL`. (The node's class is read once: most
+    arguments are names, attributes and calls.)"""
+    t = type(node)
+    if t is _NAME:
+        return _CONSTANT_NAMES.get(node.value, NOT_LITERAL)
+    if t is _ATTRIBUTE or t is _CALL:
+        return NOT_LITERAL
+    if t is cst.Integer:
         try:
             return int(node.value.replace("_", ""), 0)
         except ValueError:
             return NOT_LITERAL
-    if type(node) is cst.Float:
+    if t is cst.Float:
         try:
             return float(node.value.replace("_", ""))
         except ValueError:
             return NOT_LITERAL
-    if type(node) is cst.Name and node.value in ("True", "False", "None"):
-        return {"True": True, "False": False, "None": None}[node.value]
-    if type(node) is cst.SimpleString:
+    if t is cst.SimpleString:
         text = node.value
         if _PLAIN_STRING(text) is not None:
             return text[1:-1]  # what ast.literal_eval gives, without its parse
@@ -49,12 +61,12 @@ def literal(node: cst.BaseExpression) -> Any:
             return node.evaluated_value
         except Exception:  # noqa: BLE001 - libcst raises several types on odd prefixes
             return NOT_LITERAL
-    if type(node) is cst.UnaryOperation and type(node.operator) is cst.Minus:
+    if t is cst.UnaryOperation and type(node.operator) is cst.Minus:
         inner = literal(node.expression)
         if isinstance(inner, (int, float)) and not isinstance(inner, bool):
             return -inner
         return NOT_LITERAL
-    if type(node) in (cst.Tuple, cst.List):
+    if t is cst.Tuple or t is cst.List:
         values = []
         for el in node.elements:
             if type(el) is cst.StarredElement:
@@ -236,10 +248,13 @@ class ValueKinds:
 
     # ------------------------------------------------------------------ value kinds
     def kind(self, node: cst.BaseExpression) -> str:
-        """Value kind (see :mod:`.kinds`) of an expression in the current scope."""
-        if type(node) is cst.Name:
-            if self.v.func_stack:
-                scope = self.v.func_stack[-1]
+        """Value kind (see :mod:`.kinds`) of an expression in the current scope. (The node's
+        class is read once and tested by identity or set membership, most common first.)"""
+        t = type(node)
+        if t is _NAME:
+            v = self.v
+            if v.func_stack:
+                scope = v.func_stack[-1]
                 env = scope.env
                 if node.value in env:
                     derived = scope.derived.get(node.value) if scope.derived else None
@@ -252,38 +267,37 @@ class ValueKinds:
                     return env[node.value]
             if node.value in ("True", "False", "None"):
                 return K.S
-            if self.v.bindings.is_bound(node.value) or node.value in self.v.local_classes:
+            if v.bindings.is_bound(node.value) or node.value in v.local_classes:
                 return K.S
-            if node.value in self.v.bindings.globals:
+            if node.value in v.bindings.globals:
                 return K.S
             return K.U
-        if type(node) in (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString,
-                          cst.ConcatenatedString, cst.FormattedString, cst.Ellipsis):
-            return K.S
-        if type(node) is cst.Attribute:
+        if t is _ATTRIBUTE:
             return self._attribute_kind(node)
-        if type(node) is cst.Call:
+        if t is _CALL:
             return self._call_kind(node)
-        if type(node) is cst.Subscript:
+        if t in _STATIC_LEAVES:
+            return K.S
+        if t is cst.Subscript:
             base = self.kind(node.value)
             if base == K.B:
                 return K.B
             if base in (K.T, K.H, K.S, K.M):
                 return base
             return K.U
-        if type(node) is cst.BinaryOperation:
+        if t is cst.BinaryOperation:
             left, right = self.kind(node.left), self.kind(node.right)
             if type(node.operator) in (cst.BitAnd, cst.BitOr, cst.BitXor) and K.B in (left, right):
                 return K.B
             return K.join(left, right)
-        if type(node) is cst.UnaryOperation:
+        if t is cst.UnaryOperation:
             inner = self.kind(node.expression)
             if type(node.operator) is cst.BitInvert and inner in K.TENSORISH:
                 return K.B
             if type(node.operator) is cst.Not and inner in K.TENSORISH:
                 return K.B
             return inner
-        if type(node) is cst.Comparison:
+        if t is cst.Comparison:
             if any(type(c.operator) in (cst.Is, cst.IsNot, cst.In, cst.NotIn) for c in node.comparisons):
                 return K.S
             operands = [node.left, *(c.comparator for c in node.comparisons)]
@@ -295,21 +309,21 @@ class ValueKinds:
             if K.H in ks:
                 return K.H
             return K.U if K.U in ks else K.S
-        if type(node) is cst.BooleanOperation:
+        if t is cst.BooleanOperation:
             return K.join(self.kind(node.left), self.kind(node.right))
-        if type(node) is cst.IfExp:
+        if t is cst.IfExp:
             if type(node.test) is cst.Call and self.v.qual(node.test.func) in K.TRACING_CHECKS:
                 return self.kind(node.orelse)  # `torch.min(t) if torch.jit.is_tracing() else min(r)`: eager runs orelse
             return K.join(self.kind(node.body), self.kind(node.orelse))
-        if type(node) in (cst.Tuple, cst.List, cst.Set):
+        if t is cst.Tuple or t is cst.List or t is cst.Set:
             # a sequence holding a data-dependent number is one (`(n, d)` as a shape)
             for el in node.elements:
                 if type(el) is not cst.StarredElement and self.kind(el.value) == K.H:
                     return K.H
             return K.S
-        if type(node) in (cst.ListComp, cst.SetComp, cst.GeneratorExp):
+        if t is cst.ListComp or t is cst.SetComp or t is cst.GeneratorExp:
             return self._comprehension_kind(node)
-        if type(node) in (cst.Dict, cst.DictComp, cst.Lambda):
+        if t is cst.Dict or t is cst.DictComp or t is cst.Lambda:
             return K.S
         return K.U
 
