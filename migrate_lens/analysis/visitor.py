@@ -2153,34 +2153,38 @@ class FileVisitor(cst.CSTVisitor):
         """The kinds of ``node``'s receiver, arguments (with their literals) and result, each
         with the symbolic inputs its evaluation read (:class:`_CallParts`); ``values.used``
         collects them all, as evaluating them in one go would. ``name`` is ``qual(node.func)``."""
+        # Each part's evaluation collects into a fresh set (``values.used``); a part that read
+        # nothing gets the shared empty set and leaves its set to the next part. (Inline, not a
+        # closure: this runs for every call.)
         values = self.values
         kind = self.kind
         union = values.used
         used = values.used = set()
-
-        def read() -> set[str] | frozenset[str]:
-            """The inputs read since the last call (then a fresh set collects)."""
-            nonlocal used
-            if not used:
-                return _NONE_READ
-            got = used
-            union.update(got)
-            used = values.used = set()
-            return got
-
         func = node.func
         receiver, receiver_used = "", _NONE_READ
         if type(func) is cst.Attribute:
             receiver = kind(func.value)
-            receiver_used = read()
+            if used:
+                receiver_used = used
+                union.update(used)
+                used = values.used = set()
         entries = []
         for a in node.args:
             if a.star:
                 continue
-            k = kind(a.value)
-            entries.append((a.keyword.value if a.keyword is not None else None, a.value, k, literal(a.value), read()))
+            value = a.value
+            k = kind(value)
+            got: set[str] | frozenset[str] = _NONE_READ
+            if used:
+                got = used
+                union.update(used)
+                used = values.used = set()
+            entries.append((a.keyword.value if a.keyword is not None else None, value, k, literal(value), got))
         result = self._call_kind(node, name, receiver, receiver_used)
-        result_used = read()
+        result_used: set[str] | frozenset[str] = _NONE_READ
+        if used:
+            result_used = used
+            union.update(used)
         values.used = union
         return _CallParts(receiver, receiver_used, entries, result, result_used)
 
