@@ -1093,6 +1093,8 @@ class FileVisitor(cst.CSTVisitor):
         if not self.func_stack:
             return
         src = ""
+        while type(target) is cst.Subscript:  # `row[:n].copy_(t)`: a slice of a view is one too
+            target = target.value
         if type(target) is cst.Name:
             src = self.func_stack[-1].views.get(target.value, "")
         elif type(target) is cst.Call and type(target.func) is cst.Attribute and \
@@ -1647,14 +1649,42 @@ class FileVisitor(cst.CSTVisitor):
                 target = node.target.value if type(node.target) is cst.Name else ""
                 self._site("loop", node, data={"range_kinds": tuple(arg_kinds), "shape_bound": True, "target": target})
         if self.func_stack:
+            rows = self._row_views(node.target, it)  # before the target's names are rebound
             self._bind_iteration(node.target, it)
             scope = self.func_stack[-1]
             for n in _names_in_target(node.target):
                 scope.binds.typed.pop(n, None)
                 scope.iter_names.add(n)
+                scope.views.pop(n, None)
+            scope.views.update(rows)
             if type(node.target) is cst.Name and _is_self_attr(it):
                 # `for blk in self.blocks: blk.residual(x)` calls a method of what self.blocks holds
                 scope.binds.typed[node.target.value] = (f"self.{it.attr.value}",)  # type: ignore[union-attr]
+
+    def _row_views(self, target: cst.BaseExpression, it: cst.BaseExpression) -> dict[str, str]:
+        """Loop names bound to rows of a tensor (loop name -> the tensor's name): ``for row in
+        x``, and the matching items of ``enumerate(x)`` / ``zip(xs, padded, masks)`` targets.
+        A row shares storage with the tensor, so ``row[:n].copy_(t)`` fills ``padded`` in
+        PyTorch (transformers' ``_pad_images_to_max_in_batch``); a port that rebinds the row
+        leaves the tensor as it was (ML310)."""
+        scope = self.func_stack[-1]
+        if type(target) is cst.Name:
+            if type(it) is cst.Name and it.value not in scope.tensor_lists and self.kind(it) in K.TENSORISH:
+                return {target.value: it.value}
+            return {}
+        if type(it) is not cst.Call or type(target) not in (cst.Tuple, cst.List) or \
+                any(type(e) is cst.StarredElement for e in target.elements):  # type: ignore[attr-defined]
+            return {}
+        fname = self.qual(it.func)
+        els = [e.value for e in target.elements]  # type: ignore[attr-defined]
+        args = [a.value for a in it.args if a.keyword is None and not a.star]
+        if fname == "enumerate" and len(els) == 2 and len(args) == 1:
+            return self._row_views(els[1], args[0])
+        out: dict[str, str] = {}
+        if fname == "zip" and len(els) == len(args):
+            for el, arg in zip(els, args):
+                out.update(self._row_views(el, arg))
+        return out
 
     def _reads_tensor_shape(self, expr: cst.BaseExpression) -> bool:
         """``x.shape[1]``, ``x.size(1)``, ``len(x)`` of a tensor, possibly inside arithmetic
