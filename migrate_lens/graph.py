@@ -679,8 +679,14 @@ class _Builder:
                     self.add_edge(f.module, target, "import")
 
     def composition(self) -> None:
+        """Submodules built in classes' init code. A class the file could not tell is a module
+        (its ``nn.Module`` base in another file) composes only once inheritance across files
+        makes it one: a plain helper class's init is no composition."""
+        direct = {c.qualname for f in self.files for c in f.classes if c.is_module}
         for f in self.files:
             for s in f.submodules:
+                if s.owner not in direct and self.module_kind.get(s.owner) != "nn.Module":
+                    continue
                 r = self.res.resolve(s.target)
                 self._count(r)
                 if r is None:

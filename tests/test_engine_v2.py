@@ -110,7 +110,12 @@ EXPECTED_STATUS: dict[str, tuple[str, str, str, str]] = {
                                 "Function.apply runs the Function's forward: its blocker propagates"),
     "det_deform.DeformConv": ("==", "blocked", "detectron2.layers.deform_conv.DeformConv (not in core)",
                               "apply of a Function calling the package's own compiled _C (ML416)"),
+    "sb_crdnn.CRDNN": (">=", "redesign", "speechbrain.lobes.models.CRDNN.CRDNN (mechanical)",
+                       "subclasses a container of another file, no own forward: its layers are classes given "
+                       "to self.append (rnn_class=sb.nnet.RNN.LiGRU default); LiGRU refreshes a buffer in forward"),
     # -- right today, must stay right
+    "sb_crdnn.DNNBlock": ("==", "pure", "speechbrain.lobes.models.CRDNN.DNN_Block",
+                          "appended Linear and LeakyReLU: nothing to change"),
     "ops.SqueezeExcitation": ("==", "pure", "torchvision.ops.misc.SqueezeExcitation (pure)",
                               "ReLU / Sigmoid classes injected: nothing to change"),
 }
@@ -121,6 +126,21 @@ STATUS_GAPS: dict[str, str] = {
 
 _ORDER = {"pure": 0, "mechanical": 1, "redesign": 2, "blocked": 3}
 _CMP = {"==": lambda a, b: a == b, ">=": lambda a, b: a >= b, "<=": lambda a, b: a <= b, "!=": lambda a, b: a != b}
+
+
+@pytest.fixture(scope="module")
+def zoo_project(catalog):
+    from helpers_engine_v2 import ROOT, scan_package
+
+    return scan_package(ROOT / "statuses" / "zoo", catalog)
+
+
+def test_plain_class_with_project_base_composes_nothing(zoo_project) -> None:
+    """``Recipe(Brain)``: the file cannot tell its base is no module, so its init's layer is
+    kept as a composition fact; the project graph, seeing Brain is a plain class, drops it."""
+    edges = {(u, v) for u, v, k in zoo_project.graph.edges(data="kind") if k == "composition"}
+    assert ("zoo.sb_crdnn.CRDNN", "zoo.sb_rnn.LiGRU") in edges
+    assert not any(u == "zoo.sb_crdnn.Recipe" for u, _ in edges)
 
 
 @pytest.fixture(scope="module")

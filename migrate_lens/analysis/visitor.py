@@ -90,6 +90,10 @@ class _ClassInfo:
     bases: tuple[str, ...]
     is_module: bool
     is_autograd_function: bool
+    #: ``is_module``, or a base this file cannot see may make it one (``class CRDNN(sb.nnet.containers.Sequential)``
+    #: without a ``forward`` of its own): its init code's composition facts are kept, and the
+    #: project graph, which completes inheritance across files, keeps them for modules only
+    composes: bool = False
     attr_kinds: dict[str, str] = field(default_factory=dict)
     buffers: set[str] = field(default_factory=set)
     has_conv: bool = False
@@ -429,7 +433,8 @@ class FileVisitor(cst.CSTVisitor):
                    and self.local_classes[b.rsplit(".", 1)[-1]].is_module for b in bases)
             or (defines_forward and any(not b.startswith(("torch.", "typing.", "abc.")) and b != "object" for b in bases))
         )
-        info = _ClassInfo(qualname=qualname, bases=bases, is_module=is_module, is_autograd_function=is_fn)
+        info = _ClassInfo(qualname=qualname, bases=bases, is_module=is_module, is_autograd_function=is_fn,
+                          composes=is_module or (not is_fn and any(_may_be_module_base(b) for b in bases)))
         if type(node.body) is cst.IndentedBlock:
             for st in node.body.body:
                 if type(st) is cst.FunctionDef:
@@ -1276,7 +1281,7 @@ class FileVisitor(cst.CSTVisitor):
                 if self.func_stack[-1].init_like and type(value) is cst.Name and self._may_hold_class(value.value):
                     self._slot(value.value, attr, value)  # `self.corr = corr_block`
                     typed = self.func_stack[-1].binds.typed.get(value.value, ())
-                    if cls.is_module and self.func_stack[-1].name == "__init__":  # `corr_block: CorrBlock`
+                    if cls.composes and self.func_stack[-1].name == "__init__":  # `corr_block: CorrBlock`
                         for t in typed:
                             if not t.startswith("self.") and self._is_class_name(t):
                                 self.submodules.append(SubmoduleFact(owner=cls.qualname, attr=attr, target=t,
@@ -1831,7 +1836,7 @@ class FileVisitor(cst.CSTVisitor):
                 self.calls.append(CallFact(caller=scope.qualname, callee=callee, line=self._line(node)))
             # Composition: constructors called inside a module's init code (layers built in loops,
             # nn.Sequential / nn.ModuleList contents, helper lists) become submodule edges.
-            if scope.init_like and scope.cls is not None and scope.cls.is_module and name:
+            if scope.init_like and scope.cls is not None and scope.cls.composes and name:
                 leaf = name.rsplit(".", 1)[-1]
                 if name in _CONTAINER_CTORS and id(node) in self.ctor_attr:
                     self._container_contents(node, self.ctor_attr[id(node)])
@@ -1970,7 +1975,7 @@ class FileVisitor(cst.CSTVisitor):
             if (scope.qualname, alt) not in self._call_seen:
                 self._call_seen.add((scope.qualname, alt))
                 self.calls.append(CallFact(caller=scope.qualname, callee=alt, line=self._line(node)))
-            if scope.init_like and scope.cls is not None and scope.cls.is_module and \
+            if scope.init_like and scope.cls is not None and scope.cls.composes and \
                     is_class_like(alt) and alt not in _CONTAINER_CTORS and self._is_class_name(alt):
                 self.submodules.append(SubmoduleFact(owner=scope.cls.qualname, attr=self.ctor_attr.get(id(node), "[]"),
                                                      target=alt, line=self._line(node)))
@@ -2106,7 +2111,8 @@ class FileVisitor(cst.CSTVisitor):
                     self.injections.append(InjectionFact(kind="pass", owner=scope.qualname, attr="", param=keyword,
                                                          index=-1, target=t, line=self._line(a.value)))
             for t in classes:
-                if in_module_init and not t.startswith("torch.") and self._is_class_name(t):
+                if scope.init_like and cls is not None and cls.composes and not t.startswith("torch.") and \
+                        self._is_class_name(t):
                     self.submodules.append(SubmoduleFact(owner=cls.qualname, attr="[injected]", target=t,  # type: ignore[union-attr]
                                                          line=self._line(a.value)))
             if classes:
@@ -2480,6 +2486,19 @@ class FileVisitor(cst.CSTVisitor):
         rng = self.get_metadata(PositionProvider, node)
         return rng.start.line, rng.end.line
 
+
+
+#: Bases that never make a class an ``nn.Module`` (the standard library's).
+_PLAIN_BASE_PREFIXES = ("torch.", "typing.", "abc.", "enum.", "collections.", "dataclasses.", "builtins.")
+_PLAIN_BASES = frozenset({"object", "Exception", "BaseException", "ValueError", "RuntimeError", "dict", "list",
+                          "tuple", "set", "str", "int", "float", "Generic", "Protocol", "NamedTuple", "ABC"})
+
+
+def _may_be_module_base(name: str) -> bool:
+    """A base this file cannot tell is an ``nn.Module`` or not: a project class from another
+    file or a library class (``speechbrain.nnet.containers.Sequential``), not torch's nor the
+    standard library's."""
+    return not name.startswith(_PLAIN_BASE_PREFIXES) and name not in _PLAIN_BASES
 
 
 def _is_torch_module_base(name: str) -> bool:
