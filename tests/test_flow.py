@@ -103,3 +103,39 @@ def test_a_hazard_folded_into_a_trace_only_finding_stands_in_host_code(catalog: 
     host = at[("postprocess", "ML1013")]
     assert host.context == "host" and host.message.startswith("torchvision.ops.nms is a compiled torchvision kernel")
     assert "ML1013" in at[("forward", "ML211")].folds
+
+
+_OPTIMIZER_LOOPS = '''
+import torch
+
+class Trainer:
+    def optimizers_step(self):
+        for opt in self.optimizers.values():
+            self.scaler.step(opt)
+        self.scaler.update()
+        for name, opt in self.optimizers.items():
+            opt.zero_grad()
+
+    def fit(self, loader):
+        for batch in loader:
+            loss = self.model(batch).sum()
+            loss.backward()
+            for opt in self.optimizers:
+                opt.step()
+
+    def warmup(self, n):
+        for _ in range(n):
+            self.optimizer.step()
+'''
+
+
+def test_a_loop_over_the_optimizers_is_one_step_not_a_training_loop(catalog: Catalog) -> None:
+    """``for opt in optimizers: scaler.step(opt)`` steps every optimizer once: the function is a
+    training step (traced after the port), not an epoch loop keeping only its loop body traced.
+    Around a batch loop holding ``backward()``, that batch loop stays the step loop; a loop that
+    steps the one optimizer again and again (not the loop's variable) stays a training loop."""
+    facts = analyze_source(_OPTIMIZER_LOOPS, "m.py", "m", catalog)
+    roles = {s.qualname: (s.role, s.loop_calls) for s in facts.summaries}
+    assert roles["m.Trainer.optimizers_step"] == ("train-step", frozenset())
+    assert roles["m.Trainer.fit"][0] == "train-loop"
+    assert roles["m.Trainer.warmup"][0] == "train-loop"

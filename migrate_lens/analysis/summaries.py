@@ -85,7 +85,7 @@ class SummaryBuilder:
     around it (validation, checkpointing, the scheduler) stays host code."""
 
     __slots__ = ("qualname", "name", "context", "steps", "loop_steps", "loop_model_calls", "loop_names",
-                 "_path", "_next_loop", "_strong", "_weak", "_handler")
+                 "_path", "_targets", "_next_loop", "_strong", "_weak", "_handler")
 
     def __init__(self, qualname: str, name: str, context: str) -> None:
         self.qualname = qualname
@@ -97,20 +97,34 @@ class SummaryBuilder:
         #: (called name, the open loops around the call, outermost first)
         self.loop_names: list[tuple[str, tuple[int, ...]]] = []
         self._path: list[int] = []
+        self._targets: list[frozenset[str]] = []  # the names each open loop binds (its `for` target)
         self._next_loop = 0
         self._strong: set[int] = set()  # innermost loops holding backward()/step()
         self._weak: set[int] = set()  # innermost loops holding only zero_grad()
         self._handler = 0  # open `except` handlers inside a loop: error recovery on the host
 
-    def enter_loop(self) -> None:
-        """A ``for``/``while`` of this function opens."""
+    def enter_loop(self, targets: frozenset[str] = frozenset()) -> None:
+        """A ``for``/``while`` of this function opens; ``targets``: the names a ``for`` binds."""
         self._next_loop += 1
         self._path.append(self._next_loop)
+        self._targets.append(targets)
 
     def leave_loop(self) -> None:
         """The innermost open loop closes."""
         if self._path:
             self._path.pop()
+            self._targets.pop()
+
+    def _step_path(self, method: str, receiver_text: str, arg_text: str) -> list[int]:
+        """The open loops a training call steps in. A loop over the optimizers themselves
+        (``for opt in optimizers: opt.step()``, ``scaler.step(opt)``, ``opt.zero_grad()``: the
+        stepped optimizer is the loop's variable) is one step of all of them, not a loop of
+        steps: the call belongs to the loops around it (none: the function is a step)."""
+        path = self._path
+        while path and method in ("step", "zero_grad") and \
+                {receiver_text.split(".", 1)[0], arg_text.split(".", 1)[0]} & self._targets[len(path) - 1]:
+            path = path[:-1]
+        return path
 
     def where(self) -> tuple[int, ...]:
         """The open loops around the current node, outermost first; empty outside loops and
@@ -135,12 +149,15 @@ class SummaryBuilder:
         if not self._handler:
             self.loop_names.append((name.rsplit(".", 1)[-1], tuple(self._path)))
 
-    def call(self, name: str, method: str, receiver_text: str, in_loop: bool) -> None:
+    def call(self, name: str, method: str, receiver_text: str, in_loop: bool, arg_text: str = "") -> None:
+        """A call that may step training or call the model; ``arg_text``: the dotted source
+        text of its first positional argument ("" when none or not a name chain)."""
         if is_training_call(name, method, receiver_text):
-            if in_loop:
+            path = self._step_path(method, receiver_text, arg_text) if in_loop else []
+            if path or (in_loop and not self._path):
                 self.loop_steps += 1
-                if self._path and not self._handler:
-                    (self._weak if method == "zero_grad" else self._strong).add(self._path[-1])
+                if path and not self._handler:
+                    (self._weak if method == "zero_grad" else self._strong).add(path[-1])
             else:
                 self.steps += 1
         elif in_loop and is_model_call(name, method, receiver_text):

@@ -1427,7 +1427,12 @@ class FileVisitor(cst.CSTVisitor):
         scope.loops += 1
         scope.loop_heads.append((dict(scope.env), dict(scope.derived), []))
         if scope.summary is not None:
-            scope.summary.enter_loop()
+            targets: frozenset[str] = frozenset()
+            if type(node) is cst.For:
+                t = node.target
+                elts = [e.value for e in t.elements] if type(t) in (cst.Tuple, cst.List) else [t]  # type: ignore[attr-defined]
+                targets = frozenset(e.value for e in elts if type(e) is cst.Name)
+            scope.summary.enter_loop(targets)
 
     def _leave_loop(self, scope: _FuncScope) -> None:
         if scope.summary is not None:
@@ -1894,8 +1899,10 @@ class FileVisitor(cst.CSTVisitor):
                 scope.summary.loop_call(name)  # type: ignore[union-attr]
             if scope.summary is not None and (method in _ROLE_METHODS or name == "torch.autograd.backward" or (
                     scope.loops and type(func) is cst.Name)):
+                first = next((a.value for a in node.args if a.keyword is None and not a.star), None)
                 scope.summary.call(name or _dotted(func), method,
-                                   _dotted(func.value) if type(func) is cst.Attribute else "", scope.loops > 0)
+                                   _dotted(func.value) if type(func) is cst.Attribute else "", scope.loops > 0,
+                                   _dotted(first) if first is not None else "")
         emitted = not self._is_bound_torch_class(func, name)
         if emitted:
             self._site("call", node, name=name, method=method, receiver=receiver, data=data)
