@@ -900,6 +900,9 @@ class _Builder:
                 if caller not in kind:
                     continue
                 callee = call.callee
+                if call.passed:
+                    self._passed_call(caller, callee)
+                    continue
                 virtual: list[str] = []  # subclass overrides a `self.m(...)` may run instead
                 if callee.startswith("self."):
                     cls = class_of.get(caller)
@@ -978,6 +981,20 @@ class _Builder:
                     found.extend(o for o in virtual if o not in found)
         self.resolved += resolved
         self.unresolved += unresolved
+
+    def _passed_call(self, caller: str, callee: str) -> None:
+        """A function handed as an argument (:attr:`CallFact.passed`): a call edge from
+        ``caller`` when ``callee`` is a project function or method, else nothing (a variable, a
+        library function: no reference the resolution statistics count)."""
+        if callee.startswith("self."):
+            cls = self.class_of.get(caller)
+            parts = callee.split(".")[1:]
+            r = self.res.member(cls, parts[:1]) if cls is not None and len(parts) == 1 else None
+        else:
+            r = self.res.resolve(callee)
+        if r is not None and r != caller and self.kind.get(r) == "function":
+            self.edges[caller].add((r, "call"))
+            self.call_targets.setdefault((caller, callee), []).append(r)
 
     # -- traced reachability and findings ----------------------------------------------------
     def successors(self, n: str) -> list[str]:

@@ -135,11 +135,15 @@ class ImportFact:
 @dataclass(frozen=True, slots=True)
 class CallFact:
     """A call made from ``caller`` (dotted symbol) to ``callee`` (the callee as resolved in-file:
-    a dotted qualified name such as ``torch.relu``, ``pkg.mod.helper``, or ``self.method``)."""
+    a dotted qualified name such as ``torch.relu``, ``pkg.mod.helper``, or ``self.method``).
+    ``passed``: ``callee`` is no call here but a function handed as an argument to one
+    (``affect_init(w, self.winit)``): an edge only when it resolves to a project function, and
+    no reference the scan counts as resolved or not."""
 
     caller: str
     callee: str
     line: int
+    passed: bool = False
 
 
 @_fast_pickle

@@ -219,6 +219,14 @@ class Bindings:
         if t is cst.BooleanOperation:
             return merge(self.targets(value.left, shadowed, local, methods),
                          self.targets(value.right, shadowed, local, methods))
+        if t is cst.Subscript and type(value.value) in (cst.Dict, cst.List, cst.Tuple):
+            # a dispatch table written in place: `{"quaternion": quaternion_init, "unitary":
+            # unitary_init}[criterion]`, `[nn.ReLU, nn.GELU][i]`: every entry is an alternative
+            out: tuple[str, ...] = ()
+            for e in value.value.elements:  # type: ignore[attr-defined]
+                if type(e) in (cst.DictElement, cst.Element):
+                    out = merge(out, self.targets(e.value, shadowed, local, methods))
+            return out
         return ()
 
     def instances(self, value: cst.BaseExpression, shadowed: Container[str] = (),

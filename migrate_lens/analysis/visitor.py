@@ -1926,6 +1926,7 @@ class FileVisitor(cst.CSTVisitor):
         if scope is not None:
             self._bound_calls(node, scope, name, method, receiver, data)
             self._injected_args(node, scope, name)
+            self._callable_args(node, scope, name)
         if call_used and scope is not None:
             if emitted and self.variant_interest is not None and not self.variant_interest(name, method, kwargs):
                 self.values.used = call_used  # (as _call_variants leaves it)
@@ -2066,6 +2067,35 @@ class FileVisitor(cst.CSTVisitor):
             if is_class_like(t):
                 self.injections.append(InjectionFact(kind="slot", owner=owner, attr=attr, param=param,
                                                      index=index, target=t, line=line))
+
+    def _callable_args(self, node: cst.Call, scope: _FuncScope, name: str) -> None:
+        """A project function handed as an argument to a function call runs, as far as the
+        file can tell, where that call runs: ``affect_init(w, self.winit)`` whose callee calls
+        ``init_func(...)``, ``checkpoint(self._block, x)``, ``map(fn, xs)``. A call edge from
+        the caller to it (its context by reachability). Constructor calls are left to the
+        injection facts (the object may keep the function for another method), and so are
+        classes and hook registrations (``register_forward_hook``, ``_register_load_state_dict_pre_hook``:
+        the hook runs where its event does)."""
+        if is_class_like(name) or name in ("isinstance", "issubclass", "type", "super") or (
+                type(node.func) is cst.Attribute and "register_" in node.func.attr.value):
+            return
+        cls = scope.cls
+        for a in node.args:
+            v = a.value
+            t = type(v)
+            if t is cst.Attribute and type(v.value) is cst.Name and v.value.value == "self" and cls is not None:
+                found = cls.attr_binds.get(v.attr.value, ()) or self._targets(v)
+            elif t is cst.Name or t is cst.Attribute or t is cst.Subscript:
+                found = self._targets(v)
+            else:
+                continue
+            for f in found:
+                if is_class_like(f) or f == name or not (f.startswith("self.") or self.bindings.is_project(f) or
+                                                        f.startswith(f"{self.module}.")):
+                    continue
+                if (scope.qualname, f) not in self._call_seen:
+                    self._call_seen.add((scope.qualname, f))
+                    self.calls.append(CallFact(caller=scope.qualname, callee=f, line=self._line(a.value), passed=True))
 
     def _injected_args(self, node: cst.Call, scope: _FuncScope, name: str) -> None:
         """Classes (and instances of classes) passed as call arguments: ``Block(dim,
