@@ -1072,12 +1072,34 @@ class FileVisitor(cst.CSTVisitor):
             "aug": aug, "mask": mask, "value": vkind, "base_is_self": _is_self_attr(target.value),
             "no_grad": self._no_grad(),
         })
+        if not mask and any(type(el.slice) is cst.Slice and (el.slice.lower is not None or el.slice.upper is not None)
+                            for el in target.slice):
+            # `m[i, start[j]:end[j]] = 0` with bounds from tensor values: the written window's
+            # length is data-dependent, as for a read (jax: "Slice entries must be static
+            # integers", IndexError under jit, checked in jax 0.10)
+            saved = self.values.used
+            self._fresh()
+            if self._store_window(target):
+                self._site("subscript-read", target, receiver=base, data={"mask": False, "host_bound": True})
+            else:
+                for req, held in self._variants(lambda: self._store_window(target)):
+                    if held:
+                        self._site("subscript-read", target, receiver=K.T, data={"mask": False, "host_bound": True},
+                                   requires=(req,))
+            self.values.used = saved
         self._state_write(stmt, target.value, "subscript", vkind)
         self._view_write(stmt, target.value)
         if base in K.TENSORISH or (base == K.U and any(  # an unknown base sliced like an array
                 type(el.slice) is cst.Slice or (type(el.slice) is cst.Index and type(el.slice.value) is cst.Ellipsis)
                 for el in target.slice)):
             self._arg_write(stmt, target.value, "[...] += " if aug else "[...] = ")
+
+    def _store_window(self, target: cst.Subscript) -> bool:
+        """A tensor written through a slice bounded by tensor values (both asked, so that the
+        symbolic inputs of each are consulted)."""
+        base = self.kind(target.value) in K.TENSORISH
+        bound = self._index_has_host_value(target)
+        return base and bound
 
     def _state_write(self, stmt: cst.CSTNode, target: cst.BaseExpression, how: str, vkind: str) -> None:
         """A mutation of ``self.<attr>`` (or of what it holds) outside init code."""
