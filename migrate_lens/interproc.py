@@ -117,9 +117,12 @@ def applies_in(rule: Rule | None, ctx: str) -> bool:
     """Whether a finding of ``rule`` made in undecided (``function``) context is kept once its
     function's context turns out to be ``ctx`` (``traced``, ``init`` or ``host``), as
     :func:`recontext` decides: the rule's own contexts, and host glue keeps what is not a
-    trace-only obstacle."""
+    trace-only obstacle, unless the rule itself applies to traced code alone (its contexts are
+    ``traced`` only: a NumPy draw in a replay buffer's ``sample()`` that a training loop calls
+    is fixed at trace time only inside ``jax.jit``; on the host it stays NumPy)."""
     allowed = rule.matcher.contexts if rule is not None else ("traced", "function")
-    return ctx in allowed or (ctx == "host" and rule is not None and rule.category not in TRACE_ONLY_CATEGORIES)
+    return ctx in allowed or (ctx == "host" and rule is not None and rule.category not in TRACE_ONLY_CATEGORIES
+                              and tuple(allowed) != ("traced",))
 
 
 _SURVIVAL: dict[str, dict[str, frozenset[str]]] = {}

@@ -367,6 +367,11 @@ def _kwargs_ok(site: Site, m: "Matcher") -> bool:
     excluded = p.get("exclude_receiver")
     if excluded and _any_glob(site.data.get("receiver_text", ""), excluded):
         return False
+    if p.get("skip_own_method") is True and site.data.get("own_method"):
+        return False
+    skip_ctor = p.get("skip_arg_ctor")
+    if skip_ctor and _any_glob(site.data.get("arg_ctor", ""), skip_ctor):
+        return False
     return True
 
 
@@ -410,7 +415,10 @@ def match_call(site: Site, m: "Matcher") -> str | None:
     argument of a function; ``.softmax`` for a method call), ``random_arg`` (arguments, by keyword
     or positional index as a string, one of which holds a host random draw:
     ``size=random.choice(sizes)``, directly or through the names it reads),
-    ``any_arg_kind`` (value
+    ``skip_arg_ctor`` (globs on the callee that built the first positional argument: a call,
+    or the local name it was bound to; ``.state_dict`` for a weight copy between two live
+    modules), ``skip_own_method`` (not ``self.<m>(...)`` calling a method of the enclosing non-module
+    class: an RL algorithm's ``self.train()`` is its update, no mode switch), ``any_arg_kind`` (value
     kinds one argument must have), ``skip_bare_param_values`` (skip when every value-kind
     argument is a parameter as passed, whose kind is only guessed), ``in_function`` (globs on the enclosing function's name),
     ``arg_text`` (globs one positional argument, or an element of a list/tuple argument, must
@@ -699,7 +707,12 @@ def match_try(site: Site, m: "Matcher") -> str | None:
 
 
 def match_recursion(site: Site, m: "Matcher") -> str | None:
-    """A function calling itself (``self.f`` in method ``f``, or its own module-level name)."""
+    """A function calling itself (``self.f`` in method ``f``, or its own module-level name);
+    ``skip_structural``: not when the call sits under a type test (``if isinstance(space,
+    spaces.Dict): ... f(obs[k], space[k])``): recursion over the Python structure of an input,
+    whose depth is fixed at trace time (what ``jax.tree.map`` does)."""
+    if _param(m, "skip_structural") is True and site.data.get("structural"):
+        return None
     return site.name or site.method if site.data.get("recursive") else None
 
 

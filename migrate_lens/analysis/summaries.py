@@ -43,6 +43,11 @@ GENERATION_NAMES = frozenset({
     "generate_step", "_prepare_cache_for_generation", "_prepare_attention_mask_for_generation",
     "_expand_inputs_for_generation", "_reorder_cache", "stream_generate",
 })
+#: Generation names that other code uses for other things: ``sample`` is also a
+#: ``torch.distributions``-style object's draw, a replay buffer's minibatch, a sampler's
+#: method. They name generation glue only as a method of an ``nn.Module`` (``GenerationMixin``
+#: is mixed into the model); elsewhere the function's calls decide (a decoding loop).
+AMBIGUOUS_GENERATION_NAMES = frozenset({"sample"})
 #: A receiver that holds an optimizer (``optimizer``, ``self.optim``, ``opt_g``, ``scaler``
 #: stepping one).
 _OPTIMIZER_RECEIVER = re.compile(r"(^|[._])(optim\w*|opt(_\w+)?|\w*optimizer\w*|scaler)$", re.IGNORECASE)
@@ -84,13 +89,16 @@ class SummaryBuilder:
     it is the per-batch loop. Only the calls inside it are the step; what the epoch loop calls
     around it (validation, checkpointing, the scheduler) stays host code."""
 
-    __slots__ = ("qualname", "name", "context", "steps", "loop_steps", "loop_model_calls", "loop_names",
+    __slots__ = ("qualname", "name", "context", "in_module", "steps", "loop_steps", "loop_model_calls", "loop_names",
                  "_path", "_targets", "_next_loop", "_strong", "_weak", "_handler")
 
-    def __init__(self, qualname: str, name: str, context: str) -> None:
+    def __init__(self, qualname: str, name: str, context: str, in_module: bool = True) -> None:
         self.qualname = qualname
         self.name = name
         self.context = context
+        #: a method of an ``nn.Module`` class, or a function outside classes (not a plain
+        #: class's method): where an ambiguous generation name means generation
+        self.in_module = in_module
         self.steps = 0
         self.loop_steps = 0
         self.loop_model_calls = 0
@@ -174,7 +182,7 @@ class SummaryBuilder:
     def finish(self) -> FunctionSummary | None:
         """The summary, or None when the function plays no particular role."""
         role = ""
-        if self.name in GENERATION_NAMES:
+        if self.name in GENERATION_NAMES and (self.in_module or self.name not in AMBIGUOUS_GENERATION_NAMES):
             role = "generation"
         elif self.loop_steps:
             role = "train-loop"

@@ -505,14 +505,17 @@ class ValueKinds:
 
     def _static_args(self, node: cst.Call) -> bool:
         """The call has positional arguments, each a number computed at trace time (a Python
-        number, or a chain starting at ``torch.tensor(...)`` / a numpy or math call on static
-        values), and static options (``dtype=``, ``dim=``). A name that is static only because
-        the engine does not follow its contents (an element of a list of tensors, a parameter
-        static by its name) is not enough: ``torch.sigmoid(logits_per_level)`` stays a tensor."""
+        number, a shape: ``x.shape``, ``space.shape[1:]``, ``x.size()``, or a chain starting
+        at ``torch.tensor(...)`` / a numpy or math call on static values), and static options
+        (``dtype=``, ``dim=``). A name that is static only because the engine does not follow
+        its contents (an element of a list of tensors, a parameter static by its name) is not
+        enough: ``torch.sigmoid(logits_per_level)`` stays a tensor. So
+        ``np.argmin(observation_space.shape).item()`` and ``np.prod(x.shape[1:])`` are static
+        (numbers read from shapes, known at trace time)."""
         pos = [a for a in node.args if a.keyword is None]
         return bool(pos) and all(
             a.star == "" and self.kind(a.value) == K.S
-            and (a.keyword is not None or self.is_scalar(a.value) or self._computed(a.value))
+            and (a.keyword is not None or self.is_scalar(a.value) or _is_shape(a.value) or self._computed(a.value))
             for a in node.args)
 
     def _static_numbers(self, node: cst.BaseExpression) -> bool:

@@ -114,6 +114,10 @@ class _ClassInfo:
     str_consts: set[str] = field(default_factory=set)
     #: the class body's methods by name (their nodes: a hook registration reads its callback)
     method_nodes: dict[str, cst.FunctionDef] = field(default_factory=dict)
+    #: attribute -> the resolved class that builds its value, from ``self.<attr> = Ctor(...)``
+    #: in any method or a class-body annotation ``<attr>: Ctor`` (``distribution: Normal``):
+    #: what ``self.<attr>.sample()`` is called on (``receiver_ctor``)
+    attr_ctor: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -159,6 +163,9 @@ class _FuncScope:
     fresh: set[str] = field(default_factory=set)
     #: open ``if`` statements: [orelse node id, env before, derived before, body-end state]
     branches: list[list[Any]] = field(default_factory=list)
+    #: open ``if`` statements (either branch) whose test checks a type (``isinstance(space,
+    #: spaces.Dict)``): code that dispatches on the Python structure of its input
+    type_tests: int = 0
     #: name -> another live name (or ``self.attr``) bound to the same object (``q = p`` binds
     #: both ways): an in-place write through one is seen through the other
     shared: dict[str, str] = field(default_factory=dict)
@@ -288,6 +295,8 @@ class FileVisitor(cst.CSTVisitor):
         #: id(call) -> what its statement keeps of the result (``CallFlow.use``)
         self.call_use: dict[int, str] = {}
         self.guard_tries: set[int] = set()
+        #: `if` statements whose test checks a type (see :attr:`_FuncScope.type_tests`)
+        self.type_test_ifs: set[int] = set()
         self.summaries: list[FunctionSummary] = []
         #: depth of ``if`` bodies entered only when an optional kernel is installed (``if
         #: is_fast_path_available and ...:``, ``if xops is not None:``; :func:`_kernel_gate`),
@@ -446,6 +455,12 @@ class FileVisitor(cst.CSTVisitor):
                     for small in st.body:
                         if type(small) is cst.Assign and type(small.value) in STRING_NODES:
                             info.str_consts.update(t.target.value for t in small.targets if type(t.target) is cst.Name)
+                        elif type(small) is cst.AnnAssign and type(small.target) is cst.Name and \
+                                type(small.annotation.annotation) in (cst.Name, cst.Attribute):
+                            # `distribution: Normal`: the attribute holds an instance of that class
+                            ann = self.qual(small.annotation.annotation)
+                            if ann and ann.rsplit(".", 1)[-1][:1].isupper():
+                                info.attr_ctor[small.target.value] = ann
         # Inherit attribute kinds from a local base class.
         for b in bases:
             base_info = self.local_classes.get(b.rsplit(".", 1)[-1])
@@ -455,6 +470,8 @@ class FileVisitor(cst.CSTVisitor):
                 info.held.update(base_info.held)
                 info.methods.update(base_info.methods)
                 info.str_consts.update(base_info.str_consts)
+                for attr, ctor in base_info.attr_ctor.items():
+                    info.attr_ctor.setdefault(attr, ctor)
         if not self.class_stack and not self.func_stack:
             self.local_classes[node.name.value] = info
             self.bindings.declare_class(node.name.value)
@@ -592,7 +609,7 @@ class FileVisitor(cst.CSTVisitor):
                 context = "function"
         scope = _FuncScope(qualname=qualname, name=name, context=context, cls=cls, is_method=is_method,
                            guess=guess, init_like=init_like, node=node)
-        scope.summary = SummaryBuilder(qualname, name, guess)
+        scope.summary = SummaryBuilder(qualname, name, guess, in_module=cls is None or cls.is_module)
         for d in node.decorators:
             dec = d.decorator.func if type(d.decorator) is cst.Call else d.decorator
             if self.qual(dec) in ("torch.no_grad", "torch.inference_mode"):
@@ -1132,9 +1149,10 @@ class FileVisitor(cst.CSTVisitor):
 
     def _holds_tensors(self, value: cst.BaseExpression, item: bool = False) -> bool:
         """Whether ``value`` is a Python container of tensors: a list/tuple/dict display with a
-        tensor element, a comprehension of tensors, ``list(...)`` of one, or a local name bound
-        to one (``pyramid = [corr]`` then ``pyramid.append(corr)``). With ``item``, a tensor
-        itself counts (the argument of ``append``)."""
+        tensor element, a comprehension of tensors, ``list(...)`` of one, a local name bound
+        to one (``pyramid = [corr]`` then ``pyramid.append(corr)``), or a ``torch.distributions``
+        object built from tensors (``Normal(mean, std)``: its parameters are traced values).
+        With ``item``, a tensor itself counts (the argument of ``append``)."""
         t = type(value)
         if item and self.kind(value) in K.TENSORISH:
             return True
@@ -1151,6 +1169,9 @@ class FileVisitor(cst.CSTVisitor):
         if t is cst.Call and type(value.func) is cst.Name and value.func.value in ("list", "tuple") and \
                 value.args:  # type: ignore[attr-defined]
             return self._holds_tensors(value.args[0].value)  # type: ignore[attr-defined]
+        if t is cst.Call and self.qual(value.func).startswith("torch.distributions.") and any(  # type: ignore[attr-defined]
+                self.kind(a.value) in K.TENSORISH for a in value.args):  # type: ignore[attr-defined]
+            return True  # `Normal(mean, std)`, `Categorical(logits=l)`: an object holding those tensors
         return False
 
     def _is_host_read(self, value: cst.BaseExpression) -> bool:
@@ -1261,6 +1282,10 @@ class FileVisitor(cst.CSTVisitor):
         cls = self.func_stack[-1].cls if self.func_stack else None
         ctx = self.context
         if cls is not None:
+            if value is not None and type(value) is cst.Call and not aug:
+                built = self.qual(value.func)
+                if built and built.rsplit(".", 1)[-1][:1].isupper():
+                    cls.attr_ctor[attr] = built  # `self.distribution = Normal(mean, std)`
             if self.func_stack[-1].init_like or attr not in cls.attr_kinds:
                 new_kind = vkind
                 if value is not None and type(value) is cst.Call:
@@ -1346,6 +1371,9 @@ class FileVisitor(cst.CSTVisitor):
             self.guard_tries.add(id(node))
         if self.func_stack:
             scope = self.func_stack[-1]
+            if _is_type_test(node.test):
+                scope.type_tests += 1
+                self.type_test_ifs.add(id(node))
             if scope.branches and scope.branches[-1][0] == id(node):
                 self._enter_else(scope)  # an `elif`: the enclosing if's else branch
             dead = _export_only_test(self, node.test)
@@ -1402,6 +1430,8 @@ class FileVisitor(cst.CSTVisitor):
         if not self.func_stack:
             return
         scope = self.func_stack[-1]
+        if id(original_node) in self.type_test_ifs:
+            scope.type_tests -= 1
         if not scope.branches:
             return
         _, env0, der0, body, dead = scope.branches.pop()
@@ -1851,6 +1881,7 @@ class FileVisitor(cst.CSTVisitor):
         if scope is not None:
             if name == scope.qualname or (name == f"self.{scope.name}" and scope.cls is not None):
                 data["recursive"] = True
+                data["structural"] = scope.type_tests > 0
             callee = name or (f"{self.qual(func.value)}.{method}" if method and self.qual(func.value) else "")
             if callee:
                 key = f"{scope.cls.qualname}.{callee[5:]}" if callee.startswith("self.") and scope.cls is not None \
@@ -3009,8 +3040,33 @@ class _CallExtras:
         func = self.func
         return type(func) is cst.Attribute and self.v._fresh_tensor(func.value, self.scope)
 
+    def arg_ctor(self) -> str:
+        """The callee that built the first positional argument (:meth:`FileVisitor._built_by`:
+        ``.state_dict`` for ``target.load_state_dict(source.state_dict())`` or for a local
+        ``sd = source.state_dict()`` passed on; ``copy.deepcopy``, ``torch.load``)."""
+        node = self.node
+        first = node.args[0].value if node.args and node.args[0].keyword is None and not node.args[0].star else None
+        return self.v._built_by(first, self.scope) if first is not None else ""
+
+    def own_method(self) -> bool:
+        """``self.<m>(...)`` calls a method the enclosing class defines itself, and the class
+        is no ``nn.Module``: an RL algorithm's ``self.train()`` (``def train(self,
+        gradient_steps, batch_size)``), a trainer's ``self.eval()`` loop. Not when the method
+        has ``nn.Module``'s own signature for that name (``train(self, mode=True)``,
+        ``eval(self)``): an override of the mode switch in a class whose module base the file
+        does not show."""
+        func, scope = self.func, self.scope
+        cls = scope.cls if scope is not None else None
+        if cls is None or cls.is_module or type(func) is not cst.Attribute or not _is_self_attr(func):
+            return False
+        return _defines_own(self.v, cls, func.attr.value)
+
     def receiver_ctor(self) -> str:
         func, scope = self.func, self.scope
+        if type(func) is cst.Attribute and _is_self_attr(func.value) and scope is not None and scope.cls is not None:
+            # `self.distribution.rsample()` with `self.distribution = Normal(...)` in another
+            # method, or `distribution: Normal` in the class body (this class's or a base's)
+            return scope.cls.attr_ctor.get(func.value.attr.value, "")  # type: ignore[attr-defined]
         return ("" if type(func) is not cst.Attribute else
                 self.v.qual(func.value.func) if type(func.value) is cst.Call else
                 scope.ctor_of.get(func.value.value, "") if type(func.value) is cst.Name and scope is not None else "")
@@ -3039,8 +3095,52 @@ _CALL_EXTRAS: dict[str, Callable[[_CallExtras], Any]] = {
         "receiver_name", "device_like_arg", "to_follows_input", "input_global_pool", "uniform_seq_args",
         "name_args", "arg_item_kinds", "arg_names", "receiver_text", "device_follows_input", "message_kinds",
         "exports_weight", "arg_texts", "value_args_all_params", "receiver_fresh", "receiver_ctor", "input_ctor",
-        "random_args", "arg_alias")
+        "random_args", "arg_alias", "own_method", "arg_ctor")
 }
+
+
+def _is_type_test(test: cst.BaseExpression) -> bool:
+    """``test`` checks a value's Python type: an ``isinstance``/``issubclass`` call or a
+    ``type(x) is ...`` comparison, alone or under ``not``/``and``/``or``."""
+    stack = [test]
+    while stack:
+        n = stack.pop()
+        t = type(n)
+        if t is cst.Call:
+            if type(n.func) is cst.Name and n.func.value in ("isinstance", "issubclass"):  # type: ignore[attr-defined]
+                return True
+        elif t is cst.UnaryOperation:
+            stack.append(n.expression)  # type: ignore[attr-defined]
+        elif t is cst.BooleanOperation:
+            stack.extend((n.left, n.right))  # type: ignore[attr-defined]
+        elif t is cst.Comparison:
+            left = n.left  # type: ignore[attr-defined]
+            if type(left) is cst.Call and type(left.func) is cst.Name and left.func.value == "type":
+                return True
+    return False
+
+
+def _module_signature(fn: cst.FunctionDef) -> bool:
+    """``fn`` has ``nn.Module``'s signature for its name: ``train(self, mode=True)`` (one
+    more parameter, with a default), ``eval(self)``; other names never."""
+    params = fn.params
+    rest = [*params.posonly_params, *params.params][1:] + list(params.kwonly_params)
+    if fn.name.value == "train":
+        return len(rest) == 1 and rest[0].default is not None
+    return fn.name.value == "eval" and not rest and params.star_arg is cst.MaybeSentinel.DEFAULT
+
+
+def _defines_own(v: FileVisitor, cls: _ClassInfo, method: str, depth: int = 0) -> bool:
+    """``cls`` or one of its base classes in this file defines ``method`` with a signature
+    other than ``nn.Module``'s (:func:`_module_signature`)."""
+    node = cls.method_nodes.get(method)
+    if node is not None:
+        return not _module_signature(node)
+    for b in cls.bases if depth < 8 else ():
+        base = v.local_classes.get(b.rsplit(".", 1)[-1])
+        if base is not None and base.qualname == b and _defines_own(v, base, method, depth + 1):
+            return True
+    return False
 #: Callees that are never a project function (their results' kinds are known or unknowable).
 _NOT_PROJECT = ("torch.", "math.", "numpy.", "np.", "einops.", "typing.", "functools.", "itertools.",
                 "logging.", "warnings.", "os.", "sys.", "re.", "collections.", "dataclasses.", "copy.")
