@@ -369,6 +369,8 @@ def _kwargs_ok(site: Site, m: "Matcher") -> bool:
         return False
     if p.get("skip_own_method") is True and site.data.get("own_method"):
         return False
+    if p.get("after_conv") is True and not site.data.get("after_conv"):
+        return False
     skip_ctor = p.get("skip_arg_ctor")
     if skip_ctor and _any_glob(site.data.get("arg_ctor", ""), skip_ctor):
         return False
@@ -415,7 +417,8 @@ def match_call(site: Site, m: "Matcher") -> str | None:
     argument of a function; ``.softmax`` for a method call), ``random_arg`` (arguments, by keyword
     or positional index as a string, one of which holds a host random draw:
     ``size=random.choice(sizes)``, directly or through the names it reads),
-    ``skip_arg_ctor`` (globs on the callee that built the first positional argument: a call,
+    ``after_conv`` (an ``nn.Flatten()`` layer that follows a conv in one ``nn.Sequential``,
+    with no global pooling between), ``skip_arg_ctor`` (globs on the callee that built the first positional argument: a call,
     or the local name it was bound to; ``.state_dict`` for a weight copy between two live
     modules), ``skip_own_method`` (not ``self.<m>(...)`` calling a method of the enclosing non-module
     class: an RL algorithm's ``self.train()`` is its update, no mode switch), ``any_arg_kind`` (value

@@ -297,6 +297,8 @@ class FileVisitor(cst.CSTVisitor):
         self.guard_tries: set[int] = set()
         #: `if` statements whose test checks a type (see :attr:`_FuncScope.type_tests`)
         self.type_test_ifs: set[int] = set()
+        #: `nn.Flatten()` layers of an `nn.Sequential` that flatten a conv's NCHW output
+        self.flatten_after_conv: set[int] = set()
         self.summaries: list[FunctionSummary] = []
         #: depth of ``if`` bodies entered only when an optional kernel is installed (``if
         #: is_fast_path_available and ...:``, ``if xops is not None:``; :func:`_kernel_gate`),
@@ -767,6 +769,32 @@ class FileVisitor(cst.CSTVisitor):
                     req = "&".join(f"{k}={joint[k]}" for k in keys)
                     out.append((req, self.values.under(joint, h, fn)))
         return out
+
+    def _flatten_layers_after_conv(self, node: cst.Call) -> None:
+        """``nn.Sequential(nn.Conv2d(...), nn.ReLU(), ..., nn.Flatten(), nn.Linear(...))``:
+        the ``nn.Flatten`` layers (default ``start_dim=1``) that flatten a conv's NCHW output,
+        with no global pooling in between (``nn.AdaptiveAvgPool2d(1)`` leaves 1x1 maps, whose
+        order does not change in NHWC), go to :attr:`flatten_after_conv` (the call site's
+        ``after_conv``). The layer form of ML906's ``torch.flatten(x, 1)``: Atari-style CNNs
+        (stable-baselines3's ``NatureCNN``), LeNet-style classifiers."""
+        after_conv = False
+        for a in node.args:
+            if a.keyword is not None or a.star or type(a.value) is not cst.Call:
+                continue
+            layer = a.value
+            ctor = self.qual(layer.func)
+            if ctor.startswith(("torch.nn.Conv", "torch.nn.LazyConv")):
+                after_conv = True
+            elif ctor.startswith("torch.nn.Adaptive") and layer.args and \
+                    literal(layer.args[0].value) in (1, (1,), (1, 1), (1, 1, 1)):
+                after_conv = False  # pooled to 1x1: flattens alike in NHWC (a 7x7 grid does not)
+            elif ctor == "torch.nn.Flatten" and after_conv:
+                first = layer.args[0] if layer.args else None
+                start = literal(first.value) if first is not None and (
+                    first.keyword is None or first.keyword.value == "start_dim") else 1
+                if start == 1:
+                    self.flatten_after_conv.add(id(layer))
+                after_conv = False
 
     def _flow(self, expr: cst.BaseExpression) -> Flow:
         """The flow of ``expr``'s kind (:class:`~migrate_lens.models.Flow`)."""
@@ -1827,6 +1855,8 @@ class FileVisitor(cst.CSTVisitor):
         func = node.func
         name = self.qual(func)
         method = func.attr.value if type(func) is cst.Attribute else ""
+        if name == "torch.nn.Sequential":
+            self._flatten_layers_after_conv(node)
         self._fresh()
         parts = self._call_parts(node, name)
         receiver = parts.receiver
@@ -3048,6 +3078,11 @@ class _CallExtras:
         first = node.args[0].value if node.args and node.args[0].keyword is None and not node.args[0].star else None
         return self.v._built_by(first, self.scope) if first is not None else ""
 
+    def after_conv(self) -> bool:
+        """An ``nn.Flatten()`` layer after a conv in one ``nn.Sequential``
+        (:meth:`FileVisitor._flatten_layers_after_conv`)."""
+        return id(self.node) in self.v.flatten_after_conv
+
     def own_method(self) -> bool:
         """``self.<m>(...)`` calls a method the enclosing class defines itself, and the class
         is no ``nn.Module``: an RL algorithm's ``self.train()`` (``def train(self,
@@ -3095,7 +3130,7 @@ _CALL_EXTRAS: dict[str, Callable[[_CallExtras], Any]] = {
         "receiver_name", "device_like_arg", "to_follows_input", "input_global_pool", "uniform_seq_args",
         "name_args", "arg_item_kinds", "arg_names", "receiver_text", "device_follows_input", "message_kinds",
         "exports_weight", "arg_texts", "value_args_all_params", "receiver_fresh", "receiver_ctor", "input_ctor",
-        "random_args", "arg_alias", "own_method", "arg_ctor")
+        "random_args", "arg_alias", "own_method", "arg_ctor", "after_conv")
 }
 
 
