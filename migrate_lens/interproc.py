@@ -83,7 +83,7 @@ def _leaf(qualname: str) -> str:
 
 def function_contexts(guess: Mapping[str, str], roles: Mapping[str, str], entries: Iterable[str],
                       succ: Callable[[str], Iterable[str]],
-                      loop_calls: Mapping[str, frozenset[str]] | None = None) -> dict[str, str]:
+                      loop_calls: Mapping[str, Iterable[str]] | None = None) -> dict[str, str]:
     """The context of every function in ``guess`` (qualname -> name-suggested context, the
     ``FunctionFact.context``), see the module docstring.
 
@@ -98,7 +98,7 @@ def function_contexts(guess: Mapping[str, str], roles: Mapping[str, str], entrie
     seeds.update(q for q, r in roles.items() if r == "train-step")
     for q, r in roles.items():
         if r == "train-loop":  # the loop stays on the host; what it calls in the loop is the step
-            inside = loop_calls.get(q, frozenset())
+            inside = frozenset(loop_calls.get(q, ()))
             seeds.update(v for v in succ(q) if _leaf(v) in inside)
     traced = _reach(seeds, succ, host_glue)
     host = _reach(host_glue | {q for q, c in guess.items() if c == "host"}, succ, traced)

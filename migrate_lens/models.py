@@ -312,7 +312,8 @@ class FunctionSummary:
     computed in the per-file pass (``analysis/summaries.py``), combined by ``interproc.py``.
 
     ``role``: ``train-step`` | ``train-loop`` | ``generation`` | ""; ``loop_calls``: for a
-    ``train-loop``, the last dotted part of each name it calls inside a loop; ``params``: the
+    ``train-loop``, the last dotted part of each name it calls inside a loop (sorted: a set's
+    order would follow the string hash seed into the cached facts); ``params``: the
     parameter names in positional order (``self``/``cls`` left out), given when some parameter's
     kind is symbolic; ``ret``: the flow of the returned values (joined over ``return``
     statements); ``ret_items``: per tuple item when every ``return`` returns a tuple of that
@@ -323,7 +324,7 @@ class FunctionSummary:
 
     qualname: str
     role: str = ""
-    loop_calls: frozenset[str] = frozenset()
+    loop_calls: tuple[str, ...] = ()
     params: tuple[str, ...] = ()
     ret: Flow | None = None
     ret_items: tuple[Flow, ...] = ()

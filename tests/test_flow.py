@@ -136,6 +136,6 @@ def test_a_loop_over_the_optimizers_is_one_step_not_a_training_loop(catalog: Cat
     steps the one optimizer again and again (not the loop's variable) stays a training loop."""
     facts = analyze_source(_OPTIMIZER_LOOPS, "m.py", "m", catalog)
     roles = {s.qualname: (s.role, s.loop_calls) for s in facts.summaries}
-    assert roles["m.Trainer.optimizers_step"] == ("train-step", frozenset())
+    assert roles["m.Trainer.optimizers_step"] == ("train-step", ())
     assert roles["m.Trainer.fit"][0] == "train-loop"
     assert roles["m.Trainer.warmup"][0] == "train-loop"

@@ -192,8 +192,8 @@ class SummaryBuilder:
             role = "generation"  # a decoding loop outside forward calling the model
         if not role:
             return None
-        inside: frozenset[str] = frozenset()
+        inside: tuple[str, ...] = ()
         if role == "train-loop":
             chosen = self.step_loops()
-            inside = frozenset(n for n, path in self.loop_names if chosen.intersection(path))
+            inside = tuple(sorted({n for n, path in self.loop_names if chosen.intersection(path)}))
         return FunctionSummary(self.qualname, role, inside)
