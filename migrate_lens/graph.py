@@ -200,6 +200,8 @@ class _Resolver:
         self.modules: dict[str, FileFacts] = {f.module: f for f in files}
         self.tops = {m.split(".", 1)[0] for m in self.modules}
         self.packages = {f.module for f in files if f.path.endswith("__init__.py")}
+        #: compiled extension modules the tree's build files declare (``FileFacts.extension_modules``)
+        self.declared_extensions = {m for f in files for m in f.extension_modules}
         #: every module and package name with source in the tree, and each of their parents
         self.module_paths = {".".join(m.split(".")[:k]) for m in self.modules for k in range(1, m.count(".") + 2)}
         self.classes: dict[str, tuple[str, ...]] = {}  # class qualname -> raw bases
@@ -303,8 +305,9 @@ class _Resolver:
     def follow(self, dotted: str) -> tuple[str, bool, str]:
         """:meth:`external_name`, and the project's own compiled extension module the name
         lies in, if any ("" otherwise): a submodule of a project package that has no source
-        in the tree, is not a name the package's ``__init__`` binds, and is named as compiled
-        extensions are (:data:`COMPILED_MODULE`: ``pkg._C``, ``pkg._ext``, ``pkg.roi_cuda``).
+        in the tree, is not a name the package's ``__init__`` binds, and is declared by the
+        tree's build (:attr:`declared_extensions`) or named as compiled extensions are
+        (:data:`COMPILED_MODULE`: ``pkg._C``, ``pkg._ext``, ``pkg.roi_cuda``).
         ``from . import _C`` then ``_C.nms(boxes, scores, t)`` is a call into native code."""
         guarded = False
         for _ in range(12):
@@ -317,8 +320,8 @@ class _Resolver:
                     binding = self.bindings.get(mod, {}).get(parts[i])
                     if binding is None:
                         sub = f"{mod}.{parts[i]}"
-                        compiled = mod in self.packages and sub not in self.module_paths and \
-                            COMPILED_MODULE.match(parts[i]) is not None and i + 1 < len(parts)
+                        compiled = mod in self.packages and sub not in self.module_paths and i + 1 < len(parts) \
+                            and (sub in self.declared_extensions or COMPILED_MODULE.match(parts[i]) is not None)
                         return "", False, sub if compiled else ""
                     if binding == f"{mod}.{parts[i]}":
                         return "", False, ""
@@ -801,6 +804,12 @@ class _Builder:
         the config applied as to per-file findings; the per-file stage could not see them."""
         out: dict[str, list[Finding]] = {}
         index = None
+        # extensions the build declares outside the project's packages (`import MultiScaleDeformableAttention`)
+        top_level = {m for m in self.res.declared_extensions if not self.res.is_projectish(m)}
+        if top_level:
+            from migrate_lens.analysis.engine import build_index
+
+            index = build_index(self.catalog.rules)
         for f in self.files:
             found: list[Finding] = []
             for call in f.calls_to_project:
@@ -815,12 +824,35 @@ class _Builder:
                     index = build_index(self.catalog.rules)
                 found.extend(match_project_call(call, name or call.callee, guarded, f.path, index, f.suppressions,
                                                 compiled=bool(compiled)))
+            if top_level:
+                found.extend(self._declared_extension_calls(f, top_level, index))
             if found:
                 from migrate_lens.filters import apply_config
 
                 have = {(x.span.line, x.span.column, x.code) for x in f.findings}
                 kept, _ = apply_config([x for x in found if (x.span.line, x.span.column, x.code) not in have], self.config)
                 out[f.path] = kept
+        return out
+
+    def _declared_extension_calls(self, f: FileFacts, modules: set[str], index: Any) -> list[Finding]:
+        """Findings of calls in ``f`` (one per caller and callee: :class:`CallFact`) of a
+        function of a compiled extension module in ``modules``, a top-level module the tree's
+        build declares (``CUDAExtension("MultiScaleDeformableAttention", ...)`` in setup.py,
+        ``import MultiScaleDeformableAttention as MSDA``, ``MSDA.ms_deform_attn_forward(...)``):
+        the per-file stage took it for a library it does not know."""
+        from migrate_lens.analysis.engine import match_project_call
+        from migrate_lens.models import CallSiteFact, Span
+
+        out: list[Finding] = []
+        context = {fn.qualname: fn.context for fn in f.functions}
+        for call in f.calls:
+            head = call.callee.split(".", 1)[0]
+            if "." in call.callee and head in modules or call.callee.rsplit(".", 1)[0] in modules:
+                site = CallSiteFact(callee=call.callee, method="", span=Span(call.line, 0, call.line, 0),
+                                    snippet=f"{call.callee}(...)", symbol=call.caller,
+                                    context=context.get(call.caller, "function"), args=(), kwargs=(),
+                                    star=False, no_grad=False)
+                out.extend(match_project_call(site, call.callee, False, f.path, index, f.suppressions, compiled=True))
         return out
 
     def submodule_targets(self, cls: str, attr: str, seen: frozenset[str] = frozenset()) -> list[str]:

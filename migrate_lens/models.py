@@ -390,6 +390,9 @@ class FileFacts:
     #: phrase (a notebook code cell that does not parse: ``cell 3: syntax error at line 2: ...``);
     #: the scan lists them as warnings, ``check`` as code it could not check
     unanalyzed: tuple[str, ...] = ()
+    #: dotted names of the compiled extension modules the file declares for a build
+    #: (``CUDAExtension("pkg._C", sources=[...])`` in setup.py), sorted
+    extension_modules: tuple[str, ...] = ()
 
 
 @_fast_pickle

@@ -468,6 +468,7 @@ def analyze_source(source: str, path: str, module_name: str, catalog: Catalog,
         value_aliases=value_aliases,
         calls_to_project=tuple(project_calls),
         summaries=tuple(sorted(visitor.summaries, key=lambda s: s.qualname)),
+        extension_modules=tuple(sorted(set(visitor.extension_modules))),
     )
     # The visitor is the hub of reference cycles that hold the whole CST: visitor -> emit ->
     # (closure) visitor, visitor -> values -> visitor, and call sites kept on the visitor whose

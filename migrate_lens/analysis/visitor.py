@@ -46,6 +46,13 @@ _PROPER_INIT = frozenset({"__init__", "__post_init__", "__setstate__", "_load_fr
                           "_save_to_state_dict", "load_state_dict", "extra_repr"})
 #: Calls a :class:`.summaries.SummaryBuilder` is told about (training steps, model calls).
 _ROLE_METHODS = frozenset({"backward", "manual_backward", "step", "zero_grad", "forward", "__call__", "model"})
+#: Calls that declare a compiled extension module for a build, its dotted name the first
+#: argument or ``name=`` (setup.py: ``CUDAExtension("pkg._C", sources=[...])``)
+_EXTENSION_BUILDERS = frozenset({
+    "torch.utils.cpp_extension.CUDAExtension", "torch.utils.cpp_extension.CppExtension",
+    "setuptools.Extension", "setuptools.extension.Extension", "distutils.core.Extension",
+    "distutils.extension.Extension", "pybind11.setup_helpers.Pybind11Extension",
+})
 _TRACED_METHODS = frozenset({"forward", "__call__", "_forward", "forward_features", "forward_head"})
 _MODULE_BASES = ("torch.nn.",)
 _CONTAINER_CTORS = frozenset({
@@ -287,6 +294,8 @@ class FileVisitor(cst.CSTVisitor):
         self.project_calls: list[tuple[int, int, str, str, Any, str, str]] = []
         #: sites decided once the file is walked, with the line they point at (no node)
         self.late_sites: list[tuple[Site, int]] = []
+        #: compiled extension modules declared by build calls (:data:`_EXTENSION_BUILDERS`)
+        self.extension_modules: list[str] = []
         #: depth of branches only PyTorch's exporters run (``if torch.jit.is_scripting():``)
         self.export_only = 0
         #: depth of ``except`` handlers that only report the error and re-raise (:func:`_always_raises`)
@@ -1872,6 +1881,10 @@ class FileVisitor(cst.CSTVisitor):
                 kwargs[keyword] = (k, lit)
             else:
                 args.append((k, lit))
+        if name in _EXTENSION_BUILDERS:
+            declared = kwargs.get("name") or (args[0] if args else None)
+            if declared is not None and type(declared[1]) is str and declared[1]:
+                self.extension_modules.append(declared[1])
         bound_partial = self.bindings.partial_of(func, self.func_stack[-1].binds if self.func_stack else None)
         if bound_partial is not None:  # `norm = partial(nn.LayerNorm, eps=1e-6)`; `norm(d)` is `nn.LayerNorm(d, eps=1e-6)`
             before: list[tuple[str, Any]] = []
