@@ -786,6 +786,13 @@ def match_device_transfer(site: Site, m: "Matcher") -> str | None:
     return None
 
 
+#: keyword arguments that set an output's shape (or the number of outputs) in the calls of
+#: ML208: ``size=``, ``k=`` (topk), ``num_samples=`` (multinomial), ``scale_factor=``, ``pad=`` ...
+_SHAPE_KEYWORDS = frozenset({"size", "shape", "repeats", "sections", "split_size_or_sections", "end", "steps", "k",
+                             "num_samples", "n", "chunks", "dims", "scale_factor", "pad", "output_size",
+                             "dimension", "step"})
+
+
 def match_host_shape_arg(site: Site, m: "Matcher") -> str | None:
     """A host value read from a tensor (``.item()``, ``int(t)``, ``.tolist()``) passed where a
     shape or size is expected: factory functions and shape methods in ``names``/``methods``."""
@@ -797,7 +804,7 @@ def match_host_shape_arg(site: Site, m: "Matcher") -> str | None:
     kinds = [k for k, _ in site.data.get("args", ())]
     if site.name == "torch.full" or site.method == "new_full":
         kinds = kinds[:1]  # the fill value is no shape
-    kinds += [k for key, (k, _) in site.data.get("kwargs", {}).items() if key in ("size", "shape", "repeats", "sections", "split_size_or_sections", "end", "steps")]
+    kinds += [k for key, (k, _) in site.data.get("kwargs", {}).items() if key in _SHAPE_KEYWORDS]
     kinds += list(site.data.get("arg_item_kinds", ()))
     if K.H in kinds:
         return site.name or f".{site.method}()"
