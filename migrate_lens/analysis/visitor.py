@@ -629,7 +629,11 @@ class FileVisitor(cst.CSTVisitor):
         # `@end2end.setter def end2end(self, value)`: an attribute assignment passes `value`
         # (a flag as often as a tensor); what the assignments pass decides, not the module
         setter = any(_dotted(d.decorator).endswith(".setter") for d in node.decorators)
-        self._bind_params(scope, node.params, is_method and not static, accessor=setter)
+        # a staticmethod of an nn.Module (`self.get_reference_points(spatial_shapes, ...)` from
+        # forward) takes what its module's methods take: its callers record no flows for it
+        module_static = static and cls is not None and cls.is_module and is_method and \
+            any(_dotted(d.decorator) == "staticmethod" for d in node.decorators)
+        self._bind_params(scope, node.params, is_method and not static, accessor=setter, module_static=module_static)
         self.func_stack.append(scope)
         self.scope_kinds.append("func")
         for p in (*node.params.posonly_params, *node.params.params, *node.params.kwonly_params):
@@ -699,10 +703,11 @@ class FileVisitor(cst.CSTVisitor):
             if held != flow.held or held_kw != flow.held_kw:
                 scope.call_flows[index] = replace(flow, held=held, held_kw=held_kw)
 
-    def _bind_params(self, scope: _FuncScope, params: cst.Parameters, is_method: bool, accessor: bool = False) -> None:
+    def _bind_params(self, scope: _FuncScope, params: cst.Parameters, is_method: bool, accessor: bool = False,
+                     module_static: bool = False) -> None:
         all_params = [*params.posonly_params, *params.params, *params.kwonly_params]
         traced = scope.guess == "traced" or (
-            scope.guess == "function" and scope.cls is not None and scope.cls.is_module and is_method
+            scope.guess == "function" and scope.cls is not None and scope.cls.is_module and (is_method or module_static)
             and not accessor
         )
         n_positional = len(params.posonly_params) + len(params.params)
