@@ -107,6 +107,8 @@ class _ClassInfo:
     returns: dict[str, cst.Annotation] = field(default_factory=dict)
     global_pools: set[str] = field(default_factory=set)
     methods: set[str] = field(default_factory=set)
+    #: the methods decorated ``@staticmethod`` (their parameters are what callers pass)
+    static_methods: set[str] = field(default_factory=set)
     #: attributes bound to callables (``self.act = F.gelu``, ``self.fn = self._impl``, class body ``act = nn.GELU``)
     attr_binds: dict[str, tuple[str, ...]] = field(default_factory=dict)
     #: attributes holding an instance of a class built outside a module's init code
@@ -460,6 +462,8 @@ class FileVisitor(cst.CSTVisitor):
                 if type(st) is cst.FunctionDef:
                     info.methods.add(st.name.value)
                     info.method_nodes[st.name.value] = st
+                    if any(_dotted(d.decorator) == "staticmethod" for d in st.decorators):
+                        info.static_methods.add(st.name.value)
                     if st.returns is not None:
                         info.returns[st.name.value] = st.returns
                 elif type(st) is cst.SimpleStatementLine:
@@ -629,11 +633,7 @@ class FileVisitor(cst.CSTVisitor):
         # `@end2end.setter def end2end(self, value)`: an attribute assignment passes `value`
         # (a flag as often as a tensor); what the assignments pass decides, not the module
         setter = any(_dotted(d.decorator).endswith(".setter") for d in node.decorators)
-        # a staticmethod of an nn.Module (`self.get_reference_points(spatial_shapes, ...)` from
-        # forward) takes what its module's methods take: its callers record no flows for it
-        module_static = static and cls is not None and cls.is_module and is_method and \
-            any(_dotted(d.decorator) == "staticmethod" for d in node.decorators)
-        self._bind_params(scope, node.params, is_method and not static, accessor=setter, module_static=module_static)
+        self._bind_params(scope, node.params, is_method and not static, accessor=setter)
         self.func_stack.append(scope)
         self.scope_kinds.append("func")
         for p in (*node.params.posonly_params, *node.params.params, *node.params.kwonly_params):
@@ -703,11 +703,10 @@ class FileVisitor(cst.CSTVisitor):
             if held != flow.held or held_kw != flow.held_kw:
                 scope.call_flows[index] = replace(flow, held=held, held_kw=held_kw)
 
-    def _bind_params(self, scope: _FuncScope, params: cst.Parameters, is_method: bool, accessor: bool = False,
-                     module_static: bool = False) -> None:
+    def _bind_params(self, scope: _FuncScope, params: cst.Parameters, is_method: bool, accessor: bool = False) -> None:
         all_params = [*params.posonly_params, *params.params, *params.kwonly_params]
         traced = scope.guess == "traced" or (
-            scope.guess == "function" and scope.cls is not None and scope.cls.is_module and (is_method or module_static)
+            scope.guess == "function" and scope.cls is not None and scope.cls.is_module and is_method
             and not accessor
         )
         n_positional = len(params.posonly_params) + len(params.params)
@@ -2037,6 +2036,11 @@ class FileVisitor(cst.CSTVisitor):
         if scope is not None and _is_project_callee(name):
             if not (name[:5] == "self." and scope.cls is not None and scope.cls.is_module):
                 self._call_flow(scope, node, name)
+            elif name[5:] in scope.cls.static_methods:
+                # a staticmethod takes no tensors by assumption: `self.get_reference_points(
+                # spatial_shapes, ...)` passes the kinds its parameters get, a module method's
+                # optional parameter (`spatial_shapes=None` in forward) as the tensor it is assumed
+                self._call_flow(scope, node, name, optional_kinds=True)
             elif name[5:] in scope.cls.methods:
                 # methods of nn.Modules take tensors by assumption: no argument kinds to
                 # record, only what the caller still holds and keeps of the result (an
@@ -2402,11 +2406,14 @@ class FileVisitor(cst.CSTVisitor):
             self.values.under(hyp, "", lambda: self._site(
                 "call", node, name=name, method=method, receiver=got[0], data=variant, requires=(req,)))
 
-    def _call_flow(self, scope: _FuncScope, node: cst.Call, name: str, kinds: bool = True) -> None:
+    def _call_flow(self, scope: _FuncScope, node: cst.Call, name: str, kinds: bool = True,
+                   optional_kinds: bool = False) -> None:
         """Record the argument flows of a call to a function the project may define (for its
         summary: the callee's parameters get the kinds callers pass). With ``kinds=False``
         only the arguments the caller still holds and what it keeps of the result are
-        recorded (a flow without argument kinds), and only when some argument is held."""
+        recorded (a flow without argument kinds), and only when some argument is held. An
+        optional parameter passed on as it came (``causal=None``) flows no kind, unless
+        ``optional_kinds`` (a module's own staticmethod: it takes what the module's methods take)."""
         args: list[Flow] = []
         keywords: list[str] = []
         kwargs: list[Flow] = []
@@ -2416,7 +2423,8 @@ class FileVisitor(cst.CSTVisitor):
                     break
                 continue
             v = a.value
-            f = Flow() if type(v) is cst.Name and v.value in scope.optional and v.value in scope.params else self._flow(v)
+            f = Flow() if not optional_kinds and type(v) is cst.Name and v.value in scope.optional and \
+                v.value in scope.params else self._flow(v)
             if a.keyword is not None:
                 keywords.append(a.keyword.value)
                 kwargs.append(f)
