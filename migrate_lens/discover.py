@@ -28,6 +28,10 @@ from migrate_lens.safetext import is_utf8_name, printable
 
 PYTHON_SUFFIXES = (".py", ".ipynb")
 NATIVE_SUFFIXES = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".hip", ".metal")
+#: Folder names that hold a vendored third-party library (``csrc/third_party/glm``): native
+#: sources under one are not the project's kernels (gsplat 1.5.3 ships 240 glm test sources there).
+VENDORED_DIRS = frozenset({"third_party", "third-party", "thirdparty", "3rdparty", "3rd_party", "vendor", "vendored",
+                           "external", "externals", "extern"})
 #: Directories never scanned (tool caches, virtual environments, VCS metadata).
 ALWAYS_EXCLUDED_DIRS = frozenset({
     ".git", ".hg", ".svn", "__pycache__", ".tox", ".nox", ".venv", "venv", ".mypy_cache",
@@ -43,6 +47,9 @@ class Discovery:
     files: tuple[str, ...]
     native_sources: tuple[str, ...]
     skipped: tuple[Skipped, ...]
+    #: native sources under a vendored library's folder (:data:`VENDORED_DIRS`): a dependency
+    #: compiled into the project's extension (glm, cutlass, cub), not kernels the port rewrites
+    vendored_native: tuple[str, ...] = ()
 
 
 def _gitignore(dirpath: Path) -> pathspec.PathSpec | None:
@@ -205,11 +212,26 @@ def discover(root: Path, config: Config) -> Discovery:
                     skipped.append(Skipped(printable(rel), _link_reason(full, root)))
                 continue
             (files if is_py else native).append(rel)
+    vendored = [n for n in native if not VENDORED_DIRS.isdisjoint(n.split("/")[:-1])]
     return Discovery(
         files=tuple(sorted(files)),
-        native_sources=tuple(sorted(native)),
+        native_sources=tuple(sorted(set(native) - set(vendored))),
         skipped=tuple(sorted(skipped, key=lambda s: s.path)),
+        vendored_native=tuple(sorted(vendored)),
     )
+
+
+def vendored_roots(paths: tuple[str, ...]) -> list[tuple[str, int]]:
+    """``(folder, count)`` for :attr:`Discovery.vendored_native`: each vendored library's folder
+    (the path through the first :data:`VENDORED_DIRS` component and the one after it,
+    ``cuda/csrc/third_party/glm``) and how many native sources it holds, sorted."""
+    counts: dict[str, int] = {}
+    for path in paths:
+        parts = path.split("/")
+        i = next(k for k, part in enumerate(parts[:-1]) if part in VENDORED_DIRS)
+        root = "/".join(parts[:min(i + 2, len(parts) - 1)])
+        counts[root] = counts.get(root, 0) + 1
+    return sorted(counts.items())
 
 
 def _strerror(exc: OSError) -> str:

@@ -16,7 +16,7 @@ from typing import Any, Callable
 from migrate_lens.cache import FactsCache, content_key, decode, file_digest
 from migrate_lens.catalog import Catalog, load_catalog
 from migrate_lens.config import Config
-from migrate_lens.discover import Discovery, discover, module_name, read_bytes
+from migrate_lens.discover import Discovery, discover, module_name, read_bytes, vendored_roots
 from migrate_lens.filters import apply_config, check_codes
 from migrate_lens.models import SEVERITIES, FileFacts, FileOutcome, Skipped
 
@@ -274,6 +274,9 @@ def scan(root: Path, config: Config, *, jobs: int | None = None, cache_dir: Path
                 warnings.append(f"rule {err.code} failed on {o.path}: {err.message}")
             for part in o.facts.unanalyzed:  # (a notebook cell that does not parse: never lost silently)
                 warnings.append(f"{o.path}: {part}")
+    for folder, count in vendored_roots(discovery.vendored_native):  # never lost silently
+        warnings.append(f"{folder}: {count} native source file(s) of a vendored library, not priced as the "
+                        "project's kernels (its ops are priced where the project calls them)")
     for nf in _native_facts(scan_root, discovery.native_sources, catalog):
         kept, _ = apply_config(nf.findings, config)
         files.append(replace(nf, findings=tuple(kept)))

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from migrate_lens.config import Config
-from migrate_lens.discover import decode_source, discover, module_name, read_bytes
+from migrate_lens.discover import decode_source, discover, module_name, read_bytes, vendored_roots
 
 
 def _tree(root: Path, files: list[str]) -> None:
@@ -31,6 +31,29 @@ def test_sorted_files_gitignore_and_excluded_dirs(tmp_path: Path) -> None:
     assert d.files == ("a/b.py", "a/z.py", "b.py", "nb.ipynb", "sub/keep.py")
     assert d.native_sources == ("ops/k.cpp", "ops/k.cu")
     assert d.skipped == ()
+
+
+def test_vendored_native_sources_listed_apart(tmp_path: Path) -> None:
+    """Native sources of a vendored library (gsplat ships glm and its tests under
+    csrc/third_party/) are not the project's kernels; Python files there are still scanned."""
+    _tree(tmp_path, ["ops/csrc/rasterize.cu", "ops/csrc/third_party/glm/test/core/a.cpp",
+                     "ops/csrc/third_party/glm/test/core/b.cpp", "ops/csrc/third_party/glm/glm/detail/c.cpp",
+                     "vendor/cub/scan.cuh", "third_party/tool.py", "ops/external.cu"])
+    d = discover(tmp_path, Config())
+    assert d.native_sources == ("ops/csrc/rasterize.cu", "ops/external.cu")
+    assert d.vendored_native == ("ops/csrc/third_party/glm/glm/detail/c.cpp", "ops/csrc/third_party/glm/test/core/a.cpp",
+                                 "ops/csrc/third_party/glm/test/core/b.cpp", "vendor/cub/scan.cuh")
+    assert d.files == ("third_party/tool.py",)
+    assert vendored_roots(d.vendored_native) == [("ops/csrc/third_party/glm", 3), ("vendor/cub", 1)]
+
+
+def test_vendored_native_sources_warned_not_priced(tmp_path: Path) -> None:
+    from migrate_lens.pipeline import scan
+
+    _tree(tmp_path, ["m.py", "csrc/k.cu", "csrc/third_party/glm/a.cpp"])
+    result = scan(tmp_path, Config(), jobs=1, use_cache=False)
+    assert {f.path for f in result.files if f.path.endswith((".cu", ".cpp"))} == {"csrc/k.cu"}
+    assert any(w.startswith("csrc/third_party/glm: 1 native source file(s) of a vendored library") for w in result.warnings)
 
 
 def test_include_exclude(tmp_path: Path) -> None:
