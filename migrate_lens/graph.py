@@ -845,9 +845,9 @@ class _Builder:
 
         out: list[Finding] = []
         context = {fn.qualname: fn.context for fn in f.functions}
+        prefixes = tuple(f"{m}." for m in sorted(modules))  # (a declared name may be dotted: `ops.msda`)
         for call in f.calls:
-            head = call.callee.split(".", 1)[0]
-            if "." in call.callee and head in modules or call.callee.rsplit(".", 1)[0] in modules:
+            if call.callee.startswith(prefixes):
                 site = CallSiteFact(callee=call.callee, method="", span=Span(call.line, 0, call.line, 0),
                                     snippet=f"{call.callee}(...)", symbol=call.caller,
                                     context=context.get(call.caller, "function"), args=(), kwargs=(),
