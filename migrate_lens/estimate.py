@@ -142,6 +142,15 @@ ONE_OFFS: tuple[OneOff, ...] = (
            (0.5, 1.5, 4.0)),
 )
 
+#: Rules whose sites call a kernel of a compiled extension the project builds, and the hours
+#: (before calibration) each site costs when the tree also holds native sources
+#: (:data:`KERNEL_SOURCE_CODE` findings, which price each kernel's rewrite at its source file):
+#: the site is then the wiring of the rewritten kernel (a ``jax.ffi.ffi_call`` with static output
+#: shapes, or the call of its jnp/Pallas rewrite), not a second rewrite. Our judgment default:
+#: gsplat 1.5.3 calls its 30 native files' kernels from 27 sites, each priced as a rewrite before.
+KERNEL_CALL_WIRING_HOURS: Mapping[str, float] = {"ML415": 2.0, "ML416": 2.0}
+KERNEL_SOURCE_CODE = "ML412"
+
 #: Third-party packages that exist only for PyTorch (no JAX counterpart to swap in).
 TORCH_ONLY_PACKAGES = frozenset({
     "apex", "bitsandbytes", "deepspeed", "detectron2", "fairscale", "flash_attn", "kornia", "lightning",
@@ -741,8 +750,11 @@ def estimate(project: Project, catalog: Catalog, config: Config, *, skipped: int
 
     one_offs = detect_one_offs(project, mult * CALIBRATION_SCALE, scope.units if scope.roots else None)
     # a site of a rule whose design a detected one-off prices costs the task's site hours
-    covered = {code: hours / (REPEAT_FACTOR * _task(catalog, code).mean)
-               for code, hours in covered_site_hours(one_offs).items()}
+    site_hours = covered_site_hours(one_offs)
+    if any(f.code == KERNEL_SOURCE_CODE for m in in_scope for f in m.findings):
+        for code, hours in KERNEL_CALL_WIRING_HOURS.items():
+            site_hours[code] = min(hours, site_hours.get(code, hours))
+    covered = {code: hours / (REPEAT_FACTOR * _task(catalog, code).mean) for code, hours in site_hours.items()}
     modules: dict[str, ModuleEstimate] = {}
     by_category: dict[str, float] = defaultdict(float)
     code_effort: dict[str, float] = defaultdict(float)

@@ -202,6 +202,9 @@ class _Resolver:
         self.packages = {f.module for f in files if f.path.endswith("__init__.py")}
         #: compiled extension modules the tree's build files declare (``FileFacts.extension_modules``)
         self.declared_extensions = {m for f in files for m in f.extension_modules}
+        #: member factories (``FileFacts.member_factories``): function qualname -> the object
+        #: whose member it returns; ``<f>().op`` stands for ``<object>.op``
+        self.factories = {q: holder for f in files for q, holder in f.member_factories}
         #: every module and package name with source in the tree, and each of their parents
         self.module_paths = {".".join(m.split(".")[:k]) for m in self.modules for k in range(1, m.count(".") + 2)}
         self.classes: dict[str, tuple[str, ...]] = {}  # class qualname -> raw bases
@@ -278,6 +281,11 @@ class _Resolver:
 
     def _in_module(self, mod: str, rest: list[str], depth: int) -> str | None:
         head = f"{mod}.{rest[0]}"
+        if head.endswith("()"):  # a member of what a call returns: `_make_lazy_cuda_func().fwd`
+            made = self.factories.get(head[:-2])
+            if made is not None:
+                return self._resolve(".".join([made, *rest[1:]]), depth + 1)
+            return _EXTERNAL if head[:-2] in self.functions else None  # an object the scan does not follow
         if head in self.classes:
             return self.member(head, rest[1:]) if len(rest) > 1 else head
         if head in self.functions:
@@ -307,9 +315,13 @@ class _Resolver:
         lies in, if any ("" otherwise): a submodule of a project package that has no source
         in the tree, is not a name the package's ``__init__`` binds, and is declared by the
         tree's build (:attr:`declared_extensions`) or named as compiled extensions are
-        (:data:`COMPILED_MODULE`: ``pkg._C``, ``pkg._ext``, ``pkg.roi_cuda``).
-        ``from . import _C`` then ``_C.nms(boxes, scores, t)`` is a call into native code."""
+        (:data:`COMPILED_MODULE`: ``pkg._C``, ``pkg._ext``, ``pkg.roi_cuda``), or imported
+        under such a name (``from pkg import csrc as _C``).
+        ``from . import _C`` then ``_C.nms(boxes, scores, t)`` is a call into native code. A
+        call of a member factory (``<f>().op``, :attr:`factories`) is followed to the member
+        of the object the factory reads (``getattr(_C, name)``)."""
         guarded = False
+        alias = ""  # the local name of the last import followed (`_C` of `from pkg import csrc as _C`)
         for _ in range(12):
             if dotted in self.classes or dotted in self.functions or dotted in self.modules:
                 return "", False, ""
@@ -317,15 +329,21 @@ class _Resolver:
             for i in range(len(parts) - 1, 0, -1):
                 mod = ".".join(parts[:i])
                 if mod in self.modules:
+                    made = self.factories.get(f"{mod}.{parts[i][:-2]}") if parts[i].endswith("()") else None
+                    if made is not None:  # `_make_lazy_cuda_func("fwd")`: the member `fwd` of what it reads
+                        dotted = ".".join([made, *parts[i + 1:]])
+                        break
                     binding = self.bindings.get(mod, {}).get(parts[i])
                     if binding is None:
                         sub = f"{mod}.{parts[i]}"
                         compiled = mod in self.packages and sub not in self.module_paths and i + 1 < len(parts) \
-                            and (sub in self.declared_extensions or COMPILED_MODULE.match(parts[i]) is not None)
+                            and (sub in self.declared_extensions or COMPILED_MODULE.match(parts[i]) is not None
+                                 or COMPILED_MODULE.match(alias) is not None)
                         return "", False, sub if compiled else ""
                     if binding == f"{mod}.{parts[i]}":
                         return "", False, ""
                     guarded = guarded or (mod, parts[i]) in self.guarded
+                    alias = parts[i] if i + 1 < len(parts) else ""
                     dotted = ".".join([binding, *parts[i + 1:]])
                     break
             else:
@@ -977,7 +995,8 @@ class _Builder:
                 else:
                     r = resolve(callee)
                     if r is None:
-                        unresolved += 1
+                        if not res.follow(callee)[2]:  # a kernel of the project's compiled extension is found
+                            unresolved += 1
                         continue
                     if r == _EXTERNAL and callee.endswith(".apply"):
                         # `Fn.apply(x, ...)` of a project autograd.Function runs its forward (and

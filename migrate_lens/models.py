@@ -393,6 +393,10 @@ class FileFacts:
     #: dotted names of the compiled extension modules the file declares for a build
     #: (``CUDAExtension("pkg._C", sources=[...])`` in setup.py), sorted
     extension_modules: tuple[str, ...] = ()
+    #: the file's top-level member factories (``def f(name): ... getattr(X, name)``), as
+    #: (function qualname, dotted name of X after the file's bindings) pairs, sorted:
+    #: ``f("op")(x)`` anywhere in the project is a call of ``X.op``
+    member_factories: tuple[tuple[str, str], ...] = ()
 
 
 @_fast_pickle

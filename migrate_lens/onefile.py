@@ -136,6 +136,12 @@ def syntax_reason(text: str, libcst_reason: str) -> str:
     return f"{libcst_reason} (valid for CPython; not supported by libcst)"
 
 
+#: The ``return`` of a member factory (:meth:`migrate_lens.analysis.bindings.Bindings.bind_factory`):
+#: a lazy kernel table (``def _make_lazy_cuda_func(name): ... return getattr(_C, name)(*args)``)
+#: need not mention torch, and the files that call its kernels learn them from its facts.
+_MEMBER_FACTORY = "return getattr("
+
+
 #: A call of a CapWords name (a class: ``Sam(``, ``ImageEncoderViT(``; not a CONSTANT).
 _CLASS_CALL = re.compile(r"\b[A-Z][A-Za-z0-9_]*[a-z][A-Za-z0-9_]*\(")
 
@@ -184,7 +190,8 @@ def analyze_file(data: bytes, rel_path: str, module: str, catalog: Catalog, inde
     if text is None:
         return FileOutcome(rel_path, skipped=Skipped(rel_path, reason))
     is_package = rel_path.endswith("__init__.py")
-    if markers and not any(m in text for m in markers) and not wires_project_classes(text, module):
+    if markers and not any(m in text for m in markers) and _MEMBER_FACTORY not in text \
+            and not wires_project_classes(text, module):
         try:
             imports = cheap_imports(text, module, is_package)
         except CheapParseError as exc:

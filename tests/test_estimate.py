@@ -487,3 +487,65 @@ def test_horovod_training_is_the_distributed_training_one_off() -> None:
                       functions=(FunctionFact("train.main", 2, 20, "function", False),))
     got = {o.name: o.evidence for o in detect_one_offs(build_project([facts], CATALOG, Config()))}
     assert got == {"distributed training (DDP/FSDP to jax.sharding)": "horovod.torch.init at train.py:4 and 1 more"}
+
+
+_KERNEL_CALLS = '''
+import torch
+
+from . import _C
+
+
+class RasterizeFn(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, means, colors):
+        return _C.rasterize_fwd(means, colors)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _C.rasterize_bwd(grad), None
+
+
+def relocate(opacities: torch.Tensor) -> torch.Tensor:
+    return _C.relocation(opacities)
+'''
+
+
+def _kernel_call_pricing(tmp_path, with_sources: bool) -> tuple[float, int, dict[str, float]]:
+    """(P50 person-days of the findings of ``pkg.ops``, its ML416 sites, first fixes) for a
+    package calling three kernels of its compiled ``_C``, with or without the native sources."""
+    from migrate_lens.analysis.engine import analyze_native_file
+    from migrate_lens.catalog import load_catalog
+    from migrate_lens.models import FileFacts
+
+    catalog = load_catalog()
+    write_package(tmp_path, {"ops": _KERNEL_CALLS})
+    files = analyze_tree(tmp_path, catalog)
+    if with_sources:
+        for rel in ("pkg/csrc/raster.cu", "pkg/csrc/ext.cpp"):
+            files.append(FileFacts(path=rel, module=f"native:{rel}", sha256="0" * 64, lines=400,
+                                   findings=analyze_native_file(rel, f"native:{rel}", catalog)))
+    project = build_project(files, catalog, Config())
+    est = estimate(project, catalog, Config())
+    sites = sum(1 for m in project.modules if m.qualname.startswith("pkg.ops") for f in m.findings if f.code == "ML416")
+    days = sum(e.findings.p50 for q, e in est.modules.items() if q.startswith("pkg.ops"))
+    ml416 = sum(d.days for d in est.drivers if d.label.startswith("ML416 "))
+    return days, sites, est.first_fixes, ml416
+
+
+def test_kernel_call_sites_are_priced_as_wiring_when_the_tree_holds_the_kernel_sources(tmp_path) -> None:
+    """A kernel the tree ships the source of is priced at its source file (ML412): each call
+    of it (ML416) then costs the wiring hours of KERNEL_CALL_WIRING_HOURS, and ML416's first fix
+    is not charged on top. Without the sources the call sites carry the rewrite (gsplat 1.5.3:
+    27 lazy kernel calls of its 30 native files had added 58 person-days)."""
+    from migrate_lens.estimate import KERNEL_CALL_WIRING_HOURS
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    alone, n, alone_fixes, alone_416 = _kernel_call_pricing(tmp_path / "a", with_sources=False)
+    shipped, n2, shipped_fixes, shipped_416 = _kernel_call_pricing(tmp_path / "b", with_sources=True)
+    assert n == n2 == 3
+    assert "ML416" in alone_fixes and "ML416" not in shipped_fixes
+    to_days = CALIBRATION_SCALE / 8.0 * EXPERIENCE_MULTIPLIER[Config().team_experience]
+    assert shipped_416 == pytest.approx(n * KERNEL_CALL_WIRING_HOURS["ML416"] * to_days, rel=0.01)
+    assert alone_416 > 5 * shipped_416
+    assert shipped < alone

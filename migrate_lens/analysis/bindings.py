@@ -91,7 +91,8 @@ class Bindings:
     """
 
     __slots__ = ("module", "is_package", "aliases", "classes", "functions", "globals", "func_returns", "alts",
-                 "partials", "project_names", "guarded", "guard_depth", "assigned", "str_consts", "handles", "getters")
+                 "partials", "project_names", "guarded", "guard_depth", "assigned", "str_consts", "handles", "getters",
+                 "factories")
 
     def __init__(self, module: str, is_package: bool, handles: frozenset[str] = frozenset()) -> None:
         self.module = module
@@ -101,6 +102,10 @@ class Bindings:
         self.handles = handles
         #: the file's top-level functions that return such an object, by name -> ``f()``
         self.getters: dict[str, str] = {}
+        #: the file's top-level member factories (:meth:`bind_factory`), by name -> (the
+        #: dotted name of the object whose member they return, the position of the parameter
+        #: that names the member, that parameter's name)
+        self.factories: dict[str, tuple[str, int, str]] = {}
         self.is_package = is_package
         self.aliases: dict[str, str] = {}
         self.classes: set[str] = set()
@@ -160,7 +165,49 @@ class Bindings:
                 return f"{handle}.{node.attr.value}" if handle else ""  # `_get_plugin().upfirdn2d`
             base = self.resolve(value, shadowed, local)
             return f"{base}.{node.attr.value}" if base else ""
+        if type(node) is cst.Call:
+            return self.member_call(node, shadowed, local)
         return ""
+
+    def member_call(self, node: cst.Call, shadowed: Container[str] = (),
+                    local: Mapping[str, tuple[str, ...]] | None = None) -> str:
+        """The dotted name of the member a call looks up by a string literal, "" for any other
+        call: ``getattr(_C, "nms")`` is ``<_C>.nms``; ``F("nms")`` for a member factory of this
+        file (:meth:`bind_factory`) is ``<the object F reads>.nms``; ``G("nms")`` for a function
+        ``G`` imported from the project is ``<G>().nms``, which the project graph resolves
+        when ``G`` is a factory there (``FileFacts.member_factories``). Lazy kernel tables are
+        written this way: gsplat's and nerfacc's ``_make_lazy_cuda_func("rasterize_fwd")(...)``
+        returns a closure calling ``getattr(_C, name)(*args)`` on a compiled extension."""
+        func = node.func
+        if type(func) is not cst.Name or func.value in shadowed or not node.args:
+            return ""
+        fname = func.value
+        if fname == "getattr":
+            if len(node.args) not in (2, 3) or (local and fname in local):
+                return ""
+            member = _identifier(node.args[1])
+            base = self.resolve(node.args[0].value, shadowed, local) if member else ""
+            return f"{base}.{member}" if base else ""
+        factory = self.factories.get(fname)
+        if factory is not None and not (local and fname in local):
+            holder, position, param = factory
+            arg = next((a for a in node.args if a.keyword is not None and a.keyword.value == param), None)
+            if arg is None and position < len(node.args) and node.args[position].keyword is None:
+                arg = node.args[position]
+            member = _identifier(arg) if arg is not None and not arg.star else ""
+            return f"{holder}.{member}" if member else ""
+        if self.project_names and node.args[0].keyword is None:
+            member = _identifier(node.args[0])
+            callee = self.resolve(func, shadowed, local) if member else ""
+            if callee and self.is_project(callee):
+                return f"{callee}().{member}"
+        return ""
+
+    def bind_factory(self, name: str, holder: str, position: int, param: str) -> None:
+        """The top-level function ``name`` returns the member of ``holder`` (a dotted name)
+        that its parameter ``param`` (at positional index ``position``) names: ``return
+        getattr(holder, param)``, or a closure that calls ``getattr(holder, param)(*args)``."""
+        self.factories.setdefault(name, (holder, position, param))
 
     def bind_getter(self, name: str, returned: tuple[str, ...]) -> None:
         """The top-level function ``name`` returns ``returned`` (:meth:`targets` of a
@@ -212,6 +259,9 @@ class Bindings:
                 return (f"{callee}()",)  # the object the call returns (a compiled extension)
             if self.getters and type(value.func) is cst.Name and value.func.value in self.getters:
                 return (self.getters[value.func.value],)  # a lazy loader's result
+            if self.factories and type(value.func) is cst.Name and value.func.value in self.factories:
+                member = self.member_call(value, shadowed, local)  # `fwd = _make_lazy_cuda_func("fwd")`
+                return (member,) if member else ()
             return ()
         if t is cst.IfExp:
             return merge(self.targets(value.body, shadowed, local, methods),
@@ -333,6 +383,8 @@ class Bindings:
 
     def is_project(self, name: str) -> bool:
         """``name`` (resolved) is, or is under, a name this file imports from its own project."""
+        if "()" in name:  # a factory's member (`_make_lazy_cuda_func().fwd`): the factory's name
+            name = name.replace("()", "")
         return bool(self.project_names) and bool(self._under(name, self.project_names))
 
     def declare_module(self, node: cst.Module) -> None:
@@ -512,3 +564,12 @@ class LocalBindings:
             else:
                 self.instances.pop(name, None)
         self.pending.clear()
+
+
+def _identifier(arg: cst.Arg) -> str:
+    """The value of a string-literal argument that is a Python identifier (a member name), else ""."""
+    value = arg.value
+    if type(value) is not cst.SimpleString:
+        return ""
+    text = value.evaluated_value
+    return text if type(text) is str and text.isidentifier() else ""

@@ -469,6 +469,8 @@ def analyze_source(source: str, path: str, module_name: str, catalog: Catalog,
         calls_to_project=tuple(project_calls),
         summaries=tuple(sorted(visitor.summaries, key=lambda s: s.qualname)),
         extension_modules=tuple(sorted(set(visitor.extension_modules))),
+        member_factories=tuple(sorted((f"{module_name}.{name}", holder)
+                                      for name, (holder, _, _) in visitor.bindings.factories.items())),
     )
     # The visitor is the hub of reference cycles that hold the whole CST: visitor -> emit ->
     # (closure) visitor, visitor -> values -> visitor, and call sites kept on the visitor whose

@@ -294,6 +294,9 @@ class FileVisitor(cst.CSTVisitor):
         #: (first line, last line, callee, method, data, context, symbol): lines taken while the
         #: walk is in the statement (positions of earlier statements would cost a full re-walk)
         self.project_calls: list[tuple[int, int, str, str, Any, str, str]] = []
+        #: closures nested in a top-level function that call a member of an object the outer
+        #: function's parameter names: closure name -> (outer qualname, object, position, parameter)
+        self._closure_members: dict[str, tuple[str, str, int, str]] = {}
         #: sites decided once the file is walked, with the line they point at (no node)
         self.late_sites: list[tuple[Site, int]] = []
         #: compiled extension modules declared by build calls (:data:`_EXTENSION_BUILDERS`)
@@ -2587,6 +2590,35 @@ class FileVisitor(cst.CSTVisitor):
             return
         self._condition_sites(node, node.left, {"construct": "and/or", "exits": False, "exit": ""})
 
+    def _member_factory(self, value: cst.BaseExpression) -> None:
+        """Learn the file's member factories from a ``return`` (:meth:`Bindings.bind_factory`):
+        a top-level function that returns ``getattr(X, name)`` for its parameter ``name``, or
+        returns a closure of its own whose ``return`` calls ``getattr(X, name)(*args)``
+        (gsplat's and nerfacc's ``_make_lazy_cuda_func(name)``, the kernel table of a lazily
+        loaded extension). ``value`` is the returned expression."""
+        outer = self.func_stack[0]
+        if type(value) is cst.Name:  # `return call_cuda`: the closure already seen
+            if len(self.func_stack) == 1:
+                found = self._closure_members.get(value.value)
+                if found is not None and found[0] == outer.qualname:
+                    self.bindings.bind_factory(outer.name, *found[1:])
+            return
+        lookup = value.func if len(self.func_stack) == 2 else value  # the closure calls the member
+        if type(lookup) is not cst.Call or type(lookup.func) is not cst.Name or lookup.func.value != "getattr" \
+                or len(lookup.args) != 2 or type(lookup.args[1].value) is not cst.Name:
+            return
+        param = lookup.args[1].value.value  # type: ignore[attr-defined]
+        if param not in outer.param_order or (len(self.func_stack) == 2 and param in self.func_stack[1].params):
+            return
+        holder = self.qual(lookup.args[0].value)
+        if not holder or holder.startswith("self."):
+            return
+        found = (outer.qualname, holder, outer.param_order.index(param), param)
+        if len(self.func_stack) == 1:
+            self.bindings.bind_factory(outer.name, *found[1:])
+        else:
+            self._closure_members[self.func_stack[1].name] = found
+
     def visit_Return(self, node: cst.Return) -> None:
         if not self.func_stack or node.value is None:
             return
@@ -2597,6 +2629,9 @@ class FileVisitor(cst.CSTVisitor):
         if self.bindings.handles and len(self.func_stack) == 1 and not self.class_stack:
             # `def _get_plugin(): ... return _plugin` (a compiled extension): `_get_plugin().op(x)`
             self.bindings.bind_getter(scope.qualname.rsplit(".", 1)[-1], self._targets(value))
+        if len(self.func_stack) <= 2 and not self.class_stack and (type(value) is cst.Call or (
+                type(value) is cst.Name and value.value in self._closure_members)):
+            self._member_factory(value)
         # parameters returned as passed (asked before the return value's own in-place writes,
         # `return x.mul_(s)`, are visited)
         names = scope.param_order
