@@ -1073,18 +1073,23 @@ class FileVisitor(cst.CSTVisitor):
         ``torch.empty(...)``), a copy or new tensor from a method (``mask.clone()``,
         ``idx.new(*size)``, ``x.new_zeros(n)``), arithmetic or a comparison (``1. - block_mask``,
         ``scores > t``), an in-place fill or ``.to``/``.contiguous`` of one of those
-        (``torch.empty_like(x).normal_()``), or a local name bound to one (up to ``depth``
-        bindings back; not a ``for`` target or a parameter). Views and aliases are not fresh
-        (``p.detach()``, ``w.view(-1)``, ``self.weight``, ``getattr(m, "weight")``)."""
+        (``torch.empty_like(x).normal_()``), a view or slice of one (``x.narrow(d, s, n)``,
+        ``x[:, s]``: a write into it changes only that new tensor), or a local name bound to one
+        (up to ``depth`` bindings back; not a ``for`` target or a parameter). Views and aliases
+        of anything else are not fresh (``p.detach()``, ``w.view(-1)``, ``self.weight``,
+        ``getattr(m, "weight")``)."""
         for _ in range(depth + 1):
             t = type(expr)
             if t in (cst.BinaryOperation, cst.Comparison) or (t is cst.UnaryOperation and type(expr.operator) is not cst.Not):  # type: ignore[attr-defined]
                 return True
+            if t is cst.Subscript:
+                expr = expr.value  # type: ignore[attr-defined]
+                continue
             if t is cst.Call:
                 fn = expr.func  # type: ignore[attr-defined]
                 if type(fn) is cst.Attribute and fn.attr.value in _FRESH_METHODS:
                     return True
-                if type(fn) is cst.Attribute and fn.attr.value in _SAME_TENSOR_METHODS:
+                if type(fn) is cst.Attribute and (fn.attr.value in _SAME_TENSOR_METHODS or fn.attr.value in _VIEW_METHODS):
                     expr = fn.value
                     continue
                 return self.qual(fn) in _FRESH_BUILDERS
