@@ -480,6 +480,7 @@ class FileVisitor(cst.CSTVisitor):
                             if ann and ann.rsplit(".", 1)[-1][:1].isupper():
                                 info.attr_ctor[small.target.value] = ann
         # Inherit attribute kinds from a local base class.
+        own_methods = set(info.methods)
         for b in bases:
             base_info = self.local_classes.get(b.rsplit(".", 1)[-1])
             if base_info is not None and base_info.qualname == b:
@@ -487,6 +488,8 @@ class FileVisitor(cst.CSTVisitor):
                 info.attr_binds.update(base_info.attr_binds)
                 info.held.update(base_info.held)
                 info.methods.update(base_info.methods)
+                # a base's staticmethod is one on the subclass too, unless the subclass overrides it
+                info.static_methods.update(m for m in base_info.static_methods if m not in own_methods)
                 info.str_consts.update(base_info.str_consts)
                 for attr, ctor in base_info.attr_ctor.items():
                     info.attr_ctor.setdefault(attr, ctor)
