@@ -1045,9 +1045,16 @@ def _checklist(project: Project, units: Sequence[ModuleInfo], catalog: Catalog, 
                                f"{_n(len(tests), 'test file')} found (numerical parity tests can start from them)" if tests
                                else "no test files found (tests/, test_*.py): parity tests must be written first"))
     refs = project.resolved + project.unresolved
+    missing = project.missing_packages
+    absent = ""
+    if missing:
+        names = ", ".join(f"{name} ({_n(count, 'import')})" for name, count in missing[:3])
+        more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
+        absent = (f"; the code imports {_n(len(missing), 'package')} of its own namespace that the tree does not "
+                  f"hold: {names}{more} (a sibling distribution or a folder left out: scan it with the project)")
     items.append(ChecklistItem(
-        "unknowns", "ok" if skipped == 0 and project.unresolved <= 0.1 * max(refs, 1) else "warn",
-        f"{_n(skipped, 'file')} skipped; {project.unresolved} of {refs} project references unresolved"))
+        "unknowns", "ok" if skipped == 0 and project.unresolved <= 0.1 * max(refs, 1) and not missing else "warn",
+        f"{_n(skipped, 'file')} skipped; {project.unresolved} of {refs} project references unresolved{absent}"))
     return tuple(items)
 
 

@@ -164,6 +164,10 @@ class Project:
     external_imports: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     dropped_traced_only: int = 0
     resolved: int = 0
+    #: project packages imported but absent from the tree (``fla.ops`` when only ``fla/layers``
+    #: and ``fla/models`` were scanned: a sibling distribution sharing the namespace, or a
+    #: folder left out of the scan), with how many imports name them; most imported first
+    missing_packages: tuple[tuple[str, int], ...] = ()
     nodes: Mapping[str, Node] = field(default_factory=dict)
     edges: Mapping[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
 
@@ -247,6 +251,24 @@ class _Resolver:
                 if q in self.functions:
                     self.method_owners[leaf].add(head)
         self._external_reach: dict[str, bool] = {}
+
+    def missing_package(self, dotted: str) -> str:
+        """The first package of the project's namespace on the way to ``dotted`` (an imported
+        module or name) that the tree holds no source for (``fla.ops`` for ``fla.ops.gla.chunk``
+        when the tree has ``fla/`` but no ``fla/ops/``); "" when ``dotted`` is outside the
+        project or every package on the way exists."""
+        if not self.is_projectish(dotted):
+            return ""
+        parts = dotted.split(".")
+        for k in range(2, len(parts) + 1):
+            head = ".".join(parts[:k])
+            if head not in self.module_paths:
+                parent = ".".join(parts[:k - 1])
+                # the parent is a folder (a package, or a namespace folder with no module of its
+                # own), not a module whose member is missing (`pkg.utils.foo`)
+                folder = parent in self.packages or parent not in self.modules
+                return head if folder else ""
+        return ""
 
     def is_projectish(self, dotted: str) -> bool:
         """True when ``dotted`` starts with a project top-level package name."""
@@ -552,6 +574,8 @@ class _Builder:
         self.resolved = 0
         self.module_kind: dict[str, str] = {}
         self.external_imports: dict[str, list[str]] = defaultdict(list)
+        #: project packages the tree imports but holds no source for -> imports of them
+        self.missing_packages: Counter[str] = Counter()
         self.submods: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
         self._class_facts: dict[str, dict[str, ClassFact]] = {}  # see class_fact()
         #: (caller, callee as written) -> resolved project targets (filled by calls())
@@ -684,6 +708,9 @@ class _Builder:
                     r = res.resolve(imp.module)
                     self._count(r)
                 if r is None:
+                    missing = res.missing_package(imp.module or imp.name)
+                    if missing:
+                        self.missing_packages[missing] += 1
                     continue
                 if r == _EXTERNAL:
                     top = (imp.module or imp.name).split(".", 1)[0]
@@ -1308,6 +1335,7 @@ class _Builder:
             findings=tuple(kept), modules=tuple(units), unresolved=self.unresolved, files=self.files,
             traced=frozenset(traced), unit_of=unit_of,
             external_imports={k: tuple(sorted(set(v))) for k, v in sorted(self.external_imports.items())},
+            missing_packages=tuple(sorted(self.missing_packages.items(), key=lambda kv: (-kv[1], kv[0]))),
             dropped_traced_only=dropped, resolved=self.resolved,
         )
 
