@@ -1050,8 +1050,8 @@ def _checklist(project: Project, units: Sequence[ModuleInfo], catalog: Catalog, 
     if missing:
         names = ", ".join(f"{name} ({_n(count, 'import')})" for name, count in missing[:3])
         more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
-        absent = (f"; the code imports {_n(len(missing), 'package')} of its own namespace that the tree does not "
-                  f"hold: {names}{more} (a sibling distribution or a folder left out: scan it with the project)")
+        absent = (f"; the code imports {_n(len(missing), 'module')} of its own namespace that the tree does not "
+                  f"hold: {names}{more} (a sibling distribution or files left out: scan them with the project)")
     items.append(ChecklistItem(
         "unknowns", "ok" if skipped == 0 and project.unresolved <= 0.1 * max(refs, 1) and not missing else "warn",
         f"{_n(skipped, 'file')} skipped; {project.unresolved} of {refs} project references unresolved{absent}"))

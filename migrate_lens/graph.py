@@ -164,7 +164,7 @@ class Project:
     external_imports: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     dropped_traced_only: int = 0
     resolved: int = 0
-    #: project packages imported but absent from the tree (``fla.ops`` when only ``fla/layers``
+    #: project modules and packages imported but absent from the tree (``fla.ops`` when only ``fla/layers``
     #: and ``fla/models`` were scanned: a sibling distribution sharing the namespace, or a
     #: folder left out of the scan), with how many imports name them; most imported first
     missing_packages: tuple[tuple[str, int], ...] = ()
@@ -574,7 +574,7 @@ class _Builder:
         self.resolved = 0
         self.module_kind: dict[str, str] = {}
         self.external_imports: dict[str, list[str]] = defaultdict(list)
-        #: project packages the tree imports but holds no source for -> imports of them
+        #: project modules and packages the tree imports but holds no source for -> imports of them
         self.missing_packages: Counter[str] = Counter()
         self.submods: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
         self._class_facts: dict[str, dict[str, ClassFact]] = {}  # see class_fact()

@@ -426,5 +426,5 @@ def test_project_packages_missing_from_the_tree_are_named(tmp_path: Path, catalo
     assert project.missing_packages == (("pkg.ops", 3), ("pkg.modules", 1))
     unknowns = next(c for c in estimate(project, catalog, Config()).checklist if c.item == "unknowns")
     assert unknowns.status == "warn"
-    assert "2 packages of its own namespace that the tree does not hold: pkg.ops (3 imports), pkg.modules (1 import)" \
+    assert "2 modules of its own namespace that the tree does not hold: pkg.ops (3 imports), pkg.modules (1 import)" \
         in unknowns.detail
