@@ -1171,7 +1171,9 @@ class FileVisitor(cst.CSTVisitor):
         return base and bound
 
     def _state_write(self, stmt: cst.CSTNode, target: cst.BaseExpression, how: str, vkind: str) -> None:
-        """A mutation of ``self.<attr>`` (or of what it holds) outside init code."""
+        """A mutation of ``self.<attr>`` (or of what it holds) outside init code; through its
+        ``.data`` too (``self.embed.data.copy_(e)`` writes the buffer's storage)."""
+        target = _storage_of(target)
         if not _is_self_attr(target) or self.context == "init":
             return
         assert type(target) is cst.Attribute
@@ -1302,6 +1304,7 @@ class FileVisitor(cst.CSTVisitor):
         while type(target) is cst.Call and type(target.func) is cst.Attribute and \
                 _is_inplace_method(target.func.attr.value):
             target = target.func.value  # `avg.mul_(d).add_(x)`: the chain's root
+        target = _storage_of(target)  # `avg.data.mul_(d)` writes the caller's tensor as well
         scope = self.func_stack[-1]
         if type(target) is not cst.Name or target.value not in scope.params or \
                 scope.context == "init" or target.value in ("self", "cls") or _MAPPING_PARAM.search(target.value):
@@ -2795,6 +2798,14 @@ def _reads_self_attr(value: cst.BaseExpression | None, attr: str) -> bool:
         return False
     return any(type(o) is cst.Attribute and o.attr.value == attr and _is_self_attr(o)
                for o in (value.left, value.right))
+
+
+def _storage_of(node: cst.BaseExpression) -> cst.BaseExpression:
+    """The tensor whose storage ``node`` is: ``t.data`` (any depth) shares ``t``'s storage, so an
+    in-place write through it mutates ``t``."""
+    while type(node) is cst.Attribute and node.attr.value == "data":
+        node = node.value
+    return node
 
 
 def _is_self_attr(node: cst.BaseExpression) -> bool:
