@@ -209,6 +209,8 @@ class _Resolver:
         #: member factories (``FileFacts.member_factories``): function qualname -> the object
         #: whose member it returns; ``<f>().op`` stands for ``<object>.op``
         self.factories = {q: holder for f in files for q, holder in f.member_factories}
+        #: module-level data names (``FileFacts.module_globals``) as ``<module>.<name>``
+        self.variables = {f"{f.module}.{n}" for f in files for n in f.module_globals}
         #: every module and package name with source in the tree, and each of their parents
         self.module_paths = {".".join(m.split(".")[:k]) for m in self.modules for k in range(1, m.count(".") + 2)}
         self.classes: dict[str, tuple[str, ...]] = {}  # class qualname -> raw bases
@@ -323,6 +325,10 @@ class _Resolver:
                 found = self._in_module(star, rest, depth + 1)
                 if found is not None and found != _EXTERNAL:
                     return found
+        if head in self.variables:
+            # module-level data (`IS_NPU`, `ACT2FN`, a config dict) or what it holds: found, and
+            # no node of the graph (an object the scan does not follow, like a library's)
+            return _EXTERNAL
         return None
 
     def external_name(self, dotted: str) -> tuple[str, bool]:

@@ -397,6 +397,9 @@ class FileFacts:
     #: (function qualname, dotted name of X after the file's bindings) pairs, sorted:
     #: ``f("op")(x)`` anywhere in the project is a call of ``X.op``
     member_factories: tuple[tuple[str, str], ...] = ()
+    #: names the file's top-level statements assign (``IS_NPU = ...``, ``ACT2FN = {...}``),
+    #: sorted: data another module may import, not a class, function or alias
+    module_globals: tuple[str, ...] = ()
 
 
 @_fast_pickle
