@@ -708,6 +708,9 @@ class _Builder:
                     if r is None and imp.module in res.modules:
                         self.unresolved += 1  # the module exists, the name is not visible in it
                         r = imp.module
+                    elif r == _EXTERNAL and imp.module in res.modules:
+                        self.resolved += 1  # the module's data (`from .utils import IS_NPU`): an import of it
+                        r = imp.module
                     else:
                         self._count(r)
                 else:
