@@ -47,6 +47,17 @@ MASK_PRESERVING = frozenset({
     "logical_not", "logical_and", "logical_or", "logical_xor", "repeat", "t", "flip", "roll",
     "to", "cuda", "cpu", "bool", "__invert__",
 })
+#: Methods of str and dict that ``torch.Tensor`` does not have (checked against torch 2.13's
+#: ``dir(torch.Tensor)``): a receiver guessed to be a tensor (a module method's parameter, a
+#: submodule's output) that takes one is a string or a mapping (``k.endswith(prefix)`` over a
+#: ``state_dict``'s keys, ``out.items()``), so neither it nor the call's result is tensor data.
+NON_TENSOR_METHODS = frozenset({
+    "endswith", "startswith", "lower", "upper", "strip", "lstrip", "rstrip", "format", "join",
+    "keys", "items", "get", "append", "extend", "isdigit", "isalpha", "isupper", "islower",
+    "encode", "decode", "splitlines", "setdefault", "popitem", "casefold", "partition",
+    "rpartition", "capitalize", "zfill", "ljust", "rjust", "removeprefix", "removesuffix",
+    "find", "rfind",
+})
 #: Tensor methods that numpy arrays, lists and dicts do not have: a receiver of unknown kind
 #: that takes one of these is a tensor (source: the ``torch.Tensor`` reference above).
 TORCH_ONLY_METHODS = frozenset({

@@ -445,6 +445,8 @@ class ValueKinds:
             else:
                 recv = self.kind(func.value)
             if recv in K.TENSORISH:
+                if method in K.NON_TENSOR_METHODS:
+                    return K.U  # the guess was wrong: a str or dict method (`k.endswith(p)`)
                 if method in K.STATIC_METHODS:
                     return K.S
                 if method in K.HOST_METHODS:

@@ -1135,7 +1135,9 @@ class FileVisitor(cst.CSTVisitor):
     def _subscript_write(self, stmt: cst.CSTNode, target: cst.Subscript, base: str, vkind: str,
                          aug: bool) -> None:
         mask = self._index_has_mask(target)
-        if base == K.U and mask:
+        if any(type(el.slice) is cst.Index and type(el.slice.value) in STRING_NODES for el in target.slice):
+            base = K.U  # `out["logits"] = x`: a tensor takes no string index, the object is a mapping
+        elif base == K.U and mask:
             base = K.T  # only arrays take a boolean-mask index
         self._site("subscript-assign", stmt, receiver=base, data={
             "aug": aug, "mask": mask, "value": vkind, "base_is_self": _is_self_attr(target.value),
