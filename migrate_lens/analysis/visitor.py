@@ -299,6 +299,9 @@ class FileVisitor(cst.CSTVisitor):
         self._closure_members: dict[str, tuple[str, str, int, str]] = {}
         #: sites decided once the file is walked, with the line they point at (no node)
         self.late_sites: list[tuple[Site, int]] = []
+        #: ids of the calls written as a function's decorator (`@torch.no_grad()`): their call
+        #: sites say so (`decorator`), as bare decorators' do
+        self.decorator_calls: set[int] = set()
         #: compiled extension modules declared by build calls (:data:`_EXTENSION_BUILDERS`)
         self.extension_modules: list[str] = []
         #: depth of branches only PyTorch's exporters run (``if torch.jit.is_scripting():``)
@@ -635,6 +638,8 @@ class FileVisitor(cst.CSTVisitor):
             dec = d.decorator.func if type(d.decorator) is cst.Call else d.decorator
             if self.qual(dec) in ("torch.no_grad", "torch.inference_mode"):
                 scope.no_grad += 1
+            if dec is not d.decorator:
+                self.decorator_calls.add(id(d.decorator))
         static = any(_dotted(d.decorator) in ("staticmethod", "classmethod") for d in node.decorators)
         # `@end2end.setter def end2end(self, value)`: an attribute assignment passes `value`
         # (a flag as often as a tensor); what the assignments pass decides, not the module
@@ -1933,7 +1938,7 @@ class FileVisitor(cst.CSTVisitor):
         data = LazyData({
             "args": tuple(args), "kwargs": kwargs, "star": star,
             "no_grad": self._no_grad(), "result": result_kind,
-            "local_autograd_function": False,
+            "local_autograd_function": False, "decorator": id(node) in self.decorator_calls,
         }, extras, _CALL_EXTRAS)
         if method == "apply" and type(func) is cst.Attribute:
             recv_name = self.qual(func.value)
