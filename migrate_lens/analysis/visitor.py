@@ -2546,6 +2546,8 @@ class FileVisitor(cst.CSTVisitor):
                     type(v) is cst.Name and self.func_stack and
                     self.func_stack[-1].ctor_of.get(v.value, "") in _INDEX_BUILDERS):
                 return True  # (not `mask_indices = torch.arange(n)`: integer positions)
+            if k == K.U and type(v) is cst.UnaryOperation and type(v.operator) is cst.BitInvert and _mask_named(v):
+                return True  # `x[:, ~E_residue_mask]`, the mask a helper returned: inverted, it is boolean
         return False
 
     def _index_has_host_value(self, node: cst.Subscript) -> bool:
