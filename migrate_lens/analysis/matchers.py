@@ -339,7 +339,7 @@ def _kwargs_ok(site: Site, m: "Matcher") -> bool:
         return False
     if p.get("skip_one_shot_hook") is True and site.data.get("one_shot_hook"):
         return False
-    if p.get("skip_decorator") is True and site.data.get("decorator"):
+    if p.get("skip_plain_no_grad") is True and site.data.get("plain_no_grad"):
         return False
     ctor = p.get("receiver_ctor")
     if ctor and not _any_glob(site.data.get("receiver_ctor", ""), ctor):
@@ -414,8 +414,8 @@ def match_call(site: Site, m: "Matcher") -> str | None:
     (not when the receiver is a tensor the function has just made: a factory, a ``clone``, an
     arithmetic result, or a local bound to one), ``skip_one_shot_hook`` (not a hook
     registration whose callback removes its own handle on its first run: lazy shape inference,
-    init code), ``skip_decorator`` (not a call written as a function's decorator,
-    ``@torch.no_grad()``), ``input_ctor`` (globs on
+    init code), ``skip_plain_no_grad`` (not a ``torch.no_grad()``/``inference_mode()`` written
+    as a function's decorator or as a ``with`` item itself), ``input_ctor`` (globs on
     the callee that built the call's input: the receiver of a method, the first positional
     argument of a function; ``.softmax`` for a method call), ``random_arg`` (arguments, by keyword
     or positional index as a string, one of which holds a host random draw:

@@ -299,9 +299,10 @@ class FileVisitor(cst.CSTVisitor):
         self._closure_members: dict[str, tuple[str, str, int, str]] = {}
         #: sites decided once the file is walked, with the line they point at (no node)
         self.late_sites: list[tuple[Site, int]] = []
-        #: ids of the calls written as a function's decorator (`@torch.no_grad()`): their call
-        #: sites say so (`decorator`), as bare decorators' do
-        self.decorator_calls: set[int] = set()
+        #: ids of the `torch.no_grad()`/`torch.inference_mode()` calls written in the plain form,
+        #: a function's decorator or a `with` item itself (not `A if c else torch.no_grad()`):
+        #: their call sites say so (`plain_no_grad`)
+        self.plain_no_grad: set[int] = set()
         #: compiled extension modules declared by build calls (:data:`_EXTENSION_BUILDERS`)
         self.extension_modules: list[str] = []
         #: depth of branches only PyTorch's exporters run (``if torch.jit.is_scripting():``)
@@ -638,8 +639,7 @@ class FileVisitor(cst.CSTVisitor):
             dec = d.decorator.func if type(d.decorator) is cst.Call else d.decorator
             if self.qual(dec) in ("torch.no_grad", "torch.inference_mode"):
                 scope.no_grad += 1
-            if dec is not d.decorator:
-                self.decorator_calls.add(id(d.decorator))
+                self.plain_no_grad.add(id(d.decorator))
         static = any(_dotted(d.decorator) in ("staticmethod", "classmethod") for d in node.decorators)
         # `@end2end.setter def end2end(self, value)`: an attribute assignment passes `value`
         # (a flag as often as a tensor); what the assignments pass decides, not the module
@@ -1837,6 +1837,7 @@ class FileVisitor(cst.CSTVisitor):
             fn = call.func if type(call) is cst.Call else call
             if self.qual(fn) in ("torch.no_grad", "torch.inference_mode") and self.func_stack:
                 self.func_stack[-1].no_grad += 1
+                self.plain_no_grad.add(id(call))
             if item.asname is not None and self.func_stack:
                 for n in _names_in_target(item.asname.name):
                     self.func_stack[-1].env[n] = K.U
@@ -1938,7 +1939,7 @@ class FileVisitor(cst.CSTVisitor):
         data = LazyData({
             "args": tuple(args), "kwargs": kwargs, "star": star,
             "no_grad": self._no_grad(), "result": result_kind,
-            "local_autograd_function": False, "decorator": id(node) in self.decorator_calls,
+            "local_autograd_function": False, "plain_no_grad": id(node) in self.plain_no_grad,
         }, extras, _CALL_EXTRAS)
         if method == "apply" and type(func) is cst.Attribute:
             recv_name = self.qual(func.value)
