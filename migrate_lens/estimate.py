@@ -958,7 +958,8 @@ def _risk_components(project: Project, units: Sequence[ModuleInfo], catalog: Cat
                            f"{_n(len(names), 'dependency')} without a JAX twin"
                            + (f": {', '.join(names[:5])}{' and more' if len(names) > 5 else ''}" if names else "")),
         "unknowns": (unknown,
-                     f"{skipped} of {n_files} files skipped; {project.unresolved} project references unresolved"),
+                     f"{skipped} of {n_files} files skipped; {project.unresolved} project references unresolved"
+                     + _missing_modules(project.missing_packages, short=True)),
     }
     out = []
     for name, (weight, cap) in RISK_WEIGHTS.items():
@@ -1046,16 +1047,26 @@ def _checklist(project: Project, units: Sequence[ModuleInfo], catalog: Catalog, 
                                else "no test files found (tests/, test_*.py): parity tests must be written first"))
     refs = project.resolved + project.unresolved
     missing = project.missing_packages
-    absent = ""
-    if missing:
-        names = ", ".join(f"{name} ({_n(count, 'import')})" for name, count in missing[:3])
-        more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
-        absent = (f"; the code imports {_n(len(missing), 'module')} of its own namespace that the tree does not "
-                  f"hold: {names}{more} (a sibling distribution or files left out: scan them with the project)")
     items.append(ChecklistItem(
         "unknowns", "ok" if skipped == 0 and project.unresolved <= 0.1 * max(refs, 1) and not missing else "warn",
-        f"{_n(skipped, 'file')} skipped; {project.unresolved} of {refs} project references unresolved{absent}"))
+        f"{_n(skipped, 'file')} skipped; {project.unresolved} of {refs} project references unresolved"
+        + _missing_modules(missing)))
     return tuple(items)
+
+
+def _missing_modules(missing: Sequence[tuple[str, int]], short: bool = False) -> str:
+    """The clause naming the project's own modules that the code imports and the tree lacks
+    (:attr:`Project.missing_packages`, most imported first), "" when there are none; ``short``
+    for a risk reason (names only)."""
+    if not missing:
+        return ""
+    more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
+    if short:
+        return (f"; {_n(len(missing), 'module')} of the project's namespace imported but not in the tree, "
+                f"so not estimated: {', '.join(name for name, _ in missing[:3])}{more}")
+    names = ", ".join(f"{name} ({_n(count, 'import')})" for name, count in missing[:3])
+    return (f"; the code imports {_n(len(missing), 'module')} of its own namespace that the tree does not "
+            f"hold: {names}{more} (a sibling distribution or files left out: scan them with the project)")
 
 
 def days_text(days: float) -> str:

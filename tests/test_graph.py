@@ -424,7 +424,11 @@ def test_project_packages_missing_from_the_tree_are_named(tmp_path: Path, catalo
     })
     project = build_project(analyze_tree(tmp_path, catalog), catalog, Config())
     assert project.missing_packages == (("pkg.ops", 3), ("pkg.modules", 1))
-    unknowns = next(c for c in estimate(project, catalog, Config()).checklist if c.item == "unknowns")
+    est = estimate(project, catalog, Config())
+    unknowns = next(c for c in est.checklist if c.item == "unknowns")
     assert unknowns.status == "warn"
+    risk = next(r for r in est.risk_components if r.name == "unknowns")
+    assert risk.detail.endswith("; 2 modules of the project's namespace imported but not in the tree, so not "
+                                "estimated: pkg.ops, pkg.modules"), risk.detail
     assert "2 modules of its own namespace that the tree does not hold: pkg.ops (3 imports), pkg.modules (1 import)" \
         in unknowns.detail
