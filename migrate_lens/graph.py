@@ -1122,6 +1122,11 @@ class _Builder:
                     entries.add(r)
         guess = {fn.qualname: fn.context for f in self.files for fn in f.functions
                  if self.kind.get(fn.qualname) == "function"}
+        for f in self.files:  # what a file's `if __name__ == "__main__":` block calls is script code
+            for name in f.host_entries:
+                r = self.res.resolve(name)
+                if r is not None and r != _EXTERNAL and guess.get(r) == "function":
+                    guess[r] = "host"  # (traced still wins where forward reaches it)
         pipeline = self.data_pipeline_classes()
         if pipeline:
             for q, c in guess.items():

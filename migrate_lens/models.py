@@ -374,6 +374,9 @@ class FileFacts:
     submodules: tuple[SubmoduleFact, ...] = ()
     suppressions: tuple[Suppression, ...] = ()
     traced_entries: tuple[str, ...] = ()
+    #: resolved callees of the file's ``if __name__ == "__main__":`` block, sorted: script
+    #: code, so the functions they reach (and nothing traced) run in host context
+    host_entries: tuple[str, ...] = ()
     rule_errors: tuple[RuleError, ...] = ()
     mentions_torch: bool = True
     injections: tuple[InjectionFact, ...] = ()

@@ -285,6 +285,10 @@ class FileVisitor(cst.CSTVisitor):
         self.functions: list[FunctionFact] = []
         self.submodules: list[SubmoduleFact] = []
         self.traced_entries: list[str] = []
+        #: callees of the module-level ``if __name__ == "__main__":`` block (a smoke ``test()``
+        #: in a library module): script code, host context; and the open such blocks
+        self.host_entries: list[str] = []
+        self.main_blocks = 0
         self.injections: list[InjectionFact] = []
         #: (class, submodule attribute or "", attribute, setter method): Python state set outside init/forward
         self.host_writes: list[tuple[str, str, str, str]] = []
@@ -1449,6 +1453,8 @@ class FileVisitor(cst.CSTVisitor):
             if node.orelse is not None:
                 self.gate_elses[id(node.orelse)] = id(node)
         if _is_main_guard(node):
+            if not self.func_stack and not self.class_stack:
+                self.main_blocks += 1
             return
         self._condition(node.test, "if", exit_kind=_exit_kind(node.body))
 
@@ -1486,6 +1492,8 @@ class FileVisitor(cst.CSTVisitor):
         longest(lengths)`` in one branch, ``t = x.shape[1]`` in the other: a host value)."""
         if id(original_node) in self.guard_tries:
             self.bindings.guard_depth -= 1
+        if self.main_blocks and not self.func_stack and not self.class_stack and _is_main_guard(original_node):
+            self.main_blocks -= 1
         if id(original_node) in self.open_gates:
             self.open_gates.discard(id(original_node))
             self.kernel_gate -= 1
@@ -1947,6 +1955,8 @@ class FileVisitor(cst.CSTVisitor):
             local = self.local_classes.get(leaf)
             data["local_autograd_function"] = bool(local and local.is_autograd_function and local.qualname == recv_name)
             data["imported_class"] = bool(recv_name and leaf[:1].isupper() and not recv_name.startswith(("self.", "torch.")) and local is None)
+        if scope is None and self.main_blocks and name and not name.startswith("self."):
+            self.host_entries.append(name)  # `if __name__ == "__main__": test()`
         if scope is not None:
             if name == scope.qualname or (name == f"self.{scope.name}" and scope.cls is not None):
                 data["recursive"] = True
