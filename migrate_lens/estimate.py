@@ -959,7 +959,7 @@ def _risk_components(project: Project, units: Sequence[ModuleInfo], catalog: Cat
                            + (f": {', '.join(names[:5])}{' and more' if len(names) > 5 else ''}" if names else "")),
         "unknowns": (unknown,
                      f"{skipped} of {n_files} files skipped; {project.unresolved} project references unresolved"
-                     + _missing_modules(project.missing_packages, short=True)),
+                     + _missing_modules(project.missing_modules, short=True)),
     }
     out = []
     for name, (weight, cap) in RISK_WEIGHTS.items():
@@ -1046,7 +1046,7 @@ def _checklist(project: Project, units: Sequence[ModuleInfo], catalog: Catalog, 
                                f"{_n(len(tests), 'test file')} found (numerical parity tests can start from them)" if tests
                                else "no test files found (tests/, test_*.py): parity tests must be written first"))
     refs = project.resolved + project.unresolved
-    missing = project.missing_packages
+    missing = project.missing_modules
     items.append(ChecklistItem(
         "unknowns", "ok" if skipped == 0 and project.unresolved <= 0.1 * max(refs, 1) and not missing else "warn",
         f"{_n(skipped, 'file')} skipped; {project.unresolved} of {refs} project references unresolved"
@@ -1056,7 +1056,7 @@ def _checklist(project: Project, units: Sequence[ModuleInfo], catalog: Catalog, 
 
 def _missing_modules(missing: Sequence[tuple[str, int]], short: bool = False) -> str:
     """The clause naming the project's own modules that the code imports and the tree lacks
-    (:attr:`Project.missing_packages`, most imported first), "" when there are none; ``short``
+    (:attr:`Project.missing_modules`, most imported first), "" when there are none; ``short``
     for a risk reason (names only)."""
     if not missing:
         return ""

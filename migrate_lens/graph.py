@@ -167,7 +167,7 @@ class Project:
     #: project modules and packages imported but absent from the tree (``fla.ops`` when only ``fla/layers``
     #: and ``fla/models`` were scanned: a sibling distribution sharing the namespace, or a
     #: folder left out of the scan), with how many imports name them; most imported first
-    missing_packages: tuple[tuple[str, int], ...] = ()
+    missing_modules: tuple[tuple[str, int], ...] = ()
     nodes: Mapping[str, Node] = field(default_factory=dict)
     edges: Mapping[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
 
@@ -254,9 +254,15 @@ class _Resolver:
                     self.method_owners[leaf].add(head)
         self._external_reach: dict[str, bool] = {}
 
-    def missing_package(self, dotted: str) -> str:
-        """The first package of the project's namespace on the way to ``dotted`` (an imported
-        module or name) that the tree holds no source for (``fla.ops`` for ``fla.ops.gla.chunk``
+    def made_by_factory(self, head: str) -> str | None:
+        """For ``<f>()`` (the result of calling a project function ``f``), the dotted name of the
+        object whose member ``f`` returns when ``f`` is a member factory (:attr:`factories`);
+        None for anything else."""
+        return self.factories.get(head[:-2]) if head.endswith("()") else None
+
+    def missing_module(self, dotted: str) -> str:
+        """The first module or package of the project's namespace on the way to ``dotted`` (an
+        imported module or name) that the tree holds no source for (``fla.ops`` for ``fla.ops.gla.chunk``
         when the tree has ``fla/`` but no ``fla/ops/``); "" when ``dotted`` is outside the
         project or every package on the way exists."""
         if not self.is_projectish(dotted):
@@ -306,7 +312,7 @@ class _Resolver:
     def _in_module(self, mod: str, rest: list[str], depth: int) -> str | None:
         head = f"{mod}.{rest[0]}"
         if head.endswith("()"):  # a member of what a call returns: `_make_lazy_cuda_func().fwd`
-            made = self.factories.get(head[:-2])
+            made = self.made_by_factory(head)
             if made is not None:
                 return self._resolve(".".join([made, *rest[1:]]), depth + 1)
             return _EXTERNAL if head[:-2] in self.functions else None  # an object the scan does not follow
@@ -357,7 +363,7 @@ class _Resolver:
             for i in range(len(parts) - 1, 0, -1):
                 mod = ".".join(parts[:i])
                 if mod in self.modules:
-                    made = self.factories.get(f"{mod}.{parts[i][:-2]}") if parts[i].endswith("()") else None
+                    made = self.made_by_factory(f"{mod}.{parts[i]}")
                     if made is not None:  # `_make_lazy_cuda_func("fwd")`: the member `fwd` of what it reads
                         dotted = ".".join([made, *parts[i + 1:]])
                         break
@@ -581,7 +587,7 @@ class _Builder:
         self.module_kind: dict[str, str] = {}
         self.external_imports: dict[str, list[str]] = defaultdict(list)
         #: project modules and packages the tree imports but holds no source for -> imports of them
-        self.missing_packages: Counter[str] = Counter()
+        self.missing_modules: Counter[str] = Counter()
         self.submods: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
         self._class_facts: dict[str, dict[str, ClassFact]] = {}  # see class_fact()
         #: (caller, callee as written) -> resolved project targets (filled by calls())
@@ -717,9 +723,9 @@ class _Builder:
                     r = res.resolve(imp.module)
                     self._count(r)
                 if r is None:
-                    missing = res.missing_package(imp.module or imp.name)
+                    missing = res.missing_module(imp.module or imp.name)
                     if missing:
-                        self.missing_packages[missing] += 1
+                        self.missing_modules[missing] += 1
                     continue
                 if r == _EXTERNAL:
                     top = (imp.module or imp.name).split(".", 1)[0]
@@ -1349,7 +1355,7 @@ class _Builder:
             findings=tuple(kept), modules=tuple(units), unresolved=self.unresolved, files=self.files,
             traced=frozenset(traced), unit_of=unit_of,
             external_imports={k: tuple(sorted(set(v))) for k, v in sorted(self.external_imports.items())},
-            missing_packages=tuple(sorted(self.missing_packages.items(), key=lambda kv: (-kv[1], kv[0]))),
+            missing_modules=tuple(sorted(self.missing_modules.items(), key=lambda kv: (-kv[1], kv[0]))),
             dropped_traced_only=dropped, resolved=self.resolved,
         )
 
