@@ -400,8 +400,8 @@ class FileFacts:
     #: (function qualname, dotted name of X after the file's bindings) pairs, sorted:
     #: ``f("op")(x)`` anywhere in the project is a call of ``X.op``
     member_factories: tuple[tuple[str, str], ...] = ()
-    #: names the file's top-level statements assign (``IS_NPU = ...``, ``ACT2FN = {...}``),
-    #: sorted: data another module may import, not a class, function or alias
+    #: names the file's module-level code assigns (``IS_NPU = ...``, ``ACT2FN = {...}``, also
+    #: inside a top-level ``if``/``try``), sorted: data another module may import
     module_globals: tuple[str, ...] = ()
 
 

@@ -136,10 +136,11 @@ def syntax_reason(text: str, libcst_reason: str) -> str:
     return f"{libcst_reason} (valid for CPython; not supported by libcst)"
 
 
-#: The ``return`` of a member factory (:meth:`migrate_lens.analysis.bindings.Bindings.bind_factory`):
-#: a lazy kernel table (``def _make_lazy_cuda_func(name): ... return getattr(_C, name)(*args)``)
-#: need not mention torch, and the files that call its kernels learn them from its facts.
-_MEMBER_FACTORY = "return getattr("
+#: The lookup of a member factory (:meth:`migrate_lens.analysis.bindings.Bindings.bind_factory`),
+#: a member named by a variable: a lazy kernel table (``def _make_lazy_cuda_func(name): ...
+#: getattr(_C, name)(*args)``) need not mention torch, and the files that call its kernels learn
+#: them from its facts.
+_MEMBER_FACTORY = re.compile(r"getattr\(\s*[\w.]+\s*,\s*[A-Za-z_]\w*\s*\)")
 
 
 #: A call of a CapWords name (a class: ``Sam(``, ``ImageEncoderViT(``; not a CONSTANT).
@@ -169,8 +170,9 @@ def analyze_file(data: bytes, rel_path: str, module: str, catalog: Catalog, inde
     ``rel_path`` is POSIX and relative to the scan root (``.ipynb``: a notebook, whose code
     cells are joined and whose findings name their cell and line); ``module`` is its dotted
     module name. Steps: decode (PEP 263) or read the notebook; the marker pre-filter (a file
-    that never mentions a marker and does not wire project classes together,
-    :func:`wires_project_classes`, gets only :func:`cheap_imports`); the nesting guard
+    that never mentions a marker, looks up no member by a variable name (:data:`_MEMBER_FACTORY`)
+    and does not wire project classes together, :func:`wires_project_classes`, gets only
+    :func:`cheap_imports`); the nesting guard
     (:func:`depth_guard`); :func:`migrate_lens.analysis.engine.analyze_source`. Never raises
     for bad input (binary, undecodable, syntax error, nesting too deep); ``MemoryError`` is
     left to the caller. Used by the scan's workers and by ``check``, so both skip the same
@@ -190,7 +192,7 @@ def analyze_file(data: bytes, rel_path: str, module: str, catalog: Catalog, inde
     if text is None:
         return FileOutcome(rel_path, skipped=Skipped(rel_path, reason))
     is_package = rel_path.endswith("__init__.py")
-    if markers and not any(m in text for m in markers) and _MEMBER_FACTORY not in text \
+    if markers and not any(m in text for m in markers) and _MEMBER_FACTORY.search(text) is None \
             and not wires_project_classes(text, module):
         try:
             imports = cheap_imports(text, module, is_package)

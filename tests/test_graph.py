@@ -423,7 +423,7 @@ def test_project_packages_missing_from_the_tree_are_named(tmp_path: Path, catalo
         "other": "from .model import nothing\nfrom pkg.ops.delta import chunk_delta\n",
     })
     project = build_project(analyze_tree(tmp_path, catalog), catalog, Config())
-    assert project.missing_packages == (("pkg.ops", 3), ("pkg.modules", 1))
+    assert project.missing_modules == (("pkg.ops", 3), ("pkg.modules", 1))
     est = estimate(project, catalog, Config())
     unknowns = next(c for c in est.checklist if c.item == "unknowns")
     assert unknowns.status == "warn"
@@ -450,3 +450,22 @@ def test_functions_a_main_block_calls_are_script_code(tmp_path: Path, catalog: C
     got = {(f.symbol.rsplit(".", 1)[-1], f.code): (f.context, f.severity) for f in project.findings if f.code == "ML601"}
     assert got[("demo", "ML601")] == ("host", real.by_code()["ML601"].severity_in("host"))
     assert got[("helper", "ML601")][0] == "traced"
+
+
+def test_module_level_data_names_resolve_also_when_assigned_under_a_branch(tmp_path: Path, catalog: Catalog) -> None:
+    """Repro (fla 0.6.0): ``from fla.utils import IS_NPU, autotune_cache_kwargs`` and
+    ``autocast_custom_fwd``, assigned under a device check as ``functools.partial(...)``, counted
+    as unresolved project references (an inflated unknowns risk): a project module's data names,
+    also those bound inside a top-level ``if``/``try``, are found."""
+    write_package(tmp_path, {
+        "hw": "import functools\nimport torch\n\nIS_NPU = False\nautotune_cache_kwargs = {'cache_results': True}\n"
+              "if torch.cuda.is_available():\n    autocast_fwd = functools.partial(torch.amp.custom_fwd, device_type='cuda')\n"
+              "else:\n    autocast_fwd = functools.partial(torch.amp.custom_fwd, device_type='cpu')\n"
+              "try:\n    import triton\n    HAS_TRITON = True\nexcept ImportError:\n    HAS_TRITON = False\n",
+        "ops": "import torch\n\nfrom .hw import HAS_TRITON, IS_NPU, autocast_fwd, autotune_cache_kwargs\n\n\n"
+               "@autocast_fwd\ndef chunk(x: torch.Tensor) -> torch.Tensor:\n"
+               "    return x * 2 if IS_NPU or HAS_TRITON else x.get(autotune_cache_kwargs)\n",
+        "missing": "from .hw import NOT_THERE\n",
+    })
+    project = build_project(analyze_tree(tmp_path, catalog), catalog, Config())
+    assert project.unresolved == 1  # NOT_THERE only

@@ -92,7 +92,7 @@ class Bindings:
 
     __slots__ = ("module", "is_package", "aliases", "classes", "functions", "globals", "func_returns", "alts",
                  "partials", "project_names", "guarded", "guard_depth", "assigned", "str_consts", "handles", "getters",
-                 "factories")
+                 "factories", "module_names")
 
     def __init__(self, module: str, is_package: bool, handles: frozenset[str] = frozenset()) -> None:
         self.module = module
@@ -111,6 +111,10 @@ class Bindings:
         self.classes: set[str] = set()
         self.functions: set[str] = set()
         self.globals: set[str] = set()
+        #: every name a module-level assignment binds, also inside a top-level ``if``/``try``
+        #: and through ``global`` (``IS_NPU``, ``autocast_fwd = partial(...)`` under a device
+        #: check): the file's data names another module may import (``FileFacts.module_globals``)
+        self.module_names: set[str] = set()
         #: module-level names every top-level assignment binds to a string literal
         #: (``EASY = "easy"``): enum-like constants a tensor is never compared with
         self.str_consts: set[str] = set()
@@ -431,6 +435,7 @@ class Bindings:
         ``value`` is a callable (:meth:`targets`), ``name`` is bound to it, added to what the
         name already held (``try: from flash_attn import f`` / ``except ImportError: f = ref``
         keeps both). A non-callable value (``f = None``) leaves the binding alone."""
+        self.module_names.add(name)
         new = self.targets(value)
         if not new:
             return

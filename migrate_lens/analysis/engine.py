@@ -470,7 +470,7 @@ def analyze_source(source: str, path: str, module_name: str, catalog: Catalog,
         calls_to_project=tuple(project_calls),
         summaries=tuple(sorted(visitor.summaries, key=lambda s: s.qualname)),
         extension_modules=tuple(sorted(set(visitor.extension_modules))),
-        module_globals=tuple(sorted(visitor.bindings.globals)),
+        module_globals=tuple(sorted(visitor.bindings.globals | visitor.bindings.module_names)),
         member_factories=tuple(sorted((f"{module_name}.{name}", holder)
                                       for name, (holder, _, _) in visitor.bindings.factories.items())),
     )

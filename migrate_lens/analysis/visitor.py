@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Callable
 
 import libcst as cst
@@ -2623,10 +2623,11 @@ class FileVisitor(cst.CSTVisitor):
 
     def _member_factory(self, value: cst.BaseExpression) -> None:
         """Learn the file's member factories from a ``return`` (:meth:`Bindings.bind_factory`):
-        a top-level function that returns ``getattr(X, name)`` for its parameter ``name``, or
-        returns a closure of its own whose ``return`` calls ``getattr(X, name)(*args)``
-        (gsplat's and nerfacc's ``_make_lazy_cuda_func(name)``, the kernel table of a lazily
-        loaded extension). ``value`` is the returned expression."""
+        a top-level function that, for its parameter ``name``, returns ``getattr(X, name)``, a
+        ``lambda *a: getattr(X, name)(*a)``, or a closure of its own whose ``return`` calls
+        ``getattr(X, name)(*args)`` (also through a local: ``fn = getattr(X, name); return
+        fn(*args)``): gsplat's and nerfacc's ``_make_lazy_cuda_func(name)``, the kernel table of a
+        lazily loaded extension. ``value`` is the returned expression."""
         outer = self.func_stack[0]
         if type(value) is cst.Name:  # `return call_cuda`: the closure already seen
             if len(self.func_stack) == 1:
@@ -2634,21 +2635,26 @@ class FileVisitor(cst.CSTVisitor):
                 if found is not None and found[0] == outer.qualname:
                     self.bindings.bind_factory(outer.name, *found[1:])
             return
-        lookup = value.func if len(self.func_stack) == 2 else value  # the closure calls the member
-        if type(lookup) is not cst.Call or type(lookup.func) is not cst.Name or lookup.func.value != "getattr" \
-                or len(lookup.args) != 2 or type(lookup.args[1].value) is not cst.Name:
+        closure = self.func_stack[1] if len(self.func_stack) == 2 else None
+        if closure is not None:
+            lookup = _called_lookup(value, closure.last_value)  # the closure calls the member
+        elif type(value) is cst.Lambda:
+            lookup = _called_lookup(value.body, {})
+        else:
+            lookup = value if _is_lookup_by_name(value) else None
+        if lookup is None:
             return
         param = lookup.args[1].value.value  # type: ignore[attr-defined]
-        if param not in outer.param_order or (len(self.func_stack) == 2 and param in self.func_stack[1].params):
+        if param not in outer.param_order or (closure is not None and param in closure.params):
             return
         holder = self.qual(lookup.args[0].value)
         if not holder or holder.startswith("self."):
             return
         found = (outer.qualname, holder, outer.param_order.index(param), param)
-        if len(self.func_stack) == 1:
+        if closure is None:
             self.bindings.bind_factory(outer.name, *found[1:])
         else:
-            self._closure_members[self.func_stack[1].name] = found
+            self._closure_members[closure.name] = found
 
     def visit_Return(self, node: cst.Return) -> None:
         if not self.func_stack or node.value is None:
@@ -2660,7 +2666,7 @@ class FileVisitor(cst.CSTVisitor):
         if self.bindings.handles and len(self.func_stack) == 1 and not self.class_stack:
             # `def _get_plugin(): ... return _plugin` (a compiled extension): `_get_plugin().op(x)`
             self.bindings.bind_getter(scope.qualname.rsplit(".", 1)[-1], self._targets(value))
-        if len(self.func_stack) <= 2 and not self.class_stack and (type(value) is cst.Call or (
+        if len(self.func_stack) <= 2 and not self.class_stack and (type(value) in (cst.Call, cst.Lambda) or (
                 type(value) is cst.Name and value.value in self._closure_members)):
             self._member_factory(value)
         # parameters returned as passed (asked before the return value's own in-place writes,
@@ -2818,6 +2824,23 @@ def _reads_self_attr(value: cst.BaseExpression | None, attr: str) -> bool:
         return False
     return any(type(o) is cst.Attribute and o.attr.value == attr and _is_self_attr(o)
                for o in (value.left, value.right))
+
+
+def _is_lookup_by_name(node: cst.BaseExpression) -> bool:
+    """``getattr(X, name)``: a member looked up by a variable (not a literal) name."""
+    return type(node) is cst.Call and type(node.func) is cst.Name and node.func.value == "getattr" \
+        and len(node.args) == 2 and type(node.args[1].value) is cst.Name  # type: ignore[attr-defined]
+
+
+def _called_lookup(node: cst.BaseExpression, local_values: Mapping[str, cst.BaseExpression]) -> cst.Call | None:
+    """The ``getattr(X, name)`` that the call ``node`` calls, directly or through a local name
+    bound to it (``local_values``: name -> the expression last bound); None otherwise."""
+    if type(node) is not cst.Call:
+        return None
+    func = node.func
+    if type(func) is cst.Name:
+        func = local_values.get(func.value, func)
+    return func if _is_lookup_by_name(func) else None  # type: ignore[return-value]
 
 
 def _storage_of(node: cst.BaseExpression) -> cst.BaseExpression:
