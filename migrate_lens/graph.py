@@ -1217,7 +1217,12 @@ class _Builder:
         tracing (:data:`TRACE_ONLY_CATEGORIES`, failing as ``error`` or ``silent``: a boolean
         mask, a ``.item()``, a global-RNG draw in ``generate``) is a mechanical change there,
         not a redesign (open_clip's ``CoCa`` was redesign through one ``torch.multinomial`` in
-        its host-side ``generate``). The findings stay in the report."""
+        its host-side ``generate``). A data-dependent shape computed in init (``mask.nonzero()``,
+        ``heads.to_sparse()`` for a buffer) is a construction-time constant for the same reason:
+        mechanical, not a redesign (openai-whisper's ``Whisper`` was redesign, with the package and
+        every caller, through one ``to_sparse()`` of its alignment-head mask). Hooks and mode
+        overrides set up in init act later, under the trace, and keep their kind. The findings
+        stay in the report."""
         if fd.severity == "info":
             return 0
         rule = self.rules.get(fd.code)
@@ -1225,6 +1230,9 @@ class _Builder:
                 rule.category == "in-place-mutation" or fd.message.startswith("torch.nn.init.")):
             return 0
         level = _PORTING_TO_STATUS.get(rule.porting if rule else "mechanical", 1)
+        if fd.context == "init" and rule is not None and rule.anchor == "site" \
+                and rule.category == "data-dependent-shape":
+            return min(level, _PORTING_TO_STATUS["mechanical"])
         if fd.context == "host" and rule is not None and rule.anchor == "site" \
                 and rule.category in TRACE_ONLY_CATEGORIES and rule.failure in ("error", "silent"):
             return min(level, _PORTING_TO_STATUS["mechanical"])

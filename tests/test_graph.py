@@ -329,6 +329,29 @@ def test_a_trace_only_hazard_in_host_generation_glue_does_not_make_a_redesign(tm
     assert project.module("pkg.gen.Sampler").status == "redesign"
 
 
+
+def test_a_data_dependent_shape_built_at_construction_does_not_make_a_redesign(tmp_path: Path) -> None:
+    # openai-whisper's Whisper.__init__ stores its alignment-head mask as `all_heads.to_sparse()`
+    # (ML215): __init__ runs once, eagerly, on concrete values, so the sparse or masked buffer is a
+    # constant the port builds with NumPy (a dense mask). That one init finding made Whisper, the
+    # package and every caller "redesign". The same op in forward (traced) stays a redesign.
+    from migrate_lens.catalog import load_catalog
+
+    write_package(tmp_path, {"heads": (
+        "import torch\nimport torch.nn as nn\n\n\nclass Aligner(nn.Module):\n    def __init__(self, n: int):\n"
+        "        super().__init__()\n        self.fc = nn.Linear(4, 4)\n        heads = torch.zeros(n, 4, dtype=torch.bool)\n"
+        "        heads[n // 2 :] = True\n        self.register_buffer(\"heads\", heads.to_sparse(), persistent=False)\n"
+        "        self.register_buffer(\"idx\", heads.nonzero(), persistent=False)\n\n"
+        "    def forward(self, x):\n        return self.fc(x)\n\n\n"
+        "class Sparse(nn.Module):\n    def forward(self, x):\n        return x.to_sparse()\n")})
+    catalog = load_catalog()
+    project = build_project(analyze_tree(tmp_path, catalog), catalog, Config())
+    assert {(f.code, f.context) for f in project.findings if f.code in ("ML201", "ML215")} == {
+        ("ML201", "init"), ("ML215", "init"), ("ML215", "traced")}
+    assert project.module("pkg.heads.Aligner").status == "mechanical"
+    assert project.module("pkg.heads.Sparse").status == "redesign"
+
+
 _STEP = '''
 import torch
 
