@@ -589,6 +589,12 @@ class _Builder:
         #: project modules and packages the tree imports but holds no source for -> imports of them
         self.missing_modules: Counter[str] = Counter()
         self.submods: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+        #: class -> attribute -> torch module classes it holds (``self.fc = nn.Linear(...)``):
+        #: the library submodules that :attr:`submods` keeps only as external
+        self.torch_submods: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+        #: (caller, callee as written) of ``self.<attr>(...)`` calls of a torch module held
+        #: through a base class in another file: their result is a tensor (filled by calls())
+        self.tensor_calls: set[tuple[str, str]] = set()
         self._class_facts: dict[str, dict[str, ClassFact]] = {}  # see class_fact()
         #: (caller, callee as written) -> resolved project targets (filled by calls())
         self.call_targets: dict[tuple[str, str], list[str]] = {}
@@ -756,6 +762,8 @@ class _Builder:
                     continue
                 if r == _EXTERNAL:
                     self.submods[s.owner][s.attr].append(_EXTERNAL)
+                    if _is_torch_module_class(s.target):
+                        self.torch_submods[s.owner][s.attr].append(s.target)
                 elif r in self.res.classes and s.owner in self.kind:
                     self.submods[s.owner][s.attr].append(r)
                     self.add_edge(s.owner, r, "composition")
@@ -926,6 +934,13 @@ class _Builder:
                     return got
         return []
 
+    def torch_submodule(self, cls: str, attr: str, seen: frozenset[str] = frozenset()) -> bool:
+        """Whether ``cls`` (or a project base of it, in any file) holds a torch module class
+        (``nn.Linear``, ``nn.Dropout``) in ``attr``: ``self.<attr>(x)`` then returns a tensor."""
+        if self.torch_submods.get(cls, {}).get(attr):
+            return True
+        return any(b not in seen and self.torch_submodule(b, attr, seen | {cls}) for b in self.res.bases(cls)[0])
+
     def forward_of(self, cls: str) -> str:
         """The method a call on an instance of ``cls`` runs (through bases): its ``forward``
         (an ``nn.Module``), else its own ``__call__`` (a plain callable class such as a sampler
@@ -1013,6 +1028,8 @@ class _Builder:
                         targets.append(r)
                     else:
                         subs = self.submodule_targets(cls, first)
+                        if single and _EXTERNAL in subs and self.torch_submodule(cls, first):
+                            self.tensor_calls.add((caller, callee))
                         for sub in subs:
                             if sub == _EXTERNAL:
                                 continue
@@ -1252,7 +1269,7 @@ class _Builder:
         summaries = {s.qualname: s for f in self.files for s in f.summaries}
         tensor_entries = sorted({*(q for q in self.instance_calls if q in traced), *self.inherited_module_methods()})
         kinds = flow_kinds(summaries, lambda caller, callee: self.call_targets.get((caller, callee), ()),
-                           tensor_entries, contexts)
+                           tensor_entries, contexts, self.tensor_calls)
 
         kept: list[Finding] = []
         dropped = 0
@@ -1342,8 +1359,8 @@ class _Builder:
                 line, end_line, loc, kind = cf.line, cf.end_line, cf.lines_of_code, unit_kinds[u]
             else:
                 has_code = n_funcs > 0 or bool(own_findings) or own_kinds[(u, "class")] > 0
-                if not has_code or not f.mentions_torch:
-                    continue
+                if not has_code or not (f.mentions_torch or own_findings):
+                    continue  # (a helper file that never names torch is porting work only where it has findings)
                 inner = sum(c.lines_of_code for c in f.classes if c.qualname in unit_kinds
                             and unit_of.get(self.parent.get(c.qualname, ""), "") == u)
                 line, end_line, loc, kind = 1, max(1, f.lines), max(0, f.lines - inner), "file"
@@ -1543,3 +1560,12 @@ def write_graphml(project: Project, path: Path | str | IO[bytes]) -> None:
         out.add_edge(p(u), p(v), key=k, kind=k)
     nx.write_graphml(out, path if hasattr(path, "write") else str(path))
     out.clear()  # networkx graphs sit in reference cycles, which a paused GC would keep
+
+
+def _is_torch_module_class(name: str) -> bool:
+    """A torch ``nn`` module class by its resolved name (``torch.nn.Linear``,
+    ``torch.nn.modules.conv.Conv2d``): CapWords under ``torch.nn.``, not ``Parameter`` nor a
+    container of parameters."""
+    leaf = name.rsplit(".", 1)[-1]
+    return name.startswith("torch.nn.") and leaf[:1].isupper() and leaf not in ("Parameter", "ParameterList",
+                                                                                 "ParameterDict")

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict, deque
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from migrate_lens.fastinit import replacer
@@ -162,7 +162,8 @@ def recontext(fd: Finding, ctx: str, rule: Rule | None) -> Finding | None:
 def flow_kinds(summaries: Mapping[str, FunctionSummary],
                targets: Callable[[str, str], Iterable[str]],
                tensor_entries: Iterable[str] = (),
-               contexts: Mapping[str, str] | None = None) -> Callable[[str, str], frozenset[str]]:
+               contexts: Mapping[str, str] | None = None,
+               tensor_calls: Collection[tuple[str, str]] = ()) -> Callable[[str, str], frozenset[str]]:
     """Combine the functions' value flows (``FunctionSummary``: parameters, returns, calls'
     argument flows) into the kinds each symbolic input can take, as a function
     ``kinds(function, key)``: for ``p:<param>`` the kinds its callers pass (a helper in another
@@ -173,8 +174,10 @@ def flow_kinds(summaries: Mapping[str, FunctionSummary],
     in all but name). ``targets(caller, callee)`` resolves
     a callee as written in the caller to project functions. A fixed point over sets of kinds
     (``T``, ``B``, ``H``): monotone, so it ends; on compact summaries only. ``u:<param>`` keys
-    (:func:`_lost_updates`) count callers outside init code (``contexts``: function -> context)."""
-    return _FlowKinds(summaries, targets, tensor_entries, contexts or {}).kinds
+    (:func:`_lost_updates`) count callers outside init code (``contexts``: function -> context).
+    ``tensor_calls``: ``(caller, callee)`` pairs whose result is a tensor whatever the project
+    defines (``self.fc(x)`` of a torch module a base class in another file holds)."""
+    return _FlowKinds(summaries, targets, tensor_entries, contexts or {}, tensor_calls).kinds
 
 
 class _FlowKinds:
@@ -184,9 +187,11 @@ class _FlowKinds:
     the cyclic GC ran, which a scan pauses."""
 
     def __init__(self, summaries: Mapping[str, FunctionSummary], targets: Callable[[str, str], Iterable[str]],
-                 tensor_entries: Iterable[str], contexts: Mapping[str, str]) -> None:
+                 tensor_entries: Iterable[str], contexts: Mapping[str, str],
+                 tensor_calls: Collection[tuple[str, str]] = ()) -> None:
         self.summaries = summaries
         self.targets = targets
+        self.tensor_calls = tensor_calls
         self.param: dict[tuple[str, str], set[str]] = defaultdict(set)
         self.ret: dict[tuple[str, int], set[str]] = defaultdict(set)
         for fn, s in summaries.items():
@@ -244,7 +249,7 @@ class _FlowKinds:
     def _ret_kinds(self, fn: str, key: str) -> set[str]:
         callee, _, idx = key[2:].partition("#")
         i = int(idx) if idx.isdigit() else -1
-        out: set[str] = set()
+        out: set[str] = {"T"} if (fn, callee) in self.tensor_calls else set()
         active = self.active
         inner = (fn, key) not in active  # a recursive chain takes the callee's return as is
         active.add((fn, key))

@@ -147,6 +147,13 @@ _MEMBER_FACTORY = re.compile(r"getattr\(\s*[\w.]+\s*,\s*[A-Za-z_]\w*\s*\)")
 _CLASS_CALL = re.compile(r"\b[A-Z][A-Za-z0-9_]*[a-z][A-Za-z0-9_]*\(")
 
 
+#: A function or method definition: a file that never names torch but defines one is still
+#: analyzed, since project code may call it with tensors (a metric meter's ``value.item()``,
+#: a tokenizer's ``(ids != 0).sum(-1).tolist()``, a subclass of a project module whose base
+#: names torch in another file). Files of re-exports, registries and constants are not.
+_DEFINES_FUNCTION = re.compile(r"^[ \t]*(?:async[ \t]+)?def[ \t]", re.M)
+
+
 def wires_project_classes(text: str, module: str) -> bool:
     """True for a file that imports from its own project (a relative import, or one of its
     top-level package) and calls a class: a builder that wires modules together without
@@ -172,7 +179,8 @@ def analyze_file(data: bytes, rel_path: str, module: str, catalog: Catalog, inde
     module name. Steps: decode (PEP 263) or read the notebook; the marker pre-filter (a file
     that never mentions a marker, looks up no member by a variable name (:data:`_MEMBER_FACTORY`)
     and does not wire project classes together, :func:`wires_project_classes`, gets only
-    :func:`cheap_imports`); the nesting guard
+    :func:`cheap_imports` unless it defines a function (:data:`_DEFINES_FUNCTION`: then it is
+    analyzed, with ``mentions_torch=False``); the nesting guard
     (:func:`depth_guard`); :func:`migrate_lens.analysis.engine.analyze_source`. Never raises
     for bad input (binary, undecodable, syntax error, nesting too deep); ``MemoryError`` is
     left to the caller. Used by the scan's workers and by ``check``, so both skip the same
@@ -192,8 +200,9 @@ def analyze_file(data: bytes, rel_path: str, module: str, catalog: Catalog, inde
     if text is None:
         return FileOutcome(rel_path, skipped=Skipped(rel_path, reason))
     is_package = rel_path.endswith("__init__.py")
-    if markers and not any(m in text for m in markers) and _MEMBER_FACTORY.search(text) is None \
-            and not wires_project_classes(text, module):
+    torch_code = not markers or any(m in text for m in markers) or _MEMBER_FACTORY.search(text) is not None \
+        or wires_project_classes(text, module)
+    if not torch_code and _DEFINES_FUNCTION.search(text) is None:
         try:
             imports = cheap_imports(text, module, is_package)
         except CheapParseError as exc:
@@ -212,6 +221,8 @@ def analyze_file(data: bytes, rel_path: str, module: str, catalog: Catalog, inde
     except RecursionError:
         return FileOutcome(rel_path, skipped=Skipped(rel_path, "nesting too deep to analyze (RecursionError)"))
     extra: dict[str, object] = {"sha256": digest}  # (one copy of the facts for all of them)
+    if not torch_code:
+        extra["mentions_torch"] = False  # analyzed for what project code hands it, not torch code itself
     try:
         code_lines, shapes, generated = shape_facts(parse_ast(text), text, module, lines)
         extra.update(code_lines=code_lines, shapes=shapes, generated_from=generated)

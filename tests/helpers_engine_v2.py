@@ -6,7 +6,8 @@ convention of ``tests/test_fixtures.py``: ``# expect: ML102`` (the line must car
 and ``# ok: ML102`` (it must not). A package whose name starts with ``neg_`` is a near-miss
 negative: the scan must report no finding at all in it.
 
-The package is analyzed the way ``scan`` does it: one :func:`analyze_source` per file, then
+The package is analyzed the way ``scan`` does it: one :func:`~migrate_lens.onefile.analyze_file` per
+file (the worker's job: the marker pre-filter, then :func:`analyze_source`), then
 :func:`build_project` over the package (cross-file bindings, calls and traced reachability).
 Used by ``tests/test_engine_v2.py`` and ``benchmarks/recall_bench.py``.
 """
@@ -17,11 +18,12 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from migrate_lens.analysis.engine import analyze_source
+from migrate_lens.analysis.engine import build_index
 from migrate_lens.catalog import Catalog
 from migrate_lens.config import Config
 from migrate_lens.discover import module_name
 from migrate_lens.graph import Project, build_project
+from migrate_lens.onefile import analyze_file
 
 ROOT = Path(__file__).resolve().parents[1] / "fixtures" / "engine-v2"
 #: The kinds of issue 14's "what the engine must understand", one folder each.
@@ -80,11 +82,15 @@ def annotations(root: Path) -> tuple[set[Site], set[str]]:
 def scan_package(root: Path, catalog: Catalog, config: Config | None = None) -> Project:
     """The project of one fixture package, built as ``scan`` builds it (paths relative to the
     package's parent folder, so module names start with the package name)."""
+    config = config or Config()
+    index = build_index(catalog.rules)
     facts = []
     for p in sorted(root.rglob("*.py")):
         rel = p.relative_to(root.parent).as_posix()
-        facts.append(analyze_source(p.read_text(encoding="utf-8"), rel, module_name(rel), catalog))
-    return build_project(facts, catalog, config or Config())
+        outcome = analyze_file(p.read_bytes(), rel, module_name(rel), catalog, index, config.markers)
+        assert outcome.facts is not None, f"{rel}: {outcome.skipped}"
+        facts.append(outcome.facts)
+    return build_project(facts, catalog, config)
 
 
 def evaluate(root: Path, catalog: Catalog) -> PackageResult:

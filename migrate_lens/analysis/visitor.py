@@ -2066,7 +2066,10 @@ class FileVisitor(cst.CSTVisitor):
                 self._call_variants(node, name, method, (receiver, tuple(args), kwargs, result_kind), call_used, data,
                                     extras, parts)
         if scope is not None and _is_project_callee(name):
-            if not (name[:5] == "self." and scope.cls is not None and scope.cls.is_module):
+            if not (name[:5] == "self." and "." not in name[5:] and scope.cls is not None and scope.cls.is_module):
+                # a function, a method of an object the caller holds (`meter.add(loss)`,
+                # `self.tokenizer.encode_batch(ids)`: the graph resolves it through the object's
+                # class), or a method of a plain class: its parameters get the kinds passed here
                 self._call_flow(scope, node, name)
             elif name[5:] in scope.cls.static_methods:
                 # a staticmethod takes no tensors by assumption: `self.get_reference_points(
@@ -3305,12 +3308,13 @@ _NOT_PROJECT = ("torch.", "math.", "numpy.", "np.", "einops.", "typing.", "funct
 
 
 def _is_project_callee(name: str) -> bool:
-    """A call whose callee the project may define: ``self.method`` or a dotted function name
-    that is no torch/stdlib/builtin name and no class (CapWords)."""
+    """A call whose callee the project may define: ``self.method``, a method of an object
+    held on ``self`` (``self.tokenizer.encode_batch``) or a dotted function name that is no
+    torch/stdlib/builtin name, and no class (CapWords)."""
     if not name:
         return False
     if name.startswith("self."):
-        return "." not in name[5:]
+        return not name.rsplit(".", 1)[-1][:1].isupper()
     leaf = name.rsplit(".", 1)[-1]
     return not (name.startswith(_NOT_PROJECT) or name in BUILTINS or leaf[:1].isupper() or "." not in name)
 
