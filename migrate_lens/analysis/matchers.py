@@ -237,22 +237,31 @@ def _arg(site: Site, m: "Matcher", key: str) -> tuple[str, Any] | None:
     return args[idx] if idx < len(args) else None
 
 
-_POSITION_MEMO: dict[tuple[int, str, str], tuple["Matcher", int | None]] = {}
+_POSITION_MEMO: dict[tuple[int, str, str, int], tuple["Matcher", int | None]] = {}
 
 
 def _position_of(site: Site, m: "Matcher", key: str) -> int | None:
     """Positional index of argument ``key`` for this callee, from ``arg_positions`` (the most
-    specific matching glob first), memoized per (matcher, key, callee): the same callees recur
-    at every call site."""
+    specific matching glob first), memoized per (matcher, key, callee, number of positional
+    arguments): the same callees recur at every call site. A glob ending in ``#<n>`` applies
+    only to calls with ``n`` positional arguments and wins over the plain glob: overloads
+    that move an argument (``torch.repeat_interleave(repeats)`` against
+    ``torch.repeat_interleave(input, repeats)``)."""
     target = _call_target(site)
-    memo_key = (id(m), key, target)
+    arity = len(site.data.get("args", ()))
+    memo_key = (id(m), key, target, arity)
     hit = _POSITION_MEMO.get(memo_key)
     if hit is not None and hit[0] is m:
         return hit[1]
     found: int | None = None
     positions = _table(_table(_param(m, "arg_positions")).get(key))
-    for glob, idx in sorted(positions.items(), key=lambda kv: (-len(kv[0]), kv[0])):  # most specific first
-        if fnmatchcase(target, glob):
+    by_arity = f"#{arity}"
+    for glob, idx in sorted(positions.items(), key=lambda kv: ("#" not in kv[0], -len(kv[0]), kv[0])):
+        # arity-specific globs first, then the most specific
+        pattern, sep, n = glob.partition("#")
+        if sep and "#" + n != by_arity:
+            continue
+        if fnmatchcase(target, pattern):
             found = int(idx)
             break
     _POSITION_MEMO[memo_key] = (m, found)  # (holds m: its id is never reused while cached)

@@ -2381,6 +2381,11 @@ class FileVisitor(cst.CSTVisitor):
                 receiver_used = used
                 union.update(used)
                 used = values.used = set()
+            elif receiver == K.S and type(func.value) is cst.Name and func.attr.value in _READBACK_METHODS \
+                    and self.func_stack and func.value.value in self.func_stack[-1].params:
+                # `task_id.item()`: a parameter static by its name or default, read back as a
+                # tensor's value; the call says it is none of the Python numbers the guess assumed
+                receiver = K.U
         entries = []
         for a in node.args:
             if a.star:
@@ -3303,6 +3308,10 @@ def _defines_own(v: FileVisitor, cls: _ClassInfo, method: str, depth: int = 0) -
             return True
     return False
 #: Callees that are never a project function (their results' kinds are known or unknowable).
+#: Methods that read a tensor's (or an array's) value back into Python, which no Python
+#: number has: called on a parameter, they overrule a static guess from its name or default.
+_READBACK_METHODS = frozenset({"item", "tolist"})
+
 _NOT_PROJECT = ("torch.", "math.", "numpy.", "np.", "einops.", "typing.", "functools.", "itertools.",
                 "logging.", "warnings.", "os.", "sys.", "re.", "collections.", "dataclasses.", "copy.")
 
