@@ -27,6 +27,19 @@ if TYPE_CHECKING:
     from migrate_lens.analysis.visitor import FileVisitor
 
 _NAME, _ATTRIBUTE, _CALL = cst.Name, cst.Attribute, cst.Call
+#: torch functions (and tensor methods) whose result's size depends on the data
+_RAGGED_CALLS = frozenset({"torch.nonzero", "torch.argwhere", "torch.masked_select", "torch.unique",
+                           "torch.unique_consecutive"})
+_RAGGED_METHODS = frozenset({"nonzero", "argwhere", "masked_select", "unique", "unique_consecutive"})
+#: tensor methods whose result keeps the receiver's size (a data-dependent size stays one)
+_SIZE_KEEPING = frozenset({"float", "double", "half", "bfloat16", "long", "int", "bool", "byte", "to", "type",
+                           "detach", "clone", "contiguous", "abs", "exp", "log", "sigmoid", "relu", "sqrt", "neg",
+                           "softmax", "log_softmax", "clamp", "clamp_min", "clamp_max", "pow", "square", "cpu",
+                           "cuda", "flatten", "view_as", "reshape_as", "type_as", "sort", "argsort", "flip"})
+#: methods that read a tensor's size as Python numbers
+_SIZE_READS = frozenset({"size", "numel", "nelement"})
+#: how many names a data-dependent size is followed back through (``a = x[m]; b = a.float()``)
+_RAGGED_DEPTH = 6
 #: literal leaves, whose kind is static (:meth:`ValueKinds.kind`)
 _STATIC_LEAVES = frozenset({cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString,
                             cst.FormattedString, cst.Ellipsis})
@@ -346,6 +359,43 @@ class ValueKinds:
             cls = v.local_classes.get(owner)
         return cls is not None and node.attr.value in cls.str_consts
 
+    def is_ragged(self, node: cst.BaseExpression, depth: int = 0) -> bool:
+        """``node`` is a tensor whose size depends on the data: a boolean-mask selection
+        (``x[x > 0]``, ``x[:, keep]``), ``nonzero``/``argwhere``/``masked_select``/``unique``,
+        one-argument ``torch.where``, such a tensor under a size-keeping method or arithmetic,
+        or a local last bound to one (followed back :data:`_RAGGED_DEPTH` names). Its
+        ``.shape``, ``.size()``, ``.numel()`` and ``len()`` are then data-dependent host values,
+        not static ones. The mask's kind is read under the current hypothesis, so a helper's
+        ``logits[target != ignore_index]`` is ragged when its caller passes a tensor."""
+        if depth > _RAGGED_DEPTH:
+            return False
+        t = type(node)
+        if t is _NAME:
+            scope = self.v.func_stack[-1] if self.v.func_stack else None
+            src = scope.last_value.get(node.value) if scope is not None else None
+            return src is not None and self.is_ragged(src, depth + 1)
+        if t is cst.Subscript:
+            if self.is_ragged(node.value, depth + 1):
+                return True
+            return any(type(el.slice) is cst.Index and self.kind(el.slice.value) == K.B for el in node.slice)
+        if t is _CALL:
+            func = node.func
+            if type(func) is _ATTRIBUTE:
+                m = func.attr.value
+                if m in _RAGGED_METHODS:
+                    return self.kind(func.value) in K.TENSORISH
+                if m in _SIZE_KEEPING:
+                    return self.is_ragged(func.value, depth + 1)
+            name = self.v.qual(func)
+            if name in _RAGGED_CALLS:
+                return True
+            return name == "torch.where" and sum(1 for a in node.args if a.keyword is None) == 1
+        if t is cst.BinaryOperation:
+            return self.is_ragged(node.left, depth + 1) or self.is_ragged(node.right, depth + 1)
+        if t is cst.UnaryOperation:
+            return self.is_ragged(node.expression, depth + 1)
+        return False
+
     def _attribute_kind(self, node: cst.Attribute) -> str:
         attr = node.attr.value
         if type(node.value) is cst.Name and node.value.value == "self":
@@ -353,6 +403,8 @@ class ValueKinds:
             if cls is not None:
                 return cls.attr_kinds.get(attr, K.S)
             return K.S
+        if attr == "shape" and self.is_ragged(node.value):
+            return K.H  # the size of a boolean-mask selection: known only from the data
         if attr in K.STATIC_TENSOR_ATTRS:
             return K.S
         resolved = self.v.qual(node)
@@ -415,6 +467,8 @@ class ValueKinds:
                         return got
                 return self._symbolic_return(name) if attr_kind is None and "." not in name[5:] else K.U
             if name in K.STATIC_BUILTINS:
+                if name == "len" and node.args and self.is_ragged(node.args[0].value):
+                    return K.H  # the length of a boolean-mask selection
                 return K.S
             if name in K.HOST_BUILTINS:
                 if node.args and self.kind(node.args[0].value) in K.VALUE_KINDS:
@@ -448,6 +502,8 @@ class ValueKinds:
                 if method in K.NON_TENSOR_METHODS:
                     return K.U  # the guess was wrong: a str or dict method (`k.endswith(p)`)
                 if method in K.STATIC_METHODS:
+                    if method in _SIZE_READS and self.is_ragged(func.value):
+                        return K.H  # `x[mask].numel()`: counts what the mask selected
                     return K.S
                 if method in K.HOST_METHODS:
                     return K.H
@@ -472,7 +528,9 @@ class ValueKinds:
             if recv == K.S:
                 return K.S
             if recv == K.U and method in K.STATIC_METHODS:
-                return K.S
+                # (asked even so: under a hypothesis on the mask's inputs the receiver may be a
+                # boolean-mask selection, and the asking records which inputs those are)
+                return K.H if method in _SIZE_READS and self.is_ragged(func.value) else K.S
             if recv == K.U and method in K.TORCH_ONLY_METHODS:
                 return K.B if method in K.BOOL_METHODS else K.T
             if recv == K.M:

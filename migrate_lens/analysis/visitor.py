@@ -170,7 +170,8 @@ class _FuncScope:
     #: local names last bound to a new object (the result of a call that is not a view:
     #: ``logits = self.classifier(h)``), not to an alias of another (``queue = self.queue``)
     fresh: set[str] = field(default_factory=set)
-    #: open ``if`` statements: [orelse node id, env before, derived before, body-end state]
+    #: open ``if`` statements: [orelse node id, env before, derived before, body-end state, dead
+    #: branch, last_value before, (the body's last_value, once the else branch begins)]
     branches: list[list[Any]] = field(default_factory=list)
     #: open ``if`` statements (either branch) whose test checks a type (``isinstance(space,
     #: spaces.Dict)``): code that dispatches on the Python structure of its input
@@ -1444,7 +1445,7 @@ class FileVisitor(cst.CSTVisitor):
                 self._enter_else(scope)  # an `elif`: the enclosing if's else branch
             dead = _export_only_test(self, node.test)
             scope.branches.append([id(node.orelse) if node.orelse is not None else 0,
-                                   dict(scope.env), dict(scope.derived), None, dead])
+                                   dict(scope.env), dict(scope.derived), None, dead, dict(scope.last_value)])
             if dead == "body":
                 self.export_only += 1
         if self.func_stack and (_kernel_gate(self, node.test) or _asserts_kernel(self, node.body)):
@@ -1480,6 +1481,9 @@ class FileVisitor(cst.CSTVisitor):
             self.kernel_gate -= 1
         rec[3] = (scope.env, scope.derived)
         scope.env, scope.derived = dict(rec[1]), dict(rec[2])
+        # the else branch does not see what the body bound (`ids = ids[mask]` in the body)
+        rec.append(scope.last_value)
+        scope.last_value = dict(rec[5])
         if rec[4] == "body":
             self.export_only -= 1
             rec[4] = "body-done"
@@ -1504,7 +1508,21 @@ class FileVisitor(cst.CSTVisitor):
             scope.type_tests -= 1
         if not scope.branches:
             return
-        _, env0, der0, body, dead = scope.branches.pop()
+        _, env0, der0, body, dead, lv0, *lv_body = scope.branches.pop()
+        # after the if, each name's last binding in source order: the else branch's, or the
+        # body's where the else branch did not bind it; a branch that returns, raises or
+        # leaves the loop binds nothing for the code after the if
+        body_exits = bool(_exit_kind(original_node.body))
+        if lv_body:
+            orelse = original_node.orelse
+            if type(orelse) is cst.Else and _exit_kind(orelse.body) and not body_exits:
+                scope.last_value = lv_body[0]
+            elif not body_exits:
+                merged = dict(lv_body[0])
+                merged.update((k, v) for k, v in scope.last_value.items() if lv0.get(k) is not v)
+                scope.last_value = merged
+        elif body_exits:
+            scope.last_value = lv0
         other_env, other_der = body if body is not None else (env0, der0)
         env, der = scope.env, scope.derived
         if dead == "body":  # no else branch: the export-only body ends here
@@ -2081,6 +2099,12 @@ class FileVisitor(cst.CSTVisitor):
                 # record, only what the caller still holds and keeps of the result (an
                 # in-place update of `self._update(self.stats, x)` that a port loses: ML315)
                 self._call_flow(scope, node, name, kinds=False)
+            else:
+                # a callable stored on the module (`self.crit = focal_loss`, `self.attend = partial(
+                # helper, ...)`, or a submodule): a project function there gets the kinds passed.
+                # Argument kinds only: a submodule's forward that writes into its input is an
+                # in-place op where it happens, not an update its caller loses
+                self._call_flow(scope, node, name, held_args=False)
 
     # ------------------------------------------------------------------ bindings at call sites
     def _bound_calls(self, node: cst.Call, scope: _FuncScope, name: str, method: str, receiver: str,
@@ -2130,6 +2154,10 @@ class FileVisitor(cst.CSTVisitor):
             if not on_instance and not self._is_bound_torch_class(func, alt) and not (
                     name.startswith("self.") and alt.startswith("torch.") and is_class_like(alt)):
                 self._site("call", node, name=alt, method=method, receiver=receiver, data=data)
+            if name.startswith("self.") and not is_class_like(alt) and _is_project_callee(alt):
+                # `self.crit(logits, y)` with `self.crit = focal_loss` (imported): the function's
+                # parameters get the kinds passed, as for a direct call of it
+                self._call_flow(scope, node, alt)
 
     def _host_write(self, target: cst.Attribute, value: cst.BaseExpression) -> None:
         """``self.x = <computed>`` / ``self.sub.x = <computed>`` in a method that is neither init
@@ -2447,13 +2475,14 @@ class FileVisitor(cst.CSTVisitor):
                 "call", node, name=name, method=method, receiver=got[0], data=variant, requires=(req,)))
 
     def _call_flow(self, scope: _FuncScope, node: cst.Call, name: str, kinds: bool = True,
-                   optional_kinds: bool = False) -> None:
+                   optional_kinds: bool = False, held_args: bool = True) -> None:
         """Record the argument flows of a call to a function the project may define (for its
         summary: the callee's parameters get the kinds callers pass). With ``kinds=False``
         only the arguments the caller still holds and what it keeps of the result are
         recorded (a flow without argument kinds), and only when some argument is held. An
         optional parameter passed on as it came (``causal=None``) flows no kind, unless
-        ``optional_kinds`` (a module's own staticmethod: it takes what the module's methods take)."""
+        ``optional_kinds`` (a module's own staticmethod: it takes what the module's methods take).
+        ``held_args=False`` records argument kinds only, no held arguments."""
         args: list[Flow] = []
         keywords: list[str] = []
         kwargs: list[Flow] = []
@@ -2472,8 +2501,9 @@ class FileVisitor(cst.CSTVisitor):
                 args.append(f)
         # arguments the caller still holds (for updates a port would lose, `CallFlow.held`)
         positional = [a for a in node.args if a.keyword is None and not a.star]
-        held = tuple(i for i, a in enumerate(positional) if _is_held(a.value))
-        held_kw = tuple(a.keyword.value for a in node.args if a.keyword is not None and _is_held(a.value))
+        held = tuple(i for i, a in enumerate(positional) if _is_held(a.value)) if held_args else ()
+        held_kw = tuple(a.keyword.value for a in node.args if a.keyword is not None and _is_held(a.value)) \
+            if held_args else ()
         if held or held_kw or any(f.kind or f.deps for f in (*args, *kwargs)):
             use = self.call_use.get(id(node), "") if held or held_kw else ""
             if (held or held_kw) and not scope.loops:
