@@ -337,6 +337,26 @@ class _Resolver:
             return _EXTERNAL
         return None
 
+    def applied(self, dotted: str) -> str:
+        """``dotted`` itself when it ends in ``.apply``, else the ``<X>.apply`` it is bound to
+        through imports and module-level aliases (``from .fn import clamp_grad`` with
+        ``clamp_grad = ClampGrad.apply`` in ``fn``); "" when it is bound to nothing of the kind."""
+        for _ in range(12):
+            if dotted.endswith(".apply"):
+                return dotted
+            parts = dotted.split(".")
+            for i in range(len(parts) - 1, 0, -1):
+                mod = ".".join(parts[:i])
+                if mod in self.modules:
+                    binding = self.bindings.get(mod, {}).get(parts[i])
+                    if binding is None or binding == f"{mod}.{parts[i]}":
+                        return ""
+                    dotted = ".".join([binding, *parts[i + 1:]])
+                    break
+            else:
+                return ""
+        return ""
+
     def external_name(self, dotted: str) -> tuple[str, bool]:
         """The name outside the project that ``dotted`` (a name under a project module) is
         bound to through imports and module-level aliases, and whether a ``try``/``except
@@ -881,6 +901,15 @@ class _Builder:
         for f in self.files:
             found: list[Finding] = []
             for call in f.calls_to_project:
+                applied = self.res.applied(call.callee)
+                if applied and self.module_kind.get(self.res.resolve(applied[:-6]) or "") == "autograd.Function":
+                    # `clamp_grad(x)` with `clamp_grad = ClampGrad.apply` in another file: as `Fn.apply(x)`
+                    from migrate_lens.analysis.engine import build_index, match_project_call
+
+                    if index is None:
+                        index = build_index(self.catalog.rules)
+                    found.extend(match_project_call(call, applied, False, f.path, index, f.suppressions, applied=True))
+                    continue
                 name, guarded, compiled = self.res.follow(call.callee)
                 if not name and not compiled:
                     continue
@@ -1057,10 +1086,12 @@ class _Builder:
                         if not res.follow(callee)[2]:  # a kernel of the project's compiled extension is found
                             unresolved += 1
                         continue
-                    if r == _EXTERNAL and callee.endswith(".apply"):
+                    if r == _EXTERNAL:
                         # `Fn.apply(x, ...)` of a project autograd.Function runs its forward (and
-                        # its backward in training): status edges, no argument flow (ctx shifts them)
-                        fn_cls = resolve(callee[:-6])
+                        # its backward in training): status edges, no argument flow (ctx shifts them);
+                        # so does a call of a name bound to it (`clamp_grad = ClampGrad.apply`)
+                        applied = res.applied(callee)
+                        fn_cls = resolve(applied[:-6]) if applied else None
                         if fn_cls is not None and self.module_kind.get(fn_cls) == "autograd.Function":
                             for m in ("forward", "backward"):
                                 t = member(fn_cls, [m])

@@ -510,13 +510,16 @@ def _match(rule: Rule, site: Site) -> tuple[str, bool] | None:
 
 
 def match_project_call(call: CallSiteFact, name: str, guarded: bool, path: str, index: RuleIndex,
-                       suppressions: tuple[Suppression, ...] = (), compiled: bool = False) -> list[Finding]:
+                       suppressions: tuple[Suppression, ...] = (), compiled: bool = False,
+                       applied: bool = False) -> list[Finding]:
     """Findings of the call rules (and, for a ``guarded`` optional import, the import rules)
     on a call recorded per file (:class:`CallSiteFact`) whose callee the project graph
     resolved to ``name`` (``torch.nn.utils.weight_norm`` through a re-exported alias);
     ``compiled``: ``name`` is a function of one of the project's own compiled extension
-    modules (the site's ``compiled_extension`` data). Same contexts, severities and
-    suppression comments as the per-file stage."""
+    modules (the site's ``compiled_extension`` data); ``applied``: ``name`` is ``<Fn>.apply`` of a
+    project ``autograd.Function`` the callee is bound to (``clamp_grad = ClampGrad.apply``,
+    imported), matched as the per-file stage matches ``Fn.apply(...)``. Same contexts,
+    severities and suppression comments as the per-file stage."""
     def value(text: str) -> object:
         if text == NONLITERAL:
             return NOT_LITERAL
@@ -531,8 +534,12 @@ def match_project_call(call: CallSiteFact, name: str, guarded: bool, path: str, 
         "star": call.star, "no_grad": call.no_grad, "result": "U", "project_alias": True, "level": 0,
         "compiled_extension": compiled,
     }
+    method = call.method
+    if applied:
+        method = "apply"
+        data.update(imported_class=True, receiver_name=name[: -len(".apply")].rsplit(".", 1)[-1])
     sites = [Site(kind="call", node=None, context=call.context, symbol=call.symbol, name=name,  # type: ignore[arg-type]
-                  method=call.method, data=data)]
+                  method=method, data=data)]
     if guarded:
         sites.append(Site(kind="import", node=None, context=call.context, symbol=call.symbol, name=name,  # type: ignore[arg-type]
                           data={**data, "optional": True}))

@@ -740,13 +740,23 @@ def match_compiled_extension(site: Site, m: "Matcher") -> str | None:
 
 def match_autograd_apply(site: Site, m: "Matcher") -> str | None:
     """``Fn.apply(...)`` on a ``torch.autograd.Function`` subclass defined in this file, or
-    (``imported``) on an imported CapWords class."""
-    if site.method != "apply":
+    (``imported``) on an imported CapWords class; also a call of a name bound to one
+    (``clamp_grad = ClampGrad.apply`` at module level, ``self.fn = Fn.apply``, a local
+    ``f = Fn.apply``), which resolves to ``<Fn>.apply``."""
+    if site.method == "apply":
+        if site.data.get("local_autograd_function"):
+            return site.data.get("receiver_name", "") + ".apply"
+        if _param(m, "imported") and site.data.get("imported_class"):
+            return site.data.get("receiver_name", "") + ".apply"
         return None
-    if site.data.get("local_autograd_function"):
-        return site.data.get("receiver_name", "") + ".apply"
-    if _param(m, "imported") and site.data.get("imported_class"):
-        return site.data.get("receiver_name", "") + ".apply"
+    if not site.name.endswith(".apply") or site.name.startswith(("self.", "torch.")):
+        return None
+    recv = site.name[: -len(".apply")]
+    local = site.data.get("autograd_functions", frozenset())
+    leaf = recv.rsplit(".", 1)[-1]
+    if recv in local or (_param(m, "imported") and leaf[:1].isupper() and not any(
+            recv.rpartition(".")[0] == q.rpartition(".")[0] for q in local) and "." in recv):
+        return f"{leaf}.apply"
     return None
 
 
@@ -971,7 +981,8 @@ MATCHERS: dict[str, MatcherSpec] = {
                              flag="recursive"),
     "compiled-extension-call": MatcherSpec("call", match_compiled_extension, match_compiled_extension.__doc__ or "",
                                            reads_kinds=False, flag="compiled_extension"),
-    "autograd-apply": MatcherSpec("call", match_autograd_apply, match_autograd_apply.__doc__ or "", _gate_method("apply"),
+    "autograd-apply": MatcherSpec("call", match_autograd_apply, match_autograd_apply.__doc__ or "",
+                                  lambda m: CallGate(GatePart(("*.apply",)), GatePart(exact=frozenset({"apply"}))),
                                   reads_kinds=False),
     "strided-explicit-padding": MatcherSpec("call", match_strided_padding, match_strided_padding.__doc__ or "", _gate_names),
     "device-transfer": MatcherSpec("call", match_device_transfer, match_device_transfer.__doc__ or "", _gate_method("to")),
