@@ -898,9 +898,19 @@ class _Builder:
             from migrate_lens.analysis.engine import build_index
 
             index = build_index(self.catalog.rules)
+        tables = {name: entries for f in self.files for name, entries in f.dispatch_tables}
         for f in self.files:
             found: list[Finding] = []
             for call in f.calls_to_project:
+                if call.callee.endswith("[]"):
+                    # an entry of a dispatch table in another file: a call of each entry
+                    for entry in self._table_entries(call.callee[:-2], tables):
+                        from migrate_lens.analysis.engine import build_index, match_project_call
+
+                        if index is None:
+                            index = build_index(self.catalog.rules)
+                        found.extend(match_project_call(call, entry, False, f.path, index, f.suppressions))
+                    continue
                 applied = self.res.applied(call.callee)
                 if applied and self.module_kind.get(self.res.resolve(applied[:-6]) or "") == "autograd.Function":
                     # `clamp_grad(x)` with `clamp_grad = ClampGrad.apply` in another file: as `Fn.apply(x)`
@@ -930,6 +940,27 @@ class _Builder:
                 kept, _ = apply_config([x for x in found if (x.span.line, x.span.column, x.code) not in have], self.config)
                 out[f.path] = kept
         return out
+
+    def _table_entries(self, table: str, tables: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
+        """The library callables a dispatch table holds (``pkg.acts.ACTS`` -> ``torch.relu_``,
+        ``torch.nn.functional.gelu``), following the table's name through the project's imports
+        and aliases to where it is defined, and each entry to the library name it stands for."""
+        for _ in range(8):
+            if table in tables:
+                break
+            head, _, leaf = table.rpartition(".")
+            binding = self.res.bindings.get(head, {}).get(leaf)
+            if not binding or binding == table:
+                return ()
+            table = binding
+        else:
+            return ()
+        out: list[str] = []
+        for entry in tables.get(table, ()):
+            name = entry if not self.res.is_projectish(entry) else self.res.follow(entry)[0]
+            if name and name not in out:
+                out.append(name)
+        return tuple(out)
 
     def _declared_extension_calls(self, f: FileFacts, modules: set[str], index: Any) -> list[Finding]:
         """Findings of calls in ``f`` (one per caller and callee: :class:`CallFact`) of a

@@ -403,6 +403,10 @@ class FileFacts:
     #: names the file's module-level code assigns (``IS_NPU = ...``, ``ACT2FN = {...}``, also
     #: inside a top-level ``if``/``try``), sorted: data another module may import
     module_globals: tuple[str, ...] = ()
+    #: the file's module-level dispatch tables (``ACTS = {"relu": torch.relu_, "gelu": F.gelu}``),
+    #: as (dotted table name, its entries' dotted names after the file's bindings), sorted:
+    #: ``self.act = ACTS[name]`` in another file calls one of the entries
+    dispatch_tables: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 @_fast_pickle

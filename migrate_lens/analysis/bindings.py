@@ -92,7 +92,7 @@ class Bindings:
 
     __slots__ = ("module", "is_package", "aliases", "classes", "functions", "globals", "func_returns", "alts",
                  "partials", "project_names", "guarded", "guard_depth", "assigned", "str_consts", "handles", "getters",
-                 "factories", "module_names")
+                 "factories", "module_names", "tables", "returns")
 
     def __init__(self, module: str, is_package: bool, handles: frozenset[str] = frozenset()) -> None:
         self.module = module
@@ -133,6 +133,12 @@ class Bindings:
         self.guard_depth = 0
         #: module-level names bound by assignment to callables: name -> alternatives
         self.assigned: dict[str, tuple[str, ...]] = {}
+        #: module-level dispatch tables: a name bound to a dict, list or tuple literal of
+        #: callables (``ACTS = {"relu": torch.relu_, "gelu": F.gelu}``) -> every entry
+        self.tables: dict[str, tuple[str, ...]] = {}
+        #: top-level functions that return callables (``def get_act(name): return ACTS[name]``)
+        #: -> what they return
+        self.returns: dict[str, tuple[str, ...]] = {}
 
     # ------------------------------------------------------------------ resolution
     def resolve(self, node: cst.BaseExpression, shadowed: Container[str] = (),
@@ -213,6 +219,12 @@ class Bindings:
         getattr(holder, param)``, or a closure that calls ``getattr(holder, param)(*args)``."""
         self.factories.setdefault(name, (holder, position, param))
 
+    def bind_returned(self, name: str, returned: tuple[str, ...]) -> None:
+        """The top-level function ``name`` returns the callables ``returned`` (a table's
+        entry, a name bound to a callable): a call of it evaluates to them (:meth:`targets`)."""
+        if returned:
+            self.returns[name] = merge(self.returns.get(name, ()), returned)
+
     def bind_getter(self, name: str, returned: tuple[str, ...]) -> None:
         """The top-level function ``name`` returns ``returned`` (:meth:`targets` of a
         ``return``): when that is the object a :attr:`handles` callee made (``f()``), a call of
@@ -266,6 +278,15 @@ class Bindings:
             if self.factories and type(value.func) is cst.Name and value.func.value in self.factories:
                 member = self.member_call(value, shadowed, local)  # `fwd = _make_lazy_cuda_func("fwd")`
                 return (member,) if member else ()
+            if self.returns and type(value.func) is cst.Name and value.func.value in self.returns \
+                    and value.func.value not in shadowed and not (local and value.func.value in local):
+                return self.returns[value.func.value]  # `get_act(name)` returning a table's entry
+            if type(value.func) is cst.Attribute and value.func.attr.value == "get":
+                # `ACTS.get(name, F.relu)`: a table's entries, or the default
+                table = self._table(value.func.value, shadowed, local)
+                if table:
+                    default = value.args[1].value if len(value.args) > 1 else None
+                    return merge(table, self.targets(default, shadowed, local, methods) if default is not None else ())
             return ()
         if t is cst.IfExp:
             return merge(self.targets(value.body, shadowed, local, methods),
@@ -273,15 +294,45 @@ class Bindings:
         if t is cst.BooleanOperation:
             return merge(self.targets(value.left, shadowed, local, methods),
                          self.targets(value.right, shadowed, local, methods))
-        if t is cst.Subscript and type(value.value) in (cst.Dict, cst.List, cst.Tuple):
-            # a dispatch table written in place: `{"quaternion": quaternion_init, "unitary":
-            # unitary_init}[criterion]`, `[nn.ReLU, nn.GELU][i]`: every entry is an alternative
-            out: tuple[str, ...] = ()
-            for e in value.value.elements:  # type: ignore[attr-defined]
-                if type(e) in (cst.DictElement, cst.Element):
-                    out = merge(out, self.targets(e.value, shadowed, local, methods))
-            return out
+        if t is cst.Subscript:
+            # a dispatch table, written in place (`{"quaternion": quaternion_init, "unitary":
+            # unitary_init}[criterion]`, `[nn.ReLU, nn.GELU][i]`) or bound to a module-level name
+            # (`ACTS[name]`; `<pkg.acts.ACTS>[]` for one imported from the project, whose entries
+            # the project graph knows): every entry is an alternative
+            return self._table(value.value, shadowed, local, methods)
         return ()
+
+    def _table(self, node: cst.BaseExpression, shadowed: Container[str] = (),
+               local: Mapping[str, tuple[str, ...]] | None = None, methods: Container[str] = ()) -> tuple[str, ...]:
+        """The entries of the dispatch table ``node`` is (see :meth:`targets`), () if none."""
+        t = type(node)
+        if t in (cst.Dict, cst.List, cst.Tuple) or _is_dict_call(node):
+            return self.table_entries(node, shadowed, local, methods)
+        if t is cst.Name and node.value not in shadowed and not (local and node.value in local):
+            hit = self.tables.get(node.value)
+            if hit is not None:
+                return hit
+            imported = self.aliases.get(node.value, "")
+            if imported and self.is_project(imported) and node.value not in self.functions \
+                    and node.value not in self.classes:
+                return (f"{imported}[]",)
+        return ()
+
+    def table_entries(self, node: cst.BaseExpression, shadowed: Container[str] = (),
+                      local: Mapping[str, tuple[str, ...]] | None = None,
+                      methods: Container[str] = ()) -> tuple[str, ...]:
+        """The callables listed in a dict, list or tuple literal (values of a dict), or as the
+        keyword arguments of a ``dict(...)`` call."""
+        out: tuple[str, ...] = ()
+        if _is_dict_call(node):
+            for a in node.args:  # type: ignore[attr-defined]
+                if a.keyword is not None:
+                    out = merge(out, self.targets(a.value, shadowed, local, methods))
+            return out
+        for e in getattr(node, "elements", ()):
+            if type(e) in (cst.DictElement, cst.Element):
+                out = merge(out, self.targets(e.value, shadowed, local, methods))
+        return out
 
     def instances(self, value: cst.BaseExpression, shadowed: Container[str] = (),
                   local: Mapping[str, tuple[str, ...]] | None = None,
@@ -438,6 +489,10 @@ class Bindings:
         self.module_names.add(name)
         new = self.targets(value)
         if not new:
+            if type(value) in (cst.Dict, cst.List, cst.Tuple) or _is_dict_call(value):
+                entries = self.table_entries(value)
+                if entries:
+                    self.tables[name] = merge(self.tables.get(name, ()), entries)
             return
         if self.is_partial(value):
             self.partials[name] = value  # type: ignore[assignment]
@@ -578,3 +633,9 @@ def _identifier(arg: cst.Arg) -> str:
         return ""
     text = value.evaluated_value
     return text if type(text) is str and text.isidentifier() else ""
+
+
+def _is_dict_call(node: cst.BaseExpression) -> bool:
+    """``dict(relu=nn.ReLU, gelu=nn.GELU)``: a table spelled as a call (keyword entries only)."""
+    return type(node) is cst.Call and type(node.func) is cst.Name and node.func.value == "dict" \
+        and bool(node.args) and all(a.keyword is not None for a in node.args)

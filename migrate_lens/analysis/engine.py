@@ -473,6 +473,8 @@ def analyze_source(source: str, path: str, module_name: str, catalog: Catalog,
         module_globals=tuple(sorted(visitor.bindings.globals | visitor.bindings.module_names)),
         member_factories=tuple(sorted((f"{module_name}.{name}", holder)
                                       for name, (holder, _, _) in visitor.bindings.factories.items())),
+        dispatch_tables=tuple(sorted((f"{module_name}.{name}", entries)
+                                     for name, entries in visitor.bindings.tables.items())),
     )
     # The visitor is the hub of reference cycles that hold the whole CST: visitor -> emit ->
     # (closure) visitor, visitor -> values -> visitor, and call sites kept on the visitor whose

@@ -2158,6 +2158,11 @@ class FileVisitor(cst.CSTVisitor):
                 # `self.crit(logits, y)` with `self.crit = focal_loss` (imported): the function's
                 # parameters get the kinds passed, as for a direct call of it
                 self._call_flow(scope, node, alt)
+            if alt.endswith("[]") and self.bindings.is_project(alt[:-2]):
+                # an entry of a dispatch table imported from the project (`self.act = ACTS[name]`):
+                # the project graph matches the call against each entry (`FileFacts.dispatch_tables`)
+                args_only = {k: dict.__getitem__(data, k) for k in _PROJECT_CALL_KEYS}
+                self.project_calls.append((*self._lines(node), alt, method, args_only, self.context, self.symbol))
 
     def _host_write(self, target: cst.Attribute, value: cst.BaseExpression) -> None:
         """``self.x = <computed>`` / ``self.sub.x = <computed>`` in a method that is neither init
@@ -2704,6 +2709,9 @@ class FileVisitor(cst.CSTVisitor):
         if self.bindings.handles and len(self.func_stack) == 1 and not self.class_stack:
             # `def _get_plugin(): ... return _plugin` (a compiled extension): `_get_plugin().op(x)`
             self.bindings.bind_getter(scope.qualname.rsplit(".", 1)[-1], self._targets(value))
+        if len(self.func_stack) == 1 and not self.class_stack and type(value) is cst.Subscript:
+            # `def get_act(name): return ACTS[name]`: a call of it is one of the table's entries
+            self.bindings.bind_returned(scope.qualname.rsplit(".", 1)[-1], self._targets(value))
         if len(self.func_stack) <= 2 and not self.class_stack and (type(value) in (cst.Call, cst.Lambda) or (
                 type(value) is cst.Name and value.value in self._closure_members)):
             self._member_factory(value)
