@@ -638,7 +638,8 @@ class FileVisitor(cst.CSTVisitor):
                 context = "function"
         scope = _FuncScope(qualname=qualname, name=name, context=context, cls=cls, is_method=is_method,
                            guess=guess, init_like=init_like, node=node)
-        scope.summary = SummaryBuilder(qualname, name, guess, in_module=cls is None or cls.is_module)
+        scope.summary = SummaryBuilder(qualname, name, guess, in_module=cls is None or cls.is_module,
+                                       module_method=is_method and cls is not None and cls.is_module)
         for d in node.decorators:
             dec = d.decorator.func if type(d.decorator) is cst.Call else d.decorator
             if self.qual(dec) in ("torch.no_grad", "torch.inference_mode"):
@@ -907,6 +908,7 @@ class FileVisitor(cst.CSTVisitor):
             if _is_self_attr(target):
                 self._self_write(node, target.attr.value, K.join(self.kind(target), vkind), aug=True)
             else:
+                self._data_write(target)
                 self._site("attribute-write", node, name=target.attr.value,
                            receiver=self.kind(target.value), data={"aug": True})
         elif type(target) is cst.Name:
@@ -1012,6 +1014,7 @@ class FileVisitor(cst.CSTVisitor):
             if _is_self_attr(target):
                 self._self_write(stmt, target.attr.value, vkind, aug=False, value=value)
             else:
+                self._data_write(target)
                 self._site("attribute-write", stmt, name=target.attr.value,
                            receiver=self.kind(target.value), data={
                                "aug": False, "value_literal": literal(value),
@@ -1342,6 +1345,12 @@ class FileVisitor(cst.CSTVisitor):
             return False
         scope = self.func_stack[-1]
         return name in self.bindings.globals and name not in scope.env
+
+    def _data_write(self, target: cst.Attribute) -> None:
+        """``<w>.data = ...`` / ``<w>.data += ...``: the enclosing function rewrites a tensor's
+        storage (the summary's weight-surgery evidence)."""
+        if target.attr.value == "data" and self.func_stack and self.func_stack[-1].summary is not None:
+            self.func_stack[-1].summary.weight_write()
 
     def _self_write(self, stmt: cst.CSTNode, attr: str, vkind: str, aug: bool,
                     value: cst.BaseExpression | None = None) -> None:
