@@ -509,12 +509,16 @@ class ValueKinds:
 
     def parameter_container(self, node: cst.BaseExpression) -> bool:
         """``self.<attr>`` built as an ``nn.ParameterDict``/``nn.ParameterList`` (in this class
-        or a base class of this file): a module whose items are tensors (parameters), where a
-        ``ModuleDict``'s items are modules."""
+        or a base class of this file), or a local name bound to one (``pd = self.<attr>``): a
+        module whose items are tensors (parameters), where a ``ModuleDict``'s items are modules."""
+        if not self.v.func_stack:
+            return False
+        scope = self.v.func_stack[-1]
+        if type(node) is cst.Name:
+            return scope.ctor_of.get(node.value, "") in K.PARAMETER_CONTAINERS
         if type(node) is not cst.Attribute or type(node.value) is not cst.Name or node.value.value != "self":
             return False
-        cls = self.v.func_stack[-1].cls if self.v.func_stack else None
-        return cls is not None and cls.attr_ctor.get(node.attr.value) in K.PARAMETER_CONTAINERS
+        return scope.cls is not None and scope.cls.attr_ctor.get(node.attr.value) in K.PARAMETER_CONTAINERS
 
     def _unseen_self_attr(self, node: cst.BaseExpression) -> bool:
         """``self.<attr>`` for an attribute this class never assigned (set by a base class or

@@ -1142,7 +1142,11 @@ class FileVisitor(cst.CSTVisitor):
         else:
             scope.input_devices.discard(name)
         # after the right-hand side is visited (``attn = attn.nan_to_num()`` reads the old one)
-        scope.pending_ctor.append((name, self._built_by(value, None) if type(value) is cst.Call else "", value))
+        # a local alias of a built attribute (`pd = self.bank_logits`) is built by the same callee
+        built = self._built_by(value, None) if type(value) is cst.Call else (
+            scope.cls.attr_ctor.get(value.attr.value, "")  # type: ignore[attr-defined]
+            if scope.cls is not None and _is_self_attr(value) else "")
+        scope.pending_ctor.append((name, built, value))
 
     def _subscript_write(self, stmt: cst.CSTNode, target: cst.Subscript, base: str, vkind: str,
                          aug: bool) -> None:
