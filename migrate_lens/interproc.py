@@ -102,7 +102,12 @@ def function_contexts(guess: Mapping[str, str], roles: Mapping[str, str], entrie
             seeds.update(v for v in succ(q) if _leaf(v) in inside)
     traced = _reach(seeds, succ, host_glue)
     host = _reach(host_glue | {q for q, c in guess.items() if c == "host"}, succ, traced)
-    init = _reach((q for q, c in guess.items() if c == "init"), succ, traced | host)
+    # weight surgery (an adapter merge, a BatchNorm fold) is eager weight editing like the
+    # init-named `fuse()`/`reparameterize()`, unless forward reaches it: unlike generation glue
+    # it does not stop the traced reachability (peft's forward calls `self.unmerge()` when the
+    # adapters are disabled: that one stays traced)
+    surgery = {q for q, r in roles.items() if r == "weight-surgery"}
+    init = _reach(surgery.union(q for q, c in guess.items() if c == "init"), succ, traced | host)
     out = dict(guess)
     for q in init:
         out[q] = "init"

@@ -29,6 +29,11 @@ STATIC_TENSOR_ATTRS = frozenset({
     "shape", "ndim", "dtype", "device", "is_cuda", "requires_grad", "layout", "is_sparse",
     "is_quantized", "is_meta", "names", "itemsize", "nbytes", "is_leaf", "training",
 })
+#: Module containers whose items are parameters (tensors), not modules.
+PARAMETER_CONTAINERS = frozenset({
+    "torch.nn.ParameterDict", "torch.nn.ParameterList",
+    "torch.nn.modules.container.ParameterDict", "torch.nn.modules.container.ParameterList",
+})
 #: Attributes of a tensor that are tensors.
 TENSOR_ATTRS = frozenset({"T", "mT", "H", "mH", "real", "imag", "data", "grad"})
 

@@ -11,7 +11,14 @@ under JAX:
 - ``train-loop``: it does the same inside a ``for``/``while`` loop (an epoch loop). The loop
   itself stays on the host and drives the jitted step; the functions it calls run in it;
 - ``generation``: generation glue (``generate``, ``prepare_inputs_for_generation``, a decoding
-  loop that calls the model): host code that drives a jitted model step.
+  loop that calls the model): host code that drives a jitted model step;
+- ``weight-surgery``: a method of an ``nn.Module`` whose name does not decide its context and
+  that rewrites parameter storage (``base_layer.weight.data += delta``, ``self.conv.weight.data
+  = fused``): merging an adapter into the base weights, fusing a BatchNorm, re-parameterizing a
+  block for deployment, whatever the method's name (the visitor already takes ``fuse*`` and
+  ``reparameterize*`` for init code by name). It runs eagerly on concrete weights (the port
+  does it once on the arrays, or in the weight converter), so it is init code unless forward
+  reaches it.
 
 The role is read from calls and names only (sources: the PyTorch training loop idiom
 ``loss.backward(); optimizer.step()``, Lightning's ``LightningModule`` hook names, Hugging
@@ -23,7 +30,7 @@ from __future__ import annotations
 import re
 from migrate_lens.models import CallFlow, Flow, FunctionSummary
 
-ROLES = ("", "train-step", "train-loop", "generation")
+ROLES = ("", "train-step", "train-loop", "generation", "weight-surgery")
 
 #: Framework hooks run once per batch inside the training step (Lightning ``LightningModule``
 #: and ``Callback`` hooks; Accelerate/Ignite style ``train_step``/``update``-named steps are
@@ -89,16 +96,21 @@ class SummaryBuilder:
     it is the per-batch loop. Only the calls inside it are the step; what the epoch loop calls
     around it (validation, checkpointing, the scheduler) stays host code."""
 
-    __slots__ = ("qualname", "name", "context", "in_module", "steps", "loop_steps", "loop_model_calls", "loop_names",
-                 "_path", "_targets", "_next_loop", "_strong", "_weak", "_handler")
+    __slots__ = ("qualname", "name", "context", "in_module", "module_method", "weight_writes", "steps", "loop_steps",
+                 "loop_model_calls", "loop_names", "_path", "_targets", "_next_loop", "_strong", "_weak", "_handler")
 
-    def __init__(self, qualname: str, name: str, context: str, in_module: bool = True) -> None:
+    def __init__(self, qualname: str, name: str, context: str, in_module: bool = True,
+                 module_method: bool = False) -> None:
         self.qualname = qualname
         self.name = name
         self.context = context
         #: a method of an ``nn.Module`` class, or a function outside classes (not a plain
         #: class's method): where an ambiguous generation name means generation
         self.in_module = in_module
+        #: a method of an ``nn.Module`` class itself (where parameter writes are weight surgery)
+        self.module_method = module_method
+        #: assignments to a ``.data`` attribute (``w.data = ...``, ``w.data -= ...``)
+        self.weight_writes = 0
         self.steps = 0
         self.loop_steps = 0
         self.loop_model_calls = 0
@@ -171,6 +183,10 @@ class SummaryBuilder:
         elif in_loop and is_model_call(name, method, receiver_text):
             self.loop_model_calls += 1
 
+    def weight_write(self) -> None:
+        """An assignment or augmented assignment to a ``.data`` attribute in this function."""
+        self.weight_writes += 1
+
     def step_loops(self) -> set[int]:
         """The loops whose bodies are the training step (see the class docstring)."""
         return self._strong or self._weak
@@ -190,6 +206,8 @@ class SummaryBuilder:
             role = "train-step"
         elif self.loop_model_calls and self.context != "traced":
             role = "generation"  # a decoding loop outside forward calling the model
+        elif self.weight_writes and self.module_method and self.context == "function":
+            role = "weight-surgery"  # `merge()`, `fuse()`, `reparameterize()`: eager edits of the weights
         if not role:
             return None
         inside: tuple[str, ...] = ()

@@ -219,6 +219,8 @@ class ValueKinds:
                 out[target.value] = K.B if ks == {K.B} else K.T
                 return
         k = self.kind(it)
+        if k == K.M and self.parameter_container(it):
+            k = K.T  # `for p in self.scales` of an `nn.ParameterList`: parameters
         if k in K.TENSORISH:
             if type(target) is cst.Name:
                 out[target.value] = k  # rows of a mask are masks
@@ -295,6 +297,8 @@ class ValueKinds:
             base = self.kind(node.value)
             if base == K.B:
                 return K.B
+            if base == K.M and self.parameter_container(node.value):
+                return K.T  # `self.logits[adapter]` of an `nn.ParameterDict`: a parameter, not a module
             if base in (K.T, K.H, K.S, K.M):
                 return base
             return K.U
@@ -433,6 +437,13 @@ class ValueKinds:
         func = node.func
         if name is None:
             name = self.v.qual(func)
+        if name.startswith("self.") and name.count(".") > 1 and type(func) is cst.Attribute:
+            # `self.weight.sum()`, `self.running_var.max()`, `self.proj.weight.norm()`: a method
+            # of an attribute that holds a tensor (a parameter, a buffer, a submodule's weight)
+            # is a tensor method like any other, not a call of the class's own method
+            recv = receiver or self.kind(func.value)
+            if recv in K.TENSORISH:
+                name, receiver = "", recv
         if name:
             if name.startswith("torch."):
                 got = K.torch_call_kind(name)
@@ -553,6 +564,19 @@ class ValueKinds:
                 node = node.func.value
             else:
                 return False
+
+    def parameter_container(self, node: cst.BaseExpression) -> bool:
+        """``self.<attr>`` built as an ``nn.ParameterDict``/``nn.ParameterList`` (in this class
+        or a base class of this file), or a local name bound to one (``pd = self.<attr>``): a
+        module whose items are tensors (parameters), where a ``ModuleDict``'s items are modules."""
+        if not self.v.func_stack:
+            return False
+        scope = self.v.func_stack[-1]
+        if type(node) is cst.Name:
+            return scope.ctor_of.get(node.value, "") in K.PARAMETER_CONTAINERS
+        if type(node) is not cst.Attribute or type(node.value) is not cst.Name or node.value.value != "self":
+            return False
+        return scope.cls is not None and scope.cls.attr_ctor.get(node.attr.value) in K.PARAMETER_CONTAINERS
 
     def _unseen_self_attr(self, node: cst.BaseExpression) -> bool:
         """``self.<attr>`` for an attribute this class never assigned (set by a base class or

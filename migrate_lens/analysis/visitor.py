@@ -639,7 +639,8 @@ class FileVisitor(cst.CSTVisitor):
                 context = "function"
         scope = _FuncScope(qualname=qualname, name=name, context=context, cls=cls, is_method=is_method,
                            guess=guess, init_like=init_like, node=node)
-        scope.summary = SummaryBuilder(qualname, name, guess, in_module=cls is None or cls.is_module)
+        scope.summary = SummaryBuilder(qualname, name, guess, in_module=cls is None or cls.is_module,
+                                       module_method=is_method and cls is not None and cls.is_module)
         for d in node.decorators:
             dec = d.decorator.func if type(d.decorator) is cst.Call else d.decorator
             if self.qual(dec) in ("torch.no_grad", "torch.inference_mode"):
@@ -908,6 +909,7 @@ class FileVisitor(cst.CSTVisitor):
             if _is_self_attr(target):
                 self._self_write(node, target.attr.value, K.join(self.kind(target), vkind), aug=True)
             else:
+                self._data_write(target)
                 self._site("attribute-write", node, name=target.attr.value,
                            receiver=self.kind(target.value), data={"aug": True})
         elif type(target) is cst.Name:
@@ -1013,6 +1015,7 @@ class FileVisitor(cst.CSTVisitor):
             if _is_self_attr(target):
                 self._self_write(stmt, target.attr.value, vkind, aug=False, value=value)
             else:
+                self._data_write(target)
                 self._site("attribute-write", stmt, name=target.attr.value,
                            receiver=self.kind(target.value), data={
                                "aug": False, "value_literal": literal(value),
@@ -1140,7 +1143,11 @@ class FileVisitor(cst.CSTVisitor):
         else:
             scope.input_devices.discard(name)
         # after the right-hand side is visited (``attn = attn.nan_to_num()`` reads the old one)
-        scope.pending_ctor.append((name, self._built_by(value, None) if type(value) is cst.Call else "", value))
+        # a local alias of a built attribute (`pd = self.bank_logits`) is built by the same callee
+        built = self._built_by(value, None) if type(value) is cst.Call else (
+            scope.cls.attr_ctor.get(value.attr.value, "")  # type: ignore[attr-defined]
+            if scope.cls is not None and _is_self_attr(value) else "")
+        scope.pending_ctor.append((name, built, value))
 
     def _subscript_write(self, stmt: cst.CSTNode, target: cst.Subscript, base: str, vkind: str,
                          aug: bool) -> None:
@@ -1343,6 +1350,12 @@ class FileVisitor(cst.CSTVisitor):
             return False
         scope = self.func_stack[-1]
         return name in self.bindings.globals and name not in scope.env
+
+    def _data_write(self, target: cst.Attribute) -> None:
+        """``<w>.data = ...`` / ``<w>.data += ...``: the enclosing function rewrites a tensor's
+        storage (the summary's weight-surgery evidence)."""
+        if target.attr.value == "data" and self.func_stack and self.func_stack[-1].summary is not None:
+            self.func_stack[-1].summary.weight_write()
 
     def _self_write(self, stmt: cst.CSTNode, attr: str, vkind: str, aug: bool,
                     value: cst.BaseExpression | None = None) -> None:
