@@ -647,8 +647,9 @@ def match_global_write(site: Site, m: "Matcher") -> str | None:
 def match_attribute(site: Site, m: "Matcher") -> str | None:
     """Attribute read/write by name (``names``), optionally only on ``self`` (``on_self``) or
     on receivers of given kinds (``receiver``); for writes, ``value_literal`` (the assigned
-    literal is one of these) and ``value_attr`` (globs: the assigned value is another
-    object's attribute of that name, ``head.weight = embed.weight``)."""
+    literal is one of these; with ``or_variable``, a value that is no literal passes too:
+    ``p.requires_grad = flag`` in a helper its callers pass ``False``) and ``value_attr`` (globs:
+    the assigned value is another object's attribute of that name, ``head.weight = embed.weight``)."""
     if not _any_glob(site.name, _param(m, "names")):
         return None
     on_self = _param(m, "on_self")
@@ -658,7 +659,9 @@ def match_attribute(site: Site, m: "Matcher") -> str | None:
     if receivers and site.receiver not in receivers:
         return None
     lits = _param(m, "value_literal")
-    if lits is not None and not _literal_in(site.data.get("value_literal", NOT_LITERAL), lits):
+    value = site.data.get("value_literal", NOT_LITERAL)
+    if lits is not None and not _literal_in(value, lits) and not (
+            value is NOT_LITERAL and _param(m, "or_variable") is True):
         return None
     value_attrs = _param(m, "value_attr")
     if value_attrs and not (site.data.get("value_param") and _any_glob(site.data.get("value_attr", ""), value_attrs)):
