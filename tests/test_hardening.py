@@ -84,6 +84,7 @@ LEGIT: dict[str, bytes] = {
     "ok/no_trailing_newline.py": b"import torch\n\n\ndef f(x):\n    return x.item()",
     "ok/empty.py": b"",
     "ok/no_torch.py": b"import numpy as np\n\n\ndef f(a):\n    return np.sum(a)\n",
+    "ok/no_torch_data.py": b"import numpy as np\n\nSIZES = {'tiny': 16, 'base': 64}\nTABLE = np.arange(4)\n",
 }
 
 
@@ -159,11 +160,18 @@ def test_nothing_outside_the_root_is_read(hostile_scan: ScanResult) -> None:
 
 
 def test_pre_filter_gives_import_facts_only_to_files_without_torch(hostile_scan: ScanResult) -> None:
+    """A file that never names torch and defines no function (constants, re-exports) gets
+    import facts only; one that defines a function is analyzed (project code may hand it
+    tensors) but is still no torch code (``mentions_torch``: not priced unless it has findings)."""
     facts = {f.path: f for f in hostile_scan.files}
-    cheap = facts["ok/no_torch.py"]
+    cheap = facts["ok/no_torch_data.py"]
     assert cheap.mentions_torch is False
     assert [(i.module, i.alias) for i in cheap.imports] == [("numpy", "np")]
-    assert cheap.findings == () and cheap.calls == ()
+    assert cheap.findings == () and cheap.calls == () and cheap.functions == ()
+    helper = facts["ok/no_torch.py"]
+    assert helper.mentions_torch is False
+    assert [fn.qualname.rsplit(".", 1)[-1] for fn in helper.functions] == ["f"]
+    assert helper.findings == ()
     assert facts["pkg/model.py"].mentions_torch is True
 
 
