@@ -496,6 +496,13 @@ class Bindings:
             return
         if self.is_partial(value):
             self.partials[name] = value  # type: ignore[assignment]
+            if all(a.keyword is not None for a in value.args[1:]) and not value.args[0].star and all(  # type: ignore[attr-defined]
+                    t.startswith(f"{self.module}.") or self.is_project(t) for t in new):
+                # `keep_positive = partial(_impl, thresh=0.0)` of a project function: keywords
+                # only, so a caller's positional arguments sit where the function's own do
+                # (argument kinds flow through the alias). Not a library callable's partial: the
+                # graph would match the call without the partial's keywords (`approximate="tanh"`)
+                self.assigned[name] = merge(self.assigned.get(name, ()), new)
         else:  # exported to the project graph as an alias (a partial's arguments would be lost)
             self.assigned[name] = merge(self.assigned.get(name, ()), new)
         old = self.alts.get(name) or ((self.aliases[name],) if name in self.aliases else ())
