@@ -225,6 +225,9 @@ class _FuncScope:
     arg_write_nodes: list[cst.CSTNode] = field(default_factory=list)
     #: parameters returned as passed: (name, tuple item or -1 for the whole return value)
     returned: set[tuple[str, int]] = field(default_factory=set)
+    #: functions defined in this function's body: name -> qualname (a closure handed to a
+    #: hook registration by its local name, ``register_forward_hook(save_to_cache)``)
+    local_defs: dict[str, str] = field(default_factory=dict)
 
 
 class FileVisitor(cst.CSTVisitor):
@@ -269,6 +272,9 @@ class FileVisitor(cst.CSTVisitor):
         self.func_stack: list[_FuncScope] = []
         self.scope_kinds: list[str] = []
         self.ctor_attr: dict[int, str] = {}
+        #: id(concatenation call) -> the state it grows: the call's result is assigned back to
+        #: one of its own inputs that outlives the call (:meth:`_growth`)
+        self.grow_calls: dict[int, str] = {}
         #: training loop -> the ids of its step loops (``SummaryBuilder.where``): the inline
         #: training step, whose sites are traced code
         self.step_loops: dict[str, frozenset[int]] = {}
@@ -378,6 +384,19 @@ class FileVisitor(cst.CSTVisitor):
             scope = self.func_stack[-1]
             return self.bindings.resolve(node, scope.env, scope.binds.callables)
         return self.bindings.resolve(node)
+
+    def _closure_def(self, node: cst.BaseExpression) -> str:
+        """The qualname of a function defined in the body of the current function or of an
+        enclosing one that ``node`` names (``save_to_cache`` defined in
+        ``install_kv_cache_hooks`` and registered from its nested ``install_hooks``); "" if
+        ``node`` is no such name."""
+        if type(node) is not cst.Name:
+            return ""
+        for scope in reversed(self.func_stack):
+            hit = scope.local_defs.get(node.value)
+            if hit is not None:
+                return hit
+        return ""
 
     def _targets(self, value: cst.BaseExpression) -> tuple[str, ...]:
         """The callables ``value`` evaluates to in the current scope (:meth:`Bindings.targets`)."""
@@ -613,6 +632,7 @@ class FileVisitor(cst.CSTVisitor):
         elif innermost == "func":
             parent = self.func_stack[-1]
             qualname = f"{parent.qualname}.{name}"
+            parent.local_defs[name] = qualname
             context = parent.context if parent.context != "host" else "function"
             guess = parent.guess if parent.guess != "host" else "function"
             init_like = parent.init_like
@@ -1001,6 +1021,7 @@ class FileVisitor(cst.CSTVisitor):
             self._assign_target(target.value, K.S if vkind == K.S else K.U, stmt, value)
         elif type(target) is cst.Subscript:
             self.targets.add(id(target))
+            self._growth(target, value)
             base = self.kind(target.value)
             root = _root_name(target.value)
             if root and self._is_outer_container(root):
@@ -1008,6 +1029,7 @@ class FileVisitor(cst.CSTVisitor):
             self._subscript_write(stmt, target, base, vkind, aug=False)
         elif type(target) is cst.Attribute:
             self.targets.add(id(target))
+            self._growth(target, value)
             self._host_write(target, value)
             if _is_self_attr(target):
                 self._self_write(stmt, target.attr.value, vkind, aug=False, value=value)
@@ -1280,6 +1302,8 @@ class FileVisitor(cst.CSTVisitor):
                 stack += [el.value for el in e.elements if type(el) is not cst.StarredElement]  # type: ignore[attr-defined]
             elif t is cst.Call and _is_cache_length(e):  # type: ignore[arg-type]
                 cache_name = cache_name or _dotted(e.func) + "()"  # type: ignore[attr-defined]
+            elif (t is cst.Subscript or t is cst.Call) and _cache_item_length(e):
+                cache_name = cache_name or _cache_item_length(e)
         if cache_name:
             self._site("cache-length-use", at, name=cache_name, data={"use": use})
 
@@ -1294,8 +1318,11 @@ class FileVisitor(cst.CSTVisitor):
             if t is cst.Name:
                 if e.value in names:  # type: ignore[attr-defined]
                     return True
+            elif t is cst.Subscript:
+                if _cache_item_length(e):
+                    return True
             elif t is cst.Call:
-                if _is_cache_length(e):  # type: ignore[arg-type]
+                if _is_cache_length(e) or _cache_item_length(e):  # type: ignore[arg-type]
                     return True
                 if type(e.func) is cst.Name and e.func.value in ("int", "max", "min") :  # type: ignore[attr-defined]
                     stack += [a.value for a in e.args]  # type: ignore[attr-defined]
@@ -1335,6 +1362,38 @@ class FileVisitor(cst.CSTVisitor):
         scope = self.func_stack[-1]
         where = scope.summary.where() if scope.summary is not None else ()
         return (scope.qualname, where) if where else None
+
+    def _growth(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        """``cache[m] = torch.cat([cache[m], out], dim=1).detach()``, ``self.mem =
+        torch.cat((self.mem, h))``, ``state.k = torch.cat([state.k, k])``: state that outlives
+        the call (an attribute or item of ``self``, of a parameter or of a closure/global
+        object) re-assigned to a concatenation of itself with new data grows at every call, a
+        new shape per step. Records the concatenation (:attr:`grow_calls`, read by its call
+        site as ``data["grows"]``). Casts and copies around the call (``.detach()``,
+        ``.to(dtype)``) are looked through. A local rebuilt in a loop of one call is no
+        state: its shapes are fixed per trace."""
+        if not self.func_stack:
+            return
+        while type(value) is cst.Call and type(value.func) is cst.Attribute and \
+                value.func.attr.value in _GROWTH_PASSTHROUGH:
+            value = value.func.value
+        if type(value) is not cst.Call or not value.args or _dotted(value.func).rsplit(".", 1)[-1] not in _CONCAT_LEAVES:
+            return
+        seq = value.args[0].value
+        if type(seq) not in (cst.List, cst.Tuple) or self.qual(value.func) not in _CONCAT_CALLS:
+            return
+        scope = self.func_stack[-1]
+        root = _root_name(target)
+        if not root or not (root in ("self", "cls") or root in scope.params or root not in scope.env):
+            return
+        for el in seq.elements:
+            item = el.value
+            while type(item) is cst.Call and type(item.func) is cst.Attribute and \
+                    item.func.attr.value in _GROWTH_PASSTHROUGH:
+                item = item.func.value
+            if item.deep_equals(target):
+                self.grow_calls[id(value)] = _state_text(target)
+                return
 
     def _is_outer_container(self, name: str) -> bool:
         """A module-level global (not shadowed by a local) written from inside a function."""
@@ -1949,6 +2008,8 @@ class FileVisitor(cst.CSTVisitor):
             "no_grad": self._no_grad(), "result": result_kind,
             "local_autograd_function": False, "plain_no_grad": id(node) in self.plain_no_grad,
         }, extras, _CALL_EXTRAS)
+        if self.grow_calls and id(node) in self.grow_calls:
+            data["grows"] = self.grow_calls[id(node)]
         if method == "apply" and type(func) is cst.Attribute:
             recv_name = self.qual(func.value)
             leaf = recv_name.rsplit(".", 1)[-1]
@@ -1985,7 +2046,7 @@ class FileVisitor(cst.CSTVisitor):
             if method.startswith("register_") and method.endswith("hook"):
                 handle = self.ctor_attr.get(id(node), "")
                 for a in node.args:
-                    cb = self.qual(a.value)
+                    cb = self.qual(a.value) or self._closure_def(a.value)
                     if cb and not cb.startswith("self."):
                         self.traced_entries.append(cb)
                     elif cb.startswith("self.") and scope.cls is not None:
@@ -2864,6 +2925,55 @@ def _is_cache_length(node: cst.Call) -> bool:
     return type(node.func) is cst.Attribute and node.func.attr.value in _CACHE_LENGTH_METHODS
 
 
+#: Names of containers that hold a growing key/value cache (``kv_cache``, ``past_key_values``,
+#: ``layer_past``, ``self.cache``); not ``cache_position``/``cache_index`` (positions of the new
+#: tokens), nor Transformer-XL's ``mems`` (a window of fixed length, see ML017).
+_CACHE_CONTAINER = re.compile(r"^(_?(\w+_)?(kv_?)?caches?|past|past_key_values?|layer_past|past_kv|present)$")
+
+
+_ITEM_BUILTINS = frozenset({"next", "iter", "list", "tuple"})
+
+
+def _cache_item_length(node: cst.BaseExpression) -> str:
+    """A length read off a tensor *held in* a cache container: ``next(iter(kv_cache.values()))
+    .shape[1]`` (whisper), ``past_key_values[0][0].shape[-2]`` (legacy tuple caches),
+    ``self.cache["key"].size(1)``: how many tokens the cache holds, which grows every decoding
+    step (a growing cache's shape is its length; a fixed-size cache is indexed by an explicit
+    position instead). Returns the container's text, "" if ``node`` is no such read. A shape
+    read off a tensor named like a cache itself (``k_cache.shape[2]``) is left out: a
+    preallocated buffer has a static shape."""
+    if type(node) is cst.Subscript and type(node.value) is cst.Attribute and node.value.attr.value == "shape":
+        held = node.value.value
+    elif type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value == "size" and node.args:
+        held = node.func.value
+    else:
+        return ""
+    # `c[i][0]`, `next(iter(c.values()))`, `list(c.values())[0]`: an item of the container `c`
+    item = False
+    container = held
+    while True:
+        t = type(container)
+        if t is cst.Subscript:
+            container, item = container.value, True
+        elif t is cst.Call and type(container.func) is cst.Name and container.func.value in _ITEM_BUILTINS \
+                and container.args:
+            item = item or container.func.value == "next"
+            container = container.args[0].value
+        elif t is cst.Call and type(container.func) is cst.Attribute and container.func.attr.value == "values":
+            container = container.func.value
+        else:
+            break
+    if not item:
+        return ""
+    if type(container) is cst.Name:
+        leaf = container.value
+    elif type(container) is cst.Attribute:
+        leaf = container.attr.value
+    else:
+        return ""
+    return _dotted(container) if _CACHE_CONTAINER.match(leaf) else ""
+
+
 #: Calls inside an overridden ``train()`` that change behaviour (not cache upkeep).
 _MODE_SWITCH_CALLS = frozenset({"eval", "train", "requires_grad_", "apply"})
 
@@ -2895,6 +3005,26 @@ def _alternatives(node: cst.BaseExpression, depth: int = 4) -> list[cst.BaseExpr
     if depth and type(node) is cst.IfExp:
         return [*_alternatives(node.body, depth - 1), *_alternatives(node.orelse, depth - 1)]  # type: ignore[attr-defined]
     return [node]
+
+
+#: Concatenations that lengthen an axis (``torch.stack`` adds one: no growth of an input).
+_CONCAT_CALLS = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.hstack", "torch.vstack",
+                           "torch.column_stack", "torch.row_stack", "torch.dstack"})
+_CONCAT_LEAVES = frozenset(n.rsplit(".", 1)[-1] for n in _CONCAT_CALLS)
+#: Methods that return the same data cast, moved or cut off from autograd.
+_GROWTH_PASSTHROUGH = frozenset({"detach", "contiguous", "to", "float", "half", "bfloat16", "type_as", "clone"})
+
+
+def _state_text(node: cst.BaseExpression) -> str:
+    """``cache[...]``, ``self.store[...]``, ``state.k``: an attribute/item chain's text, items
+    elided; "" for anything else."""
+    if type(node) is cst.Subscript:
+        base = _state_text(node.value)
+        return f"{base}[...]" if base else ""
+    if type(node) is cst.Attribute:
+        base = _state_text(node.value)
+        return f"{base}.{node.attr.value}" if base else ""
+    return node.value if type(node) is cst.Name else ""
 
 
 def _root_name(node: cst.BaseExpression) -> str:
