@@ -118,6 +118,8 @@ EXPECTED_STATUS: dict[str, tuple[str, str, str, str]] = {
                             "position offset read off the hook-grown kv-cache dict: a new shape per token"),
     "whisper.Whisper": ("==", "redesign", "whisper.model.Whisper (redesign, by its hooks alone)",
                         "install_kv_cache_hooks' closure hook grows each cache entry by torch.cat"),
+    "whisper.MultiHeadAttention": ("==", "redesign", "whisper.model.MultiHeadAttention (pure)",
+                                   "use_sdpa: a class attribute disable_sdpa() switches around calls, read in traced code"),
     "whisper.StaticKVAttention": ("==", "mechanical", "near miss of whisper.model.MultiHeadAttention",
                                   "a preallocated cache written at a position: dynamic_update_slice, no retrace"),
     # -- right today, must stay right

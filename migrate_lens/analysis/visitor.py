@@ -228,6 +228,9 @@ class _FuncScope:
     #: functions defined in this function's body: name -> qualname (a closure handed to a
     #: hook registration by its local name, ``register_forward_hook(save_to_cache)``)
     local_defs: dict[str, str] = field(default_factory=dict)
+    #: a context manager (``@contextmanager`` generator, ``__enter__``/``__exit__``): what it
+    #: sets is switched around the calls made inside its ``with`` block, between steps
+    toggle: bool = False
 
 
 class FileVisitor(cst.CSTVisitor):
@@ -298,8 +301,13 @@ class FileVisitor(cst.CSTVisitor):
         self.injections: list[InjectionFact] = []
         #: (class, submodule attribute or "", attribute, setter method): Python state set outside init/forward
         self.host_writes: list[tuple[str, str, str, str]] = []
-        #: class -> attribute -> (first read in traced code, its symbol)
-        self.traced_reads: dict[str, dict[str, tuple[int, str]]] = {}
+        #: class -> attribute -> (first read in traced code, its symbol, its context, the text
+        #: read: ``self.x`` or ``Class.x``); reads in methods of undecided context count too
+        #: (``qkv_attention`` called from ``forward``), the project decides
+        self.traced_reads: dict[str, dict[str, tuple[int, str, str, str]]] = {}
+        #: (class, attribute, setter label): a class attribute switched from outside the
+        #: instance (``MultiHeadAttention.use_sdpa = False`` in a ``@contextmanager``)
+        self.class_writes: list[tuple[str, str, str]] = []
         #: calls of names imported from the project: (node, callee, method, data, context, symbol)
         #: (first line, last line, callee, method, data, context, symbol): lines taken while the
         #: walk is in the statement (positions of earlier statements would cost a full re-walk)
@@ -447,14 +455,22 @@ class FileVisitor(cst.CSTVisitor):
         in the value seen when tracing. Joined once the file is walked (the setter may come
         after the reader); setters called from the class's traced methods are traced writes
         (another rule), not host state."""
-        if not self.host_writes:
+        if not self.host_writes and not self.class_writes:
             return
+        seen: set[tuple[str, str]] = set()
+        for owner, attr, setter in self.class_writes:
+            hit = self.traced_reads.get(owner, {}).get(attr)
+            if hit is None or (owner, attr) in seen:
+                continue
+            seen.add((owner, attr))
+            line, symbol, context, text = hit
+            self.late_sites.append((Site(kind="host-state-read", node=None, context=context, symbol=symbol,  # type: ignore[arg-type]
+                                         name=f"{text}` (set by `{setter}", data={"setter": setter}), line))
         traced_callees = {c.callee[5:] for c in self.calls if c.callee.startswith("self.")
                           and c.caller.rsplit(".", 1)[-1] in _TRACED_METHODS}
         held: dict[tuple[str, str], set[str]] = defaultdict(set)
         for sm in self.submodules:
             held[(sm.owner, sm.attr)].add(sm.target)
-        seen: set[tuple[str, str]] = set()
         for owner, sub, attr, writer in self.host_writes:
             if writer in traced_callees:
                 continue
@@ -463,10 +479,10 @@ class FileVisitor(cst.CSTVisitor):
                 if hit is None or (cls, attr) in seen:
                     continue
                 seen.add((cls, attr))
-                line, symbol = hit
+                line, symbol, context, text = hit
                 setter = f"{owner.rsplit('.', 1)[-1]}.{writer}"
-                self.late_sites.append((Site(kind="host-state-read", node=None, context="traced", symbol=symbol,  # type: ignore[arg-type]
-                                             name=f"self.{attr}` (set by `{setter}`", data={"setter": setter}), line))
+                self.late_sites.append((Site(kind="host-state-read", node=None, context=context, symbol=symbol,  # type: ignore[arg-type]
+                                             name=f"{text}` (set by `{setter}", data={"setter": setter}), line))
 
     # ------------------------------------------------------------------ classes
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
@@ -657,7 +673,9 @@ class FileVisitor(cst.CSTVisitor):
             if init_like and name not in _PROPER_INIT:
                 context = "function"
         scope = _FuncScope(qualname=qualname, name=name, context=context, cls=cls, is_method=is_method,
-                           guess=guess, init_like=init_like, node=node)
+                           guess=guess, init_like=init_like, node=node,
+                           toggle=bool(decorators & _CONTEXT_MANAGER_DECORATORS) or (
+                               is_method and name in ("__enter__", "__exit__")))
         scope.summary = SummaryBuilder(qualname, name, guess, in_module=cls is None or cls.is_module)
         for d in node.decorators:
             dec = d.decorator.func if type(d.decorator) is cst.Call else d.decorator
@@ -2195,20 +2213,60 @@ class FileVisitor(cst.CSTVisitor):
         if not self.func_stack:
             return
         scope = self.func_stack[-1]
-        if scope.context != "function" or scope.init_like or not scope.is_method or scope.cls is None or \
-                scope.name in _TRACED_METHODS or literal(value) is not NOT_LITERAL:
+        if scope.init_like or scope.context == "init":
             return
-        # a value advanced between steps comes from a step/schedule parameter of the setter
-        # (`set_num_updates(step)`, `set_gumbel_temperature(temperature: float)`); a switch or a
-        # size set once (`enable_residual(enable)`, `set_lambda_init(depth)`) is configuration
-        if not any(n in scope.binds.param_index and _SCHEDULE_PARAM.search(n) and
-                   (type(value) is not cst.Name or self._numeric_param(n)) for n in _names_in_expr(value)):
+        owner = self._class_object(target.value, scope)
+        if owner:
+            # `Class.flag = False` (also `self.__class__.flag`, `type(self).flag`, `cls.flag`):
+            # shared by every instance, switched from outside forward
+            if scope.toggle or (literal(value) is NOT_LITERAL and self._schedule_value(scope, value)):
+                label = f"{scope.cls.qualname.rsplit('.', 1)[-1]}.{scope.name}" if scope.is_method and scope.cls \
+                    else f"{scope.name}()"
+                self.class_writes.append((owner, target.attr.value, label))
+            return
+        if scope.context != "function" or not scope.is_method or scope.cls is None or scope.name in _TRACED_METHODS:
+            return
+        # a context manager switches what it sets around the calls of its `with` block; other
+        # setters: see _schedule_value
+        if not scope.toggle and (literal(value) is not NOT_LITERAL or not self._schedule_value(scope, value)):
             return
         base = target.value
         if _is_self_attr(target):
             self.host_writes.append((scope.cls.qualname, "", target.attr.value, scope.name))
         elif _is_self_attr(base):
             self.host_writes.append((scope.cls.qualname, base.attr.value, target.attr.value, scope.name))  # type: ignore[union-attr]
+
+    def _schedule_value(self, scope: _FuncScope, value: cst.BaseExpression) -> bool:
+        """A value advanced between steps comes from a step/schedule parameter of the setter
+        (``set_num_updates(step)``, ``set_gumbel_temperature(temperature: float)``); a switch or
+        a size set once (``enable_residual(enable)``, ``set_lambda_init(depth)``) is
+        configuration."""
+        return any(n in scope.binds.param_index and _SCHEDULE_PARAM.search(n) and
+                   (type(value) is not cst.Name or self._numeric_param(n)) for n in _names_in_expr(value))
+
+    def _class_object(self, node: cst.BaseExpression, scope: _FuncScope | None) -> str:
+        """The qualname of the file's own top-level class that ``node`` names as an object:
+        ``MultiHeadAttention`` (the class itself), ``self.__class__``, ``type(self)``, ``cls`` in a
+        classmethod; "" otherwise."""
+        t = type(node)
+        if t is cst.Name:
+            if node.value == "cls" and scope is not None and scope.cls is not None and scope.is_method:
+                return scope.cls.qualname
+            # (the file's classes are declared before the walk: a function above the class counts)
+            if node.value in self.bindings.classes and (scope is None or node.value not in scope.env):
+                q = self.qual(node)
+                if q == f"{self.module}.{node.value}":
+                    return q
+            return ""
+        if scope is None or scope.cls is None or not scope.is_method:
+            return ""
+        if t is cst.Attribute and node.attr.value == "__class__" and type(node.value) is cst.Name and \
+                node.value.value == "self":
+            return scope.cls.qualname
+        if t is cst.Call and type(node.func) is cst.Name and node.func.value == "type" and len(node.args) == 1 and \
+                type(node.args[0].value) is cst.Name and node.args[0].value.value == "self":
+            return scope.cls.qualname
+        return ""
 
     def _numeric_param(self, name: str) -> bool:
         """Parameter ``name`` of the current function is a number (``temperature: float``,
@@ -2633,6 +2691,30 @@ class FileVisitor(cst.CSTVisitor):
                     return True
         return False
 
+    def _state_read(self, node: cst.Attribute, attr: str, scope: _FuncScope) -> None:
+        """Record a read of a plain Python attribute of a module (``self.temperature``) or of a
+        class of this file (``MultiHeadAttention.use_sdpa``, ``self.__class__.flag``) in code
+        that may run under the trace, for :meth:`_host_state_reads`."""
+        value = node.value
+        if type(value) is cst.Name and value.value == "self":
+            cls = scope.cls
+            if cls is None or attr in cls.methods or cls.attr_kinds.get(attr, K.S) not in (K.S, K.U):
+                return
+            owner, text = cls.qualname, f"self.{attr}"
+        else:
+            owner = self._class_object(value, scope)
+            if not owner:
+                return
+            info = self.local_classes.get(owner.rsplit(".", 1)[-1])
+            if info is not None and (attr in info.methods or info.attr_kinds.get(attr, K.S) not in (K.S, K.U)):
+                return
+            text = f"{owner.rsplit('.', 1)[-1]}.{attr}" if type(value) is cst.Name and value.value != "cls" \
+                else f"{_dotted(value) or 'type(self)'}.{attr}"
+        reads = self.traced_reads.setdefault(owner, {})
+        old = reads.get(attr)
+        if old is None or (old[2] != "traced" and scope.context == "traced"):
+            reads[attr] = (self._line(node), scope.qualname, scope.context, text)
+
     def _is_optional_param(self, expr: cst.BaseExpression) -> bool:
         """``n`` or ``-n`` for a parameter as passed that defaults to None and is assumed a
         tensor only for being a module method's argument (``trailing_n=None``): as a slice
@@ -2646,14 +2728,11 @@ class FileVisitor(cst.CSTVisitor):
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         attr = node.attr.value
-        if self.func_stack and type(node.value) is cst.Name and node.value.value == "self" and id(node) not in self.targets:
+        if self.func_stack and id(node) not in self.targets and (
+                self.class_writes or self.host_writes or self.local_classes) and attr != "training":
             scope = self.func_stack[-1]
-            cls = scope.cls
-            if scope.context == "traced" and cls is not None and attr not in cls.methods and \
-                    cls.attr_kinds.get(attr, K.S) in (K.S, K.U) and attr != "training":
-                reads = self.traced_reads.setdefault(cls.qualname, {})
-                if attr not in reads:
-                    reads[attr] = (self._line(node), scope.qualname)
+            if scope.context in ("traced", "function") and not scope.init_like and not scope.toggle:
+                self._state_read(node, attr, scope)
         if attr in self.attribute_interest:
             self._site("attribute-read", node, name=attr, receiver=self.kind(node.value),
                        data={"on_self": type(node.value) is cst.Name and node.value.value == "self"})
@@ -3007,6 +3086,8 @@ def _alternatives(node: cst.BaseExpression, depth: int = 4) -> list[cst.BaseExpr
     return [node]
 
 
+#: Decorators that make a generator function a context manager.
+_CONTEXT_MANAGER_DECORATORS = frozenset({"contextlib.contextmanager", "contextlib.asynccontextmanager"})
 #: Concatenations that lengthen an axis (``torch.stack`` adds one: no growth of an input).
 _CONCAT_CALLS = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.hstack", "torch.vstack",
                            "torch.column_stack", "torch.row_stack", "torch.dstack"})
