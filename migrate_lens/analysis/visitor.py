@@ -23,7 +23,7 @@ from migrate_lens.analysis.bindings import BUILTINS, PARTIAL_NAMES, STRING_NODES
 from migrate_lens.analysis.bindings import dotted as _dotted
 from migrate_lens.analysis.bindings import names_in_target as _names_in_target
 from migrate_lens.analysis.sites import NOT_LITERAL, LazyData, Site
-from migrate_lens.analysis.summaries import SummaryBuilder
+from migrate_lens.analysis.summaries import SummaryBuilder, is_model_use
 from migrate_lens.analysis.values import HYPOTHESES, IDENTITY, ValueKinds, literal
 from migrate_lens.models import (
     CallFact, CallFlow, ClassFact, Flow, FunctionFact, FunctionSummary, ImportFact, InjectionFact, SubmoduleFact,
@@ -275,6 +275,10 @@ class FileVisitor(cst.CSTVisitor):
         self.func_stack: list[_FuncScope] = []
         self.scope_kinds: list[str] = []
         self.ctor_attr: dict[int, str] = {}
+        #: function -> the functions of this file its loops call (outside traced code), and
+        #: the functions that run a model object's methods outside loops (:meth:`_decode_loops`)
+        self.loop_callees: dict[str, set[str]] = {}
+        self.model_users: set[str] = set()
         #: id(concatenation call) -> the state it grows: the call's result is assigned back to
         #: one of its own inputs that outlives the call (:meth:`_growth`)
         self.grow_calls: dict[int, str] = {}
@@ -393,6 +397,51 @@ class FileVisitor(cst.CSTVisitor):
             return self.bindings.resolve(node, scope.env, scope.binds.callables)
         return self.bindings.resolve(node)
 
+    def _loop_callee(self, scope: _FuncScope, func: cst.BaseExpression, name: str) -> None:
+        """Note the function of this file a call inside one of ``scope``'s loops runs, as far
+        as the file tells: ``self.m(...)`` (the class's method), ``self.<attr>.m(...)`` on an
+        attribute built from a class of this file (``self.inference = PyTorchInference(...)``),
+        a function of the file or a closure (:attr:`loop_callees`, for :meth:`_decode_loops`)."""
+        target = ""
+        if name.startswith("self.") and scope.cls is not None:
+            parts = name.split(".")
+            if len(parts) == 2:
+                target = f"{scope.cls.qualname}.{parts[1]}"
+            elif len(parts) == 3 and parts[1] in scope.cls.attr_ctor:
+                target = f"{scope.cls.attr_ctor[parts[1]]}.{parts[2]}"
+        elif name.startswith(f"{self.module}."):
+            target = name
+        elif not name:
+            target = self._closure_def(func)
+        if target:
+            self.loop_callees.setdefault(scope.qualname, set()).add(target)
+
+    def _decode_loops(self) -> None:
+        """Give the ``decode-loop`` role to the functions whose loops call a function of this
+        file that runs a model object's methods outside a loop (``_main_loop`` calling
+        ``self.inference.logits``, which calls ``self.model.decoder(...)``) or that is a
+        decoding loop itself (``transcribe``'s loop calling its closure
+        ``decode_with_fallback``, whose retry loop calls ``model.decode(...)``), unless they
+        have a role already. The file's facts only, no project pass."""
+        if not self.loop_callees:
+            return
+        by_name = {s.qualname: i for i, s in enumerate(self.summaries)}
+        drivers = set(self.model_users)
+        drivers.update(s.qualname for s in self.summaries if s.role in ("generation", "decode-loop"))
+        found: set[str] = set()
+        grew = bool(drivers)
+        while grew:  # a loop calling a decoding loop drives the model too (`cli` -> `transcribe`)
+            new = {q for q, callees in self.loop_callees.items() if q not in found and (callees - {q}) & drivers}
+            found |= new
+            drivers |= new
+            grew = bool(new)
+        for q in sorted(found):
+            i = by_name.get(q)
+            if i is None:
+                self.summaries.append(FunctionSummary(q, "decode-loop"))
+            elif not self.summaries[i].role:
+                self.summaries[i] = replace(self.summaries[i], role="decode-loop")
+
     def _closure_def(self, node: cst.BaseExpression) -> str:
         """The qualname of a function defined in the body of the current function or of an
         enclosing one that ``node`` names (``save_to_cache`` defined in
@@ -439,6 +488,7 @@ class FileVisitor(cst.CSTVisitor):
 
     def leave_Module(self, original_node: cst.Module) -> None:
         self._host_state_reads()
+        self._decode_loops()
 
     def kernel_routes(self) -> set[str]:
         """Functions that call an optional kernel (:attr:`kernel_users`) and that this file
@@ -729,6 +779,8 @@ class FileVisitor(cst.CSTVisitor):
             qualname=scope.qualname, line=start, end_line=end, context=scope.guess,
             is_method=scope.is_method,
         ))
+        if scope.summary is not None and scope.summary.model_uses and scope.context != "traced":
+            self.model_users.add(scope.qualname)
         summary = scope.summary.finish() if scope.summary is not None else None
         if scope.summary is not None and summary is not None and summary.role == "train-loop":
             self.step_loops[scope.qualname] = scope.summary.step_loop_ids()
@@ -1462,6 +1514,8 @@ class FileVisitor(cst.CSTVisitor):
                     self._class_refs(value)
                 if type(value) is cst.Call and not (self.func_stack[-1].init_like and cls.is_module):
                     self._held_instance(cls, attr, value)
+                elif type(value) in (cst.List, cst.Tuple) and not (self.func_stack[-1].init_like and cls.is_module):
+                    self._held_items(cls, attr, [e.value for e in value.elements])
                 if self.func_stack[-1].init_like and type(value) is cst.Attribute and type(value.value) is cst.Name:
                     # `self.text_model = text_model.text_model` with `text_model = CLIPTextModel._from_config(c)`
                     for t in self.func_stack[-1].binds.instances.get(value.value.value, ()):
@@ -1486,6 +1540,20 @@ class FileVisitor(cst.CSTVisitor):
                 "placement": not aug and value is not None and _is_placement_of(attr, value),
                 "holds_tensors": value is not None and vkind not in K.TENSORISH and self._holds_tensors(value),
             })
+
+    def _held_items(self, cls: _ClassInfo, attr: str, items: Iterable[cst.BaseExpression]) -> None:
+        """``self.logit_filters = [SuppressBlank(...)]`` or ``self.logit_filters.append(
+        SuppressTokens(...))`` outside a module's init code: the list holds instances of those
+        classes, so ``for f in self.logit_filters: f.apply(...)`` runs their ``apply`` (``held``
+        facts: call targets for the graph, no composition edge; the list stays a container)."""
+        for v in items:
+            if type(v) is not cst.Call:
+                continue
+            ctor = self.qual(v.func)
+            if ctor and not ctor.startswith("torch.") and ctor.rsplit(".", 1)[-1][:1].isupper() and \
+                    self._is_class_name(ctor):
+                self.injections.append(InjectionFact(kind="held", owner=cls.qualname, attr=attr, param="", index=-1,
+                                                     target=ctor, line=self._line(v)))
 
     def _held_instance(self, cls: _ClassInfo, attr: str, value: cst.Call) -> None:
         """``self.ema = ModelEMA(model)`` outside a module's init code (a trainer's setup
@@ -2087,6 +2155,12 @@ class FileVisitor(cst.CSTVisitor):
             if type(func) is cst.Attribute:
                 root = func.value
                 if method in _MUTATING_CONTAINER_METHODS:
+                    if method in ("append", "insert", "extend") and _is_self_attr(root) and scope.cls is not None \
+                            and node.args and not (scope.init_like and scope.cls.is_module):
+                        last = node.args[-1].value
+                        self._held_items(scope.cls, root.attr.value,  # type: ignore[union-attr]
+                                         [e.value for e in last.elements] if method == "extend" and  # type: ignore[union-attr]
+                                         type(last) in (cst.List, cst.Tuple) else [last])
                     if _is_self_attr(root) and scope.cls is not None and \
                             scope.cls.attr_kinds.get(root.attr.value) != K.M and \
                             root.attr.value not in scope.cls.held:  # type: ignore[union-attr]
@@ -2108,12 +2182,18 @@ class FileVisitor(cst.CSTVisitor):
                     self._arg_write(node, root, f".{method}()")
             if scope.loops and name:
                 scope.summary.loop_call(name)  # type: ignore[union-attr]
+            recv = func.value if type(func) is cst.Attribute else None
+            # (`model.m(...)`, `self.model.m(...)`: only then is the receiver's text worth building)
+            model_use = recv is not None and (
+                (type(recv) is cst.Name and recv.value == "model") or
+                (type(recv) is cst.Attribute and recv.attr.value == "model")) and is_model_use(method, _dotted(recv))
             if scope.summary is not None and (method in _ROLE_METHODS or name == "torch.autograd.backward" or (
-                    scope.loops and type(func) is cst.Name)):
+                    scope.loops and type(func) is cst.Name) or model_use):
                 first = next((a.value for a in node.args if a.keyword is None and not a.star), None)
-                scope.summary.call(name or _dotted(func), method,
-                                   _dotted(func.value) if type(func) is cst.Attribute else "", scope.loops > 0,
-                                   _dotted(first) if first is not None else "")
+                scope.summary.call(name or _dotted(func), method, _dotted(recv) if recv is not None else "",
+                                   scope.loops > 0, _dotted(first) if first is not None else "")
+            if scope.loops and scope.context != "traced":
+                self._loop_callee(scope, func, name)
         emitted = not self._is_bound_torch_class(func, name)
         if emitted:
             self._site("call", node, name=name, method=method, receiver=receiver, data=data)
@@ -2176,6 +2256,11 @@ class FileVisitor(cst.CSTVisitor):
             held = scope.binds.instances.get(func.value.value) or scope.binds.typed[func.value.value]
             bound = tuple(f"{c}.{method}" for c in held)
             on_instance = True  # call facts for the graph; the object's construction is the use site
+        elif type(func) is cst.Attribute and type(func.value) is cst.Call and is_class_like(
+                ctor := self.qual(func.value.func)) and self._is_class_name(ctor) and not ctor.startswith("torch."):
+            # `DecodingTask(model, options).run(mel)`: a method of the instance just built
+            bound = (f"{ctor}.{method}",)
+            on_instance = True
         elif type(func) is cst.Name and func.value in scope.binds.instances:
             # `clip = Clip(); clip(y)`: the call runs the object's `__call__`
             bound = tuple(f"{c}.__call__" for c in scope.binds.instances[func.value] if not c.startswith("torch."))
