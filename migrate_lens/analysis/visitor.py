@@ -1447,7 +1447,11 @@ class FileVisitor(cst.CSTVisitor):
         while type(value) is cst.Call and type(value.func) is cst.Attribute and \
                 value.func.attr.value in _GROWTH_PASSTHROUGH:
             value = value.func.value
-        if type(value) is not cst.Call or not value.args or _dotted(value.func).rsplit(".", 1)[-1] not in _CONCAT_LEAVES:
+        if type(value) is not cst.Call or not value.args:
+            return
+        func = value.func
+        leaf = func.attr.value if type(func) is cst.Attribute else func.value if type(func) is cst.Name else ""
+        if leaf not in _CONCAT_LEAVES:
             return
         seq = value.args[0].value
         if type(seq) not in (cst.List, cst.Tuple) or self.qual(value.func) not in _CONCAT_CALLS:
@@ -2813,8 +2817,15 @@ class FileVisitor(cst.CSTVisitor):
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         attr = node.attr.value
-        if self.func_stack and id(node) not in self.targets and (
-                self.class_writes or self.host_writes or self.local_classes) and attr != "training":
+        value = node.value
+        tv = type(value)
+        # (cheap tests first: this runs for every attribute; only `self.x`, `Class.x`, `cls.x`,
+        # `self.__class__.x` and `type(self).x` can read such state)
+        if self.func_stack and (
+                (tv is cst.Name and (value.value in ("self", "cls") or value.value in self.bindings.classes)) or
+                (tv is cst.Attribute and value.attr.value == "__class__") or
+                (tv is cst.Call and type(value.func) is cst.Name and value.func.value == "type")) and \
+                attr != "training" and id(node) not in self.targets:
             scope = self.func_stack[-1]
             if scope.context in ("traced", "function") and not scope.init_like and not scope.toggle:
                 self._state_read(node, attr, scope)
