@@ -12,8 +12,10 @@ One function gets one context for all rules:
 - ``traced``: reachable from a traced entry (``forward``-like methods, hook callbacks,
   configured ``traced-entries``, inferred training steps, and what training loops call),
   whatever the function's name (an ``_init_*`` helper that ``forward`` calls is traced);
-- ``host``: generation glue and training loops (they drive a jitted step) and what only they
-  reach;
+- ``host``: generation glue, decoding loops and training loops (they drive a jitted step) and
+  what only they reach (a decoding loop found by what it calls, ``decode-loop``, that traced
+  code reaches stays traced; what calls a ``decode-loop`` outside traced and init code is host
+  too);
 - ``init``: reachable from init code (constructors, init-named helpers) and from no traced or
   host code, or init-named and called from nowhere seen;
 - otherwise the name-suggested context (``function``: callers unknown).
@@ -34,7 +36,10 @@ _replace_finding = replacer(Finding)  # dataclasses.replace for findings, withou
 if TYPE_CHECKING:
     from migrate_lens.catalog import Rule
 
-HOST_ROLES = frozenset({"generation", "train-loop"})
+HOST_ROLES = frozenset({"generation", "train-loop", "decode-loop"})
+#: Host roles inferred from what a loop calls rather than from a name or a training call: a
+#: function of this role that traced code reaches is traced (it does not stop reachability).
+WEAK_HOST_ROLES = frozenset({"decode-loop"})
 #: Summary roles of training code: a jitted step, or the loop that drives one.
 TRAINING_ROLES = frozenset({"train-step", "train-loop"})
 _TEST_PATH = re.compile(r"(^|/)(tests?/|test_[^/]*\.py$|[^/]*_test\.py$|conftest\.py$)")
@@ -100,8 +105,19 @@ def function_contexts(guess: Mapping[str, str], roles: Mapping[str, str], entrie
         if r == "train-loop":  # the loop stays on the host; what it calls in the loop is the step
             inside = frozenset(loop_calls.get(q, ()))
             seeds.update(v for v in succ(q) if _leaf(v) in inside)
-    traced = _reach(seeds, succ, host_glue)
-    host = _reach(host_glue | {q for q, c in guess.items() if c == "host"}, succ, traced)
+    weak = {q for q in host_glue if roles[q] in WEAK_HOST_ROLES}
+    traced = _reach(seeds, succ, host_glue - weak)
+    host_seeds = host_glue | {q for q, c in guess.items() if c == "host"}
+    if weak:
+        # what calls a decoding loop drives it from the host too (whisper's `DecodingTask.run`
+        # around `_main_loop`, `decode()` around `run`), unless the trace reaches it
+        callers: dict[str, set[str]] = defaultdict(set)
+        for q in sorted(guess):
+            for v in succ(q):
+                callers[v].add(q)
+        host_seeds |= {q for q in _reach(weak, lambda n: sorted(callers.get(n, ())), traced)
+                       if guess.get(q, "function") == "function"}
+    host = _reach(host_seeds, succ, traced)
     # weight surgery (an adapter merge, a BatchNorm fold) is eager weight editing like the
     # init-named `fuse()`/`reparameterize()`, unless forward reaches it: unlike generation glue
     # it does not stop the traced reachability (peft's forward calls `self.unmerge()` when the

@@ -113,6 +113,15 @@ EXPECTED_STATUS: dict[str, tuple[str, str, str, str]] = {
     "sb_crdnn.CRDNN": (">=", "redesign", "speechbrain.lobes.models.CRDNN.CRDNN (mechanical)",
                        "subclasses a container of another file, no own forward: its layers are classes given "
                        "to self.append (rnn_class=sb.nnet.RNN.LiGRU default); LiGRU refreshes a buffer in forward"),
+    # -- kinds missed on openai-whisper 20250625 (not in core)
+    "whisper.TextDecoder": ("==", "redesign", "whisper.model.TextDecoder (mechanical)",
+                            "position offset read off the hook-grown kv-cache dict: a new shape per token"),
+    "whisper.Whisper": ("==", "redesign", "whisper.model.Whisper (redesign, by its hooks alone)",
+                        "install_kv_cache_hooks' closure hook grows each cache entry by torch.cat"),
+    "whisper.MultiHeadAttention": ("==", "redesign", "whisper.model.MultiHeadAttention (pure)",
+                                   "use_sdpa: a class attribute disable_sdpa() switches around calls, read in traced code"),
+    "whisper.StaticKVAttention": ("==", "mechanical", "near miss of whisper.model.MultiHeadAttention",
+                                  "a preallocated cache written at a position: dynamic_update_slice, no retrace"),
     # -- right today, must stay right
     "sb_crdnn.DNNBlock": ("==", "pure", "speechbrain.lobes.models.CRDNN.DNN_Block",
                           "appended Linear and LeakyReLU: nothing to change"),

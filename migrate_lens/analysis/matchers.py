@@ -363,7 +363,8 @@ def _kwargs_ok(site: Site, m: "Matcher") -> bool:
     if in_function and not _any_glob(site.symbol.rsplit(".", 1)[-1], in_function):
         return False
     arg_text = p.get("arg_text")
-    if arg_text and not any(_any_glob(t, arg_text) for t in site.data.get("arg_texts", ())):
+    if arg_text and not any(_any_glob(t, arg_text) for t in site.data.get("arg_texts", ())) and not (
+            p.get("or_grows_input") is True and site.data.get("grows")):
         return False
     any_kind = p.get("any_arg_kind")
     if any_kind and not any(k in any_kind for k, _ in (*args, *kwargs.values())):
@@ -437,7 +438,9 @@ def match_call(site: Site, m: "Matcher") -> str | None:
     kinds one argument must have), ``skip_bare_param_values`` (skip when every value-kind
     argument is a parameter as passed, whose kind is only guessed), ``in_function`` (globs on the enclosing function's name),
     ``arg_text`` (globs one positional argument, or an element of a list/tuple argument, must
-    match by its source name: ``past_key*``), ``interpolates`` (value kinds one of
+    match by its source name: ``past_key*``; with ``or_grows_input``, a concatenation whose
+    result is assigned back to one of its own inputs that outlives the call also matches:
+    ``cache[m] = torch.cat([cache[m], out])``, data ``grows``), ``interpolates`` (value kinds one of
     which the message must show: an argument, or an expression inside an f-string, ``%`` or
     ``.format`` argument).
     A keyword's position per callee comes from ``arg_positions``."""

@@ -19,6 +19,11 @@ under JAX:
   ``reparameterize*`` for init code by name). It runs eagerly on concrete weights (the port
   does it once on the arrays, or in the weight converter), so it is init code unless forward
   reaches it.
+- ``decode-loop``: a loop outside traced code that calls a model object's methods
+  (``self.model.decoder(tokens, ...)``, ``model.decode(segment)``) or, in the same file, a
+  function that does (whisper's ``DecodingTask._main_loop`` calling ``self.inference.logits``):
+  host code as well, but what ``forward`` reaches stays traced (the role does not stop traced
+  reachability, see :func:`migrate_lens.interproc.function_contexts`).
 
 The role is read from calls and names only (sources: the PyTorch training loop idiom
 ``loss.backward(); optimizer.step()``, Lightning's ``LightningModule`` hook names, Hugging
@@ -30,7 +35,7 @@ from __future__ import annotations
 import re
 from migrate_lens.models import CallFlow, Flow, FunctionSummary
 
-ROLES = ("", "train-step", "train-loop", "generation", "weight-surgery")
+ROLES = ("", "train-step", "train-loop", "generation", "weight-surgery", "decode-loop")
 
 #: Framework hooks run once per batch inside the training step (Lightning ``LightningModule``
 #: and ``Callback`` hooks; Accelerate/Ignite style ``train_step``/``update``-named steps are
@@ -83,6 +88,31 @@ def is_model_call(name: str, method: str, receiver_text: str) -> bool:
     return receiver_text in ("self.model", "model") and method in ("forward", "__call__")
 
 
+#: ``nn.Module`` housekeeping a loop may call on a model without running it.
+_MODEL_HOUSEKEEPING = frozenset({
+    "eval", "train", "to", "cuda", "cpu", "half", "float", "double", "bfloat16", "parameters",
+    "named_parameters", "buffers", "named_buffers", "modules", "named_modules", "children",
+    "named_children", "state_dict", "load_state_dict", "zero_grad", "requires_grad_", "apply",
+    "register_buffer", "register_forward_hook", "register_forward_pre_hook", "save_pretrained",
+    "get_input_embeddings", "get_output_embeddings", "tie_weights", "type", "share_memory",
+})
+
+
+#: Method names of a model's housekeeping by their prefix: accessors, setters, weight loading
+#: and surgery, private helpers (``model.get_submodule(k)``, ``model._try_load_missing...``).
+_HOUSEKEEPING_PREFIX = re.compile(r"^(_|get_|set_|reset_|register_|named_|load_|save_|init_|tie_|resize_|prune_|"
+                                  r"enable_|disable_|from_)")
+
+
+def is_model_use(method: str, receiver_text: str) -> bool:
+    """A method of a model object run for its result: ``self.model.decoder(tokens)``,
+    ``model.decode(segment)``, ``self.model.logits(x)`` (receiver ``model``, ``self.model`` or
+    ``<x>.model``), not its housekeeping (``model.eval()``, ``model.parameters()``,
+    ``model.get_submodule(k)``, ``model.load_pretrained(path)``)."""
+    return bool(method) and method not in _MODEL_HOUSEKEEPING and not _HOUSEKEEPING_PREFIX.match(method) and (
+        receiver_text in ("model", "self.model") or receiver_text.endswith(".model"))
+
+
 class SummaryBuilder:
     """Collects one function's summary during the traversal: the visitor calls
     :meth:`enter_loop`/:meth:`leave_loop` around each ``for``/``while`` of the function,
@@ -97,7 +127,8 @@ class SummaryBuilder:
     around it (validation, checkpointing, the scheduler) stays host code."""
 
     __slots__ = ("qualname", "name", "context", "in_module", "module_method", "weight_writes", "steps", "loop_steps",
-                 "loop_model_calls", "loop_names", "_path", "_targets", "_next_loop", "_strong", "_weak", "_handler")
+                 "loop_model_calls", "loop_names", "model_uses", "loop_model_uses", "_path", "_targets", "_next_loop",
+                 "_strong", "_weak", "_handler")
 
     def __init__(self, qualname: str, name: str, context: str, in_module: bool = True,
                  module_method: bool = False) -> None:
@@ -114,6 +145,9 @@ class SummaryBuilder:
         self.steps = 0
         self.loop_steps = 0
         self.loop_model_calls = 0
+        #: calls of a model object's methods (:func:`is_model_use`), outside / inside loops
+        self.model_uses = 0
+        self.loop_model_uses = 0
         #: (called name, the open loops around the call, outermost first)
         self.loop_names: list[tuple[str, tuple[int, ...]]] = []
         self._path: list[int] = []
@@ -182,6 +216,11 @@ class SummaryBuilder:
                 self.steps += 1
         elif in_loop and is_model_call(name, method, receiver_text):
             self.loop_model_calls += 1
+        elif is_model_use(method, receiver_text):
+            if in_loop:
+                self.loop_model_uses += 1
+            else:
+                self.model_uses += 1
 
     def weight_write(self) -> None:
         """An assignment or augmented assignment to a ``.data`` attribute in this function."""
@@ -208,6 +247,8 @@ class SummaryBuilder:
             role = "generation"  # a decoding loop outside forward calling the model
         elif self.weight_writes and self.module_method and self.context == "function":
             role = "weight-surgery"  # `merge()`, `fuse()`, `reparameterize()`: eager edits of the weights
+        elif self.loop_model_uses and self.context != "traced":
+            role = "decode-loop"  # a loop outside forward running a model object's methods
         if not role:
             return None
         inside: tuple[str, ...] = ()

@@ -23,7 +23,7 @@ from migrate_lens.analysis.bindings import BUILTINS, PARTIAL_NAMES, STRING_NODES
 from migrate_lens.analysis.bindings import dotted as _dotted
 from migrate_lens.analysis.bindings import names_in_target as _names_in_target
 from migrate_lens.analysis.sites import NOT_LITERAL, LazyData, Site
-from migrate_lens.analysis.summaries import SummaryBuilder
+from migrate_lens.analysis.summaries import SummaryBuilder, is_model_use
 from migrate_lens.analysis.values import HYPOTHESES, IDENTITY, ValueKinds, literal
 from migrate_lens.models import (
     CallFact, CallFlow, ClassFact, Flow, FunctionFact, FunctionSummary, ImportFact, InjectionFact, SubmoduleFact,
@@ -226,6 +226,12 @@ class _FuncScope:
     arg_write_nodes: list[cst.CSTNode] = field(default_factory=list)
     #: parameters returned as passed: (name, tuple item or -1 for the whole return value)
     returned: set[tuple[str, int]] = field(default_factory=set)
+    #: functions defined in this function's body: name -> qualname (a closure handed to a
+    #: hook registration by its local name, ``register_forward_hook(save_to_cache)``)
+    local_defs: dict[str, str] = field(default_factory=dict)
+    #: a context manager (``@contextmanager`` generator, ``__enter__``/``__exit__``): what it
+    #: sets is switched around the calls made inside its ``with`` block, between steps
+    toggle: bool = False
 
 
 class FileVisitor(cst.CSTVisitor):
@@ -270,6 +276,13 @@ class FileVisitor(cst.CSTVisitor):
         self.func_stack: list[_FuncScope] = []
         self.scope_kinds: list[str] = []
         self.ctor_attr: dict[int, str] = {}
+        #: function -> the functions of this file its loops call (outside traced code), and
+        #: the functions that run a model object's methods outside loops (:meth:`_decode_loops`)
+        self.loop_callees: dict[str, set[str]] = {}
+        self.model_users: set[str] = set()
+        #: id(concatenation call) -> the state it grows: the call's result is assigned back to
+        #: one of its own inputs that outlives the call (:meth:`_growth`)
+        self.grow_calls: dict[int, str] = {}
         #: training loop -> the ids of its step loops (``SummaryBuilder.where``): the inline
         #: training step, whose sites are traced code
         self.step_loops: dict[str, frozenset[int]] = {}
@@ -293,8 +306,13 @@ class FileVisitor(cst.CSTVisitor):
         self.injections: list[InjectionFact] = []
         #: (class, submodule attribute or "", attribute, setter method): Python state set outside init/forward
         self.host_writes: list[tuple[str, str, str, str]] = []
-        #: class -> attribute -> (first read in traced code, its symbol)
-        self.traced_reads: dict[str, dict[str, tuple[int, str]]] = {}
+        #: class -> attribute -> (first read in traced code, its symbol, its context, the text
+        #: read: ``self.x`` or ``Class.x``); reads in methods of undecided context count too
+        #: (``qkv_attention`` called from ``forward``), the project decides
+        self.traced_reads: dict[str, dict[str, tuple[int, str, str, str]]] = {}
+        #: (class, attribute, setter label): a class attribute switched from outside the
+        #: instance (``MultiHeadAttention.use_sdpa = False`` in a ``@contextmanager``)
+        self.class_writes: list[tuple[str, str, str]] = []
         #: calls of names imported from the project: (node, callee, method, data, context, symbol)
         #: (first line, last line, callee, method, data, context, symbol): lines taken while the
         #: walk is in the statement (positions of earlier statements would cost a full re-walk)
@@ -380,6 +398,64 @@ class FileVisitor(cst.CSTVisitor):
             return self.bindings.resolve(node, scope.env, scope.binds.callables)
         return self.bindings.resolve(node)
 
+    def _loop_callee(self, scope: _FuncScope, func: cst.BaseExpression, name: str) -> None:
+        """Note the function of this file a call inside one of ``scope``'s loops runs, as far
+        as the file tells: ``self.m(...)`` (the class's method), ``self.<attr>.m(...)`` on an
+        attribute built from a class of this file (``self.inference = PyTorchInference(...)``),
+        a function of the file or a closure (:attr:`loop_callees`, for :meth:`_decode_loops`)."""
+        target = ""
+        if name.startswith("self.") and scope.cls is not None:
+            parts = name.split(".")
+            if len(parts) == 2:
+                target = f"{scope.cls.qualname}.{parts[1]}"
+            elif len(parts) == 3 and parts[1] in scope.cls.attr_ctor:
+                target = f"{scope.cls.attr_ctor[parts[1]]}.{parts[2]}"
+        elif name.startswith(f"{self.module}."):
+            target = name
+        elif not name:
+            target = self._closure_def(func)
+        if target:
+            self.loop_callees.setdefault(scope.qualname, set()).add(target)
+
+    def _decode_loops(self) -> None:
+        """Give the ``decode-loop`` role to the functions whose loops call a function of this
+        file that runs a model object's methods outside a loop (``_main_loop`` calling
+        ``self.inference.logits``, which calls ``self.model.decoder(...)``) or that is a
+        decoding loop itself (``transcribe``'s loop calling its closure
+        ``decode_with_fallback``, whose retry loop calls ``model.decode(...)``), unless they
+        have a role already. The file's facts only, no project pass."""
+        if not self.loop_callees:
+            return
+        by_name = {s.qualname: i for i, s in enumerate(self.summaries)}
+        drivers = set(self.model_users)
+        drivers.update(s.qualname for s in self.summaries if s.role in ("generation", "decode-loop"))
+        found: set[str] = set()
+        grew = bool(drivers)
+        while grew:  # a loop calling a decoding loop drives the model too (`cli` -> `transcribe`)
+            new = {q for q, callees in self.loop_callees.items() if q not in found and (callees - {q}) & drivers}
+            found |= new
+            drivers |= new
+            grew = bool(new)
+        for q in sorted(found):
+            i = by_name.get(q)
+            if i is None:
+                self.summaries.append(FunctionSummary(q, "decode-loop"))
+            elif not self.summaries[i].role:
+                self.summaries[i] = replace(self.summaries[i], role="decode-loop")
+
+    def _closure_def(self, node: cst.BaseExpression) -> str:
+        """The qualname of a function defined in the body of the current function or of an
+        enclosing one that ``node`` names (``save_to_cache`` defined in
+        ``install_kv_cache_hooks`` and registered from its nested ``install_hooks``); "" if
+        ``node`` is no such name."""
+        if type(node) is not cst.Name:
+            return ""
+        for scope in reversed(self.func_stack):
+            hit = scope.local_defs.get(node.value)
+            if hit is not None:
+                return hit
+        return ""
+
     def _targets(self, value: cst.BaseExpression) -> tuple[str, ...]:
         """The callables ``value`` evaluates to in the current scope (:meth:`Bindings.targets`)."""
         if self.func_stack:
@@ -413,6 +489,7 @@ class FileVisitor(cst.CSTVisitor):
 
     def leave_Module(self, original_node: cst.Module) -> None:
         self._host_state_reads()
+        self._decode_loops()
 
     def kernel_routes(self) -> set[str]:
         """Functions that call an optional kernel (:attr:`kernel_users`) and that this file
@@ -429,14 +506,22 @@ class FileVisitor(cst.CSTVisitor):
         in the value seen when tracing. Joined once the file is walked (the setter may come
         after the reader); setters called from the class's traced methods are traced writes
         (another rule), not host state."""
-        if not self.host_writes:
+        if not self.host_writes and not self.class_writes:
             return
+        seen: set[tuple[str, str]] = set()
+        for owner, attr, setter in self.class_writes:
+            hit = self.traced_reads.get(owner, {}).get(attr)
+            if hit is None or (owner, attr) in seen:
+                continue
+            seen.add((owner, attr))
+            line, symbol, context, text = hit
+            self.late_sites.append((Site(kind="host-state-read", node=None, context=context, symbol=symbol,  # type: ignore[arg-type]
+                                         name=f"{text}` (set by `{setter}", data={"setter": setter}), line))
         traced_callees = {c.callee[5:] for c in self.calls if c.callee.startswith("self.")
                           and c.caller.rsplit(".", 1)[-1] in _TRACED_METHODS}
         held: dict[tuple[str, str], set[str]] = defaultdict(set)
         for sm in self.submodules:
             held[(sm.owner, sm.attr)].add(sm.target)
-        seen: set[tuple[str, str]] = set()
         for owner, sub, attr, writer in self.host_writes:
             if writer in traced_callees:
                 continue
@@ -445,10 +530,10 @@ class FileVisitor(cst.CSTVisitor):
                 if hit is None or (cls, attr) in seen:
                     continue
                 seen.add((cls, attr))
-                line, symbol = hit
+                line, symbol, context, text = hit
                 setter = f"{owner.rsplit('.', 1)[-1]}.{writer}"
-                self.late_sites.append((Site(kind="host-state-read", node=None, context="traced", symbol=symbol,  # type: ignore[arg-type]
-                                             name=f"self.{attr}` (set by `{setter}`", data={"setter": setter}), line))
+                self.late_sites.append((Site(kind="host-state-read", node=None, context=context, symbol=symbol,  # type: ignore[arg-type]
+                                             name=f"{text}` (set by `{setter}", data={"setter": setter}), line))
 
     # ------------------------------------------------------------------ classes
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
@@ -614,6 +699,7 @@ class FileVisitor(cst.CSTVisitor):
         elif innermost == "func":
             parent = self.func_stack[-1]
             qualname = f"{parent.qualname}.{name}"
+            parent.local_defs[name] = qualname
             context = parent.context if parent.context != "host" else "function"
             guess = parent.guess if parent.guess != "host" else "function"
             init_like = parent.init_like
@@ -638,7 +724,9 @@ class FileVisitor(cst.CSTVisitor):
             if init_like and name not in _PROPER_INIT:
                 context = "function"
         scope = _FuncScope(qualname=qualname, name=name, context=context, cls=cls, is_method=is_method,
-                           guess=guess, init_like=init_like, node=node)
+                           guess=guess, init_like=init_like, node=node,
+                           toggle=bool(decorators & _CONTEXT_MANAGER_DECORATORS) or (
+                               is_method and name in ("__enter__", "__exit__")))
         scope.summary = SummaryBuilder(qualname, name, guess, in_module=cls is None or cls.is_module,
                                        module_method=is_method and cls is not None and cls.is_module)
         for d in node.decorators:
@@ -693,6 +781,8 @@ class FileVisitor(cst.CSTVisitor):
             qualname=scope.qualname, line=start, end_line=end, context=scope.guess,
             is_method=scope.is_method,
         ))
+        if scope.summary is not None and scope.summary.model_uses and scope.context != "traced":
+            self.model_users.add(scope.qualname)
         summary = scope.summary.finish() if scope.summary is not None else None
         if scope.summary is not None and summary is not None and summary.role == "train-loop":
             self.step_loops[scope.qualname] = scope.summary.step_loop_ids()
@@ -1004,6 +1094,7 @@ class FileVisitor(cst.CSTVisitor):
             self._assign_target(target.value, K.S if vkind == K.S else K.U, stmt, value)
         elif type(target) is cst.Subscript:
             self.targets.add(id(target))
+            self._growth(target, value)
             base = self.kind(target.value)
             root = _root_name(target.value)
             if root and self._is_outer_container(root):
@@ -1011,6 +1102,7 @@ class FileVisitor(cst.CSTVisitor):
             self._subscript_write(stmt, target, base, vkind, aug=False)
         elif type(target) is cst.Attribute:
             self.targets.add(id(target))
+            self._growth(target, value)
             self._host_write(target, value)
             if _is_self_attr(target):
                 self._self_write(stmt, target.attr.value, vkind, aug=False, value=value)
@@ -1288,6 +1380,8 @@ class FileVisitor(cst.CSTVisitor):
                 stack += [el.value for el in e.elements if type(el) is not cst.StarredElement]  # type: ignore[attr-defined]
             elif t is cst.Call and _is_cache_length(e):  # type: ignore[arg-type]
                 cache_name = cache_name or _dotted(e.func) + "()"  # type: ignore[attr-defined]
+            elif (t is cst.Subscript or t is cst.Call) and _cache_item_length(e):
+                cache_name = cache_name or _cache_item_length(e)
         if cache_name:
             self._site("cache-length-use", at, name=cache_name, data={"use": use})
 
@@ -1302,8 +1396,11 @@ class FileVisitor(cst.CSTVisitor):
             if t is cst.Name:
                 if e.value in names:  # type: ignore[attr-defined]
                     return True
+            elif t is cst.Subscript:
+                if _cache_item_length(e):
+                    return True
             elif t is cst.Call:
-                if _is_cache_length(e):  # type: ignore[arg-type]
+                if _is_cache_length(e) or _cache_item_length(e):  # type: ignore[arg-type]
                     return True
                 if type(e.func) is cst.Name and e.func.value in ("int", "max", "min") :  # type: ignore[attr-defined]
                     stack += [a.value for a in e.args]  # type: ignore[attr-defined]
@@ -1343,6 +1440,42 @@ class FileVisitor(cst.CSTVisitor):
         scope = self.func_stack[-1]
         where = scope.summary.where() if scope.summary is not None else ()
         return (scope.qualname, where) if where else None
+
+    def _growth(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        """``cache[m] = torch.cat([cache[m], out], dim=1).detach()``, ``self.mem =
+        torch.cat((self.mem, h))``, ``state.k = torch.cat([state.k, k])``: state that outlives
+        the call (an attribute or item of ``self``, of a parameter or of a closure/global
+        object) re-assigned to a concatenation of itself with new data grows at every call, a
+        new shape per step. Records the concatenation (:attr:`grow_calls`, read by its call
+        site as ``data["grows"]``). Casts and copies around the call (``.detach()``,
+        ``.to(dtype)``) are looked through. A local rebuilt in a loop of one call is no
+        state: its shapes are fixed per trace."""
+        if not self.func_stack:
+            return
+        while type(value) is cst.Call and type(value.func) is cst.Attribute and \
+                value.func.attr.value in _GROWTH_PASSTHROUGH:
+            value = value.func.value
+        if type(value) is not cst.Call or not value.args:
+            return
+        func = value.func
+        leaf = func.attr.value if type(func) is cst.Attribute else func.value if type(func) is cst.Name else ""
+        if leaf not in _CONCAT_LEAVES:
+            return
+        seq = value.args[0].value
+        if type(seq) not in (cst.List, cst.Tuple) or self.qual(value.func) not in _CONCAT_CALLS:
+            return
+        scope = self.func_stack[-1]
+        root = _root_name(target)
+        if not root or not (root in ("self", "cls") or root in scope.params or root not in scope.env):
+            return
+        for el in seq.elements:
+            item = el.value
+            while type(item) is cst.Call and type(item.func) is cst.Attribute and \
+                    item.func.attr.value in _GROWTH_PASSTHROUGH:
+                item = item.func.value
+            if item.deep_equals(target):
+                self.grow_calls[id(value)] = _state_text(target)
+                return
 
     def _is_outer_container(self, name: str) -> bool:
         """A module-level global (not shadowed by a local) written from inside a function."""
@@ -1399,6 +1532,8 @@ class FileVisitor(cst.CSTVisitor):
                     self._class_refs(value)
                 if type(value) is cst.Call and not (self.func_stack[-1].init_like and cls.is_module):
                     self._held_instance(cls, attr, value)
+                elif type(value) in (cst.List, cst.Tuple) and not (self.func_stack[-1].init_like and cls.is_module):
+                    self._held_items(cls, attr, [e.value for e in value.elements])
                 if self.func_stack[-1].init_like and type(value) is cst.Attribute and type(value.value) is cst.Name:
                     # `self.text_model = text_model.text_model` with `text_model = CLIPTextModel._from_config(c)`
                     for t in self.func_stack[-1].binds.instances.get(value.value.value, ()):
@@ -1423,6 +1558,20 @@ class FileVisitor(cst.CSTVisitor):
                 "placement": not aug and value is not None and _is_placement_of(attr, value),
                 "holds_tensors": value is not None and vkind not in K.TENSORISH and self._holds_tensors(value),
             })
+
+    def _held_items(self, cls: _ClassInfo, attr: str, items: Iterable[cst.BaseExpression]) -> None:
+        """``self.logit_filters = [SuppressBlank(...)]`` or ``self.logit_filters.append(
+        SuppressTokens(...))`` outside a module's init code: the list holds instances of those
+        classes, so ``for f in self.logit_filters: f.apply(...)`` runs their ``apply`` (``held``
+        facts: call targets for the graph, no composition edge; the list stays a container)."""
+        for v in items:
+            if type(v) is not cst.Call:
+                continue
+            ctor = self.qual(v.func)
+            if ctor and not ctor.startswith("torch.") and ctor.rsplit(".", 1)[-1][:1].isupper() and \
+                    self._is_class_name(ctor):
+                self.injections.append(InjectionFact(kind="held", owner=cls.qualname, attr=attr, param="", index=-1,
+                                                     target=ctor, line=self._line(v)))
 
     def _held_instance(self, cls: _ClassInfo, attr: str, value: cst.Call) -> None:
         """``self.ema = ModelEMA(model)`` outside a module's init code (a trainer's setup
@@ -1980,6 +2129,8 @@ class FileVisitor(cst.CSTVisitor):
             "no_grad": self._no_grad(), "result": result_kind,
             "local_autograd_function": False, "plain_no_grad": id(node) in self.plain_no_grad,
         }, extras, _CALL_EXTRAS)
+        if self.grow_calls and id(node) in self.grow_calls:
+            data["grows"] = self.grow_calls[id(node)]
         if method == "apply" and type(func) is cst.Attribute:
             recv_name = self.qual(func.value)
             leaf = recv_name.rsplit(".", 1)[-1]
@@ -2016,7 +2167,7 @@ class FileVisitor(cst.CSTVisitor):
             if method.startswith("register_") and method.endswith("hook"):
                 handle = self.ctor_attr.get(id(node), "")
                 for a in node.args:
-                    cb = self.qual(a.value)
+                    cb = self.qual(a.value) or self._closure_def(a.value)
                     if cb and not cb.startswith("self."):
                         self.traced_entries.append(cb)
                     elif cb.startswith("self.") and scope.cls is not None:
@@ -2039,6 +2190,12 @@ class FileVisitor(cst.CSTVisitor):
             if type(func) is cst.Attribute:
                 root = func.value
                 if method in _MUTATING_CONTAINER_METHODS:
+                    if method in ("append", "insert", "extend") and _is_self_attr(root) and scope.cls is not None \
+                            and node.args and not (scope.init_like and scope.cls.is_module):
+                        last = node.args[-1].value
+                        self._held_items(scope.cls, root.attr.value,  # type: ignore[union-attr]
+                                         [e.value for e in last.elements] if method == "extend" and  # type: ignore[union-attr]
+                                         type(last) in (cst.List, cst.Tuple) else [last])
                     if _is_self_attr(root) and scope.cls is not None and \
                             scope.cls.attr_kinds.get(root.attr.value) != K.M and \
                             root.attr.value not in scope.cls.held:  # type: ignore[union-attr]
@@ -2060,12 +2217,18 @@ class FileVisitor(cst.CSTVisitor):
                     self._arg_write(node, root, f".{method}()")
             if scope.loops and name:
                 scope.summary.loop_call(name)  # type: ignore[union-attr]
+            recv = func.value if type(func) is cst.Attribute else None
+            # (`model.m(...)`, `self.model.m(...)`: only then is the receiver's text worth building)
+            model_use = recv is not None and (
+                (type(recv) is cst.Name and recv.value == "model") or
+                (type(recv) is cst.Attribute and recv.attr.value == "model")) and is_model_use(method, _dotted(recv))
             if scope.summary is not None and (method in _ROLE_METHODS or name == "torch.autograd.backward" or (
-                    scope.loops and type(func) is cst.Name)):
+                    scope.loops and type(func) is cst.Name) or model_use):
                 first = next((a.value for a in node.args if a.keyword is None and not a.star), None)
-                scope.summary.call(name or _dotted(func), method,
-                                   _dotted(func.value) if type(func) is cst.Attribute else "", scope.loops > 0,
-                                   _dotted(first) if first is not None else "")
+                scope.summary.call(name or _dotted(func), method, _dotted(recv) if recv is not None else "",
+                                   scope.loops > 0, _dotted(first) if first is not None else "")
+            if scope.loops and scope.context != "traced":
+                self._loop_callee(scope, func, name)
         emitted = not self._is_bound_torch_class(func, name)
         if emitted:
             self._site("call", node, name=name, method=method, receiver=receiver, data=data)
@@ -2137,6 +2300,11 @@ class FileVisitor(cst.CSTVisitor):
             held = scope.binds.instances.get(func.value.value) or scope.binds.typed[func.value.value]
             bound = tuple(f"{c}.{method}" for c in held)
             on_instance = True  # call facts for the graph; the object's construction is the use site
+        elif type(func) is cst.Attribute and type(func.value) is cst.Call and is_class_like(
+                ctor := self.qual(func.value.func)) and self._is_class_name(ctor) and not ctor.startswith("torch."):
+            # `DecodingTask(model, options).run(mel)`: a method of the instance just built
+            bound = (f"{ctor}.{method}",)
+            on_instance = True
         elif type(func) is cst.Name and func.value in scope.binds.instances:
             # `clip = Clip(); clip(y)`: the call runs the object's `__call__`
             bound = tuple(f"{c}.__call__" for c in scope.binds.instances[func.value] if not c.startswith("torch."))
@@ -2183,20 +2351,60 @@ class FileVisitor(cst.CSTVisitor):
         if not self.func_stack:
             return
         scope = self.func_stack[-1]
-        if scope.context != "function" or scope.init_like or not scope.is_method or scope.cls is None or \
-                scope.name in _TRACED_METHODS or literal(value) is not NOT_LITERAL:
+        if scope.init_like or scope.context == "init":
             return
-        # a value advanced between steps comes from a step/schedule parameter of the setter
-        # (`set_num_updates(step)`, `set_gumbel_temperature(temperature: float)`); a switch or a
-        # size set once (`enable_residual(enable)`, `set_lambda_init(depth)`) is configuration
-        if not any(n in scope.binds.param_index and _SCHEDULE_PARAM.search(n) and
-                   (type(value) is not cst.Name or self._numeric_param(n)) for n in _names_in_expr(value)):
+        owner = self._class_object(target.value, scope)
+        if owner:
+            # `Class.flag = False` (also `self.__class__.flag`, `type(self).flag`, `cls.flag`):
+            # shared by every instance, switched from outside forward
+            if scope.toggle or (literal(value) is NOT_LITERAL and self._schedule_value(scope, value)):
+                label = f"{scope.cls.qualname.rsplit('.', 1)[-1]}.{scope.name}" if scope.is_method and scope.cls \
+                    else f"{scope.name}()"
+                self.class_writes.append((owner, target.attr.value, label))
+            return
+        if scope.context != "function" or not scope.is_method or scope.cls is None or scope.name in _TRACED_METHODS:
+            return
+        # a context manager switches what it sets around the calls of its `with` block; other
+        # setters: see _schedule_value
+        if not scope.toggle and (literal(value) is not NOT_LITERAL or not self._schedule_value(scope, value)):
             return
         base = target.value
         if _is_self_attr(target):
             self.host_writes.append((scope.cls.qualname, "", target.attr.value, scope.name))
         elif _is_self_attr(base):
             self.host_writes.append((scope.cls.qualname, base.attr.value, target.attr.value, scope.name))  # type: ignore[union-attr]
+
+    def _schedule_value(self, scope: _FuncScope, value: cst.BaseExpression) -> bool:
+        """A value advanced between steps comes from a step/schedule parameter of the setter
+        (``set_num_updates(step)``, ``set_gumbel_temperature(temperature: float)``); a switch or
+        a size set once (``enable_residual(enable)``, ``set_lambda_init(depth)``) is
+        configuration."""
+        return any(n in scope.binds.param_index and _SCHEDULE_PARAM.search(n) and
+                   (type(value) is not cst.Name or self._numeric_param(n)) for n in _names_in_expr(value))
+
+    def _class_object(self, node: cst.BaseExpression, scope: _FuncScope | None) -> str:
+        """The qualname of the file's own top-level class that ``node`` names as an object:
+        ``MultiHeadAttention`` (the class itself), ``self.__class__``, ``type(self)``, ``cls`` in a
+        classmethod; "" otherwise."""
+        t = type(node)
+        if t is cst.Name:
+            if node.value == "cls" and scope is not None and scope.cls is not None and scope.is_method:
+                return scope.cls.qualname
+            # (the file's classes are declared before the walk: a function above the class counts)
+            if node.value in self.bindings.classes and (scope is None or node.value not in scope.env):
+                q = self.qual(node)
+                if q == f"{self.module}.{node.value}":
+                    return q
+            return ""
+        if scope is None or scope.cls is None or not scope.is_method:
+            return ""
+        if t is cst.Attribute and node.attr.value == "__class__" and type(node.value) is cst.Name and \
+                node.value.value == "self":
+            return scope.cls.qualname
+        if t is cst.Call and type(node.func) is cst.Name and node.func.value == "type" and len(node.args) == 1 and \
+                type(node.args[0].value) is cst.Name and node.args[0].value.value == "self":
+            return scope.cls.qualname
+        return ""
 
     def _numeric_param(self, name: str) -> bool:
         """Parameter ``name`` of the current function is a number (``temperature: float``,
@@ -2628,6 +2836,30 @@ class FileVisitor(cst.CSTVisitor):
                     return True
         return False
 
+    def _state_read(self, node: cst.Attribute, attr: str, scope: _FuncScope) -> None:
+        """Record a read of a plain Python attribute of a module (``self.temperature``) or of a
+        class of this file (``MultiHeadAttention.use_sdpa``, ``self.__class__.flag``) in code
+        that may run under the trace, for :meth:`_host_state_reads`."""
+        value = node.value
+        if type(value) is cst.Name and value.value == "self":
+            cls = scope.cls
+            if cls is None or attr in cls.methods or cls.attr_kinds.get(attr, K.S) not in (K.S, K.U):
+                return
+            owner, text = cls.qualname, f"self.{attr}"
+        else:
+            owner = self._class_object(value, scope)
+            if not owner:
+                return
+            info = self.local_classes.get(owner.rsplit(".", 1)[-1])
+            if info is not None and (attr in info.methods or info.attr_kinds.get(attr, K.S) not in (K.S, K.U)):
+                return
+            text = f"{owner.rsplit('.', 1)[-1]}.{attr}" if type(value) is cst.Name and value.value != "cls" \
+                else f"{_dotted(value) or 'type(self)'}.{attr}"
+        reads = self.traced_reads.setdefault(owner, {})
+        old = reads.get(attr)
+        if old is None or (old[2] != "traced" and scope.context == "traced"):
+            reads[attr] = (self._line(node), scope.qualname, scope.context, text)
+
     def _is_optional_param(self, expr: cst.BaseExpression) -> bool:
         """``n`` or ``-n`` for a parameter as passed that defaults to None and is assumed a
         tensor only for being a module method's argument (``trailing_n=None``): as a slice
@@ -2641,14 +2873,18 @@ class FileVisitor(cst.CSTVisitor):
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         attr = node.attr.value
-        if self.func_stack and type(node.value) is cst.Name and node.value.value == "self" and id(node) not in self.targets:
+        value = node.value
+        tv = type(value)
+        # (cheap tests first: this runs for every attribute; only `self.x`, `Class.x`, `cls.x`,
+        # `self.__class__.x` and `type(self).x` can read such state)
+        if self.func_stack and (
+                (tv is cst.Name and (value.value in ("self", "cls") or value.value in self.bindings.classes)) or
+                (tv is cst.Attribute and value.attr.value == "__class__") or
+                (tv is cst.Call and type(value.func) is cst.Name and value.func.value == "type")) and \
+                attr != "training" and id(node) not in self.targets:
             scope = self.func_stack[-1]
-            cls = scope.cls
-            if scope.context == "traced" and cls is not None and attr not in cls.methods and \
-                    cls.attr_kinds.get(attr, K.S) in (K.S, K.U) and attr != "training":
-                reads = self.traced_reads.setdefault(cls.qualname, {})
-                if attr not in reads:
-                    reads[attr] = (self._line(node), scope.qualname)
+            if scope.context in ("traced", "function") and not scope.init_like and not scope.toggle:
+                self._state_read(node, attr, scope)
         if attr in self.attribute_interest:
             self._site("attribute-read", node, name=attr, receiver=self.kind(node.value),
                        data={"on_self": type(node.value) is cst.Name and node.value.value == "self"})
@@ -2923,6 +3159,55 @@ def _is_cache_length(node: cst.Call) -> bool:
     return type(node.func) is cst.Attribute and node.func.attr.value in _CACHE_LENGTH_METHODS
 
 
+#: Names of containers that hold a growing key/value cache (``kv_cache``, ``past_key_values``,
+#: ``layer_past``, ``self.cache``); not ``cache_position``/``cache_index`` (positions of the new
+#: tokens), nor Transformer-XL's ``mems`` (a window of fixed length, see ML017).
+_CACHE_CONTAINER = re.compile(r"^(_?(\w+_)?(kv_?)?caches?|past|past_key_values?|layer_past|past_kv|present)$")
+
+
+_ITEM_BUILTINS = frozenset({"next", "iter", "list", "tuple"})
+
+
+def _cache_item_length(node: cst.BaseExpression) -> str:
+    """A length read off a tensor *held in* a cache container: ``next(iter(kv_cache.values()))
+    .shape[1]`` (whisper), ``past_key_values[0][0].shape[-2]`` (legacy tuple caches),
+    ``self.cache["key"].size(1)``: how many tokens the cache holds, which grows every decoding
+    step (a growing cache's shape is its length; a fixed-size cache is indexed by an explicit
+    position instead). Returns the container's text, "" if ``node`` is no such read. A shape
+    read off a tensor named like a cache itself (``k_cache.shape[2]``) is left out: a
+    preallocated buffer has a static shape."""
+    if type(node) is cst.Subscript and type(node.value) is cst.Attribute and node.value.attr.value == "shape":
+        held = node.value.value
+    elif type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value == "size" and node.args:
+        held = node.func.value
+    else:
+        return ""
+    # `c[i][0]`, `next(iter(c.values()))`, `list(c.values())[0]`: an item of the container `c`
+    item = False
+    container = held
+    while True:
+        t = type(container)
+        if t is cst.Subscript:
+            container, item = container.value, True
+        elif t is cst.Call and type(container.func) is cst.Name and container.func.value in _ITEM_BUILTINS \
+                and container.args:
+            item = item or container.func.value == "next"
+            container = container.args[0].value
+        elif t is cst.Call and type(container.func) is cst.Attribute and container.func.attr.value == "values":
+            container = container.func.value
+        else:
+            break
+    if not item:
+        return ""
+    if type(container) is cst.Name:
+        leaf = container.value
+    elif type(container) is cst.Attribute:
+        leaf = container.attr.value
+    else:
+        return ""
+    return _dotted(container) if _CACHE_CONTAINER.match(leaf) else ""
+
+
 #: Calls inside an overridden ``train()`` that change behaviour (not cache upkeep).
 _MODE_SWITCH_CALLS = frozenset({"eval", "train", "requires_grad_", "apply"})
 
@@ -2954,6 +3239,28 @@ def _alternatives(node: cst.BaseExpression, depth: int = 4) -> list[cst.BaseExpr
     if depth and type(node) is cst.IfExp:
         return [*_alternatives(node.body, depth - 1), *_alternatives(node.orelse, depth - 1)]  # type: ignore[attr-defined]
     return [node]
+
+
+#: Decorators that make a generator function a context manager.
+_CONTEXT_MANAGER_DECORATORS = frozenset({"contextlib.contextmanager", "contextlib.asynccontextmanager"})
+#: Concatenations that lengthen an axis (``torch.stack`` adds one: no growth of an input).
+_CONCAT_CALLS = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.hstack", "torch.vstack",
+                           "torch.column_stack", "torch.row_stack", "torch.dstack"})
+_CONCAT_LEAVES = frozenset(n.rsplit(".", 1)[-1] for n in _CONCAT_CALLS)
+#: Methods that return the same data cast, moved or cut off from autograd.
+_GROWTH_PASSTHROUGH = frozenset({"detach", "contiguous", "to", "float", "half", "bfloat16", "type_as", "clone"})
+
+
+def _state_text(node: cst.BaseExpression) -> str:
+    """``cache[...]``, ``self.store[...]``, ``state.k``: an attribute/item chain's text, items
+    elided; "" for anything else."""
+    if type(node) is cst.Subscript:
+        base = _state_text(node.value)
+        return f"{base}[...]" if base else ""
+    if type(node) is cst.Attribute:
+        base = _state_text(node.value)
+        return f"{base}.{node.attr.value}" if base else ""
+    return node.value if type(node) is cst.Name else ""
 
 
 def _root_name(node: cst.BaseExpression) -> str:
