@@ -152,6 +152,12 @@ _CLASS_CALL = re.compile(r"\b[A-Z][A-Za-z0-9_]*[a-z][A-Za-z0-9_]*\(")
 #: a tokenizer's ``(ids != 0).sum(-1).tolist()``, a subclass of a project module whose base
 #: names torch in another file). Files of re-exports, registries and constants are not.
 _DEFINES_FUNCTION = re.compile(r"^[ \t]*(?:async[ \t]+)?def[ \t]", re.M)
+#: An import of another deep-learning framework: a file that never names torch but imports one
+#: (transformers' ``optimization_tf.py``, ``trainer_tf.py``, a Flax port beside the PyTorch
+#: code) is that framework's code, not part of the PyTorch port: import facts only, as before.
+_OTHER_FRAMEWORK = re.compile(
+    r"^[ \t]*(?:import|from)[ \t]+(?:tensorflow|keras|tf_keras|jax|jaxlib|flax|haiku|optax|paddle|mindspore|mxnet)\b",
+    re.M)
 
 
 def wires_project_classes(text: str, module: str) -> bool:
@@ -179,8 +185,9 @@ def analyze_file(data: bytes, rel_path: str, module: str, catalog: Catalog, inde
     module name. Steps: decode (PEP 263) or read the notebook; the marker pre-filter (a file
     that never mentions a marker, looks up no member by a variable name (:data:`_MEMBER_FACTORY`)
     and does not wire project classes together, :func:`wires_project_classes`, gets only
-    :func:`cheap_imports` unless it defines a function (:data:`_DEFINES_FUNCTION`: then it is
-    analyzed, with ``mentions_torch=False``); the nesting guard
+    :func:`cheap_imports` unless it defines a function (:data:`_DEFINES_FUNCTION`) and imports no
+    other deep-learning framework (:data:`_OTHER_FRAMEWORK`): then it is analyzed, with
+    ``mentions_torch=False``); the nesting guard
     (:func:`depth_guard`); :func:`migrate_lens.analysis.engine.analyze_source`. Never raises
     for bad input (binary, undecodable, syntax error, nesting too deep); ``MemoryError`` is
     left to the caller. Used by the scan's workers and by ``check``, so both skip the same
@@ -202,7 +209,7 @@ def analyze_file(data: bytes, rel_path: str, module: str, catalog: Catalog, inde
     is_package = rel_path.endswith("__init__.py")
     torch_code = not markers or any(m in text for m in markers) or _MEMBER_FACTORY.search(text) is not None \
         or wires_project_classes(text, module)
-    if not torch_code and _DEFINES_FUNCTION.search(text) is None:
+    if not torch_code and (_DEFINES_FUNCTION.search(text) is None or _OTHER_FRAMEWORK.search(text) is not None):
         try:
             imports = cheap_imports(text, module, is_package)
         except CheapParseError as exc:

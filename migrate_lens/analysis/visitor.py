@@ -2163,8 +2163,11 @@ class FileVisitor(cst.CSTVisitor):
                     attr = self.ctor_attr.get(id(node), "[]")
                     self.submodules.append(SubmoduleFact(owner=scope.cls.qualname, attr=attr, target=name, line=self._line(node)))
             # Hook callbacks run inside forward: they are traced entries, except a one-shot
-            # hook (lazy shape inference) that removes its own handle on its first run.
-            if method.startswith("register_") and method.endswith("hook"):
+            # hook (lazy shape inference) that removes its own handle on its first run, and
+            # hooks of saving and loading (`register_load_state_dict_post_hook`,
+            # `_register_state_dict_hook`): they run when weights are read or written, not per step.
+            if method.startswith(("register_", "_register_")) and method.endswith("hook") \
+                    and "state_dict" not in method and "load" not in method:
                 handle = self.ctor_attr.get(id(node), "")
                 for a in node.args:
                     cb = self.qual(a.value) or self._closure_def(a.value)
