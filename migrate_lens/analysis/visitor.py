@@ -173,6 +173,9 @@ class _FuncScope:
     #: static descriptors of ``return`` values and of their tuple items (None once lengths differ)
     ret_static: list[str] = field(default_factory=list)
     ret_static_items: list[list[str]] | None = None
+    #: (callee, static descriptors, keyword descriptors, spread) of the flows recorded for
+    #: static descriptors alone: a repeated one adds nothing
+    static_flows: set[tuple[str, Any, Any, bool]] = field(default_factory=set)
     #: flows of ``return`` values, and of their tuple items (None once lengths differ)
     ret_flows: list[Flow] = field(default_factory=list)
     ret_items: list[list[Flow]] | None = None
@@ -2155,9 +2158,7 @@ class FileVisitor(cst.CSTVisitor):
             elif name[5:] not in scope.cls.attr_kinds and name[5:] not in scope.cls.attr_binds:
                 # a method a base class defines (in another file): static descriptors only
                 self._call_flow(scope, node, name, kinds=False, statics=True)
-        elif scope is not None and scope.cls is not None and name[:5] == "self." and name.count(".") == 2 and \
-                scope.cls.attr_kinds.get(name[5:].partition(".")[0]) in (K.M, K.U) and \
-                method not in _TRACED_METHODS and not method.startswith("__"):
+        elif scope is not None and name.count(".") == 2 and _may_be_method(scope.cls, name):
             # a method of a submodule (`self.quantizer.encode(x, bandwidth)`): static descriptors
             self._call_flow(scope, node, name, kinds=False, statics=True)
 
@@ -2566,7 +2567,13 @@ class FileVisitor(cst.CSTVisitor):
         positional = [a for a in node.args if a.keyword is None and not a.star]
         held = tuple(i for i, a in enumerate(positional) if _is_held(a.value))
         held_kw = tuple(a.keyword.value for a in node.args if a.keyword is not None and _is_held(a.value))
-        if statics or held or held_kw or any(f.kind or f.deps for f in (*args, *kwargs)):
+        flows_kinds = held or held_kw or any(f.kind or f.deps for f in (*args, *kwargs))
+        if statics and not flows_kinds:
+            key = (name, tuple(static), tuple(static_kw), spread)
+            if key in scope.static_flows:
+                return  # the same static descriptors again: nothing new to prove from
+            scope.static_flows.add(key)
+        if statics or flows_kinds:
             use = self.call_use.get(id(node), "") if held or held_kw else ""
             if (held or held_kw) and not scope.loops:
                 # a local variable holding a new object is held only if the caller reads it
@@ -2596,8 +2603,10 @@ class FileVisitor(cst.CSTVisitor):
 
     def _opaque_call(self, scope: _FuncScope, callee: str) -> None:
         """``self.<m>`` runs with arguments this file cannot list (handed on, called through an
-        alias): a flow that keeps its parameters' tensor assumption (``CallFlow.spread``)."""
-        if callee.startswith("self.") and callee.count(".") <= 2:
+        alias): a flow that keeps its parameters' tensor assumption (``CallFlow.spread``), once
+        per function and callee, for a callee that may be a method (:func:`_may_be_method`)."""
+        if _may_be_method(scope.cls, callee) and (callee, (), (), True) not in scope.static_flows:
+            scope.static_flows.add((callee, (), (), True))
             scope.call_flows.append(CallFlow(callee, spread=True))
 
     def _is_global_pool_result(self, expr: cst.BaseExpression | None) -> bool:
@@ -3438,6 +3447,20 @@ def _defines_own(v: FileVisitor, cls: _ClassInfo, method: str, depth: int = 0) -
 #: Callees that are never a project function (their results' kinds are known or unknowable).
 _NOT_PROJECT = ("torch.", "math.", "numpy.", "np.", "einops.", "typing.", "functools.", "itertools.",
                 "logging.", "warnings.", "os.", "sys.", "re.", "collections.", "dataclasses.", "copy.")
+
+
+def _may_be_method(cls: _ClassInfo | None, name: str) -> bool:
+    """``self.<m>`` or ``self.<sub>.<m>`` may name a method whose parameters' static kinds the
+    project proves from calls (``interproc.static_inputs``): ``m`` a method of the class, or
+    an attribute the class never binds (a base class's method); ``sub`` an attribute holding a
+    module or an unknown object, ``m`` no forward-like or dunder method."""
+    if cls is None or not name.startswith("self."):
+        return False
+    parts = name[5:].split(".")
+    if len(parts) == 1:
+        return parts[0] in cls.methods or (parts[0] not in cls.attr_kinds and parts[0] not in cls.attr_binds)
+    return len(parts) == 2 and cls.attr_kinds.get(parts[0]) in (K.M, K.U) and \
+        parts[1] not in _TRACED_METHODS and not parts[1].startswith("__")
 
 
 def _is_project_callee(name: str) -> bool:
