@@ -1329,9 +1329,13 @@ class _Builder:
         contexts = self.contexts()
         traced = {q for q, c in contexts.items() if c == "traced"}
         summaries = {s.qualname: s for f in self.files for s in f.summaries}
-        tensor_entries = sorted({*(q for q in self.instance_calls if q in traced), *self.inherited_module_methods()})
+        tensor_entries = sorted(q for q in self.instance_calls if q in traced)
+        callers: dict[str, list[tuple[str, str]]] = defaultdict(list)
+        for (caller, callee), found in self.call_targets.items():
+            for t in found:
+                callers[t].append((caller, callee))
         kinds = flow_kinds(summaries, lambda caller, callee: self.call_targets.get((caller, callee), ()),
-                           tensor_entries, contexts, self.tensor_calls)
+                           tensor_entries, contexts, callers, self.inherited_module_methods(), self.tensor_calls)
 
         kept: list[Finding] = []
         dropped = 0

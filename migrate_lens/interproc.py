@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict, deque
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from migrate_lens.fastinit import replacer
@@ -184,6 +184,8 @@ def flow_kinds(summaries: Mapping[str, FunctionSummary],
                targets: Callable[[str, str], Iterable[str]],
                tensor_entries: Iterable[str] = (),
                contexts: Mapping[str, str] | None = None,
+               callers: Mapping[str, Sequence[tuple[str, str]]] | None = None,
+               assumed_entries: Iterable[str] = (),
                tensor_calls: Collection[tuple[str, str]] = ()) -> Callable[[str, str], frozenset[str]]:
     """Combine the functions' value flows (``FunctionSummary``: parameters, returns, calls'
     argument flows) into the kinds each symbolic input can take, as a function
@@ -196,9 +198,136 @@ def flow_kinds(summaries: Mapping[str, FunctionSummary],
     a callee as written in the caller to project functions. A fixed point over sets of kinds
     (``T``, ``B``, ``H``): monotone, so it ends; on compact summaries only. ``u:<param>`` keys
     (:func:`_lost_updates`) count callers outside init code (``contexts``: function -> context).
+
+    ``a:<param>`` keys (a module method's parameter taken for a tensor by assumption) are ``T``
+    unless :func:`static_inputs` proves the parameter static from ``callers`` (function ->
+    the ``(caller, callee as written)`` calls resolved to it); so are the parameters of
+    ``assumed_entries`` (methods of a class that is an ``nn.Module`` through a base in another
+    file, symbolic in their file). Without ``callers`` nothing is proven static.
     ``tensor_calls``: ``(caller, callee)`` pairs whose result is a tensor whatever the project
-    defines (``self.fc(x)`` of a torch module a base class in another file holds)."""
-    return _FlowKinds(summaries, targets, tensor_entries, contexts or {}, tensor_calls).kinds
+    defines (``self.fc(x)`` of a torch module a base class in another file holds).
+    """
+    return _FlowKinds(summaries, targets, tensor_entries, contexts or {}, callers, assumed_entries,
+                      tensor_calls).kinds
+
+
+def static_inputs(summaries: Mapping[str, FunctionSummary],
+                  targets: Callable[[str, str], Sequence[str]],
+                  callers: Mapping[str, Sequence[tuple[str, str]]],
+                  entries: Iterable[str] = ()) -> frozenset[tuple[str, str]]:
+    """``(function, parameter)`` pairs proven static: every call resolved to the function
+    (``callers``; at least one) is a ``self.<m>(...)`` call whose flow gives the argument a
+    static descriptor (:attr:`~migrate_lens.models.CallFlow.static`) that holds, or omits it
+    for a static default (``FunctionSummary.defaults``), with nothing spread (``*args``, a
+    method handed on or aliased) and no reference of the method without a call in its file
+    (``FunctionSummary.escapes``). A descriptor holds when it is "S" or when each input it
+    names is static: a caller's parameter proven so (``a:``/``p:``), or a call's returned
+    item whose every resolved target returns a static descriptor that holds (``r:``).
+
+    Candidates are the summaries' ``assumed`` parameters, the parameters of ``entries``
+    (methods assumed to take tensors, :func:`flow_kinds`) and the caller parameters that
+    descriptors name. The greatest fixed point (a flag a method passes on to itself or to
+    another method is static when its outside callers pass static values), on compact
+    summaries only; deterministic (the largest set closed under the rule is unique)."""
+    return _StaticInputs(summaries, targets, callers, entries).solve()
+
+
+class _StaticInputs:
+    """The fixed point of :func:`static_inputs`."""
+
+    def __init__(self, summaries: Mapping[str, FunctionSummary], targets: Callable[[str, str], Sequence[str]],
+                 callers: Mapping[str, Sequence[tuple[str, str]]], entries: Iterable[str]) -> None:
+        self.summaries = summaries
+        self.targets = targets
+        self.callers = callers
+        self.static: set[tuple[str, str]] = set()
+        self.active: set[tuple[str, str]] = set()
+        cands: set[tuple[str, str]] = set()
+        for fn in entries:
+            s = summaries.get(fn)
+            if s is not None:
+                cands.update((fn, p) for p in s.params)
+        for fn, s in summaries.items():
+            cands.update((fn, p) for p in s.assumed)
+            for c in s.calls:
+                for d in (*c.static, *(d for _, d in c.static_kw)):
+                    cands.update(_input_params(fn, d))
+            for d in (s.static_ret, *s.static_items):
+                cands.update(_input_params(fn, d))
+        self.cands = cands
+
+    def solve(self) -> frozenset[tuple[str, str]]:
+        static = self.static = set(self.cands)
+        changed = True
+        while changed:
+            changed = False
+            for c in sorted(static):
+                if not self.proven(*c):
+                    static.discard(c)
+                    changed = True
+        return frozenset(static)
+
+    def proven(self, fn: str, param: str) -> bool:
+        s = self.summaries.get(fn)
+        sites = self.callers.get(fn, ())
+        if s is None or not sites or s.escapes:
+            return False
+        i = s.params.index(param) if param in s.params else -1
+        for caller, written in sites:
+            cs = self.summaries.get(caller)
+            if cs is None or not written.startswith("self."):
+                return False
+            flows = [c for c in cs.calls if c.callee == written]
+            if not flows:
+                return False
+            for c in flows:
+                d = c.static[i] if 0 <= i < len(c.static) else next((d for k, d in c.static_kw if k == param), None)
+                if d is None:
+                    if c.spread or param not in s.defaults:
+                        return False
+                elif not self.holds(caller, d):
+                    return False
+        return True
+
+    def holds(self, fn: str, descriptor: str) -> bool:
+        """Whether the static descriptor ``descriptor`` of function ``fn`` holds."""
+        if descriptor == "S":
+            return True
+        if not descriptor:
+            return False
+        for key in descriptor.split("&"):
+            head = key[:2]
+            if head in ("a:", "p:"):
+                if (fn, key[2:]) not in self.static:
+                    return False
+            elif head != "r:" or not self.returns_static(fn, key):
+                return False
+        return True
+
+    def returns_static(self, fn: str, key: str) -> bool:
+        callee, _, idx = key[2:].partition("#")
+        i = int(idx) if idx.isdigit() else -1
+        found = [t for t in self.targets(fn, callee) if t in self.summaries]
+        if not found or (fn, key) in self.active:
+            return False  # (a recursive return: not proven)
+        self.active.add((fn, key))
+        try:
+            for t in found:
+                s = self.summaries[t]
+                d = s.static_ret if i < 0 else (s.static_items[i] if i < len(s.static_items) else "")
+                if not self.holds(t, d):
+                    return False
+            return True
+        finally:
+            self.active.discard((fn, key))
+
+
+def _input_params(fn: str, descriptor: str) -> Iterator[tuple[str, str]]:
+    """The ``(function, parameter)`` inputs a static descriptor of ``fn`` names."""
+    if descriptor and descriptor != "S":
+        for key in descriptor.split("&"):
+            if key[:2] in ("a:", "p:"):
+                yield fn, key[2:]
 
 
 class _FlowKinds:
@@ -209,12 +338,19 @@ class _FlowKinds:
 
     def __init__(self, summaries: Mapping[str, FunctionSummary], targets: Callable[[str, str], Iterable[str]],
                  tensor_entries: Iterable[str], contexts: Mapping[str, str],
+                 callers: Mapping[str, Sequence[tuple[str, str]]] | None = None,
+                 assumed_entries: Iterable[str] = (),
                  tensor_calls: Collection[tuple[str, str]] = ()) -> None:
         self.summaries = summaries
         self.targets = targets
         self.tensor_calls = tensor_calls
         self.param: dict[tuple[str, str], set[str]] = defaultdict(set)
         self.ret: dict[tuple[str, int], set[str]] = defaultdict(set)
+        self.memo: dict[tuple[str, str], tuple[str, ...]] = {}
+        assumed_entries = sorted(assumed_entries)
+        #: (function, parameter) pairs proven static (:func:`static_inputs`)
+        self.static = static_inputs(summaries, self.resolved, callers, assumed_entries) if callers is not None \
+            else frozenset()
         for fn, s in summaries.items():
             if s.role == "train-step":  # a jitted step's inputs are arrays, like forward's
                 for p in s.params:
@@ -222,7 +358,10 @@ class _FlowKinds:
         for fn in tensor_entries:
             for p in summaries[fn].params if fn in summaries else ():
                 self.param[(fn, p)].add("T")
-        self.memo: dict[tuple[str, str], tuple[str, ...]] = {}
+        for fn in assumed_entries:  # tensors as a module method's parameters are, unless proven flags
+            for p in summaries[fn].params if fn in summaries else ():
+                if (fn, p) not in self.static:
+                    self.param[(fn, p)].add("T")
         self.active: set[tuple[str, str]] = set()
         self.known: dict[tuple[str, str], set[str]] = {}  # key_kinds of one function's evaluation
         #: function -> the functions whose evaluation read its return kinds (see _solve)
@@ -260,6 +399,8 @@ class _FlowKinds:
     def key_kinds(self, fn: str, key: str) -> set[str]:
         if key.startswith("p:"):
             return self.param.get((fn, key[2:]), set())
+        if key.startswith("a:"):
+            return set() if (fn, key[2:]) in self.static else _TENSOR
         if key.startswith("u:"):
             return {"L"} if (fn, key[2:]) in self.lost else set()
         got = self.known.get((fn, key))
@@ -346,6 +487,9 @@ class _FlowKinds:
 
     def kinds(self, fn: str, key: str) -> frozenset[str]:
         return frozenset(self.key_kinds(fn, key))
+
+
+_TENSOR = frozenset({"T"})
 
 
 def _lost_updates(summaries: Mapping[str, FunctionSummary],

@@ -303,6 +303,16 @@ class CallFlow:
     #: what the caller keeps of the result: "" all of it, "-" nothing (a call statement), or
     #: the comma-separated tuple items it binds (``out, _ = f(...)`` -> "0")
     use: str = ""
+    #: for ``self.<m>(...)`` calls: whether each argument is static (*static descriptors*, by
+    #: position up to the first ``*args``, and ``(keyword, descriptor)``): "S" static whatever
+    #: the inputs (a literal, a config attribute, a static local), "" not known static, or
+    #: ``&``-joined input keys of the caller that make it static when all are (``a:<param>``
+    #: an assumed-tensor parameter passed on, ``r:<callee>#<i>`` a returned item, ``p:<param>``)
+    static: tuple[str, ...] = ()
+    static_kw: tuple[tuple[str, str], ...] = ()
+    #: the arguments cannot all be listed: a ``*args``/``**kwargs`` splat, or the function is
+    #: handed on (``checkpoint(self.m, x)``) or called through an alias (``fn = self.m``)
+    spread: bool = False
 
 
 @_fast_pickle
@@ -320,7 +330,17 @@ class FunctionSummary:
     length; ``calls``: argument flows of calls to functions that may be in the project;
     ``mutated``: parameters the function writes into in place while it also returns a value,
     and ``returned``: ``(parameter, tuple item or -1 for the whole value)`` of the parameters
-    it returns (a caller that ignores that part of the result loses the update in a port)."""
+    it returns (a caller that ignores that part of the result loses the update in a port).
+
+    Static flags (:func:`migrate_lens.interproc.static_inputs`): ``assumed``: the parameters of
+    an ``nn.Module`` method taken for tensors only by that assumption (``a:<param>``) that a
+    conditional finding or a call's static descriptor names (``params`` then lists the
+    positional ones); ``defaults``: parameters whose default is static (an omitted argument
+    is a static value); ``static_ret`` / ``static_items``: static descriptors
+    (:attr:`CallFlow.static`) of the returned value and of its tuple items, joined over the
+    ``return`` statements (methods only); ``escapes``: the method is referenced in its file
+    without being called (``self.f = self.f_uncorrected``, ``fns = [self.a, self.b]``): its
+    callers cannot all be listed."""
 
     qualname: str
     role: str = ""
@@ -331,6 +351,11 @@ class FunctionSummary:
     calls: tuple[CallFlow, ...] = ()
     mutated: tuple[str, ...] = ()
     returned: tuple[tuple[str, int], ...] = ()
+    assumed: tuple[str, ...] = ()
+    defaults: tuple[str, ...] = ()
+    static_ret: str = ""
+    static_items: tuple[str, ...] = ()
+    escapes: bool = False
 
 
 @_fast_pickle

@@ -8,6 +8,7 @@ codes below, read from the ``# expect: CODE, CODE`` markers.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -17,8 +18,8 @@ from migrate_lens.catalog import Catalog
 from migrate_lens.config import Config
 from migrate_lens.discover import module_name
 from migrate_lens.graph import build_project
-from migrate_lens.interproc import function_contexts
-from migrate_lens.models import FileFacts
+from migrate_lens.interproc import function_contexts, static_inputs
+from migrate_lens.models import CallFlow, FileFacts, FunctionSummary
 
 FLOW = Path(__file__).resolve().parent.parent / "fixtures" / "flow"
 #: the codes the fixtures pin: tensor/host-value branches and loop bounds, host reads, state
@@ -139,3 +140,81 @@ def test_a_loop_over_the_optimizers_is_one_step_not_a_training_loop(catalog: Cat
     assert roles["m.Trainer.optimizers_step"] == ("train-step", ())
     assert roles["m.Trainer.fit"][0] == "train-loop"
     assert roles["m.Trainer.warmup"][0] == "train-loop"
+
+
+def _flag_summaries(**calls: tuple[CallFlow, ...]) -> dict[str, FunctionSummary]:
+    """``m.A.gate(x, keep, shift=None)`` with assumed ``keep``/``shift``, ``m.A.route(x, keep)``
+    passing ``keep`` on, ``m.A.state()`` returning ``(y, flag)`` with a static flag, and
+    callers ``m.A.<name>`` making the given calls."""
+    out = {
+        "m.A.gate": FunctionSummary("m.A.gate", params=("x", "keep", "shift"), assumed=("keep", "shift"),
+                                    defaults=("shift",)),
+        "m.A.route": FunctionSummary("m.A.route", params=("x", "keep"), assumed=("keep",),
+                                     calls=(CallFlow("self.gate", static=("", "a:keep")),)),
+        "m.A.state": FunctionSummary("m.A.state", static_items=("", "S")),
+    }
+    for name, flows in calls.items():
+        out[f"m.A.{name}"] = FunctionSummary(f"m.A.{name}", calls=flows)
+    return out
+
+
+def _proven(summaries: dict[str, FunctionSummary]) -> set[tuple[str, str]]:
+    def targets(caller: str, callee: str) -> tuple[str, ...]:
+        t = f"m.A.{callee[5:]}" if callee.startswith("self.") else ""
+        return (t,) if t in summaries else ()
+
+    callers: dict[str, list[tuple[str, str]]] = {}
+    for fn, s in summaries.items():
+        for c in s.calls:
+            for t in targets(fn, c.callee):
+                if (fn, c.callee) not in callers.setdefault(t, []):
+                    callers[t].append((fn, c.callee))
+    return set(static_inputs(summaries, targets, callers))
+
+
+@pytest.mark.parametrize(("calls", "want"), [
+    # literal, returned static item, omitted static default; `route` passes its flag on
+    ({"forward": (CallFlow("self.route", static=("", "S")), CallFlow("self.gate", static=("", "r:self.state#1")))},
+     {("m.A.gate", "keep"), ("m.A.gate", "shift"), ("m.A.route", "keep")}),
+    # a tensor passed to route: neither route's flag nor gate's (through route) is static
+    ({"forward": (CallFlow("self.route", static=("", "")), CallFlow("self.gate", static=("", "S")))},
+     {("m.A.gate", "shift")}),
+    # the returned item that is not static, and a keyword argument that is
+    ({"forward": (CallFlow("self.route", static=("", "r:self.state#0")),
+                  CallFlow("self.gate", static=("", "S"), static_kw=(("shift", "S"),)))},
+     {("m.A.gate", "shift")}),
+    # gate also handed on (`checkpoint(self.gate, ...)`): its arguments are unknown
+    ({"forward": (CallFlow("self.route", static=("", "S")),), "hand": (CallFlow("self.gate", spread=True),)},
+     {("m.A.route", "keep")}),
+    # `self.gate(*args)`: the flag may come from the splat; shift's default is no proof either
+    ({"forward": (CallFlow("self.route", static=("", "S")), CallFlow("self.gate", static=("",), spread=True))},
+     {("m.A.route", "keep")}),
+    # nobody calls route: its flag (and gate's, passed on by route alone) keep the assumption;
+    # route omits gate's `shift=None`
+    ({}, {("m.A.gate", "shift")}),
+])
+def test_static_inputs_need_every_call_static(calls: dict[str, tuple[CallFlow, ...]],
+                                              want: set[tuple[str, str]]) -> None:
+    """A module method's assumed parameter is proven static only when every resolved call
+    passes a static value (or omits one with a static default), through parameters passed on
+    and returned items; anything unknown keeps the tensor assumption."""
+    assert _proven(_flag_summaries(**calls)) == want
+
+
+def test_static_inputs_not_for_a_method_taken_as_a_value() -> None:
+    """A method its file references without calling it (``fns = [self.gate]``) may run with
+    any arguments: static calls prove nothing for it."""
+    summaries = _flag_summaries(forward=(CallFlow("self.route", static=("", "S")), CallFlow("self.gate", static=("", "S"))))
+    assert _proven(summaries) == {("m.A.gate", "keep"), ("m.A.gate", "shift"), ("m.A.route", "keep")}
+    summaries["m.A.gate"] = replace(summaries["m.A.gate"], escapes=True)
+    assert _proven(summaries) == {("m.A.route", "keep")}
+
+
+def test_static_inputs_through_recursion_is_the_greatest_fixed_point() -> None:
+    """A flag a method passes to itself is static when its outside callers pass static values."""
+    rec = FunctionSummary("m.A.walk", params=("x", "deep"), assumed=("deep",),
+                          calls=(CallFlow("self.walk", static=("", "a:deep")),))
+    outside = {"forward": (CallFlow("self.walk", static=("", "S")),)}
+    assert ("m.A.walk", "deep") in _proven({**_flag_summaries(**outside), "m.A.walk": rec})
+    tensor = {"forward": (CallFlow("self.walk", static=("", "")),)}
+    assert ("m.A.walk", "deep") not in _proven({**_flag_summaries(**tensor), "m.A.walk": rec})

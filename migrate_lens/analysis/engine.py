@@ -700,7 +700,11 @@ def resolve_traced_only(facts: FileFacts, catalog: Catalog | None = None) -> Fil
         t = resolve(caller, callee)
         return (t,) if t is not None and t != caller else ()
 
-    kinds = flow_kinds(summaries, targets, contexts=contexts)
+    callers: dict[str, list[tuple[str, str]]] = {}
+    for call in facts.calls:
+        for t in targets(call.caller, call.callee):
+            callers.setdefault(t, []).append((call.caller, call.callee))
+    kinds = flow_kinds(summaries, targets, contexts=contexts, callers=callers)
     kept: list[Finding] = []
     decided = False
     for f in facts.findings:

@@ -101,8 +101,11 @@ _PLAIN_STRING = re.compile(r"'[^'\\\n\r\x00]*'|\"[^\"\\\n\r\x00]*\"").fullmatch
 
 #: Hypotheses tried on a symbolic input (a parameter only callers know, a callee's return).
 HYPOTHESES = (K.T, K.B, K.H)
-#: The derivation of a name bound to a symbolic input itself: its kind is the hypothesis.
-IDENTITY = {K.T: K.T, K.B: K.B, K.H: K.H}
+#: The derivation of a name bound to a symbolic input itself: its kind is the hypothesis
+#: (static too: a static descriptor asks for the inputs taken static, :meth:`ValueKinds.static_descriptor`;
+#: other derivations hold only the :data:`HYPOTHESES`, and a name read under a hypothesis
+#: its derivation lacks is unknown).
+IDENTITY = {K.T: K.T, K.B: K.B, K.H: K.H, K.S: K.S}
 _ITER_SAME = frozenset({"reversed", "sorted", "list", "tuple", "iter", "set", "frozenset"})
 
 
@@ -139,14 +142,23 @@ class ValueKinds:
     Symbolic inputs (``Flow`` keys ``p:<param>``, ``r:<callee>[#i]``) have kind ``U`` unless a
     hypothesis ``hyp = {key: kind, ...}`` is active, under which they (and the names derived
     from them) take that kind; ``used`` collects the keys an evaluation consulted, so that a
-    caller can evaluate again under each hypothesis (:meth:`under`)."""
+    caller can evaluate again under each hypothesis (:meth:`under`).
 
-    __slots__ = ("v", "hyp", "used")
+    *Assumed* names are another kind of input: a module method's parameter taken for a tensor
+    only because module methods take tensors (``_FuncScope.assumed``), and the locals computed
+    from such parameters alone. They keep their tensor kind; ``assumed_read`` collects the
+    parameters an evaluation read through them, and :meth:`assuming_static` evaluates again
+    with some of those parameters static (callers that pass ``True`` make ``not flag`` static)."""
+
+    __slots__ = ("v", "hyp", "used", "assumed_read", "static_params")
 
     def __init__(self, visitor: FileVisitor) -> None:
         self.v = visitor
         self.hyp: dict[str, str] | None = None
         self.used: set[str] = set()
+        self.assumed_read: set[str] = set()
+        #: the assumed parameters taken static (:meth:`assuming_static`), None: none
+        self.static_params: frozenset[str] | None = None
 
     def under(self, key: str | dict[str, str], hypothesis: str, fn: Callable[[], Any]) -> Any:
         """``fn()`` evaluated with the symbolic input ``key`` taking kind ``hypothesis`` (or,
@@ -157,6 +169,39 @@ class ValueKinds:
             return fn()
         finally:
             self.hyp, self.used = saved_hyp, saved_used
+
+    def assuming_static(self, params: frozenset[str], fn: Callable[[], Any]) -> Any:
+        """``fn()`` evaluated with the assumed parameters ``params`` static: a name assumed
+        through them alone has its kind under that hypothesis (static for the parameters
+        themselves, :attr:`_FuncScope.assumed`)."""
+        saved = self.static_params
+        self.static_params = params
+        try:
+            return fn()
+        finally:
+            self.static_params = saved
+
+    def static_descriptor(self, node: cst.BaseExpression) -> str:
+        """Whether ``node`` is static, as a static descriptor (:attr:`migrate_lens.models.CallFlow.static`):
+        "S" when its kind is static with no symbolic input read (a literal, a config
+        attribute, a static local; an assumed parameter read does not matter: a static
+        expression of a tensor is static of a flag too), the ``&``-joined keys of the inputs
+        it reads (``a:<param>`` for assumed parameters, the symbolic ``p:``/``r:`` keys) when
+        it is static once they all are, else "". Resets the inputs read (``used``,
+        :attr:`assumed_read`), as the visitor's ``_fresh`` does."""
+        self.used, self.assumed_read = set(), set()
+        k = self.kind(node)
+        used, reads = self.used, self.assumed_read
+        if k == K.S and not used:
+            return "S"
+        if not used and not reads:
+            return ""
+        hyp = {key: K.S for key in used}
+        got = self.assuming_static(frozenset(reads), lambda: self.under(hyp, K.S, lambda: self.kind(node)) if hyp
+                                   else self.kind(node))
+        if got != K.S:
+            return ""
+        return "&".join(sorted({*used, *(f"a:{p}" for p in reads)}))
 
     def derive(self, fn: Callable[[], str], used: set[str]) -> dict[str, dict[str, str]]:
         """For each key in ``used``: the kind ``fn()`` has under each hypothesis on it."""
@@ -244,13 +289,17 @@ class ValueKinds:
         if scope is None:
             return K.S
         env = scope.env
+        assumed = scope.assumed
         saved: dict[str, str | None] = {}
+        hidden: dict[str, Any] = {}
         try:
             comp: cst.CompFor | None = node.for_in
             while comp is not None:
                 for n, k in self.iteration_kinds(comp.target, comp.iter).items():
                     saved.setdefault(n, env.get(n))
                     env[n] = k
+                    if assumed and n in assumed:  # the comprehension's own name, not the parameter
+                        hidden.setdefault(n, assumed.pop(n))
                 comp = comp.inner_for_in
             elt = self.kind(node.value if type(node) is cst.DictComp else node.elt)
         finally:
@@ -259,6 +308,7 @@ class ValueKinds:
                     env.pop(n, None)
                 else:
                     env[n] = old
+            assumed.update(hidden)
         return elt
 
     # ------------------------------------------------------------------ value kinds
@@ -272,11 +322,16 @@ class ValueKinds:
                 scope = v.func_stack[-1]
                 env = scope.env
                 if node.value in env:
+                    assumed = scope.assumed.get(node.value) if scope.assumed else None
+                    if assumed is not None:  # (params, kind when they are static)
+                        self.assumed_read.update(assumed[0])
+                        if self.static_params is not None and assumed[0] <= self.static_params:
+                            return assumed[1]
                     derived = scope.derived.get(node.value) if scope.derived else None
                     if derived is not None:
                         self.used.update(derived)
                         if self.hyp is not None:
-                            ks = [m[self.hyp[k]] for k, m in derived.items() if k in self.hyp]
+                            ks = [m.get(self.hyp[k], K.U) for k, m in derived.items() if k in self.hyp]
                             if ks:
                                 return ks[0] if len(ks) == 1 else K.join(*ks)
                     return env[node.value]

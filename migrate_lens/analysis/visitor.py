@@ -140,7 +140,7 @@ class _FuncScope:
     is_method: bool = False
     no_grad: int = 0
     tensor_ops: int = 0
-    pending: list[tuple[str, str]] = field(default_factory=list)
+    pending: list[tuple[str, str, Any, Any]] = field(default_factory=list)
     params: set[str] = field(default_factory=set)
     views: dict[str, str] = field(default_factory=dict)
     binds: LocalBindings = field(default_factory=LocalBindings)
@@ -159,6 +159,23 @@ class _FuncScope:
     symbolic: bool = False
     #: parameters assumed tensors (module methods) that have a default: no evidence to pass on
     optional: set[str] = field(default_factory=set)
+    #: names whose tensor kind rests on the module-method assumption alone: a parameter of an
+    #: ``nn.Module`` method that is no traced entry, still bound to the argument (no
+    #: annotation, literal default or static name says what it holds), and locals computed
+    #: from such parameters outside branches and loops; name -> (those parameters, its kind
+    #: when they are all static). Conditions on them hold under ``a:<param>=T``: the project
+    #: keeps the assumption unless every call passes a static value (``interproc.static_inputs``)
+    assumed: dict[str, tuple[frozenset[str], str]] = field(default_factory=dict)
+    #: assumed parameters a conditional site or a call's static descriptor names (the summary's ``assumed``)
+    assumed_refs: set[str] = field(default_factory=set)
+    #: parameters whose default is static (``flag=None``): omitted, the argument is static
+    static_defaults: set[str] = field(default_factory=set)
+    #: static descriptors of ``return`` values and of their tuple items (None once lengths differ)
+    ret_static: list[str] = field(default_factory=list)
+    ret_static_items: list[list[str]] | None = None
+    #: (callee, static descriptors, keyword descriptors, spread) of the flows recorded for
+    #: static descriptors alone: a repeated one adds nothing
+    static_flows: set[tuple[str, Any, Any, bool]] = field(default_factory=set)
     #: flows of ``return`` values, and of their tuple items (None once lengths differ)
     ret_flows: list[Flow] = field(default_factory=list)
     ret_items: list[list[Flow]] | None = None
@@ -341,6 +358,10 @@ class FileVisitor(cst.CSTVisitor):
         #: `nn.Flatten()` layers of an `nn.Sequential` that flatten a conv's NCHW output
         self.flatten_after_conv: set[int] = set()
         self.summaries: list[FunctionSummary] = []
+        #: ids of the called expressions of calls met (``f`` in ``f(x)``), and the names of
+        #: methods referenced through ``self`` without being called (:meth:`leave_Module`)
+        self.called_funcs: set[int] = set()
+        self.escaped_methods: set[str] = set()
         #: depth of ``if`` bodies entered only when an optional kernel is installed (``if
         #: is_fast_path_available and ...:``, ``if xops is not None:``; :func:`_kernel_gate`),
         #: the open ones (id of the ``if``), and the ``else`` that ends each one's body
@@ -490,6 +511,11 @@ class FileVisitor(cst.CSTVisitor):
     def leave_Module(self, original_node: cst.Module) -> None:
         self._host_state_reads()
         self._decode_loops()
+        if self.escaped_methods:
+            # a method referenced without a call (`self.f = self.f_uncorrected`) may run with
+            # any arguments: nothing proves its parameters static (`FunctionSummary.escapes`)
+            self.summaries = [replace(s, escapes=True) if (s.params or s.assumed) and s.qualname.rsplit(".", 1)[-1] in
+                              self.escaped_methods else s for s in self.summaries]
 
     def kernel_routes(self) -> set[str]:
         """Functions that call an optional kernel (:attr:`kernel_users`) and that this file
@@ -842,10 +868,16 @@ class FileVisitor(cst.CSTVisitor):
                 kind = K.T
                 if p.default is not None:
                     scope.optional.add(pname)  # `causal=None`: a flag as often as a tensor
+                if scope.guess == "function":  # no entry: its callers may all pass flags
+                    scope.assumed[pname] = (frozenset((pname,)), K.S)
+                    if p.default is not None and self.kind(p.default) == K.S:
+                        scope.static_defaults.add(pname)
             else:
                 kind = K.U  # what callers pass decides: a symbolic input
                 scope.derived[pname] = {f"p:{pname}": IDENTITY}
                 scope.symbolic = True
+                if p.default is not None and self.kind(p.default) == K.S:
+                    scope.static_defaults.add(pname)
             scope.env[pname] = kind
             scope.params.add(pname)
         for star in (params.star_arg, params.star_kwarg):
@@ -859,8 +891,21 @@ class FileVisitor(cst.CSTVisitor):
                 self.func_stack[-1].globals_declared.add(n.name.value)
 
     def _fresh(self) -> None:
-        """Start collecting the symbolic inputs the next kind evaluations consult."""
+        """Start collecting the symbolic inputs (and assumed parameters) the next kind evaluations consult."""
         self.values.used = set()
+        self.values.assumed_read = set()
+
+    def _assumed_entry(self, scope: _FuncScope, vkind: str, value: cst.BaseExpression) -> tuple[frozenset[str], str] | None:
+        """For a name bound to ``value`` (of kind ``vkind``, just evaluated): the assumed
+        parameters its value kind rests on and its kind when they are static, when it holds a
+        value only through them (``rg = not requires_grad``); None otherwise. Only in straight-line
+        code: a binding in a branch or a loop is joined with others this does not follow."""
+        reads = self.values.assumed_read
+        if not reads or vkind not in K.VALUE_KINDS or scope.branches or scope.loop_heads:
+            return None
+        params = frozenset(reads)
+        static = self.values.assuming_static(params, lambda: self.kind(value))
+        return None if static in K.VALUE_KINDS else (params, static)
 
     def _derived(self, fn: Callable[[], str]) -> dict[str, dict[str, str]] | None:
         """The kinds ``fn()`` takes under each hypothesis on the symbolic inputs consulted
@@ -967,13 +1012,17 @@ class FileVisitor(cst.CSTVisitor):
         been visited (``x = x.item()`` reads the tensor ``x``)."""
         if self.func_stack:
             scope = self.func_stack[-1]
-            for name, kind, derived in scope.pending:
+            for name, kind, derived, assumed in scope.pending:
                 scope.env[name] = kind
                 if derived:
                     scope.derived[name] = derived
                 else:
                     scope.derived.pop(name, None)
                 scope.params.discard(name)  # rebound: no longer the argument as passed
+                if assumed is not None:
+                    scope.assumed[name] = assumed
+                elif scope.assumed:
+                    scope.assumed.pop(name, None)
             scope.pending.clear()
             for name, scalar, pooled in scope.pending_marks:
                 (scope.scalars.add if scalar else scope.scalars.discard)(name)
@@ -1022,6 +1071,8 @@ class FileVisitor(cst.CSTVisitor):
                 joined = K.join(self.kind(target), self.kind(value))
                 derived = self._derived(lambda: K.join(self.kind(target), self.kind(value)))
                 scope.env[target.value] = joined
+                if scope.assumed:
+                    scope.assumed.pop(target.value, None)
                 if derived:
                     scope.derived[target.value] = derived
                 else:
@@ -1036,7 +1087,7 @@ class FileVisitor(cst.CSTVisitor):
                     self._site("global-write", stmt, name=target.value, data={"how": "global"})
                     # `global _impl` then `_impl = load(...)`: the module-level name holds it
                     self.bindings.bind_module_value(target.value, value)
-                scope.pending.append((target.value, vkind, derived))
+                scope.pending.append((target.value, vkind, derived, self._assumed_entry(scope, vkind, value)))
                 self.bindings.bind_local(scope.binds, target.value, value, scope.env,
                                          scope.cls.methods if scope.cls is not None else ())
                 self._class_refs(value)
@@ -1807,7 +1858,8 @@ class FileVisitor(cst.CSTVisitor):
         self._fresh()
         k = self.kind(expr)
         if k in K.VALUE_KINDS:
-            self._site("condition", site_node, receiver=k, data=data)
+            alts = self._assumed_requirements(expr) if self.values.assumed_read else None
+            self._site("condition", site_node, receiver=k, data=data, requires=alts or ())
             return True
         found = False
         for req, k2 in self._variants(lambda: self.kind(expr)):
@@ -1823,6 +1875,26 @@ class FileVisitor(cst.CSTVisitor):
                 positions[site_node]
             scope.loop_heads[-1][2].append((site_node, expr, data, dict(scope.env), dict(scope.derived)))
         return found
+
+    def _assumed_requirements(self, expr: cst.BaseExpression) -> tuple[str, ...] | None:
+        """The requirements under which ``expr``, of a value kind and just evaluated, holds a
+        value when that rests on assumed parameters only (``not requires_grad`` in an
+        ``nn.Module`` helper method: ``a:requires_grad=T``, each parameter that alone keeps it a
+        value, else all of them together, and the hypotheses on symbolic inputs that make it a
+        value with those parameters static); None when it is a value whatever they hold
+        (``flag and mask.any()``)."""
+        values = self.values
+        reads = frozenset(values.assumed_read)
+        fn = lambda: self.kind(expr)  # noqa: E731
+        if values.assuming_static(reads, fn) in K.VALUE_KINDS:
+            return None
+        alts = [f"a:{p}=T" for p in sorted(reads) if values.assuming_static(reads - {p}, fn) in K.VALUE_KINDS]
+        if not alts:
+            alts.append("&".join(f"a:{p}=T" for p in sorted(reads)))
+        if values.used:
+            alts.extend(req for req, k in values.assuming_static(reads, lambda: self._variants(fn)) if k in K.VALUE_KINDS)
+        self.func_stack[-1].assumed_refs.update(reads)
+        return tuple(sorted(set(alts)))
 
     def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
         if type(node.operator) is cst.Not and id(node) not in self.cond_tests:
@@ -1920,6 +1992,8 @@ class FileVisitor(cst.CSTVisitor):
                           for h in HYPOTHESES} for key in sorted(used)}
         for n, k in kinds.items():
             scope.env[n] = k
+            if scope.assumed:
+                scope.assumed.pop(n, None)
             if variants:
                 scope.derived[n] = {key: {h: vs[h].get(n, K.U) for h in HYPOTHESES} for key, vs in variants.items()}
             else:
@@ -2030,6 +2104,7 @@ class FileVisitor(cst.CSTVisitor):
                 for n in _names_in_target(item.asname.name):
                     self.func_stack[-1].env[n] = K.U
                     self.func_stack[-1].derived.pop(n, None)
+                    self.func_stack[-1].assumed.pop(n, None)
 
     def leave_With(self, original_node: cst.With) -> None:
         for item in original_node.items:
@@ -2076,6 +2151,7 @@ class FileVisitor(cst.CSTVisitor):
     # ------------------------------------------------------------------ expressions
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
+        self.called_funcs.add(id(func))
         name = self.qual(func)
         method = func.attr.value if type(func) is cst.Attribute else ""
         if name == "torch.nn.Sequential":
@@ -2266,8 +2342,11 @@ class FileVisitor(cst.CSTVisitor):
             if not (name[:5] == "self." and "." not in name[5:] and scope.cls is not None and scope.cls.is_module):
                 # a function, a method of an object the caller holds (`meter.add(loss)`,
                 # `self.tokenizer.encode_batch(ids)`: the graph resolves it through the object's
-                # class), or a method of a plain class: its parameters get the kinds passed here
-                self._call_flow(scope, node, name)
+                # class), or a method of a plain class: its parameters get the kinds passed here;
+                # `self.<m>(...)` and a submodule's method (`self.quantizer.encode(x, bandwidth)`)
+                # also record whether each argument is static (flag parameters, interproc.static_inputs)
+                self._call_flow(scope, node, name, statics=name[:5] == "self." and (
+                    "." not in name[5:] or (name.count(".") == 2 and _may_be_method(scope.cls, name))))
             elif name[5:] in scope.cls.static_methods:
                 # a staticmethod takes no tensors by assumption: `self.get_reference_points(
                 # spatial_shapes, ...)` passes the kinds its parameters get, a module method's
@@ -2276,8 +2355,13 @@ class FileVisitor(cst.CSTVisitor):
             elif name[5:] in scope.cls.methods:
                 # methods of nn.Modules take tensors by assumption: no argument kinds to
                 # record, only what the caller still holds and keeps of the result (an
-                # in-place update of `self._update(self.stats, x)` that a port loses: ML315)
-                self._call_flow(scope, node, name, kinds=False)
+                # in-place update of `self._update(self.stats, x)` that a port loses: ML315);
+                # whether each argument is static (a flag the callee would take for a tensor)
+                self._call_flow(scope, node, name, kinds=False, statics=True)
+            elif name[5:] not in scope.cls.attr_kinds and name[5:] not in scope.cls.attr_binds:
+                # a method a base class defines (in another file), or a callable this file cannot
+                # see: static descriptors, and the kinds passed (no held arguments)
+                self._call_flow(scope, node, name, statics=True, held_args=False)
             else:
                 # a callable stored on the module (`self.crit = focal_loss`, `self.attend = partial(
                 # helper, ...)`, or a submodule): a project function there gets the kinds passed.
@@ -2328,6 +2412,7 @@ class FileVisitor(cst.CSTVisitor):
         for alt in bound:
             if alt == name:
                 continue
+            self._opaque_call(scope, alt)
             if (scope.qualname, alt) not in self._call_seen:
                 self._call_seen.add((scope.qualname, alt))
                 self.calls.append(CallFact(caller=scope.qualname, callee=alt, line=self._line(node)))
@@ -2490,6 +2575,7 @@ class FileVisitor(cst.CSTVisitor):
                 if is_class_like(f) or f == name or not (f.startswith("self.") or self.bindings.is_project(f) or
                                                         f.startswith(f"{self.module}.")):
                     continue
+                self._opaque_call(scope, f)
                 if (scope.qualname, f) not in self._call_seen:
                     self._call_seen.add((scope.qualname, f))
                     self.calls.append(CallFact(caller=scope.qualname, callee=f, line=self._line(a.value), passed=True))
@@ -2704,14 +2790,30 @@ class FileVisitor(cst.CSTVisitor):
                 "call", node, name=name, method=method, receiver=got[0], data=variant, requires=(req,)))
 
     def _call_flow(self, scope: _FuncScope, node: cst.Call, name: str, kinds: bool = True,
-                   optional_kinds: bool = False, held_args: bool = True) -> None:
+                   optional_kinds: bool = False, statics: bool = False, held_args: bool = True) -> None:
         """Record the argument flows of a call to a function the project may define (for its
         summary: the callee's parameters get the kinds callers pass). With ``kinds=False``
         only the arguments the caller still holds and what it keeps of the result are
         recorded (a flow without argument kinds), and only when some argument is held. An
         optional parameter passed on as it came (``causal=None``) flows no kind, unless
         ``optional_kinds`` (a module's own staticmethod: it takes what the module's methods take).
-        ``held_args=False`` records argument kinds only, no held arguments."""
+        ``held_args=False`` records argument kinds only, no held arguments.
+        With ``statics`` (``self.<m>(...)`` calls) the arguments' static descriptors are
+        recorded too, and the flow always is: the project proves a parameter static from
+        every call of the method (``interproc.static_inputs``)."""
+        static: list[str] = []
+        static_kw: list[tuple[str, str]] = []
+        spread = False
+        if statics:
+            for a in node.args:
+                if a.star:
+                    spread = True
+                    continue
+                d = self._static_of(a.value)
+                if a.keyword is not None:
+                    static_kw.append((a.keyword.value, d))
+                elif not spread:
+                    static.append(d)
         args: list[Flow] = []
         keywords: list[str] = []
         kwargs: list[Flow] = []
@@ -2733,7 +2835,13 @@ class FileVisitor(cst.CSTVisitor):
         held = tuple(i for i, a in enumerate(positional) if _is_held(a.value)) if held_args else ()
         held_kw = tuple(a.keyword.value for a in node.args if a.keyword is not None and _is_held(a.value)) \
             if held_args else ()
-        if held or held_kw or any(f.kind or f.deps for f in (*args, *kwargs)):
+        flows_kinds = held or held_kw or any(f.kind or f.deps for f in (*args, *kwargs))
+        if statics and not flows_kinds:
+            key = (name, tuple(static), tuple(static_kw), spread)
+            if key in scope.static_flows:
+                return  # the same static descriptors again: nothing new to prove from
+            scope.static_flows.add(key)
+        if statics or flows_kinds:
             use = self.call_use.get(id(node), "") if held or held_kw else ""
             if (held or held_kw) and not scope.loops:
                 # a local variable holding a new object is held only if the caller reads it
@@ -2750,7 +2858,24 @@ class FileVisitor(cst.CSTVisitor):
                          and type(a.value) is cst.Name and a.keyword.value in held_kw and a.value.value in fresh}
                 if by_pos or by_kw:
                     scope.held_names.append((len(scope.call_flows), self._lines(node)[1], by_pos, by_kw))
-            scope.call_flows.append(CallFlow(name, tuple(args), tuple(keywords), tuple(kwargs), held, held_kw, use))
+            scope.call_flows.append(CallFlow(name, tuple(args), tuple(keywords), tuple(kwargs), held, held_kw, use,
+                                             tuple(static), tuple(static_kw), spread))
+
+    def _static_of(self, expr: cst.BaseExpression) -> str:
+        """``expr``'s static descriptor (:meth:`.values.ValueKinds.static_descriptor`); the
+        assumed parameters it names go to the function's summary."""
+        d = self.values.static_descriptor(expr)
+        if "a:" in d:
+            self.func_stack[-1].assumed_refs.update(k[2:] for k in d.split("&") if k[:2] == "a:")
+        return d
+
+    def _opaque_call(self, scope: _FuncScope, callee: str) -> None:
+        """``self.<m>`` runs with arguments this file cannot list (handed on, called through an
+        alias): a flow that keeps its parameters' tensor assumption (``CallFlow.spread``), once
+        per function and callee, for a callee that may be a method (:func:`_may_be_method`)."""
+        if _may_be_method(scope.cls, callee) and (callee, (), (), True) not in scope.static_flows:
+            scope.static_flows.add((callee, (), (), True))
+            scope.call_flows.append(CallFlow(callee, spread=True))
 
     def _is_global_pool_result(self, expr: cst.BaseExpression | None) -> bool:
         """``self.pool(x)`` with ``self.pool = nn.AdaptiveAvgPool2d(1)``, ``F.adaptive_*_pool*d(x, 1)``
@@ -2886,8 +3011,15 @@ class FileVisitor(cst.CSTVisitor):
                 (tv is cst.Call and type(value.func) is cst.Name and value.func.value == "type")) and \
                 attr != "training" and id(node) not in self.targets:
             scope = self.func_stack[-1]
+            cls = scope.cls
+            if tv is cst.Name and value.value == "self" and cls is not None and attr in cls.methods \
+                    and id(node) not in self.called_funcs:
+                self.escaped_methods.add(attr)  # `fns = [self.a, self.b]`: called with unknown arguments
             if scope.context in ("traced", "function") and not scope.init_like and not scope.toggle:
                 self._state_read(node, attr, scope)
+        elif self.func_stack and tv is cst.Attribute and _is_self_attr(value) and \
+                id(node) not in self.called_funcs and id(node) not in self.targets:
+            self.escaped_methods.add(attr)  # `fn = self.block.gate`: a submodule's method, maybe of this file
         if attr in self.attribute_interest:
             self._site("attribute-read", node, name=attr, receiver=self.kind(node.value),
                        data={"on_self": type(node.value) is cst.Name and node.value.value == "self"})
@@ -2976,7 +3108,8 @@ class FileVisitor(cst.CSTVisitor):
         else:
             scope.returned.update((n, -1) for n in _returned_names(value) if n in names)
         scope.ret_flows.append(self._flow(value))
-        if type(value) is cst.Tuple and not any(type(e) is cst.StarredElement for e in value.elements):
+        tuple_items = type(value) is cst.Tuple and not any(type(e) is cst.StarredElement for e in value.elements)
+        if tuple_items:
             items = [self._flow(e.value) for e in value.elements]
             if scope.ret_items is None and not scope.ret_flows[:-1]:
                 scope.ret_items = [[f] for f in items]
@@ -2987,6 +3120,21 @@ class FileVisitor(cst.CSTVisitor):
                 scope.ret_items = []
         else:
             scope.ret_items = []
+        if scope.is_method:
+            # whether the result is static (a flag `y, flag = self.get_state(x)` passes on)
+            describe = self._static_of
+            scope.ret_static.append(describe(value))
+            if tuple_items:
+                got = [describe(e.value) for e in value.elements]
+                if scope.ret_static_items is None and len(scope.ret_static) == 1:
+                    scope.ret_static_items = [[d] for d in got]
+                elif scope.ret_static_items is not None and len(scope.ret_static_items) == len(got):
+                    for acc2, d in zip(scope.ret_static_items, got):
+                        acc2.append(d)
+                else:
+                    scope.ret_static_items = []
+            else:
+                scope.ret_static_items = []
 
     # ------------------------------------------------------------------ positions
     def _line(self, node: cst.CSTNode) -> int:
@@ -3682,6 +3830,20 @@ _NOT_PROJECT = ("torch.", "math.", "numpy.", "np.", "einops.", "typing.", "funct
                 "logging.", "warnings.", "os.", "sys.", "re.", "collections.", "dataclasses.", "copy.")
 
 
+def _may_be_method(cls: _ClassInfo | None, name: str) -> bool:
+    """``self.<m>`` or ``self.<sub>.<m>`` may name a method whose parameters' static kinds the
+    project proves from calls (``interproc.static_inputs``): ``m`` a method of the class, or
+    an attribute the class never binds (a base class's method); ``sub`` an attribute holding a
+    module or an unknown object, ``m`` no forward-like or dunder method."""
+    if cls is None or not name.startswith("self."):
+        return False
+    parts = name[5:].split(".")
+    if len(parts) == 1:
+        return parts[0] in cls.methods or (parts[0] not in cls.attr_kinds and parts[0] not in cls.attr_binds)
+    return len(parts) == 2 and cls.attr_kinds.get(parts[0]) in (K.M, K.U) and \
+        parts[1] not in _TRACED_METHODS and not parts[1].startswith("__")
+
+
 def _is_project_callee(name: str) -> bool:
     """A call whose callee the project may define: ``self.method``, a method of an object
     held on ``self`` (``self.tokenizer.encode_batch``) or a dotted function name that is no
@@ -3745,13 +3907,30 @@ def _with_flows(summary: FunctionSummary | None, scope: _FuncScope) -> FunctionS
         if any(j is not None for j in joined):
             items = tuple(j if j is not None else Flow() for j in joined)
     mutated = tuple(sorted({p for _, p, _ in scope.arg_writes})) if scope.returns_value else ()
-    params = tuple(scope.param_order) if scope.symbolic or mutated else ()
+    assumed = tuple(sorted(scope.assumed_refs))
+    params = tuple(scope.param_order) if scope.symbolic or mutated or assumed else ()
     calls = tuple(scope.call_flows)
-    if summary is None and ret is None and not items and not params and not calls:
+    static_ret = _join_static(scope.ret_static)
+    static_items = tuple(_join_static(acc) for acc in scope.ret_static_items or ())
+    if not any(static_items):
+        static_items = ()
+    if summary is None and ret is None and not items and not params and not calls and not static_ret and \
+            not static_items:
         return None
+    defaults = tuple(sorted(scope.static_defaults)) if assumed or scope.symbolic else ()
     base = summary or FunctionSummary(scope.qualname)
     return FunctionSummary(base.qualname, base.role, base.loop_calls, params, ret, items, calls,
-                           mutated, tuple(sorted(scope.returned)) if mutated else ())
+                           mutated, tuple(sorted(scope.returned)) if mutated else (),
+                           assumed, defaults, static_ret, static_items)
+
+
+def _join_static(descriptors: list[str]) -> str:
+    """One static descriptor for several ``return`` values: "" unless each is static (or
+    static given inputs: their keys joined)."""
+    if not descriptors or "" in descriptors:
+        return ""
+    keys = sorted({k for d in descriptors if d != "S" for k in d.split("&")})
+    return "&".join(keys) if keys else "S"
 
 
 #: libcst augmented-assignment operator node -> its text (``emb /= norms``)
