@@ -3420,22 +3420,61 @@ def _is_availability_test(test: cst.BaseExpression) -> bool:
     return t is cst.Name and bool(_AVAILABILITY_TEST.match(test.value))  # type: ignore[attr-defined]
 
 
+def _backend_test(visitor: FileVisitor, t: cst.BaseExpression, alias: bool = True) -> int:
+    """1 when ``t`` is true only on a PyTorch backend whose workarounds a JAX port drops
+    (``kinds.TORCH_ONLY_BACKENDS``: ``x.device.type == "mps"``, ``device.type in ("mps",
+    "xpu")``, ``x.is_mps``, ``torch.backends.mps.is_available()``), -1 when it is false only
+    there (``x.device.type != "mps"``), else 0. With ``alias``, a local name last bound to such a
+    test (``is_mps = z.device.type == "mps"``; ``if is_mps:``) counts as the test."""
+    tt = type(t)
+    if tt is cst.Name:
+        if alias and visitor.func_stack:
+            bound = visitor.func_stack[-1].last_value.get(t.value)  # type: ignore[attr-defined]
+            if bound is not None:
+                return _backend_test(visitor, bound, alias=False)
+        return 0
+    if tt is cst.Attribute:
+        return 1 if t.attr.value in K.TORCH_ONLY_BACKEND_FLAGS else 0  # type: ignore[attr-defined]
+    if tt is cst.Call:
+        return 1 if visitor.qual(t.func) in K.TORCH_ONLY_BACKEND_CHECKS else 0  # type: ignore[attr-defined]
+    if tt is not cst.Comparison or len(t.comparisons) != 1:  # type: ignore[attr-defined]
+        return 0
+    left, comp = t.left, t.comparisons[0]  # type: ignore[attr-defined]
+    if not (type(left) is cst.Attribute and left.attr.value == "type"):
+        return 0  # `<device>.type`: `x.device.type`, `self.device.type`, `device.type`
+    right, op = comp.comparator, type(comp.operator)
+    if op in (cst.Equal, cst.NotEqual):
+        names = [right]
+    elif op in (cst.In, cst.NotIn) and type(right) in (cst.Tuple, cst.List, cst.Set):
+        names = [el.value for el in right.elements]  # type: ignore[attr-defined]
+    else:
+        return 0
+    if not names or not all(type(n) is cst.SimpleString and n.evaluated_value in K.TORCH_ONLY_BACKENDS
+                            for n in names):  # type: ignore[attr-defined]
+        return 0
+    return 1 if op in (cst.Equal, cst.In) else -1
+
+
 def _export_only_test(visitor: FileVisitor, test: cst.BaseExpression) -> str:
     """Which branch of an ``if`` on ``test`` only PyTorch's exporters run: "body" for
     ``torch.jit.is_scripting()`` (also ``or``-ed with another such check, or ``and``-ed with
     anything), "orelse" for ``not`` of one, else "". Eager PyTorch, and so the code a port
-    follows, takes the other branch (``kinds.TRACING_CHECKS``)."""
+    follows, takes the other branch (``kinds.TRACING_CHECKS``). A test true only on a PyTorch
+    backend a port does not inherit the workarounds of (:func:`_backend_test`: the MPS detour
+    ``if x.device.type == "mps": x = x.cpu()``) selects a dead branch the same way."""
     def check(t: cst.BaseExpression) -> bool:
         if type(t) is cst.Call:
-            return visitor.qual(t.func) in K.TRACING_CHECKS
+            return visitor.qual(t.func) in K.TRACING_CHECKS or _backend_test(visitor, t) == 1
         if type(t) is cst.BooleanOperation:
             if type(t.operator) is cst.Or:
                 return check(t.left) and check(t.right)
             return check(t.left) or check(t.right)
-        return False
+        return _backend_test(visitor, t) == 1
     if check(test):
         return "body"
     if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not and check(test.expression):
+        return "orelse"
+    if _backend_test(visitor, test) == -1:
         return "orelse"
     return ""
 
