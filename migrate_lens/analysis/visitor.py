@@ -2080,6 +2080,13 @@ class FileVisitor(cst.CSTVisitor):
         method = func.attr.value if type(func) is cst.Attribute else ""
         if name == "torch.nn.Sequential":
             self._flatten_layers_after_conv(node)
+        if self.func_stack and (name == "setattr" or method == "__setattr__"):
+            written = _setattr_target(node, name)
+            if written is not None:  # `setattr(self, "mask", m)`: the write `self.mask = m` spelled as a call
+                target, value = written
+                self._fresh()
+                vkind = self.kind(value)
+                self._assign_target(target, vkind, node, value, self._derived(lambda: self.kind(value)))
         self._fresh()
         parts = self._call_parts(node, name)
         receiver = parts.receiver
@@ -3144,6 +3151,38 @@ def _storage_of(node: cst.BaseExpression) -> cst.BaseExpression:
     while type(node) is cst.Attribute and node.attr.value == "data":
         node = node.value
     return node
+
+
+def _setattr_target(node: cst.Call, name: str) -> tuple[cst.Attribute, cst.BaseExpression] | None:
+    """``(self.<attr>, value)`` for a call that writes an attribute of ``self`` named by a string
+    literal: ``setattr(self, "mask", m)``, ``self.__setattr__("mask", m)``, ``super().__setattr__(
+    "mask", m)``, ``object.__setattr__(self, "mask", m)`` (``nn.Module.__setattr__`` likewise).
+    None for any other call, and for a name that is not a literal (``setattr(self, f"l{i}", m)``)."""
+    args = node.args
+    if any(a.star or a.keyword is not None for a in args):
+        return None
+    func = node.func
+    if name == "setattr" or (type(func) is cst.Attribute and len(args) == 3 and type(func.value) is not cst.Call
+                             and not _is_self(func.value)):
+        if len(args) != 3 or not _is_self(args[0].value):
+            return None  # setattr(obj, ...) / object.__setattr__(obj, ...) on another object
+        key, value = args[1].value, args[2].value
+    elif len(args) == 2 and type(func) is cst.Attribute and (
+            _is_self(func.value) or (type(func.value) is cst.Call and type(func.value.func) is cst.Name
+                                     and func.value.func.value == "super")):
+        key, value = args[0].value, args[1].value
+    else:
+        return None
+    if type(key) is not cst.SimpleString:
+        return None
+    attr = key.evaluated_value
+    if not isinstance(attr, str) or not attr.isidentifier():
+        return None
+    return cst.Attribute(value=cst.Name("self"), attr=cst.Name(attr)), value
+
+
+def _is_self(node: cst.BaseExpression) -> bool:
+    return type(node) is cst.Name and node.value == "self"
 
 
 def _is_self_attr(node: cst.BaseExpression) -> bool:
