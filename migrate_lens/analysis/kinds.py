@@ -140,6 +140,20 @@ TRACING_CHECKS = frozenset({
     "transformers.utils.is_torchdynamo_compiling", "transformers.utils.import_utils.is_torchdynamo_compiling",
     "torchvision._is_tracing",
 })
+#: PyTorch device backends a JAX port does not inherit the workarounds of: a branch taken only
+#: on one (``if x.device.type == "mps": x = x.cpu()``, demucs' complex-number detour around
+#: torch's MPS backend) works around a gap of that PyTorch backend; XLA compiles the port's one
+#: code path for every JAX backend, so the port drops the branch. CPU and CUDA are left out: a
+#: ``cuda`` branch is often the real path (a fused kernel, handled as a kernel gate) and a ``cpu``
+#: one the path a port tests on.
+TORCH_ONLY_BACKENDS = frozenset({"mps", "xpu", "hpu", "npu", "mlu", "xla", "mtia", "ipu", "privateuseone"})
+#: Tensor/module attributes true only on one of those backends.
+TORCH_ONLY_BACKEND_FLAGS = frozenset({"is_mps", "is_xpu", "is_hpu", "is_xla", "is_ipu", "is_mtia"})
+#: Availability checks of those backends (``if torch.backends.mps.is_available(): device = "mps"``).
+TORCH_ONLY_BACKEND_CHECKS = frozenset({
+    "torch.backends.mps.is_available", "torch.backends.mps.is_built", "torch.mps.is_available",
+    "torch.xpu.is_available", "torch.mtia.is_available",
+})
 HOST_TORCH = frozenset({"torch.equal", "torch.allclose", "torch.is_nonzero"})
 
 #: Builtins whose result is static whatever the argument.

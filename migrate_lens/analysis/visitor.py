@@ -2156,6 +2156,13 @@ class FileVisitor(cst.CSTVisitor):
         method = func.attr.value if type(func) is cst.Attribute else ""
         if name == "torch.nn.Sequential":
             self._flatten_layers_after_conv(node)
+        if self.func_stack and (name == "setattr" or method == "__setattr__"):
+            written = _setattr_target(node, name)
+            if written is not None:  # `setattr(self, "mask", m)`: the write `self.mask = m` spelled as a call
+                target, value = written
+                self._fresh()
+                vkind = self.kind(value)
+                self._assign_target(target, vkind, node, value, self._derived(lambda: self.kind(value)))
         self._fresh()
         parts = self._call_parts(node, name)
         receiver = parts.receiver
@@ -3297,6 +3304,38 @@ def _storage_of(node: cst.BaseExpression) -> cst.BaseExpression:
     return node
 
 
+def _setattr_target(node: cst.Call, name: str) -> tuple[cst.Attribute, cst.BaseExpression] | None:
+    """``(self.<attr>, value)`` for a call that writes an attribute of ``self`` named by a string
+    literal: ``setattr(self, "mask", m)``, ``self.__setattr__("mask", m)``, ``super().__setattr__(
+    "mask", m)``, ``object.__setattr__(self, "mask", m)`` (``nn.Module.__setattr__`` likewise).
+    None for any other call, and for a name that is not a literal (``setattr(self, f"l{i}", m)``)."""
+    args = node.args
+    if any(a.star or a.keyword is not None for a in args):
+        return None
+    func = node.func
+    if name == "setattr" or (type(func) is cst.Attribute and len(args) == 3 and type(func.value) is not cst.Call
+                             and not _is_self(func.value)):
+        if len(args) != 3 or not _is_self(args[0].value):
+            return None  # setattr(obj, ...) / object.__setattr__(obj, ...) on another object
+        key, value = args[1].value, args[2].value
+    elif len(args) == 2 and type(func) is cst.Attribute and (
+            _is_self(func.value) or (type(func.value) is cst.Call and type(func.value.func) is cst.Name
+                                     and func.value.func.value == "super")):
+        key, value = args[0].value, args[1].value
+    else:
+        return None
+    if type(key) is not cst.SimpleString:
+        return None
+    attr = key.evaluated_value
+    if not isinstance(attr, str) or not attr.isidentifier():
+        return None
+    return cst.Attribute(value=cst.Name("self"), attr=cst.Name(attr)), value
+
+
+def _is_self(node: cst.BaseExpression) -> bool:
+    return type(node) is cst.Name and node.value == "self"
+
+
 def _is_self_attr(node: cst.BaseExpression) -> bool:
     return type(node) is cst.Attribute and type(node.value) is cst.Name and node.value.value == "self"
 
@@ -3571,22 +3610,61 @@ def _is_availability_test(test: cst.BaseExpression) -> bool:
     return t is cst.Name and bool(_AVAILABILITY_TEST.match(test.value))  # type: ignore[attr-defined]
 
 
+def _backend_test(visitor: FileVisitor, t: cst.BaseExpression, alias: bool = True) -> int:
+    """1 when ``t`` is true only on a PyTorch backend whose workarounds a JAX port drops
+    (``kinds.TORCH_ONLY_BACKENDS``: ``x.device.type == "mps"``, ``device.type in ("mps",
+    "xpu")``, ``x.is_mps``, ``torch.backends.mps.is_available()``), -1 when it is false only
+    there (``x.device.type != "mps"``), else 0. With ``alias``, a local name last bound to such a
+    test (``is_mps = z.device.type == "mps"``; ``if is_mps:``) counts as the test."""
+    tt = type(t)
+    if tt is cst.Name:
+        if alias and visitor.func_stack:
+            bound = visitor.func_stack[-1].last_value.get(t.value)  # type: ignore[attr-defined]
+            if bound is not None:
+                return _backend_test(visitor, bound, alias=False)
+        return 0
+    if tt is cst.Attribute:
+        return 1 if t.attr.value in K.TORCH_ONLY_BACKEND_FLAGS else 0  # type: ignore[attr-defined]
+    if tt is cst.Call:
+        return 1 if visitor.qual(t.func) in K.TORCH_ONLY_BACKEND_CHECKS else 0  # type: ignore[attr-defined]
+    if tt is not cst.Comparison or len(t.comparisons) != 1:  # type: ignore[attr-defined]
+        return 0
+    left, comp = t.left, t.comparisons[0]  # type: ignore[attr-defined]
+    if not (type(left) is cst.Attribute and left.attr.value == "type"):
+        return 0  # `<device>.type`: `x.device.type`, `self.device.type`, `device.type`
+    right, op = comp.comparator, type(comp.operator)
+    if op in (cst.Equal, cst.NotEqual):
+        names = [right]
+    elif op in (cst.In, cst.NotIn) and type(right) in (cst.Tuple, cst.List, cst.Set):
+        names = [el.value for el in right.elements]  # type: ignore[attr-defined]
+    else:
+        return 0
+    if not names or not all(type(n) is cst.SimpleString and n.evaluated_value in K.TORCH_ONLY_BACKENDS
+                            for n in names):  # type: ignore[attr-defined]
+        return 0
+    return 1 if op in (cst.Equal, cst.In) else -1
+
+
 def _export_only_test(visitor: FileVisitor, test: cst.BaseExpression) -> str:
     """Which branch of an ``if`` on ``test`` only PyTorch's exporters run: "body" for
     ``torch.jit.is_scripting()`` (also ``or``-ed with another such check, or ``and``-ed with
     anything), "orelse" for ``not`` of one, else "". Eager PyTorch, and so the code a port
-    follows, takes the other branch (``kinds.TRACING_CHECKS``)."""
+    follows, takes the other branch (``kinds.TRACING_CHECKS``). A test true only on a PyTorch
+    backend a port does not inherit the workarounds of (:func:`_backend_test`: the MPS detour
+    ``if x.device.type == "mps": x = x.cpu()``) selects a dead branch the same way."""
     def check(t: cst.BaseExpression) -> bool:
         if type(t) is cst.Call:
-            return visitor.qual(t.func) in K.TRACING_CHECKS
+            return visitor.qual(t.func) in K.TRACING_CHECKS or _backend_test(visitor, t) == 1
         if type(t) is cst.BooleanOperation:
             if type(t.operator) is cst.Or:
                 return check(t.left) and check(t.right)
             return check(t.left) or check(t.right)
-        return False
+        return _backend_test(visitor, t) == 1
     if check(test):
         return "body"
     if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not and check(test.expression):
+        return "orelse"
+    if _backend_test(visitor, test) == -1:
         return "orelse"
     return ""
 
