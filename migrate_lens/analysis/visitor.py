@@ -3116,32 +3116,14 @@ class FileVisitor(cst.CSTVisitor):
             scope.returned.update((n, -1) for n in _returned_names(value) if n in names)
         scope.ret_flows.append(self._flow(value))
         tuple_items = type(value) is cst.Tuple and not any(type(e) is cst.StarredElement for e in value.elements)
-        if tuple_items:
-            items = [self._flow(e.value) for e in value.elements]
-            if scope.ret_items is None and not scope.ret_flows[:-1]:
-                scope.ret_items = [[f] for f in items]
-            elif scope.ret_items is not None and len(scope.ret_items) == len(items):
-                for acc, f in zip(scope.ret_items, items):
-                    acc.append(f)
-            else:
-                scope.ret_items = []
-        else:
-            scope.ret_items = []
+        scope.ret_items = _join_items(scope.ret_items, [self._flow(e.value) for e in value.elements],
+                                      not scope.ret_flows[:-1]) if tuple_items else []
         if scope.is_method:
             # whether the result is static (a flag `y, flag = self.get_state(x)` passes on)
             describe = self._static_of
             scope.ret_static.append(describe(value))
-            if tuple_items:
-                got = [describe(e.value) for e in value.elements]
-                if scope.ret_static_items is None and len(scope.ret_static) == 1:
-                    scope.ret_static_items = [[d] for d in got]
-                elif scope.ret_static_items is not None and len(scope.ret_static_items) == len(got):
-                    for acc2, d in zip(scope.ret_static_items, got):
-                        acc2.append(d)
-                else:
-                    scope.ret_static_items = []
-            else:
-                scope.ret_static_items = []
+            scope.ret_static_items = _join_items(scope.ret_static_items, [describe(e.value) for e in value.elements],
+                                                 len(scope.ret_static) == 1) if tuple_items else []
 
     # ------------------------------------------------------------------ positions
     def _line(self, node: cst.CSTNode) -> int:
@@ -3920,6 +3902,19 @@ def _may_be_method(cls: _ClassInfo | None, name: str) -> bool:
         return parts[0] in cls.methods or (parts[0] not in cls.attr_kinds and parts[0] not in cls.attr_binds)
     return len(parts) == 2 and cls.attr_kinds.get(parts[0]) in (K.M, K.U) and \
         parts[1] not in _TRACED_METHODS and not parts[1].startswith("__")
+
+
+def _join_items(acc: list[list[Any]] | None, items: list[Any], first: bool) -> list[list[Any]]:
+    """Per tuple item, what a function's ``return`` statements give (``items``: this one's, in
+    order), while every ``return`` so far returns a tuple of the same length; ``[]`` once one
+    does not. ``acc`` is None before the first ``return`` (``first``) and is extended in place."""
+    if acc is None and first:
+        return [[x] for x in items]
+    if acc is not None and len(acc) == len(items):
+        for a, x in zip(acc, items):
+            a.append(x)
+        return acc
+    return []
 
 
 def _is_project_callee(name: str) -> bool:
