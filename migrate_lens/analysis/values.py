@@ -363,23 +363,31 @@ class ValueKinds:
             cls = v.local_classes.get(owner)
         return cls is not None and node.attr.value in cls.str_consts
 
-    def is_ragged(self, node: cst.BaseExpression, depth: int = 0) -> bool:
+    def is_ragged(self, node: cst.BaseExpression, depth: int = 0,
+                  earlier: dict[str, Any] | None = None) -> bool:
         """``node`` is a tensor whose size depends on the data: a boolean-mask selection
         (``x[x > 0]``, ``x[:, keep]``), ``nonzero``/``argwhere``/``masked_select``/``unique``,
         one-argument ``torch.where``, such a tensor under a size-keeping method or arithmetic,
         or a local last bound to one (followed back :data:`_RAGGED_DEPTH` names). Its
         ``.shape``, ``.size()``, ``.numel()`` and ``len()`` are then data-dependent host values,
         not static ones. The mask's kind is read under the current hypothesis, so a helper's
-        ``logits[target != ignore_index]`` is ragged when its caller passes a tensor."""
+        ``logits[target != ignore_index]`` is ragged when its caller passes a tensor. A name
+        read inside its own binding's expression (``logits = logits[valid]; logits =
+        logits.float()``) is its binding before that one (``earlier``), not the same again."""
         if depth > _RAGGED_DEPTH:
             return False
         t = type(node)
         if t is _NAME:
             scope = self.v.func_stack[-1] if self.v.func_stack else None
-            src = scope.last_value.get(node.value) if scope is not None else None
-            return src is not None and self.is_ragged(src, depth + 1)
+            if scope is None:
+                return False
+            name = node.value
+            src = earlier[name] if earlier is not None and name in earlier else scope.last_value.get(name)
+            if src is None:
+                return False
+            return self.is_ragged(src, depth + 1, {**(earlier or {}), name: scope.prior_value.get((name, id(src)))})
         if t is cst.Subscript:
-            if self.is_ragged(node.value, depth + 1):
+            if self.is_ragged(node.value, depth + 1, earlier):
                 return True
             return any(type(el.slice) is cst.Index and self.kind(el.slice.value) == K.B for el in node.slice)
         if t is _CALL:
@@ -389,15 +397,15 @@ class ValueKinds:
                 if m in _RAGGED_METHODS:
                     return self.kind(func.value) in K.TENSORISH
                 if m in _SIZE_KEEPING:
-                    return self.is_ragged(func.value, depth + 1)
+                    return self.is_ragged(func.value, depth + 1, earlier)
             name = self.v.qual(func)
             if name in _RAGGED_CALLS:
                 return True
             return name == "torch.where" and sum(1 for a in node.args if a.keyword is None) == 1
         if t is cst.BinaryOperation:
-            return self.is_ragged(node.left, depth + 1) or self.is_ragged(node.right, depth + 1)
+            return self.is_ragged(node.left, depth + 1, earlier) or self.is_ragged(node.right, depth + 1, earlier)
         if t is cst.UnaryOperation:
-            return self.is_ragged(node.expression, depth + 1)
+            return self.is_ragged(node.expression, depth + 1, earlier)
         return False
 
     def _attribute_kind(self, node: cst.Attribute) -> str:

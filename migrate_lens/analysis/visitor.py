@@ -198,6 +198,9 @@ class _FuncScope:
     pending_ctor: list[tuple[str, str, cst.BaseExpression]] = field(default_factory=list)
     #: name -> the expression its latest plain assignment bound (read lazily by a few matchers)
     last_value: dict[str, cst.BaseExpression] = field(default_factory=dict)
+    #: (name, id of a :attr:`last_value` expression) -> the name's binding before that one
+    #: (None: a parameter or nothing known): ``x = x.float()`` reads the previous ``x``
+    prior_value: dict[tuple[str, int], cst.BaseExpression | None] = field(default_factory=dict)
     param_meta: dict[str, tuple[Any, Any]] = field(default_factory=dict)  # name -> (annotation, default)
     #: calls a name imported under a guard (an optional kernel: ML414's use sites)
     kernel_use: bool = False
@@ -980,6 +983,7 @@ class FileVisitor(cst.CSTVisitor):
                 (scope.pooled.add if pooled else scope.pooled.discard)(name)
             scope.pending_marks.clear()
             for name, ctor, value in scope.pending_ctor:
+                scope.prior_value[(name, id(value))] = scope.last_value.get(name)
                 scope.last_value[name] = value
                 if ctor:
                     scope.ctor_of[name] = ctor
