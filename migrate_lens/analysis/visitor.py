@@ -90,6 +90,10 @@ _MUTATING_CONTAINER_METHODS = frozenset({
     "append", "extend", "insert", "update", "setdefault", "add", "__setitem__", "pop", "clear",
 })
 
+#: methods by which module-level code adds entries to a dispatch table (their arguments, a
+#: ``setdefault``'s or ``insert``'s after the first)
+_TABLE_FILLS = frozenset({"update", "append", "extend", "setdefault", "insert"})
+
 
 @dataclass
 class _ClassInfo:
@@ -933,6 +937,13 @@ class FileVisitor(cst.CSTVisitor):
     def visit_Expr(self, node: cst.Expr) -> None:
         if type(node.value) is cst.Call and self.func_stack:
             self.call_use[id(node.value)] = "-"  # a call statement: the result is dropped
+        elif type(node.value) is cst.Call and not self.class_stack:
+            func = node.value.func
+            if type(func) is cst.Attribute and type(func.value) is cst.Name and func.attr.value in _TABLE_FILLS:
+                # module-level code filling a dispatch table: `ACTS.update({...})`, `OPS.append(fn)`
+                args = node.value.args
+                self.bindings.bind_table_write(func.value.value, [a.value for a in (
+                    args[1:] if func.attr.value in ("setdefault", "insert") else args)])
 
     def visit_Assign(self, node: cst.Assign) -> None:
         if type(node.value) is cst.Call and self.func_stack and len(node.targets) == 1 and \
@@ -1098,6 +1109,8 @@ class FileVisitor(cst.CSTVisitor):
             self._assign_target(target.value, K.S if vkind == K.S else K.U, stmt, value)
         elif type(target) is cst.Subscript:
             self.targets.add(id(target))
+            if not self.func_stack and not self.class_stack and type(target.value) is cst.Name:
+                self.bindings.bind_table_write(target.value.value, (value,))  # `ACTS["hard"] = F.hardsigmoid_`
             self._growth(target, value)
             base = self.kind(target.value)
             root = _root_name(target.value)
