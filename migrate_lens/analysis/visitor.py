@@ -707,7 +707,9 @@ class FileVisitor(cst.CSTVisitor):
             parent = self.func_stack[-1]
             qualname = f"{parent.qualname}.{name}"
             parent.local_defs[name] = qualname
-            context = parent.context if parent.context != "host" else "function"
+            # a closure of init code is init code unless traced code calls it (`def post(t): ...;
+            # self.post = post` in __init__, run by forward): the project graph decides
+            context = parent.context if parent.context not in ("host", "init") else "function"
             guess = parent.guess if parent.guess != "host" else "function"
             init_like = parent.init_like
             cls = parent.cls
@@ -1544,6 +1546,9 @@ class FileVisitor(cst.CSTVisitor):
                 cls.attr_kinds[attr] = new_kind if new_kind != K.U or attr not in cls.attr_kinds else cls.attr_kinds[attr]
             if value is not None:
                 found = self._targets(value)
+                closure = self._closure_def(value)
+                if closure:  # `def post(t): ...; self.post = post` in __init__: forward calls it
+                    found = merge(found, (closure,))
                 if found:
                     cls.attr_binds[attr] = merge(cls.attr_binds.get(attr, ()), found)
                     self._class_refs(value)
