@@ -3526,6 +3526,11 @@ class _CallExtras:
         ``<Fn>.apply`` may call: ``clamp_grad = ClampGrad.apply``, ``self.fn = Fn.apply``)."""
         return frozenset(c.qualname for c in self.v.local_classes.values() if c.is_autograd_function)
 
+    def own_classes(self) -> frozenset[str]:
+        """Qualnames of every class this file defines (a ``<Cls>.apply`` of one that is no
+        ``torch.autograd.Function``, ``scale = Scale.apply``, is a plain method)."""
+        return frozenset(c.qualname for c in self.v.local_classes.values())
+
     def device_like_arg(self) -> bool:
         return self.method == "to" and any(
             _mentions_device(self.v, a.value) for a in self.node.args if a.keyword is None)
@@ -3646,7 +3651,7 @@ _CALL_EXTRAS: dict[str, Callable[[_CallExtras], Any]] = {
         "receiver_name", "device_like_arg", "to_follows_input", "input_global_pool", "uniform_seq_args",
         "name_args", "arg_item_kinds", "arg_names", "receiver_text", "device_follows_input", "message_kinds",
         "exports_weight", "arg_texts", "value_args_all_params", "receiver_fresh", "receiver_ctor", "input_ctor",
-        "random_args", "arg_alias", "own_method", "arg_ctor", "after_conv", "autograd_functions")
+        "random_args", "arg_alias", "own_method", "arg_ctor", "after_conv", "autograd_functions", "own_classes")
 }
 
 
