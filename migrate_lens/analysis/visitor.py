@@ -2303,6 +2303,15 @@ class FileVisitor(cst.CSTVisitor):
                 # Argument kinds only: a submodule's forward that writes into its input is an
                 # in-place op where it happens, not an update its caller loses
                 self._call_flow(scope, node, name, held_args=False)
+        elif scope is not None and not name and method and type(func) is cst.Attribute and \
+                type(func.value) is cst.Name and (func.value.value in scope.binds.instances or
+                                                  func.value.value in scope.binds.typed):
+            # a method of an object a local or an annotated parameter holds (`tracker.step(loss)`
+            # with `tracker: Tracker`, `m = Meter(); m.add(x)`): the class's method gets the kinds
+            held = scope.binds.instances.get(func.value.value) or scope.binds.typed[func.value.value]
+            for c in held:
+                if "." in c and not c.startswith(_NOT_PROJECT):
+                    self._call_flow(scope, node, f"{c}.{method}")
 
     # ------------------------------------------------------------------ bindings at call sites
     def _bound_calls(self, node: cst.Call, scope: _FuncScope, name: str, method: str, receiver: str,
