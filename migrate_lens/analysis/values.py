@@ -36,6 +36,21 @@ _SIZE_KEEPING = frozenset({"float", "double", "half", "bfloat16", "long", "int",
                            "detach", "clone", "contiguous", "abs", "exp", "log", "sigmoid", "relu", "sqrt", "neg",
                            "softmax", "log_softmax", "clamp", "clamp_min", "clamp_max", "pow", "square", "cpu",
                            "cuda", "flatten", "view_as", "reshape_as", "type_as", "sort", "argsort", "flip"})
+#: reductions whose result is a ``(values, indices)`` named tuple of tensors
+_VALUES_INDICES = frozenset({"max", "min", "topk", "sort", "median", "nanmedian", "mode", "kthvalue", "cummax",
+                             "cummin"})
+
+
+def _named_pair(call: cst.Call, qual: Any) -> bool:
+    """``call`` is a reduction returning ``(values, indices)``: a tensor method
+    (``x.max(-1)``) or the ``torch`` function (``torch.topk(x, k)``)."""
+    func = call.func
+    if type(func) is not cst.Attribute or func.attr.value not in _VALUES_INDICES:
+        return False
+    name = qual(func)
+    return not name or name == f"torch.{func.attr.value}" or not name.startswith("torch.")
+
+
 #: methods that read a tensor's size as Python numbers
 _SIZE_READS = frozenset({"size", "numel", "nelement"})
 #: how many names a data-dependent size is followed back through (``a = x[m]; b = a.float()``)
@@ -426,6 +441,8 @@ class ValueKinds:
         if base in K.TENSORISH:
             if attr in K.TENSOR_ATTRS:
                 return K.T
+            if attr in ("values", "indices") and type(node.value) is _CALL and _named_pair(node.value, self.v.qual):
+                return K.T  # `logits.max(-1).values`, `torch.topk(s, k).indices`
             return K.U
         if base == K.M:
             if re.search(r"weight|bias|running_|scale|embedding|buffer|_param|inv_freq|mask", attr):
