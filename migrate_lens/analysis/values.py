@@ -400,7 +400,11 @@ class ValueKinds:
             src = earlier[name] if earlier is not None and name in earlier else scope.last_value.get(name)
             if src is None:
                 return False
-            return self.is_ragged(src, depth + 1, {**(earlier or {}), name: scope.prior_value.get((name, id(src)))})
+            if self.is_ragged(src, depth + 1, {**(earlier or {}), name: scope.prior_value.get((name, id(src)))}):
+                return True
+            # another branch's binding that reaches here too (`if a: ids = ids[m]` / `else: ...`)
+            return any(self.is_ragged(alt, depth + 1, {**(earlier or {}), name: scope.prior_value.get((name, id(alt)))})
+                       for alt in scope.alt_values.get((name, id(src)), ()))
         if t is cst.Subscript:
             if self.is_ragged(node.value, depth + 1, earlier):
                 return True

@@ -205,6 +205,9 @@ class _FuncScope:
     #: (name, id of a :attr:`last_value` expression) -> the name's binding before that one
     #: (None: a parameter or nothing known): ``x = x.float()`` reads the previous ``x``
     prior_value: dict[tuple[str, int], cst.BaseExpression | None] = field(default_factory=dict)
+    #: (name, id of a :attr:`last_value` expression) -> the other branches' bindings of the name
+    #: that also reach the code after an ``if``/``else`` that bound it in both
+    alt_values: dict[tuple[str, int], list[cst.BaseExpression]] = field(default_factory=dict)
     param_meta: dict[str, tuple[Any, Any]] = field(default_factory=dict)  # name -> (annotation, default)
     #: calls a name imported under a guard (an optional kernel: ML414's use sites)
     kernel_use: bool = False
@@ -1703,7 +1706,14 @@ class FileVisitor(cst.CSTVisitor):
                 scope.last_value = lv_body[0]
             elif not body_exits:
                 merged = dict(lv_body[0])
-                merged.update((k, v) for k, v in scope.last_value.items() if lv0.get(k) is not v)
+                for k, v in scope.last_value.items():
+                    if lv0.get(k) is not v:
+                        other = merged.get(k)
+                        if other is not None and other is not v and other is not lv0.get(k):
+                            # both branches bind it: the body's binding reaches the code after
+                            # the if too (`if packed: ids = ids[keep]` / `else: ids = ids[0]`)
+                            scope.alt_values.setdefault((k, id(v)), []).append(other)
+                        merged[k] = v
                 scope.last_value = merged
         elif body_exits:
             scope.last_value = lv0
