@@ -51,6 +51,21 @@ def _named_pair(call: cst.Call, qual: Any) -> bool:
     return not name or name == f"torch.{func.attr.value}" or not name.startswith("torch.")
 
 
+def _trailing_dim(index: cst.BaseExpression) -> bool:
+    """``index`` is a literal dimension other than the first (``-1``, ``1``, ``2``): the size of
+    a trailing dimension, which a boolean-mask selection (``logits[mask]``: (selected, vocab))
+    or ``nonzero()`` ((selected, ndim)) keeps static; only the first one is data-dependent."""
+    if type(index) is cst.UnaryOperation and type(index.operator) is cst.Minus:
+        return type(index.expression) is cst.Integer
+    return type(index) is cst.Integer and index.evaluated_value != 0
+
+
+def _trailing_size(call: cst.Call) -> bool:
+    """``x.size(-1)``, ``x.size(dim=2)``: a trailing dimension's size (:func:`_trailing_dim`)."""
+    return len(call.args) == 1 and (call.args[0].keyword is None or call.args[0].keyword.value == "dim") \
+        and _trailing_dim(call.args[0].value)
+
+
 #: methods that read a tensor's size as Python numbers
 _SIZE_READS = frozenset({"size", "numel", "nelement"})
 #: how many names a data-dependent size is followed back through (``a = x[m]; b = a.float()``)
@@ -309,6 +324,9 @@ class ValueKinds:
         if t in _STATIC_LEAVES:
             return K.S
         if t is cst.Subscript:
+            if type(node.value) is _ATTRIBUTE and node.value.attr.value == "shape" and len(node.slice) == 1 \
+                    and type(node.slice[0].slice) is cst.Index and _trailing_dim(node.slice[0].slice.value):
+                return K.S  # `x[mask].shape[-1]`: a trailing dimension a selection keeps (static)
             base = self.kind(node.value)
             if base == K.B:
                 return K.B
@@ -542,7 +560,7 @@ class ValueKinds:
                 if method in K.NON_TENSOR_METHODS:
                     return K.U  # the guess was wrong: a str or dict method (`k.endswith(p)`)
                 if method in K.STATIC_METHODS:
-                    if method in _SIZE_READS and self.is_ragged(func.value):
+                    if method in _SIZE_READS and not _trailing_size(node) and self.is_ragged(func.value):
                         return K.H  # `x[mask].numel()`: counts what the mask selected
                     return K.S
                 if method in K.HOST_METHODS:
@@ -570,7 +588,8 @@ class ValueKinds:
             if recv == K.U and method in K.STATIC_METHODS:
                 # (asked even so: under a hypothesis on the mask's inputs the receiver may be a
                 # boolean-mask selection, and the asking records which inputs those are)
-                return K.H if method in _SIZE_READS and self.is_ragged(func.value) else K.S
+                return K.H if method in _SIZE_READS and not _trailing_size(node) and self.is_ragged(func.value) \
+                    else K.S
             if recv == K.U and method in K.TORCH_ONLY_METHODS:
                 return K.B if method in K.BOOL_METHODS else K.T
             if recv == K.M:
