@@ -2168,7 +2168,10 @@ class FileVisitor(cst.CSTVisitor):
             leaf = recv_name.rsplit(".", 1)[-1]
             local = self.local_classes.get(leaf)
             data["local_autograd_function"] = bool(local and local.is_autograd_function and local.qualname == recv_name)
-            data["imported_class"] = bool(recv_name and leaf[:1].isupper() and not recv_name.startswith(("self.", "torch.")) and local is None)
+            # (a class imported from the project is the graph's to check: `_Resolver.applied`
+            # joins the call with the class, which may be no autograd.Function at all)
+            data["imported_class"] = bool(recv_name and leaf[:1].isupper() and not recv_name.startswith(("self.", "torch.")) and local is None
+                                          and not self.bindings.is_project(recv_name))
         if scope is None and self.main_blocks and name and not name.startswith("self."):
             self.host_entries.append(name)  # `if __name__ == "__main__": test()`
         if scope is not None:
@@ -2380,7 +2383,10 @@ class FileVisitor(cst.CSTVisitor):
                 # `self.crit(logits, y)` with `self.crit = focal_loss` (imported): the function's
                 # parameters get the kinds passed, as for a direct call of it
                 self._call_flow(scope, node, alt)
-            if alt.endswith("[]") and self.bindings.is_project(alt[:-2]):
+            if (alt.endswith("[]") and self.bindings.is_project(alt[:-2])) or (
+                    alt.endswith(".apply") and self.bindings.is_project(alt[:-6])):
+                # (`self.fn = Fn.apply` of a class imported from the project: the graph checks
+                # that it is a torch.autograd.Function, `_Resolver.applied`)
                 # an entry of a dispatch table imported from the project (`self.act = ACTS[name]`):
                 # the project graph matches the call against each entry (`FileFacts.dispatch_tables`)
                 args_only = {k: dict.__getitem__(data, k) for k in _PROJECT_CALL_KEYS}
@@ -3545,6 +3551,11 @@ class _CallExtras:
         ``<Fn>.apply`` may call: ``clamp_grad = ClampGrad.apply``, ``self.fn = Fn.apply``)."""
         return frozenset(c.qualname for c in self.v.local_classes.values() if c.is_autograd_function)
 
+    def project_names(self) -> frozenset[str]:
+        """The resolved names this file imports from its own project (a ``<X>.apply`` of one
+        is the project graph's to check: ``X`` may be no ``torch.autograd.Function``)."""
+        return frozenset(self.v.bindings.project_names)
+
     def own_classes(self) -> frozenset[str]:
         """Qualnames of every class this file defines (a ``<Cls>.apply`` of one that is no
         ``torch.autograd.Function``, ``scale = Scale.apply``, is a plain method)."""
@@ -3670,7 +3681,8 @@ _CALL_EXTRAS: dict[str, Callable[[_CallExtras], Any]] = {
         "receiver_name", "device_like_arg", "to_follows_input", "input_global_pool", "uniform_seq_args",
         "name_args", "arg_item_kinds", "arg_names", "receiver_text", "device_follows_input", "message_kinds",
         "exports_weight", "arg_texts", "value_args_all_params", "receiver_fresh", "receiver_ctor", "input_ctor",
-        "random_args", "arg_alias", "own_method", "arg_ctor", "after_conv", "autograd_functions", "own_classes")
+        "random_args", "arg_alias", "own_method", "arg_ctor", "after_conv", "autograd_functions", "own_classes",
+        "project_names")
 }
 
 
