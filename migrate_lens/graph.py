@@ -1348,12 +1348,21 @@ class _Builder:
             decided = False
             for fd in (*f.findings, *through_aliases.get(f.path, ())):
                 node = self.owner_node(fd.symbol, f.module)
+                flowed = bool(fd.requires)
                 if fd.requires:
                     if not holds(fd, kinds):
                         dropped += 1
                         continue
                     fd = _replace_finding(fd, requires=())
                     decided = True
+                if fd.context == "function" and not f.mentions_torch and not flowed \
+                        and contexts.get(node, "function") == "function":
+                    # a file that never names torch, in code no torch code is known to reach or
+                    # hand a tensor to (a NumPy metric's `(pred == y).mean().item()` nobody in
+                    # the project calls): its values are Python's or NumPy's, nothing to port
+                    dropped += 1
+                    decided = True
+                    continue
                 if fd.context == "function":
                     # recontext takes the severity table's column for the decided context
                     # (Rule.severity_in); a config override still wins

@@ -16,7 +16,7 @@ parse: ``../shared/FIELD.md``, Speed).
 
 from __future__ import annotations
 
-from collections.abc import Container, Mapping
+from collections.abc import Container, Mapping, Sequence
 
 import libcst as cst
 
@@ -328,11 +328,42 @@ class Bindings:
             for a in node.args:  # type: ignore[attr-defined]
                 if a.keyword is not None:
                     out = merge(out, self.targets(a.value, shadowed, local, methods))
+                else:  # a table copied in (`dict(ACTS, clamp=...)`, `dict(**ACTS)`)
+                    out = merge(out, self._copied_table(a.value, shadowed, local, methods))
             return out
         for e in getattr(node, "elements", ()):
-            if type(e) in (cst.DictElement, cst.Element):
+            t = type(e)
+            if t in (cst.DictElement, cst.Element):
                 out = merge(out, self.targets(e.value, shadowed, local, methods))
+            elif t in (cst.StarredDictElement, cst.StarredElement):  # `{**BASE, "relu": F.relu_}`
+                out = merge(out, self._copied_table(e.value, shadowed, local, methods))
         return out
+
+    def _copied_table(self, node: cst.BaseExpression, shadowed: Container[str] = (),
+                      local: Mapping[str, tuple[str, ...]] | None = None,
+                      methods: Container[str] = ()) -> tuple[str, ...]:
+        """The entries of a table copied into another (``{**BASE}``, ``dict(BASE)``): a table
+        of this file, or a literal; () for anything else (an imported table's entries are the
+        graph's to know, ``zip(...)``, a call)."""
+        if type(node) is cst.Name and node.value not in shadowed and not (local and node.value in local):
+            return self.tables.get(node.value, ())
+        if type(node) in (cst.Dict, cst.List, cst.Tuple) or _is_dict_call(node):
+            return self.table_entries(node, shadowed, local, methods)
+        return ()
+
+    def bind_table_write(self, name: str, values: Sequence[cst.BaseExpression]) -> None:
+        """Module-level code adds ``values`` to the table bound to ``name`` (``ACTS["hard"] =
+        F.hardsigmoid_``, ``ACTS.update({...})``/``ACTS.update(relu=...)``, ``OPS.append(fn)``,
+        ``OPS.extend([...])``, ``ACTS.setdefault(k, fn)``): each callable among them (or in a
+        table literal among them) becomes an entry too. Names bound to an import, class or
+        function are not tables."""
+        if name in self.aliases or name in self.classes or name in self.functions or name not in self.module_names:
+            return
+        entries: tuple[str, ...] = ()
+        for v in values:
+            entries = merge(entries, self.targets(v) or self._copied_table(v))
+        if entries:
+            self.tables[name] = merge(self.tables.get(name, ()), entries)
 
     def instances(self, value: cst.BaseExpression, shadowed: Container[str] = (),
                   local: Mapping[str, tuple[str, ...]] | None = None,
@@ -489,10 +520,10 @@ class Bindings:
         self.module_names.add(name)
         new = self.targets(value)
         if not new:
-            if type(value) in (cst.Dict, cst.List, cst.Tuple) or _is_dict_call(value):
-                entries = self.table_entries(value)
-                if entries:
-                    self.tables[name] = merge(self.tables.get(name, ()), entries)
+            # a table literal, or another name for a table of this file (`ALIAS = ACTS`)
+            entries = self._copied_table(value)
+            if entries:
+                self.tables[name] = merge(self.tables.get(name, ()), entries)
             return
         if self.is_partial(value):
             self.partials[name] = value  # type: ignore[assignment]
@@ -643,6 +674,7 @@ def _identifier(arg: cst.Arg) -> str:
 
 
 def _is_dict_call(node: cst.BaseExpression) -> bool:
-    """``dict(relu=nn.ReLU, gelu=nn.GELU)``: a table spelled as a call (keyword entries only)."""
+    """``dict(relu=nn.ReLU, gelu=nn.GELU)``: a table spelled as a call (keyword entries, and
+    tables it copies: ``dict(ACTS, clamp=torch.clamp_)``, ``dict(**ACTS)``)."""
     return type(node) is cst.Call and type(node.func) is cst.Name and node.func.value == "dict" \
-        and bool(node.args) and all(a.keyword is not None for a in node.args)
+        and bool(node.args)

@@ -761,7 +761,10 @@ def match_autograd_apply(site: Site, m: "Matcher") -> str | None:
     local = site.data.get("autograd_functions", frozenset())
     leaf = recv.rsplit(".", 1)[-1]
     if recv in local or (_param(m, "imported") and leaf[:1].isupper() and not any(
-            recv.rpartition(".")[0] == q.rpartition(".")[0] for q in local) and "." in recv):
+            recv.rpartition(".")[0] == q.rpartition(".")[0] for q in local) and "." in recv
+            and recv not in site.data.get("own_classes", frozenset())  # a class of this file: no Function
+            and not any(recv == p or recv.startswith(p + ".")  # a project class: the graph checks it
+                        for p in site.data.get("project_names", frozenset()))):
         return f"{leaf}.apply"
     return None
 

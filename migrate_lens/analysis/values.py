@@ -36,6 +36,36 @@ _SIZE_KEEPING = frozenset({"float", "double", "half", "bfloat16", "long", "int",
                            "detach", "clone", "contiguous", "abs", "exp", "log", "sigmoid", "relu", "sqrt", "neg",
                            "softmax", "log_softmax", "clamp", "clamp_min", "clamp_max", "pow", "square", "cpu",
                            "cuda", "flatten", "view_as", "reshape_as", "type_as", "sort", "argsort", "flip"})
+#: reductions whose result is a ``(values, indices)`` named tuple of tensors
+_VALUES_INDICES = frozenset({"max", "min", "topk", "sort", "median", "nanmedian", "mode", "kthvalue", "cummax",
+                             "cummin"})
+
+
+def _named_pair(call: cst.Call, qual: Any) -> bool:
+    """``call`` is a reduction returning ``(values, indices)``: a tensor method
+    (``x.max(-1)``) or the ``torch`` function (``torch.topk(x, k)``)."""
+    func = call.func
+    if type(func) is not cst.Attribute or func.attr.value not in _VALUES_INDICES:
+        return False
+    name = qual(func)
+    return not name or name == f"torch.{func.attr.value}" or not name.startswith("torch.")
+
+
+def _trailing_dim(index: cst.BaseExpression) -> bool:
+    """``index`` is a literal dimension other than the first (``-1``, ``1``, ``2``): the size of
+    a trailing dimension, which a boolean-mask selection (``logits[mask]``: (selected, vocab))
+    or ``nonzero()`` ((selected, ndim)) keeps static; only the first one is data-dependent."""
+    if type(index) is cst.UnaryOperation and type(index.operator) is cst.Minus:
+        return type(index.expression) is cst.Integer
+    return type(index) is cst.Integer and index.evaluated_value != 0
+
+
+def _trailing_size(call: cst.Call) -> bool:
+    """``x.size(-1)``, ``x.size(dim=2)``: a trailing dimension's size (:func:`_trailing_dim`)."""
+    return len(call.args) == 1 and (call.args[0].keyword is None or call.args[0].keyword.value == "dim") \
+        and _trailing_dim(call.args[0].value)
+
+
 #: methods that read a tensor's size as Python numbers
 _SIZE_READS = frozenset({"size", "numel", "nelement"})
 #: how many names a data-dependent size is followed back through (``a = x[m]; b = a.float()``)
@@ -349,6 +379,9 @@ class ValueKinds:
         if t in _STATIC_LEAVES:
             return K.S
         if t is cst.Subscript:
+            if type(node.value) is _ATTRIBUTE and node.value.attr.value == "shape" and len(node.slice) == 1 \
+                    and type(node.slice[0].slice) is cst.Index and _trailing_dim(node.slice[0].slice.value):
+                return K.S  # `x[mask].shape[-1]`: a trailing dimension a selection keeps (static)
             base = self.kind(node.value)
             if base == K.B:
                 return K.B
@@ -418,23 +451,35 @@ class ValueKinds:
             cls = v.local_classes.get(owner)
         return cls is not None and node.attr.value in cls.str_consts
 
-    def is_ragged(self, node: cst.BaseExpression, depth: int = 0) -> bool:
+    def is_ragged(self, node: cst.BaseExpression, depth: int = 0,
+                  earlier: dict[str, Any] | None = None) -> bool:
         """``node`` is a tensor whose size depends on the data: a boolean-mask selection
         (``x[x > 0]``, ``x[:, keep]``), ``nonzero``/``argwhere``/``masked_select``/``unique``,
         one-argument ``torch.where``, such a tensor under a size-keeping method or arithmetic,
         or a local last bound to one (followed back :data:`_RAGGED_DEPTH` names). Its
         ``.shape``, ``.size()``, ``.numel()`` and ``len()`` are then data-dependent host values,
         not static ones. The mask's kind is read under the current hypothesis, so a helper's
-        ``logits[target != ignore_index]`` is ragged when its caller passes a tensor."""
+        ``logits[target != ignore_index]`` is ragged when its caller passes a tensor. A name
+        read inside its own binding's expression (``logits = logits[valid]; logits =
+        logits.float()``) is its binding before that one (``earlier``), not the same again."""
         if depth > _RAGGED_DEPTH:
             return False
         t = type(node)
         if t is _NAME:
             scope = self.v.func_stack[-1] if self.v.func_stack else None
-            src = scope.last_value.get(node.value) if scope is not None else None
-            return src is not None and self.is_ragged(src, depth + 1)
+            if scope is None:
+                return False
+            name = node.value
+            src = earlier[name] if earlier is not None and name in earlier else scope.last_value.get(name)
+            if src is None:
+                return False
+            if self.is_ragged(src, depth + 1, {**(earlier or {}), name: scope.prior_value.get((name, id(src)))}):
+                return True
+            # another branch's binding that reaches here too (`if a: ids = ids[m]` / `else: ...`)
+            return any(self.is_ragged(alt, depth + 1, {**(earlier or {}), name: scope.prior_value.get((name, id(alt)))})
+                       for alt in scope.alt_values.get((name, id(src)), ()))
         if t is cst.Subscript:
-            if self.is_ragged(node.value, depth + 1):
+            if self.is_ragged(node.value, depth + 1, earlier):
                 return True
             return any(type(el.slice) is cst.Index and self.kind(el.slice.value) == K.B for el in node.slice)
         if t is _CALL:
@@ -444,15 +489,15 @@ class ValueKinds:
                 if m in _RAGGED_METHODS:
                     return self.kind(func.value) in K.TENSORISH
                 if m in _SIZE_KEEPING:
-                    return self.is_ragged(func.value, depth + 1)
+                    return self.is_ragged(func.value, depth + 1, earlier)
             name = self.v.qual(func)
             if name in _RAGGED_CALLS:
                 return True
             return name == "torch.where" and sum(1 for a in node.args if a.keyword is None) == 1
         if t is cst.BinaryOperation:
-            return self.is_ragged(node.left, depth + 1) or self.is_ragged(node.right, depth + 1)
+            return self.is_ragged(node.left, depth + 1, earlier) or self.is_ragged(node.right, depth + 1, earlier)
         if t is cst.UnaryOperation:
-            return self.is_ragged(node.expression, depth + 1)
+            return self.is_ragged(node.expression, depth + 1, earlier)
         return False
 
     def _attribute_kind(self, node: cst.Attribute) -> str:
@@ -473,6 +518,8 @@ class ValueKinds:
         if base in K.TENSORISH:
             if attr in K.TENSOR_ATTRS:
                 return K.T
+            if attr in ("values", "indices") and type(node.value) is _CALL and _named_pair(node.value, self.v.qual):
+                return K.T  # `logits.max(-1).values`, `torch.topk(s, k).indices`
             return K.U
         if base == K.M:
             if re.search(r"weight|bias|running_|scale|embedding|buffer|_param|inv_freq|mask", attr):
@@ -568,7 +615,7 @@ class ValueKinds:
                 if method in K.NON_TENSOR_METHODS:
                     return K.U  # the guess was wrong: a str or dict method (`k.endswith(p)`)
                 if method in K.STATIC_METHODS:
-                    if method in _SIZE_READS and self.is_ragged(func.value):
+                    if method in _SIZE_READS and not _trailing_size(node) and self.is_ragged(func.value):
                         return K.H  # `x[mask].numel()`: counts what the mask selected
                     return K.S
                 if method in K.HOST_METHODS:
@@ -596,7 +643,8 @@ class ValueKinds:
             if recv == K.U and method in K.STATIC_METHODS:
                 # (asked even so: under a hypothesis on the mask's inputs the receiver may be a
                 # boolean-mask selection, and the asking records which inputs those are)
-                return K.H if method in _SIZE_READS and self.is_ragged(func.value) else K.S
+                return K.H if method in _SIZE_READS and not _trailing_size(node) and self.is_ragged(func.value) \
+                    else K.S
             if recv == K.U and method in K.TORCH_ONLY_METHODS:
                 return K.B if method in K.BOOL_METHODS else K.T
             if recv == K.M:

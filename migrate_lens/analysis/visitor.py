@@ -90,6 +90,10 @@ _MUTATING_CONTAINER_METHODS = frozenset({
     "append", "extend", "insert", "update", "setdefault", "add", "__setitem__", "pop", "clear",
 })
 
+#: methods by which module-level code adds entries to a dispatch table (their arguments, a
+#: ``setdefault``'s or ``insert``'s after the first)
+_TABLE_FILLS = frozenset({"update", "append", "extend", "setdefault", "insert"})
+
 
 @dataclass
 class _ClassInfo:
@@ -215,6 +219,12 @@ class _FuncScope:
     pending_ctor: list[tuple[str, str, cst.BaseExpression]] = field(default_factory=list)
     #: name -> the expression its latest plain assignment bound (read lazily by a few matchers)
     last_value: dict[str, cst.BaseExpression] = field(default_factory=dict)
+    #: (name, id of a :attr:`last_value` expression) -> the name's binding before that one
+    #: (None: a parameter or nothing known): ``x = x.float()`` reads the previous ``x``
+    prior_value: dict[tuple[str, int], cst.BaseExpression | None] = field(default_factory=dict)
+    #: (name, id of a :attr:`last_value` expression) -> the other branches' bindings of the name
+    #: that also reach the code after an ``if``/``else`` that bound it in both
+    alt_values: dict[tuple[str, int], list[cst.BaseExpression]] = field(default_factory=dict)
     param_meta: dict[str, tuple[Any, Any]] = field(default_factory=dict)  # name -> (annotation, default)
     #: calls a name imported under a guard (an optional kernel: ML414's use sites)
     kernel_use: bool = False
@@ -726,7 +736,9 @@ class FileVisitor(cst.CSTVisitor):
             parent = self.func_stack[-1]
             qualname = f"{parent.qualname}.{name}"
             parent.local_defs[name] = qualname
-            context = parent.context if parent.context != "host" else "function"
+            # a closure of init code is init code unless traced code calls it (`def post(t): ...;
+            # self.post = post` in __init__, run by forward): the project graph decides
+            context = parent.context if parent.context not in ("host", "init") else "function"
             guess = parent.guess if parent.guess != "host" else "function"
             init_like = parent.init_like
             cls = parent.cls
@@ -975,6 +987,13 @@ class FileVisitor(cst.CSTVisitor):
     def visit_Expr(self, node: cst.Expr) -> None:
         if type(node.value) is cst.Call and self.func_stack:
             self.call_use[id(node.value)] = "-"  # a call statement: the result is dropped
+        elif type(node.value) is cst.Call and not self.class_stack:
+            func = node.value.func
+            if type(func) is cst.Attribute and type(func.value) is cst.Name and func.attr.value in _TABLE_FILLS:
+                # module-level code filling a dispatch table: `ACTS.update({...})`, `OPS.append(fn)`
+                args = node.value.args
+                self.bindings.bind_table_write(func.value.value, [a.value for a in (
+                    args[1:] if func.attr.value in ("setdefault", "insert") else args)])
 
     def visit_Assign(self, node: cst.Assign) -> None:
         if type(node.value) is cst.Call and self.func_stack and len(node.targets) == 1 and \
@@ -1029,6 +1048,7 @@ class FileVisitor(cst.CSTVisitor):
                 (scope.pooled.add if pooled else scope.pooled.discard)(name)
             scope.pending_marks.clear()
             for name, ctor, value in scope.pending_ctor:
+                scope.prior_value[(name, id(value))] = scope.last_value.get(name)
                 scope.last_value[name] = value
                 if ctor:
                     scope.ctor_of[name] = ctor
@@ -1145,6 +1165,8 @@ class FileVisitor(cst.CSTVisitor):
             self._assign_target(target.value, K.S if vkind == K.S else K.U, stmt, value)
         elif type(target) is cst.Subscript:
             self.targets.add(id(target))
+            if not self.func_stack and not self.class_stack and type(target.value) is cst.Name:
+                self.bindings.bind_table_write(target.value.value, (value,))  # `ACTS["hard"] = F.hardsigmoid_`
             self._growth(target, value)
             base = self.kind(target.value)
             root = _root_name(target.value)
@@ -1578,6 +1600,9 @@ class FileVisitor(cst.CSTVisitor):
                 cls.attr_kinds[attr] = new_kind if new_kind != K.U or attr not in cls.attr_kinds else cls.attr_kinds[attr]
             if value is not None:
                 found = self._targets(value)
+                closure = self._closure_def(value)
+                if closure:  # `def post(t): ...; self.post = post` in __init__: forward calls it
+                    found = merge(found, (closure,))
                 if found:
                     cls.attr_binds[attr] = merge(cls.attr_binds.get(attr, ()), found)
                     self._class_refs(value)
@@ -1732,7 +1757,14 @@ class FileVisitor(cst.CSTVisitor):
                 scope.last_value = lv_body[0]
             elif not body_exits:
                 merged = dict(lv_body[0])
-                merged.update((k, v) for k, v in scope.last_value.items() if lv0.get(k) is not v)
+                for k, v in scope.last_value.items():
+                    if lv0.get(k) is not v:
+                        other = merged.get(k)
+                        if other is not None and other is not v and other is not lv0.get(k):
+                            # both branches bind it: the body's binding reaches the code after
+                            # the if too (`if packed: ids = ids[keep]` / `else: ids = ids[0]`)
+                            scope.alt_values.setdefault((k, id(v)), []).append(other)
+                        merged[k] = v
                 scope.last_value = merged
         elif body_exits:
             scope.last_value = lv0
@@ -2219,7 +2251,10 @@ class FileVisitor(cst.CSTVisitor):
             leaf = recv_name.rsplit(".", 1)[-1]
             local = self.local_classes.get(leaf)
             data["local_autograd_function"] = bool(local and local.is_autograd_function and local.qualname == recv_name)
-            data["imported_class"] = bool(recv_name and leaf[:1].isupper() and not recv_name.startswith(("self.", "torch.")) and local is None)
+            # (a class imported from the project is the graph's to check: `_Resolver.applied`
+            # joins the call with the class, which may be no autograd.Function at all)
+            data["imported_class"] = bool(recv_name and leaf[:1].isupper() and not recv_name.startswith(("self.", "torch.")) and local is None
+                                          and not self.bindings.is_project(recv_name))
         if scope is None and self.main_blocks and name and not name.startswith("self."):
             self.host_entries.append(name)  # `if __name__ == "__main__": test()`
         if scope is not None:
@@ -2375,6 +2410,15 @@ class FileVisitor(cst.CSTVisitor):
                 # Argument kinds only: a submodule's forward that writes into its input is an
                 # in-place op where it happens, not an update its caller loses
                 self._call_flow(scope, node, name, held_args=False)
+        elif scope is not None and not name and method and type(func) is cst.Attribute and \
+                type(func.value) is cst.Name and (func.value.value in scope.binds.instances or
+                                                  func.value.value in scope.binds.typed):
+            # a method of an object a local or an annotated parameter holds (`tracker.step(loss)`
+            # with `tracker: Tracker`, `m = Meter(); m.add(x)`): the class's method gets the kinds
+            held = scope.binds.instances.get(func.value.value) or scope.binds.typed[func.value.value]
+            for c in held:
+                if "." in c and not c.startswith(_NOT_PROJECT):
+                    self._call_flow(scope, node, f"{c}.{method}")
 
     # ------------------------------------------------------------------ bindings at call sites
     def _bound_calls(self, node: cst.Call, scope: _FuncScope, name: str, method: str, receiver: str,
@@ -2434,7 +2478,10 @@ class FileVisitor(cst.CSTVisitor):
                 # `self.crit(logits, y)` with `self.crit = focal_loss` (imported): the function's
                 # parameters get the kinds passed, as for a direct call of it
                 self._call_flow(scope, node, alt)
-            if alt.endswith("[]") and self.bindings.is_project(alt[:-2]):
+            if (alt.endswith("[]") and self.bindings.is_project(alt[:-2])) or (
+                    alt.endswith(".apply") and self.bindings.is_project(alt[:-6])):
+                # (`self.fn = Fn.apply` of a class imported from the project: the graph checks
+                # that it is a torch.autograd.Function, `_Resolver.applied`)
                 # an entry of a dispatch table imported from the project (`self.act = ACTS[name]`):
                 # the project graph matches the call against each entry (`FileFacts.dispatch_tables`)
                 args_only = {k: dict.__getitem__(data, k) for k in _PROJECT_CALL_KEYS}
@@ -3722,6 +3769,16 @@ class _CallExtras:
         ``<Fn>.apply`` may call: ``clamp_grad = ClampGrad.apply``, ``self.fn = Fn.apply``)."""
         return frozenset(c.qualname for c in self.v.local_classes.values() if c.is_autograd_function)
 
+    def project_names(self) -> frozenset[str]:
+        """The resolved names this file imports from its own project (a ``<X>.apply`` of one
+        is the project graph's to check: ``X`` may be no ``torch.autograd.Function``)."""
+        return frozenset(self.v.bindings.project_names)
+
+    def own_classes(self) -> frozenset[str]:
+        """Qualnames of every class this file defines (a ``<Cls>.apply`` of one that is no
+        ``torch.autograd.Function``, ``scale = Scale.apply``, is a plain method)."""
+        return frozenset(c.qualname for c in self.v.local_classes.values())
+
     def device_like_arg(self) -> bool:
         return self.method == "to" and any(
             _mentions_device(self.v, a.value) for a in self.node.args if a.keyword is None)
@@ -3842,7 +3899,8 @@ _CALL_EXTRAS: dict[str, Callable[[_CallExtras], Any]] = {
         "receiver_name", "device_like_arg", "to_follows_input", "input_global_pool", "uniform_seq_args",
         "name_args", "arg_item_kinds", "arg_names", "receiver_text", "device_follows_input", "message_kinds",
         "exports_weight", "arg_texts", "value_args_all_params", "receiver_fresh", "receiver_ctor", "input_ctor",
-        "random_args", "arg_alias", "own_method", "arg_ctor", "after_conv", "autograd_functions")
+        "random_args", "arg_alias", "own_method", "arg_ctor", "after_conv", "autograd_functions", "own_classes",
+        "project_names")
 }
 
 
