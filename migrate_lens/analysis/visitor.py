@@ -2387,7 +2387,10 @@ class FileVisitor(cst.CSTVisitor):
                 # class), or a method of a plain class: its parameters get the kinds passed here;
                 # `self.<m>(...)` and a submodule's method (`self.quantizer.encode(x, bandwidth)`)
                 # also record whether each argument is static (flag parameters, interproc.static_inputs)
-                self._call_flow(scope, node, name, statics=name[:5] == "self." and (
+                own = name[:5] == "self."
+                # (a method of a submodule takes tensors by assumption: its argument kinds say nothing)
+                self._call_flow(scope, node, name, kinds=not (own and scope.cls is not None and scope.cls.attr_kinds.get(
+                    name[5:].split(".", 1)[0]) == K.M), statics=own and (
                     "." not in name[5:] or (name.count(".") == 2 and _may_be_method(scope.cls, name))))
             elif name[5:] in scope.cls.static_methods:
                 # a staticmethod takes no tensors by assumption: `self.get_reference_points(
@@ -2400,16 +2403,14 @@ class FileVisitor(cst.CSTVisitor):
                 # in-place update of `self._update(self.stats, x)` that a port loses: ML315);
                 # whether each argument is static (a flag the callee would take for a tensor)
                 self._call_flow(scope, node, name, kinds=False, statics=True)
-            elif name[5:] not in scope.cls.attr_kinds and name[5:] not in scope.cls.attr_binds:
-                # a method a base class defines (in another file), or a callable this file cannot
-                # see: static descriptors, and the kinds passed (no held arguments)
-                self._call_flow(scope, node, name, statics=True, held_args=False)
-            else:
+            elif name[5:] in scope.cls.attr_binds:
                 # a callable stored on the module (`self.crit = focal_loss`, `self.attend = partial(
-                # helper, ...)`, or a submodule): a project function there gets the kinds passed.
-                # Argument kinds only: a submodule's forward that writes into its input is an
-                # in-place op where it happens, not an update its caller loses
+                # helper, ...)`): a project function there gets the kinds passed. Argument kinds
+                # only: what it writes into its input is an in-place op where it happens
                 self._call_flow(scope, node, name, held_args=False)
+            elif name[5:] not in scope.cls.attr_kinds:
+                # a method a base class defines (in another file): static descriptors only
+                self._call_flow(scope, node, name, kinds=False, statics=True)
         elif scope is not None and not name and method and type(func) is cst.Attribute and \
                 type(func.value) is cst.Name and (func.value.value in scope.binds.instances or
                                                   func.value.value in scope.binds.typed):
