@@ -649,7 +649,8 @@ def match_global_write(site: Site, m: "Matcher") -> str | None:
 
 def match_attribute(site: Site, m: "Matcher") -> str | None:
     """Attribute read/write by name (``names``), optionally only on ``self`` (``on_self``) or
-    on receivers of given kinds (``receiver``); for writes, ``value_literal`` (the assigned
+    on receivers of given kinds (``receiver``), with ``reads_only`` not an attribute that is
+    itself assigned to (``p.requires_grad = False`` is no read); for writes, ``value_literal`` (the assigned
     literal is one of these; with ``or_variable``, a value that is no literal passes too:
     ``p.requires_grad = flag`` in a helper its callers pass ``False``) and ``value_attr`` (globs:
     the assigned value is another object's attribute of that name, ``head.weight = embed.weight``)."""
@@ -660,6 +661,8 @@ def match_attribute(site: Site, m: "Matcher") -> str | None:
         return None
     receivers = _param(m, "receiver")
     if receivers and site.receiver not in receivers:
+        return None
+    if _param(m, "reads_only") is True and site.data.get("target"):
         return None
     lits = _param(m, "value_literal")
     value = site.data.get("value_literal", NOT_LITERAL)
