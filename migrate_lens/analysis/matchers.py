@@ -314,6 +314,10 @@ def _kwargs_ok(site: Site, m: "Matcher") -> bool:
         got = _arg(site, m, key)
         if got is not None and got[1] is not NOT_LITERAL and _literal_in(got[1], values):
             return False
+    for key in p.get("skip_if_none") or ():
+        got = _arg(site, m, key)
+        if got is not None and got[1] is None:
+            return False
     for key, values in _table(p.get("require_literal")).items():
         got = _arg(site, m, key)
         if got is None or got[1] is NOT_LITERAL or not _literal_in(got[1], values):
@@ -411,7 +415,9 @@ def match_call(site: Site, m: "Matcher") -> str | None:
     (absent or literal non-True), ``has_kwarg``, ``missing_kwarg`` (with
     ``missing_positional_index``), ``exact_positional`` (number of positional arguments),
     ``kwarg_literal`` ({arg = [string globs]}), ``skip_if_literal`` ({arg = [values]}),
-    ``skip_if_nonliteral`` ([args]), ``require_literal`` ({arg = [values]}),
+    ``skip_if_nonliteral`` ([args]), ``skip_if_none`` ([args] passed as a literal ``None``:
+    ``F.batch_norm(x, None, None, training=True)`` keeps no running statistics),
+    ``require_literal`` ({arg = [values]}),
     ``skip_after_global_pool`` (the input is a global pooling result), ``arg_kind`` ({arg = [value kinds]}), ``arg_name``
     ({position = [globs of the argument's resolved name]}), ``no_grad`` (inside
     ``torch.no_grad()`` or not), ``class_has_conv`` (in a module holding a conv),
@@ -649,7 +655,10 @@ def match_global_write(site: Site, m: "Matcher") -> str | None:
 
 def match_attribute(site: Site, m: "Matcher") -> str | None:
     """Attribute read/write by name (``names``), optionally only on ``self`` (``on_self``) or
-    on receivers of given kinds (``receiver``); for writes, ``value_literal`` (the assigned
+    on receivers of given kinds (``receiver``), with ``reads_only`` not an attribute that is
+    itself assigned to (``p.requires_grad = False`` is no read), with ``skip_self_chain`` not
+    on a receiver rooted at ``self`` (``self.weight.requires_grad``: the module's own
+    parameter or attribute); for writes, ``value_literal`` (the assigned
     literal is one of these; with ``or_variable``, a value that is no literal passes too:
     ``p.requires_grad = flag`` in a helper its callers pass ``False``) and ``value_attr`` (globs:
     the assigned value is another object's attribute of that name, ``head.weight = embed.weight``)."""
@@ -660,6 +669,10 @@ def match_attribute(site: Site, m: "Matcher") -> str | None:
         return None
     receivers = _param(m, "receiver")
     if receivers and site.receiver not in receivers:
+        return None
+    if _param(m, "reads_only") is True and site.data.get("target"):
+        return None
+    if _param(m, "skip_self_chain") is True and site.data.get("self_chain"):
         return None
     lits = _param(m, "value_literal")
     value = site.data.get("value_literal", NOT_LITERAL)

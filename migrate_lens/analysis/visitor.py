@@ -3077,7 +3077,9 @@ class FileVisitor(cst.CSTVisitor):
             self.escaped_methods.add(attr)  # `fn = self.block.gate`: a submodule's method, maybe of this file
         if attr in self.attribute_interest:
             self._site("attribute-read", node, name=attr, receiver=self.kind(node.value),
-                       data={"on_self": type(node.value) is cst.Name and node.value.value == "self"})
+                       data={"on_self": type(node.value) is cst.Name and node.value.value == "self",
+                             "target": id(node) in self.targets,
+                             "self_chain": _root_name(node.value) == "self"})
         if attr in self.name_leaves:
             resolved = self.qual(node)
             if resolved in self.name_interest:
