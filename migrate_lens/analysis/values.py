@@ -57,7 +57,8 @@ def _trailing_dim(index: cst.BaseExpression) -> bool:
     or ``nonzero()`` ((selected, ndim)) keeps static; only the first one is data-dependent."""
     if type(index) is cst.UnaryOperation and type(index.operator) is cst.Minus:
         return type(index.expression) is cst.Integer
-    return type(index) is cst.Integer and index.evaluated_value != 0
+    # (``int(text, 0)``, not ``evaluated_value``: that runs ``ast.literal_eval``, a parse per call)
+    return type(index) is cst.Integer and int(index.value, 0) != 0
 
 
 def _trailing_size(call: cst.Call) -> bool:
