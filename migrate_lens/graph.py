@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict, deque
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -35,7 +35,7 @@ from migrate_lens.fastinit import fast_init, replacer
 from migrate_lens.gctools import gc_paused
 from migrate_lens.fold import fold_duplicates, fold_table
 from migrate_lens.interproc import flow_kinds, function_contexts, holds, is_test_path, recontext, training_roles
-from migrate_lens.models import ClassFact, FileFacts, Finding, InjectionFact
+from migrate_lens.models import CallSiteFact, ClassFact, FileFacts, Finding, InjectionFact
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -337,12 +337,13 @@ class _Resolver:
             return _EXTERNAL
         return None
 
-    def applied(self, dotted: str) -> str:
-        """``dotted`` itself when it ends in ``.apply``, else the ``<X>.apply`` it is bound to
-        through imports and module-level aliases (``from .fn import clamp_grad`` with
-        ``clamp_grad = ClampGrad.apply`` in ``fn``); "" when it is bound to nothing of the kind."""
+    def chase(self, dotted: str, found: Callable[[str], bool]) -> str:
+        """The first name ``found`` accepts on the way from ``dotted`` through the imports and
+        module-level aliases of the project's modules (``dotted`` itself first): ``from .fn
+        import clamp_grad`` with ``clamp_grad = ClampGrad.apply`` in ``fn`` reaches
+        ``pkg.fn.ClampGrad.apply``; "" when the chain ends (or loops) before one."""
         for _ in range(12):
-            if dotted.endswith(".apply"):
+            if found(dotted):
                 return dotted
             parts = dotted.split(".")
             for i in range(len(parts) - 1, 0, -1):
@@ -888,16 +889,25 @@ class _Builder:
 
     def project_call_findings(self) -> dict[str, list[Finding]]:
         """Findings, by path, of calls of project names that are aliases of library callables
-        (:class:`~migrate_lens.models.CallSiteFact`; see :meth:`_Resolver.external_name`), with
+        (:class:`~migrate_lens.models.CallSiteFact`; see :meth:`_Resolver.external_name`), of
+        an entry of a dispatch table another file defines (:meth:`_table_entries`) or of a name
+        bound to a project ``autograd.Function``'s ``apply`` (:meth:`applied_function`), with
         the config applied as to per-file findings; the per-file stage could not see them."""
         out: dict[str, list[Finding]] = {}
         index = None
+
+        def match(call: CallSiteFact, name: str, path: str, suppressions: Any, **how: Any) -> list[Finding]:
+            # the rule engine imported and indexed on the first match only: it loads libcst
+            # (0.3 s), which a rescan served from the cache otherwise never needs
+            nonlocal index
+            from migrate_lens.analysis.engine import build_index, match_project_call
+
+            if index is None:
+                index = build_index(self.catalog.rules)
+            return match_project_call(call, name, how.pop("guarded", False), path, index, suppressions, **how)
+
         # extensions the build declares outside the project's packages (`import MultiScaleDeformableAttention`)
         top_level = {m for m in self.res.declared_extensions if not self.res.is_projectish(m)}
-        if top_level:
-            from migrate_lens.analysis.engine import build_index
-
-            index = build_index(self.catalog.rules)
         tables = {name: entries for f in self.files for name, entries in f.dispatch_tables}
         for f in self.files:
             found: list[Finding] = []
@@ -905,34 +915,19 @@ class _Builder:
                 if call.callee.endswith("[]"):
                     # an entry of a dispatch table in another file: a call of each entry
                     for entry in self._table_entries(call.callee[:-2], tables):
-                        from migrate_lens.analysis.engine import build_index, match_project_call
-
-                        if index is None:
-                            index = build_index(self.catalog.rules)
-                        found.extend(match_project_call(call, entry, False, f.path, index, f.suppressions))
+                        found.extend(match(call, entry, f.path, f.suppressions))
                     continue
-                applied = self.res.applied(call.callee)
-                if applied and self.module_kind.get(self.res.resolve(applied[:-6]) or "") == "autograd.Function":
+                applied = self.applied_function(call.callee)
+                if applied:
                     # `clamp_grad(x)` with `clamp_grad = ClampGrad.apply` in another file: as `Fn.apply(x)`
-                    from migrate_lens.analysis.engine import build_index, match_project_call
-
-                    if index is None:
-                        index = build_index(self.catalog.rules)
-                    found.extend(match_project_call(call, applied, False, f.path, index, f.suppressions, applied=True))
+                    found.extend(match(call, applied, f.path, f.suppressions, applied=True))
                     continue
                 name, guarded, compiled = self.res.follow(call.callee)
-                if not name and not compiled:
-                    continue
-                # imported on the first match only: the rule engine loads libcst (0.3 s), which
-                # a rescan served from the cache otherwise never needs
-                from migrate_lens.analysis.engine import build_index, match_project_call
-
-                if index is None:
-                    index = build_index(self.catalog.rules)
-                found.extend(match_project_call(call, name or call.callee, guarded, f.path, index, f.suppressions,
-                                                compiled=bool(compiled)))
+                if name or compiled:
+                    found.extend(match(call, name or call.callee, f.path, f.suppressions, guarded=guarded,
+                                       compiled=bool(compiled)))
             if top_level:
-                found.extend(self._declared_extension_calls(f, top_level, index))
+                found.extend(self._declared_extension_calls(f, top_level, match))
             if found:
                 from migrate_lens.filters import apply_config
 
@@ -941,35 +936,35 @@ class _Builder:
                 out[f.path] = kept
         return out
 
+    def applied_function(self, dotted: str) -> str:
+        """``<Fn>.apply`` when ``dotted`` is, or is bound to through imports and module-level
+        aliases, the ``apply`` of a project ``torch.autograd.Function``; "" otherwise (an
+        ``nn.Module.apply``, a plain class's method)."""
+        applied = self.res.chase(dotted, lambda d: d.endswith(".apply"))
+        if applied and self.module_kind.get(self.res.resolve(applied[: -len(".apply")]) or "") == "autograd.Function":
+            return applied
+        return ""
+
     def _table_entries(self, table: str, tables: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
         """The library callables a dispatch table holds (``pkg.acts.ACTS`` -> ``torch.relu_``,
         ``torch.nn.functional.gelu``), following the table's name through the project's imports
-        and aliases to where it is defined, and each entry to the library name it stands for."""
-        for _ in range(8):
-            if table in tables:
-                break
-            head, _, leaf = table.rpartition(".")
-            binding = self.res.bindings.get(head, {}).get(leaf)
-            if not binding or binding == table:
-                return ()
-            table = binding
-        else:
-            return ()
+        and aliases to where it is defined (:meth:`_Resolver.chase`), and each entry to the
+        library name it stands for."""
         out: list[str] = []
-        for entry in tables.get(table, ()):
+        for entry in tables.get(self.res.chase(table, tables.__contains__), ()):
             name = entry if not self.res.is_projectish(entry) else self.res.follow(entry)[0]
             if name and name not in out:
                 out.append(name)
         return tuple(out)
 
-    def _declared_extension_calls(self, f: FileFacts, modules: set[str], index: Any) -> list[Finding]:
+    def _declared_extension_calls(self, f: FileFacts, modules: set[str], match: Any) -> list[Finding]:
         """Findings of calls in ``f`` (one per caller and callee: :class:`CallFact`) of a
         function of a compiled extension module in ``modules``, a top-level module the tree's
         build declares (``CUDAExtension("MultiScaleDeformableAttention", ...)`` in setup.py,
         ``import MultiScaleDeformableAttention as MSDA``, ``MSDA.ms_deform_attn_forward(...)``):
-        the per-file stage took it for a library it does not know."""
-        from migrate_lens.analysis.engine import match_project_call
-        from migrate_lens.models import CallSiteFact, Span
+        the per-file stage took it for a library it does not know. ``match``: the rule matcher
+        of :meth:`project_call_findings`."""
+        from migrate_lens.models import Span
 
         out: list[Finding] = []
         context = {fn.qualname: fn.context for fn in f.functions}
@@ -980,7 +975,7 @@ class _Builder:
                                     snippet=f"{call.callee}(...)", symbol=call.caller,
                                     context=context.get(call.caller, "function"), args=(), kwargs=(),
                                     star=False, no_grad=False)
-                out.extend(match_project_call(site, call.callee, False, f.path, index, f.suppressions, compiled=True))
+                out.extend(match(site, call.callee, f.path, f.suppressions, compiled=True))
         return out
 
     def submodule_targets(self, cls: str, attr: str, seen: frozenset[str] = frozenset()) -> list[str]:
@@ -1121,9 +1116,9 @@ class _Builder:
                         # `Fn.apply(x, ...)` of a project autograd.Function runs its forward (and
                         # its backward in training): status edges, no argument flow (ctx shifts them);
                         # so does a call of a name bound to it (`clamp_grad = ClampGrad.apply`)
-                        applied = res.applied(callee)
-                        fn_cls = resolve(applied[:-6]) if applied else None
-                        if fn_cls is not None and self.module_kind.get(fn_cls) == "autograd.Function":
+                        applied = self.applied_function(callee)
+                        fn_cls = resolve(applied[: -len(".apply")]) if applied else None
+                        if fn_cls is not None:
                             for m in ("forward", "backward"):
                                 t = member(fn_cls, [m])
                                 if t is not None and t != _EXTERNAL and t in kind and t != caller:

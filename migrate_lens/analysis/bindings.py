@@ -303,19 +303,22 @@ class Bindings:
         return ()
 
     def _table(self, node: cst.BaseExpression, shadowed: Container[str] = (),
-               local: Mapping[str, tuple[str, ...]] | None = None, methods: Container[str] = ()) -> tuple[str, ...]:
-        """The entries of the dispatch table ``node`` is (see :meth:`targets`), () if none."""
+               local: Mapping[str, tuple[str, ...]] | None = None, methods: Container[str] = (),
+               imported: bool = True) -> tuple[str, ...]:
+        """The entries of the dispatch table ``node`` is (see :meth:`targets`): a literal, a
+        table of this file, or (``imported``) ``<pkg.acts.ACTS>[]`` for a name imported from
+        the project, whose entries the project graph knows; () if none."""
         t = type(node)
         if t in (cst.Dict, cst.List, cst.Tuple) or _is_dict_call(node):
             return self.table_entries(node, shadowed, local, methods)
         if t is cst.Name and node.value not in shadowed and not (local and node.value in local):
             hit = self.tables.get(node.value)
-            if hit is not None:
-                return hit
-            imported = self.aliases.get(node.value, "")
-            if imported and self.is_project(imported) and node.value not in self.functions \
+            if hit is not None or not imported:
+                return hit or ()
+            source = self.aliases.get(node.value, "")
+            if source and self.is_project(source) and node.value not in self.functions \
                     and node.value not in self.classes:
-                return (f"{imported}[]",)
+                return (f"{source}[]",)
         return ()
 
     def table_entries(self, node: cst.BaseExpression, shadowed: Container[str] = (),
@@ -343,13 +346,9 @@ class Bindings:
                       local: Mapping[str, tuple[str, ...]] | None = None,
                       methods: Container[str] = ()) -> tuple[str, ...]:
         """The entries of a table copied into another (``{**BASE}``, ``dict(BASE)``): a table
-        of this file, or a literal; () for anything else (an imported table's entries are the
-        graph's to know, ``zip(...)``, a call)."""
-        if type(node) is cst.Name and node.value not in shadowed and not (local and node.value in local):
-            return self.tables.get(node.value, ())
-        if type(node) in (cst.Dict, cst.List, cst.Tuple) or _is_dict_call(node):
-            return self.table_entries(node, shadowed, local, methods)
-        return ()
+        of this file, or a literal (:meth:`_table` without imported tables, whose entries are
+        the graph's to know); () for anything else (``zip(...)``, a call)."""
+        return self._table(node, shadowed, local, methods, imported=False)
 
     def bind_table_write(self, name: str, values: Sequence[cst.BaseExpression]) -> None:
         """Module-level code adds ``values`` to the table bound to ``name`` (``ACTS["hard"] =

@@ -616,9 +616,7 @@ class ValueKinds:
                 if method in K.NON_TENSOR_METHODS:
                     return K.U  # the guess was wrong: a str or dict method (`k.endswith(p)`)
                 if method in K.STATIC_METHODS:
-                    if method in _SIZE_READS and not _trailing_size(node) and self.is_ragged(func.value):
-                        return K.H  # `x[mask].numel()`: counts what the mask selected
-                    return K.S
+                    return K.H if self._ragged_size(node, method) else K.S  # `x[mask].numel()`: what it selected
                 if method in K.HOST_METHODS:
                     return K.H
                 if method in K.BOOL_METHODS:
@@ -644,8 +642,7 @@ class ValueKinds:
             if recv == K.U and method in K.STATIC_METHODS:
                 # (asked even so: under a hypothesis on the mask's inputs the receiver may be a
                 # boolean-mask selection, and the asking records which inputs those are)
-                return K.H if method in _SIZE_READS and not _trailing_size(node) and self.is_ragged(func.value) \
-                    else K.S
+                return K.H if self._ragged_size(node, method) else K.S
             if recv == K.U and method in K.TORCH_ONLY_METHODS:
                 return K.B if method in K.BOOL_METHODS else K.T
             if recv == K.M:
@@ -668,6 +665,12 @@ class ValueKinds:
                 node = node.func.value
             else:
                 return False
+
+    def _ragged_size(self, call: cst.Call, method: str) -> bool:
+        """``call`` (a method ``method`` of an attribute) reads the data-dependent first size of
+        a boolean-mask selection (:meth:`is_ragged`): ``.numel()``, ``.size()``, ``.size(0)``,
+        not a trailing dimension's ``.size(-1)``."""
+        return method in _SIZE_READS and not _trailing_size(call) and self.is_ragged(call.func.value)  # type: ignore[attr-defined]
 
     def parameter_container(self, node: cst.BaseExpression) -> bool:
         """``self.<attr>`` built as an ``nn.ParameterDict``/``nn.ParameterList`` (in this class

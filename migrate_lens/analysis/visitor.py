@@ -2366,10 +2366,7 @@ class FileVisitor(cst.CSTVisitor):
                     if scope is not None:
                         scope.kernel_use = True
                 if self.bindings.is_project(c):  # matched by the project graph (aliases across files)
-                    # the call's own arguments only: a LazyData holds the visitor (a reference
-                    # cycle that kept the whole tree for the cyclic GC after each file)
-                    args_only = {k: dict.__getitem__(data, k) for k in _PROJECT_CALL_KEYS}
-                    self.project_calls.append((*self._lines(node), c, method, args_only, self.context, self.symbol))
+                    self._project_call(node, c, method, data)
         if scope is not None:
             self._bound_calls(node, scope, name, method, receiver, data)
             self._injected_args(node, scope, name)
@@ -2481,12 +2478,19 @@ class FileVisitor(cst.CSTVisitor):
                 self._call_flow(scope, node, alt)
             if (alt.endswith("[]") and self.bindings.is_project(alt[:-2])) or (
                     alt.endswith(".apply") and self.bindings.is_project(alt[:-6])):
-                # (`self.fn = Fn.apply` of a class imported from the project: the graph checks
-                # that it is a torch.autograd.Function, `_Resolver.applied`)
                 # an entry of a dispatch table imported from the project (`self.act = ACTS[name]`):
-                # the project graph matches the call against each entry (`FileFacts.dispatch_tables`)
-                args_only = {k: dict.__getitem__(data, k) for k in _PROJECT_CALL_KEYS}
-                self.project_calls.append((*self._lines(node), alt, method, args_only, self.context, self.symbol))
+                # the project graph matches the call against each entry (`FileFacts.dispatch_tables`);
+                # `self.fn = Fn.apply` of a class imported from the project: the graph checks that
+                # it is a torch.autograd.Function (`_Resolver.applied`)
+                self._project_call(node, alt, method, data)
+
+    def _project_call(self, node: cst.Call, callee: str, method: str, data: Any) -> None:
+        """Keep a call of ``callee``, a name of the project, for the project graph to match once
+        it knows what the name is (:class:`~migrate_lens.models.CallSiteFact`). The call's own
+        arguments only: a LazyData holds the visitor (a reference cycle that kept the whole tree
+        for the cyclic GC after each file)."""
+        args_only = {k: dict.__getitem__(data, k) for k in _PROJECT_CALL_KEYS}
+        self.project_calls.append((*self._lines(node), callee, method, args_only, self.context, self.symbol))
 
     def _host_write(self, target: cst.Attribute, value: cst.BaseExpression) -> None:
         """``self.x = <computed>`` / ``self.sub.x = <computed>`` in a method that is neither init
