@@ -192,7 +192,8 @@ class _FuncScope:
     #: ``logits = self.classifier(h)``), not to an alias of another (``queue = self.queue``)
     fresh: set[str] = field(default_factory=set)
     #: open ``if`` statements: [orelse node id, env before, derived before, body-end state, dead
-    #: branch, last_value before, (the body's last_value, once the else branch begins)]
+    #: branch, last_value before, how the body exits (:func:`_exit_kind`), (the body's
+    #: last_value, once the else branch begins)]
     branches: list[list[Any]] = field(default_factory=list)
     #: open ``if`` statements (either branch) whose test checks a type (``isinstance(space,
     #: spaces.Dict)``): code that dispatches on the Python structure of its input
@@ -1671,6 +1672,7 @@ class FileVisitor(cst.CSTVisitor):
         cls.held.add(attr)
 
     def visit_If(self, node: cst.If) -> None:
+        exits = _exit_kind(node.body)
         if _is_availability_test(node.test):
             self.bindings.guard_depth += 1  # imports under it are optional, like try/except ImportError
             self.guard_tries.add(id(node))
@@ -1683,7 +1685,7 @@ class FileVisitor(cst.CSTVisitor):
                 self._enter_else(scope)  # an `elif`: the enclosing if's else branch
             dead = _export_only_test(self, node.test)
             scope.branches.append([id(node.orelse) if node.orelse is not None else 0,
-                                   dict(scope.env), dict(scope.derived), None, dead, dict(scope.last_value)])
+                                   dict(scope.env), dict(scope.derived), None, dead, dict(scope.last_value), exits])
             if dead == "body":
                 self.export_only += 1
         if self.func_stack and (_kernel_gate(self, node.test) or _asserts_kernel(self, node.body)):
@@ -1695,7 +1697,7 @@ class FileVisitor(cst.CSTVisitor):
             if not self.func_stack and not self.class_stack:
                 self.main_blocks += 1
             return
-        self._condition(node.test, "if", exit_kind=_exit_kind(node.body))
+        self._condition(node.test, "if", exit_kind=exits)
 
     def visit_Else(self, node: cst.Else) -> None:
         if self.func_stack:
@@ -1746,11 +1748,10 @@ class FileVisitor(cst.CSTVisitor):
             scope.type_tests -= 1
         if not scope.branches:
             return
-        _, env0, der0, body, dead, lv0, *lv_body = scope.branches.pop()
+        _, env0, der0, body, dead, lv0, body_exits, *lv_body = scope.branches.pop()
         # after the if, each name's last binding in source order: the else branch's, or the
         # body's where the else branch did not bind it; a branch that returns, raises or
         # leaves the loop binds nothing for the code after the if
-        body_exits = bool(_exit_kind(original_node.body))
         if lv_body:
             orelse = original_node.orelse
             if type(orelse) is cst.Else and _exit_kind(orelse.body) and not body_exits:
