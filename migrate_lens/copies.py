@@ -14,8 +14,8 @@ Evidence, strongest first (``evidence`` of a family):
 - ``modular``: a definition in ``modular_x.py`` whose folder holds the ``modeling_x.py``
   generated from it (the generated file names it in its header): the generated file is what is
   ported, the modular definition is its copy.
-- ``same shape``: equal normalised ``ast`` digests (:mod:`migrate_lens.analysis.shape`: no
-  strings, docstrings or comments, model-family names normalised) of at least
+- ``same shape``: equal digests of the normalised code text (:mod:`migrate_lens.analysis.shape`: no
+  strings, docstrings, comments or layout, model-family names normalised) of at least
   :data:`MIN_COPY_LINES` code lines.
 
 In every family the *original* is the member not in a ``modular_*.py`` file and without a

@@ -364,8 +364,8 @@ class UnitShape:
     """A class, method or module-level function as pricing sees it
     (:mod:`migrate_lens.analysis.shape`): ``qualname`` (dotted, as the graph names it), 1-based
     ``line``..``end_line``, ``code_lines`` (not blank, comment or docstring), ``digest`` of its
-    normalised ``ast`` (same digest = same code up to strings, docstrings, comments and the
-    model-family name), ``copied_from`` (the dotted target of a ``# Copied from`` marker, or
+    normalised code text (same digest = same code up to strings, docstrings, comments, layout and
+    the model-family name), ``copied_from`` (the dotted target of a ``# Copied from`` marker, or
     ""), ``kind`` (class | method | function)."""
 
     qualname: str

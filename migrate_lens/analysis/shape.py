@@ -1,7 +1,7 @@
 """Per-file size and shape facts for pricing: code lines, and a normalised digest of every class
 and function so the project stage can find copies (:mod:`migrate_lens.copies`).
 
-Read from the ``ast`` tree the per-file stage already holds (:func:`migrate_lens.analysis.walk.parse_ast`
+Read from the ``ast`` tree (statements only) and the text the per-file stage already holds (:func:`migrate_lens.analysis.walk.parse_ast`
 is shared with the depth guard and the position pairing), so no second parse.
 
 - **Code lines**: non-blank lines that are not only a comment, not part of a string
@@ -12,13 +12,14 @@ is shared with the depth guard and the position pairing), so no second parse.
   meta={...})``) and transformers' ``_no_split_modules = [...]``. A table is configuration: it
   carries over to the port as it is, and porting it is not translating code
   (:func:`is_data_value`). Lines inside a multi-line expression count when non-blank.
-- **Shape digest** of a class or function: a BLAKE2b digest of its ``ast`` with docstrings
-  dropped, every string constant replaced by one placeholder, comments gone (``ast`` has none)
-  and the model-family name normalised: in every identifier, the family words of the file
-  (its package folder and its file stem without ``modeling_``/``modular_``/... prefixes, e.g.
-  ``bart`` in ``models/bart/modeling_bart.py``) are replaced by one placeholder, so
-  ``BartAttention`` in ``modeling_bart.py`` and ``MarianAttention`` in ``modeling_marian.py``
-  get the same digest when their code is the same up to the rename.
+- **Shape digest** of a class or function: a BLAKE2b digest of its normalised source text
+  (:class:`_Shaper`): string literals replaced by one placeholder, comments, whitespace and
+  string statements (docstrings) gone, trailing commas before a closing bracket dropped, and
+  the model-family name normalised: the family words of the file (its package folder and its
+  file stem without ``modeling_``/``modular_``/... prefixes, e.g. ``bart`` in
+  ``models/bart/modeling_bart.py``) are replaced by one placeholder in the lower-cased text,
+  so ``BartAttention`` in ``modeling_bart.py`` and ``MarianAttention`` in ``modeling_marian.py``
+  get the same digest when their code is the same up to the rename and the layout.
 - **Copy marker**: ``# Copied from pkg.mod.Name [with A->B]`` on the line above a definition
   (or above its decorators), the convention of transformers and diffusers, whose CI checks
   that the copy matches its source.
@@ -55,15 +56,9 @@ _NOT_CODE = frozenset({"", "#"})
 _SKIP_FIELDS = frozenset({"ctx", "type_comment", "kind"})
 _DEFS = (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
 #: per ``ast`` class: (its name, getter of its fields in order without :data:`_SKIP_FIELDS`,
-#: their number, their names), for :meth:`_Shaper.tokens`
+#: their number, their names), for :func:`is_data_value`
 _TOKEN_PLANS: dict[type, tuple[str, Any, int, tuple[str, ...]]] = {}
-_Name, _Constant, _Attribute = ast.Name, ast.Constant, ast.Attribute
-#: the separator of a unit's tokens, and the joined tokens of ``Constant`` leaves (None: no
-#: value token; a string: ``S``; others: the ``repr`` follows the separator)
-_SEP = "\x01"
-_CONSTANT = "Constant"
-_CONSTANT_SEP = "Constant" + _SEP
-_STRING = "Constant" + _SEP + "S"
+_Name, _Constant = ast.Name, ast.Constant
 #: Expression nodes a data table is made of (no lambda, comprehension, comparison, await...).
 _DATA_NODES = (ast.Constant, ast.Dict, ast.List, ast.Tuple, ast.Set, ast.Name, ast.Attribute, ast.Call,
                ast.keyword, ast.UnaryOp, ast.BinOp, ast.Starred, ast.JoinedStr, ast.FormattedValue,
