@@ -1697,6 +1697,11 @@ class FileVisitor(cst.CSTVisitor):
             if not self.func_stack and not self.class_stack:
                 self.main_blocks += 1
             return
+        if not exits and node.orelse is None and _reports_only(node.body):
+            # `if (ids >= vocab).any(): warnings.warn(...)`: a data check that only reports, as
+            # one that raises; with an `else` the branch chooses computation
+            self._condition(node.test, "if", exit_kind="warn")
+            return
         self._condition(node.test, "if", exit_kind=exits)
 
     def visit_Else(self, node: cst.Else) -> None:
@@ -3731,6 +3736,40 @@ def _exit_kind(body: cst.BaseSuite) -> str:
     if any(type(s) in (cst.Return, cst.Break, cst.Continue) for s in smalls):
         return "return"
     return ""
+
+
+#: Receivers whose calls only report (``warnings.warn``, ``logger.warning``, ``self.log.info``)
+_REPORTERS = frozenset({"warnings", "logging", "logger", "log", "_logger", "LOGGER", "_LOGGER", "LOG", "_log"})
+
+
+def _reports_only(body: cst.BaseSuite) -> bool:
+    """Whether a branch only reports: every statement a call of ``warnings.warn``/``warn``, of
+    a logger's method (``logger.warning``, ``logging.info``, ``self.logger.error``) or ``pass``
+    (the body of an input check that warns instead of raising)."""
+    stmts = body.body if type(body) is cst.IndentedBlock else (body,)
+    found = False
+    for stmt in stmts:
+        if type(stmt) is not cst.SimpleStatementLine and type(stmt) is not cst.SimpleStatementSuite:
+            return False
+        for small in stmt.body:  # type: ignore[union-attr]
+            if type(small) is cst.Pass:
+                continue
+            if type(small) is not cst.Expr or type(small.value) is not cst.Call:
+                return False
+            func = small.value.func
+            if type(func) is cst.Name:
+                if func.value != "warn":
+                    return False
+            elif type(func) is cst.Attribute:
+                recv = func.value
+                name = recv.value if type(recv) is cst.Name else (
+                    recv.attr.value if type(recv) is cst.Attribute else "")
+                if name not in _REPORTERS:
+                    return False
+            else:
+                return False
+            found = True
+    return found
 
 
 #: What the engine keeps of a call of a project name (``CallSiteFact``; eager keys of the call's data)
