@@ -311,6 +311,9 @@ class FileVisitor(cst.CSTVisitor):
         #: id(concatenation call) -> the state it grows: the call's result is assigned back to
         #: one of its own inputs that outlives the call (:meth:`_growth`)
         self.grow_calls: dict[int, str] = {}
+        #: id of a lambda that init code stores on self (``self.act = lambda x: ...``) -> the
+        #: qualname its body is analyzed under, as a closure's (:meth:`visit_Lambda`)
+        self.self_lambdas: dict[int, str] = {}
         #: training loop -> the ids of its step loops (``SummaryBuilder.where``): the inline
         #: training step, whose sites are traced code
         self.step_loops: dict[str, frozenset[int]] = {}
@@ -795,6 +798,33 @@ class FileVisitor(cst.CSTVisitor):
                         "args": (), "kwargs": {}, "star": False, "no_grad": False, "result": K.U,
                         "decorator": True,
                     })
+
+    def visit_Lambda(self, node: cst.Lambda) -> None:
+        """A lambda init code stores on self (:attr:`self_lambdas`) is a function of its own,
+        as ``def act(x): return ...; self.act = act`` is: its parameters are symbolic inputs
+        that the calls ``self.act(x)`` give kinds to, and its context is decided by who calls
+        it (the project graph). Other lambdas stay part of the enclosing code."""
+        qualname = self.self_lambdas.get(id(node)) if self.self_lambdas else None
+        if qualname is None:
+            return
+        parent = self.func_stack[-1]
+        name = qualname.rsplit(".", 1)[-1]
+        cls = parent.cls
+        scope = _FuncScope(qualname=qualname, name=name, context="function", cls=cls, is_method=False,
+                           guess="function", init_like=parent.init_like, node=None)
+        scope.summary = SummaryBuilder(qualname, name, "function", in_module=cls is None or cls.is_module,
+                                       module_method=False)
+        self._bind_params(scope, node.params, False)
+        self.func_stack.append(scope)
+        self.scope_kinds.append("func")
+
+    def leave_Lambda(self, original_node: cst.Lambda) -> None:
+        if not self.self_lambdas or self.self_lambdas.get(id(original_node)) != self.func_stack[-1].qualname:
+            return
+        scope = self.func_stack[-1]
+        scope.returns_value = True
+        scope.ret_flows.append(self._flow(original_node.body))
+        self.leave_FunctionDef(original_node)  # type: ignore[arg-type]
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         scope = self.func_stack.pop()
@@ -1602,6 +1632,10 @@ class FileVisitor(cst.CSTVisitor):
             if value is not None:
                 found = self._targets(value)
                 closure = self._closure_def(value)
+                if not closure and type(value) is cst.Lambda and self.func_stack[-1].init_like:
+                    # `self.score = lambda q, k: (q @ k.T).argmax().item()` in __init__: a
+                    # closure called from forward with its tensors, not init code
+                    closure = self.self_lambdas[id(value)] = f"{self.func_stack[-1].qualname}.{attr}"
                 if closure:  # `def post(t): ...; self.post = post` in __init__: forward calls it
                     found = merge(found, (closure,))
                 if found:
