@@ -180,6 +180,9 @@ class _FuncScope:
     #: (callee, static descriptors, keyword descriptors, spread) of the flows recorded for
     #: static descriptors alone: a repeated one adds nothing
     static_flows: set[tuple[str, Any, Any, bool]] = field(default_factory=set)
+    #: the function calls its first parameter with the parameters after it (``return fn(*args,
+    #: **kw)``): ``FunctionSummary.forwards``
+    forwards: bool = False
     #: flows of ``return`` values, and of their tuple items (None once lengths differ)
     ret_flows: list[Flow] = field(default_factory=list)
     ret_items: list[list[Flow]] | None = None
@@ -2228,6 +2231,10 @@ class FileVisitor(cst.CSTVisitor):
         method = func.attr.value if type(func) is cst.Attribute else ""
         if name == "torch.nn.Sequential":
             self._flatten_layers_after_conv(node)
+        if type(func) is cst.Name and self.func_stack:
+            order = self.func_stack[-1].param_order
+            if order and func.value == order[0] and _forwards(node, self.func_stack[-1]):
+                self.func_stack[-1].forwards = True
         if self.func_stack and (name == "setattr" or method == "__setattr__"):
             written = _setattr_target(node, name)
             if written is not None:  # `setattr(self, "mask", m)`: the write `self.mask = m` spelled as a call
@@ -2661,7 +2668,7 @@ class FileVisitor(cst.CSTVisitor):
                 type(node.func) is cst.Attribute and "register_" in node.func.attr.value):
             return
         cls = scope.cls
-        for a in node.args:
+        for i, a in enumerate(node.args):
             v = a.value
             t = type(v)
             if t is cst.Attribute and type(v.value) is cst.Name and v.value.value == "self" and cls is not None:
@@ -2678,6 +2685,30 @@ class FileVisitor(cst.CSTVisitor):
                 if (scope.qualname, f) not in self._call_seen:
                     self._call_seen.add((scope.qualname, f))
                     self.calls.append(CallFact(caller=scope.qualname, callee=f, line=self._line(a.value), passed=True))
+                if i == 0 and a.keyword is None and not a.star and len(node.args) > 1 and (
+                        name in _FORWARDERS or _is_project_callee(name)):
+                    self._forwarded_flow(scope, node, f, "" if name in _FORWARDERS else name)
+
+    def _forwarded_flow(self, scope: _FuncScope, node: cst.Call, fn: str, via: str) -> None:
+        """``apply(fn, x, scale=s)``: the flow of ``fn(x, scale=s)``, through the wrapper
+        ``via`` (it holds where the wrapper forwards, ``FunctionSummary.forwards``; "" for a
+        library forwarder such as ``torch.utils.checkpoint.checkpoint``)."""
+        args: list[Flow] = []
+        keywords: list[str] = []
+        kwargs: list[Flow] = []
+        for a in node.args[1:]:
+            if a.star:
+                if a.star == "*":
+                    break
+                continue
+            f = self._flow(a.value)
+            if a.keyword is not None:
+                keywords.append(a.keyword.value)
+                kwargs.append(f)
+            else:
+                args.append(f)
+        if any(f.kind or f.deps for f in (*args, *kwargs)):
+            scope.call_flows.append(CallFlow(fn, tuple(args), tuple(keywords), tuple(kwargs), via=via))
 
     def _injected_args(self, node: cst.Call, scope: _FuncScope, name: str) -> None:
         """Classes (and instances of classes) passed as call arguments: ``Block(dim,
@@ -3806,6 +3837,10 @@ def _reports_only(body: cst.BaseSuite) -> bool:
     return found
 
 
+#: Library functions that call their first argument with the others (``checkpoint(fn, x)``)
+_FORWARDERS = frozenset({"torch.utils.checkpoint.checkpoint"})
+
+
 #: What the engine keeps of a call of a project name (``CallSiteFact``; eager keys of the call's data)
 _PROJECT_CALL_KEYS = ("args", "kwargs", "star", "no_grad")
 #: the inputs read by a part that read none (shared, never written)
@@ -4134,13 +4169,45 @@ def _with_flows(summary: FunctionSummary | None, scope: _FuncScope) -> FunctionS
     if not any(static_items):
         static_items = ()
     if summary is None and ret is None and not items and not params and not calls and not static_ret and \
-            not static_items:
+            not static_items and not scope.forwards:
         return None
     defaults = tuple(sorted(scope.static_defaults)) if assumed or scope.symbolic else ()
     base = summary or FunctionSummary(scope.qualname)
     return FunctionSummary(base.qualname, base.role, base.loop_calls, params, ret, items, calls,
                            mutated, tuple(sorted(scope.returned)) if mutated else (),
-                           assumed, defaults, static_ret, static_items)
+                           assumed, defaults, static_ret, static_items, forwards=scope.forwards)
+
+
+def _forwards(node: cst.Call, scope: _FuncScope) -> bool:
+    """Whether ``node``, a call of the function's first parameter, passes it the parameters
+    after it as they came: ``fn(*args, **kwargs)``, ``fn(x)`` in ``def run(fn, x)``, ``fn(x,
+    scale=scale)`` (a forwarding wrapper: ``FunctionSummary.forwards``)."""
+    fdef = scope.node
+    if fdef is None or not node.args:
+        return False
+    params = fdef.params
+    star = params.star_arg.name.value if type(params.star_arg) is cst.Param else ""
+    kwstar = params.star_kwarg.name.value if params.star_kwarg is not None else ""
+    order = scope.param_order
+    pos = 1
+    for a in node.args:
+        v = a.value
+        if type(v) is not cst.Name:
+            return False
+        if a.star == "*":
+            if v.value != star:
+                return False
+        elif a.star == "**":
+            if v.value != kwstar:
+                return False
+        elif a.keyword is not None:
+            if a.keyword.value != v.value or v.value not in scope.params or v.value == order[0]:
+                return False
+        else:
+            if pos >= len(order) or order[pos] != v.value:
+                return False
+            pos += 1
+    return True
 
 
 def _join_static(descriptors: list[str]) -> str:
