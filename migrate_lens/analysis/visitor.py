@@ -288,8 +288,14 @@ class FileVisitor(cst.CSTVisitor):
         name_interest: frozenset[str] = frozenset(),
         variant_interest: Callable[[str, str, Collection[str]], bool] | None = None,
         result_interest: frozenset[str] = frozenset(),
+        probe: Callable[[Site], list[str]] | None = None,
+        members: Mapping[str, tuple[str, ...]] | None = None,
     ) -> None:
         super().__init__()
+        #: the codes the rules would give a site, no finding made; the members of torch modules
+        #: the rules name (``getattr(F, name)(x)``: :meth:`_dynamic_member`)
+        self.probe = probe
+        self.members = members or {}
         self.module = module
         self.is_package = is_package
         self.emit = emit
@@ -2400,6 +2406,9 @@ class FileVisitor(cst.CSTVisitor):
         emitted = not self._is_bound_torch_class(func, name)
         if emitted:
             self._site("call", node, name=name, method=method, receiver=receiver, data=data)
+        if not name and type(func) is cst.Call and type(func.func) is cst.Name and func.func.value == "getattr" \
+                and self.members and self.probe is not None:
+            self._dynamic_member(node, func, data)
         if name and (self.bindings.guarded or self.bindings.project_names):
             if type(func) is cst.Name and scope is not None and func.value in scope.binds.callables:
                 candidates = scope.binds.callables[func.value]
@@ -2530,6 +2539,36 @@ class FileVisitor(cst.CSTVisitor):
                 # `self.fn = Fn.apply` of a class imported from the project: the graph checks that
                 # it is a torch.autograd.Function (`_Resolver.applied`)
                 self._project_call(node, alt, method, data)
+
+    def _dynamic_member(self, node: cst.Call, lookup: cst.Call, data: Any) -> None:
+        """``getattr(F, self.act_name)(x)``, ``getattr(nn, cfg.norm)(dim)``: a member of a torch
+        module chosen by a computed name. The call is matched as a call of each member some
+        rule names (:attr:`members`), at its own arguments; when some would be flagged, one
+        ``dynamic-member`` site lists them (a low finding: which member runs is configuration
+        the port must map by hand, and its hazards are those of the members it may be)."""
+        if len(lookup.args) < 2 or lookup.args[0].keyword is not None or \
+                type(lookup.args[1].value) in (cst.SimpleString, cst.ConcatenatedString):
+            return  # (a literal name resolves as the member itself)
+        holder = self.qual(lookup.args[0].value)
+        members = self.members.get(holder)
+        if not members or self.export_only or self.error_only:
+            return
+        if self.func_stack:
+            context, symbol = self.func_stack[-1].context, self.func_stack[-1].qualname
+        else:
+            context, symbol = "host", self.class_stack[-1].qualname if self.class_stack else self.module
+        by_code: dict[str, list[str]] = {}
+        probe = self.probe
+        assert probe is not None
+        for m in members:
+            for code in probe(Site("call", node, context, symbol, f"{holder}.{m}", "", "", data, ())):
+                if m not in by_code.setdefault(code, []):
+                    by_code[code].append(m)
+        if by_code:
+            # by rule, a few members each: `ML602 (dropout, dropout1d, +6 more)`
+            listed = "; ".join(f"{code} ({', '.join(ms[:3])}{f', +{len(ms) - 3} more' if len(ms) > 3 else ''})"
+                               for code, ms in sorted(by_code.items()))
+            self._site("dynamic-member", node, name=holder, data={"members": listed})
 
     def _project_call(self, node: cst.Call, callee: str, method: str, data: Any) -> None:
         """Keep a call of ``callee``, a name of the project, for the project graph to match once
