@@ -46,9 +46,9 @@ API_KINDS: tuple[str, ...] = ("DIRECT", "ARG_CHANGE", "DIFFERENT_SEMANTICS", "NO
 _RULE_KEYS = {
     "code", "name", "category", "severity", "confidence", "porting", "effort_hours", "message",
     "why", "pattern", "remedy", "references", "matcher", "examples", "init_severity",
-    "failure", "anchor", "folds", "fallback",
+    "failure", "anchor", "folds", "fold_severity", "fallback",
 }
-_REQUIRED = _RULE_KEYS - {"references", "init_severity", "anchor", "folds", "fallback"}
+_REQUIRED = _RULE_KEYS - {"references", "init_severity", "anchor", "folds", "fold_severity", "fallback"}
 _MATCHER_KEYS = {"kind", "contexts", "params"}
 _EFFORT_KEYS = ("optimistic", "likely", "pessimistic")
 _CODE_RE = re.compile(r"^ML\d{3,4}$")
@@ -93,7 +93,9 @@ class Rule:
     (runs once, untraced); :meth:`severity_in` caps either by the severity table
     (:data:`severity.CEILING`). ``anchor`` is ``site`` or ``use`` (a declaration judged where
     it is used). ``folds`` are the codes this rule absorbs when both fire on one construct
-    (:mod:`migrate_lens.fold`). ``fallback`` is the code a finding is re-coded to when its
+    (:mod:`migrate_lens.fold`); ``fold_severity`` "max" (the kept finding takes the higher
+    severity) or "own" (it keeps its own: what it absorbs goes away with it, as the host read
+    inside an input check that a port drops). ``fallback`` is the code a finding is re-coded to when its
     file also holds a pure-PyTorch route for the kernel (:mod:`migrate_lens.analysis.routes`)."""
 
     code: str
@@ -117,6 +119,7 @@ class Rule:
     anchor: str = "site"
     folds: tuple[str, ...] = ()
     fallback: str = ""
+    fold_severity: str = "max"
 
     def severity_in(self, context: str) -> str:
         """Severity of this rule's finding in ``context`` (:data:`CONTEXTS`), from the one
@@ -229,6 +232,9 @@ def parse_rule(path: Path, data: dict[str, Any]) -> Rule:
     folds = data.get("folds", [])
     if not isinstance(folds, list) or not all(isinstance(c, str) and _CODE_RE.match(c) for c in folds):
         raise _fail(path, "folds", "must be a list of rule codes")
+    fold_severity = str(data.get("fold_severity", "max"))
+    if fold_severity not in ("max", "own"):
+        raise _fail(path, "fold_severity", f"must be 'max' or 'own', got {fold_severity!r}")
     fallback = str(data.get("fallback", ""))
     if fallback and not _CODE_RE.match(fallback):
         raise _fail(path, "fallback", f"must be a rule code, got {fallback!r}")
@@ -296,6 +302,7 @@ def parse_rule(path: Path, data: dict[str, Any]) -> Rule:
         anchor=anchor,
         folds=tuple(folds),
         fallback=fallback,
+        fold_severity=fold_severity,
     )
 
 

@@ -37,6 +37,10 @@ if TYPE_CHECKING:
     from migrate_lens.catalog import Catalog
 
 _TABLES: dict[str, tuple[dict[str, frozenset[str]], dict[str, str], frozenset[str]]] = {}
+#: codes of the rules whose findings keep their own severity when they absorb others
+#: (``fold_severity = "own"``: an input check absorbs the `.item()` read inside it, which a
+#: port drops with the check); filled by :func:`fold_table`
+_OWN_SEVERITY: set[str] = set()
 
 #: The matcher kind of the API map's own rules: generic, so any other rule's finding on the
 #: same construct absorbs theirs without naming it (the specific rule already shows the map's
@@ -54,6 +58,7 @@ def fold_table(catalog: "Catalog") -> tuple[dict[str, frozenset[str]], dict[str,
         absorbs = {r.code: frozenset(r.folds) | (generic - {r.code}) for r in catalog.rules
                    if r.folds or (generic - {r.code})}
         names = {r.code: r.name for r in catalog.rules}
+        _OWN_SEVERITY.update(r.code for r in catalog.rules if r.fold_severity == "own")
         hit = _TABLES[catalog.digest] = (absorbs, names, generic)
     return hit
 
@@ -122,7 +127,8 @@ def fold_duplicates(findings: Iterable[Finding], absorbs: Mapping[str, frozenset
             # a traced_only finding's severity holds only if its function is traced: a kept
             # finding that stays regardless does not inherit it
             peers = [items[d] for d in absorbed or () if (f.traced_only or not items[d].traced_only) and items[d].code not in quiet]
-            worst = max((f, *peers), key=lambda x: SEVERITIES.index(x.severity)).severity
+            worst = f.severity if f.code in _OWN_SEVERITY else \
+                max((f, *peers), key=lambda x: SEVERITIES.index(x.severity)).severity
             also = ", ".join(f"{c} {names.get(c, '')}".strip() for c in codes)
             f = replace(f, severity=worst, message=f"{f.message} (also {also}: same construct)",
                         folds=tuple(sorted({*f.folds, *codes})))

@@ -375,6 +375,11 @@ class _FlowKinds:
             got = self.memo[(caller, callee)] = tuple(t for t in self.targets(caller, callee) if t in self.summaries)
         return got
 
+    def forwarder(self, fn: str, via: str) -> bool:
+        """Whether the wrapper ``via`` (as written in ``fn``) resolves to a function that calls
+        its first parameter with the others (``FunctionSummary.forwards``)."""
+        return any(self.summaries[w].forwards for w in self.resolved(fn, via))
+
     def ret_flow(self, t: str, i: int) -> Flow | None:
         s = self.summaries[t]
         if 0 <= i < len(s.ret_items):
@@ -387,7 +392,7 @@ class _FlowKinds:
         idx = params.index(pname) if pname in params else -1
         out: set[str] = set()
         for c in self.summaries[fn].calls if fn in self.summaries else ():
-            if c.callee != callee:
+            if c.callee != callee or c.via:  # (a call through a wrapper returns the wrapper's result)
                 continue
             if 0 <= idx < len(c.args):
                 out |= self.value(fn, c.args[idx])
@@ -470,6 +475,8 @@ class _FlowKinds:
             if returns:
                 grew |= self.ret_readers.get(fn, set())
             for c in s.calls:
+                if c.via and not self.forwarder(fn, c.via):
+                    continue
                 for t in self.resolved(fn, c.callee):
                     params = summaries[t].params
                     if not params:

@@ -313,6 +313,10 @@ class CallFlow:
     #: the arguments cannot all be listed: a ``*args``/``**kwargs`` splat, or the function is
     #: handed on (``checkpoint(self.m, x)``) or called through an alias (``fn = self.m``)
     spread: bool = False
+    #: a call through a forwarding wrapper: ``apply(fn, x, scale=s)`` records the flow of
+    #: ``fn(x, scale=s)`` with ``via`` the wrapper as written in the caller; it holds only where
+    #: the wrapper resolves to a function whose summary ``forwards`` (``interproc.flow_kinds``)
+    via: str = ""
 
 
 @_fast_pickle
@@ -356,6 +360,10 @@ class FunctionSummary:
     static_ret: str = ""
     static_items: tuple[str, ...] = ()
     escapes: bool = False
+    #: the function calls its first parameter with the parameters after it, as they came
+    #: (``def apply(fn, *args, **kw): return fn(*args, **kw)``, ``def run(fn, x): return fn(x)``):
+    #: the flows its callers record ``via`` it reach the function they pass
+    forwards: bool = False
 
 
 @_fast_pickle

@@ -44,6 +44,15 @@ def test_kept_finding_takes_the_higher_severity_and_chains_fold() -> None:
     assert "ML301" in out[0].message and "ML506" in out[0].message
 
 
+def test_input_check_keeps_its_own_severity(catalog) -> None:
+    """``if mask.sum().item() == 0: raise ...``: the host read (ML509, high) goes away with the
+    check a port drops or checkifies; ML106 (``fold_severity = "own"``) stays medium."""
+    absorbs, names, generic = fold_table(catalog)
+    out = fold_duplicates([_f("ML106", 7, 40), _f("ML509", 7, 24, "high")], absorbs, names, generic)
+    assert [(f.code, f.severity) for f in out] == [("ML106", "medium")]
+    assert "ML509" in out[0].message
+
+
 def test_no_fold_across_suppression_state_traced_only_or_apart() -> None:
     absorbs = {"ML602": frozenset({"ML701"})}
     apart = [_f("ML602", 4, 10), _f("ML701", 20, 33)]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 import re
 from collections import defaultdict
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
 import libcst as cst
@@ -49,6 +49,9 @@ class RuleIndex:
     #: attribute of what ``f`` returned: ``ext = load(...)`` then ``ext.op(x)``) puts ``f`` here,
     #: and the visitor binds names assigned ``f(...)`` to ``f()`` (:attr:`Bindings.handles`)
     result_interest: frozenset[str] = frozenset()
+    #: torch module -> the members some call rule names (``torch.nn.functional`` -> ``gelu``,
+    #: ``dropout``, ...): what ``getattr(F, name)(x)`` may call (:meth:`FileVisitor._dynamic_member`)
+    members: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     _table: _CallTable = field(init=False, compare=False, repr=False)
     #: (site kind, name) -> the rules of :meth:`site_rules` (grows with the distinct names met)
     _named: dict[tuple[str, str], tuple[Rule, ...]] = field(init=False, compare=False, repr=False)
@@ -266,7 +269,33 @@ def build_index(rules: tuple[Rule, ...]) -> RuleIndex:
     gates = tuple((rule, call_gate(rule.matcher)) for rule in groups.get("call", ()))
     results = frozenset(n.split("()", 1)[0] for rule in groups.get("call", ()) for n in rule.matcher.param("names") or ()
                         if "()" in n)
-    return RuleIndex({k: tuple(v) for k, v in groups.items()}, frozenset(attrs), frozenset(names), gates, results)
+    return RuleIndex({k: tuple(v) for k, v in groups.items()}, frozenset(attrs), frozenset(names), gates, results,
+                     _library_members(groups.get("call", ())))
+
+
+#: the obstacles a member picked by name carries into the port: what it computes and how
+#: (not the ecosystem, device or extension rules: a name from a config picks an op)
+_MEMBER_CATEGORIES = frozenset({"dynamic-control-flow", "data-dependent-shape", "in-place-mutation", "rng",
+                                "module-state", "layout/numerics"})
+
+#: libraries whose members looked up by a computed name are matched as any of them
+#: (``getattr(F, self.act)(x)``); their modules only, not classes (``torch.Tensor``)
+_MEMBER_LIBRARIES = ("torch",)
+
+
+def _library_members(rules: Iterable[Rule]) -> dict[str, tuple[str, ...]]:
+    """Module -> sorted member names, from the literal callee names of the call rules
+    (``torch.nn.functional.gelu`` -> ``torch.nn.functional``: ``gelu``). Globs, result
+    handles (``f().*``) and members of classes are left out."""
+    out: dict[str, set[str]] = defaultdict(set)
+    for rule in rules:
+        for n in rule.matcher.param("names") or ():
+            if any(c in n for c in "*?[()") or "." not in n:
+                continue
+            holder, member = n.rsplit(".", 1)
+            if holder.split(".", 1)[0] in _MEMBER_LIBRARIES and not holder.rsplit(".", 1)[-1][:1].isupper():
+                out[holder].add(member)
+    return {k: tuple(sorted(v)) for k, v in sorted(out.items())}
 
 
 def parse_suppressions(lines: list[str]) -> tuple[list[Suppression], list[tuple[int, str]]]:
@@ -354,6 +383,20 @@ def analyze_source(source: str, path: str, module_name: str, catalog: Catalog,
         for rule in _candidates(site, index):
             _apply(rule, site)
 
+    def probe(site: Site) -> list[str]:
+        """The codes of the rules that would match ``site``, no finding made (a call of
+        each member a computed name may pick: :meth:`FileVisitor._dynamic_member`)."""
+        out = []
+        for rule in _candidates(site, index):
+            if rule.category not in _MEMBER_CATEGORIES:
+                continue
+            try:
+                if _match(rule, site) is not None:
+                    out.append(rule.code)
+            except Exception:  # noqa: BLE001 - reported when the rule runs on a real site
+                continue
+        return out
+
     def _apply(rule: Rule, site: Site, span: Span | None = None, snippet: str = "") -> None:
         ctx = site.context
         try:
@@ -394,6 +437,8 @@ def analyze_source(source: str, path: str, module_name: str, catalog: Catalog,
         name_interest=index.name_interest,
         variant_interest=index.variants_matter,
         result_interest=index.result_interest,
+        probe=probe,
+        members=index.members,
     )
     try:
         fast_visit(tree, visitor, source)

@@ -976,10 +976,18 @@ def match_source_file(site: Site, m: "Matcher") -> str | None:
     return site.name if _any_glob(site.name, _param(m, "extensions")) else None
 
 
+def match_dynamic_member(site: Site, m: "Matcher") -> str | None:
+    """A call of a torch module's member looked up by a computed name (``getattr(F,
+    self.act)(x)``) where some member the call rules name would be flagged at the call's
+    arguments; the detail names the module and those members with their codes."""
+    return f"getattr({site.name}, <name>)(...) picks a member that some rules flag at these arguments: {site.data['members']}"
+
+
 MATCHERS: dict[str, MatcherSpec] = {
     "call": MatcherSpec("call", match_call, match_call.__doc__ or "", _gate_names_or_methods,
                         rule_keywords=_call_keywords),
     "condition": MatcherSpec("condition", match_condition, match_condition.__doc__ or ""),
+    "dynamic-member": MatcherSpec("dynamic-member", match_dynamic_member, match_dynamic_member.__doc__ or ""),
     "subscript-assign": MatcherSpec("subscript-assign", match_subscript_assign, match_subscript_assign.__doc__ or ""),
     "aug-assign": MatcherSpec("aug-assign", match_aug_assign, match_aug_assign.__doc__ or ""),
     "subscript-read": MatcherSpec("subscript-read", match_subscript_read, match_subscript_read.__doc__ or ""),

@@ -180,6 +180,9 @@ class _FuncScope:
     #: (callee, static descriptors, keyword descriptors, spread) of the flows recorded for
     #: static descriptors alone: a repeated one adds nothing
     static_flows: set[tuple[str, Any, Any, bool]] = field(default_factory=set)
+    #: the function calls its first parameter with the parameters after it (``return fn(*args,
+    #: **kw)``): ``FunctionSummary.forwards``
+    forwards: bool = False
     #: flows of ``return`` values, and of their tuple items (None once lengths differ)
     ret_flows: list[Flow] = field(default_factory=list)
     ret_items: list[list[Flow]] | None = None
@@ -285,8 +288,14 @@ class FileVisitor(cst.CSTVisitor):
         name_interest: frozenset[str] = frozenset(),
         variant_interest: Callable[[str, str, Collection[str]], bool] | None = None,
         result_interest: frozenset[str] = frozenset(),
+        probe: Callable[[Site], list[str]] | None = None,
+        members: Mapping[str, tuple[str, ...]] | None = None,
     ) -> None:
         super().__init__()
+        #: the codes the rules would give a site, no finding made; the members of torch modules
+        #: the rules name (``getattr(F, name)(x)``: :meth:`_dynamic_member`)
+        self.probe = probe
+        self.members = members or {}
         self.module = module
         self.is_package = is_package
         self.emit = emit
@@ -311,6 +320,9 @@ class FileVisitor(cst.CSTVisitor):
         #: id(concatenation call) -> the state it grows: the call's result is assigned back to
         #: one of its own inputs that outlives the call (:meth:`_growth`)
         self.grow_calls: dict[int, str] = {}
+        #: id of a lambda that init code stores on self (``self.act = lambda x: ...``) -> the
+        #: qualname its body is analyzed under, as a closure's (:meth:`visit_Lambda`)
+        self.self_lambdas: dict[int, str] = {}
         #: training loop -> the ids of its step loops (``SummaryBuilder.where``): the inline
         #: training step, whose sites are traced code
         self.step_loops: dict[str, frozenset[int]] = {}
@@ -795,6 +807,33 @@ class FileVisitor(cst.CSTVisitor):
                         "args": (), "kwargs": {}, "star": False, "no_grad": False, "result": K.U,
                         "decorator": True,
                     })
+
+    def visit_Lambda(self, node: cst.Lambda) -> None:
+        """A lambda init code stores on self (:attr:`self_lambdas`) is a function of its own,
+        as ``def act(x): return ...; self.act = act`` is: its parameters are symbolic inputs
+        that the calls ``self.act(x)`` give kinds to, and its context is decided by who calls
+        it (the project graph). Other lambdas stay part of the enclosing code."""
+        qualname = self.self_lambdas.get(id(node)) if self.self_lambdas else None
+        if qualname is None:
+            return
+        parent = self.func_stack[-1]
+        name = qualname.rsplit(".", 1)[-1]
+        cls = parent.cls
+        scope = _FuncScope(qualname=qualname, name=name, context="function", cls=cls, is_method=False,
+                           guess="function", init_like=parent.init_like, node=None)
+        scope.summary = SummaryBuilder(qualname, name, "function", in_module=cls is None or cls.is_module,
+                                       module_method=False)
+        self._bind_params(scope, node.params, False)
+        self.func_stack.append(scope)
+        self.scope_kinds.append("func")
+
+    def leave_Lambda(self, original_node: cst.Lambda) -> None:
+        if not self.self_lambdas or self.self_lambdas.get(id(original_node)) != self.func_stack[-1].qualname:
+            return
+        scope = self.func_stack[-1]
+        scope.returns_value = True
+        scope.ret_flows.append(self._flow(original_node.body))
+        self.leave_FunctionDef(original_node)  # type: ignore[arg-type]
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         scope = self.func_stack.pop()
@@ -1602,6 +1641,10 @@ class FileVisitor(cst.CSTVisitor):
             if value is not None:
                 found = self._targets(value)
                 closure = self._closure_def(value)
+                if not closure and type(value) is cst.Lambda and self.func_stack[-1].init_like:
+                    # `self.score = lambda q, k: (q @ k.T).argmax().item()` in __init__: a
+                    # closure called from forward with its tensors, not init code
+                    closure = self.self_lambdas[id(value)] = f"{self.func_stack[-1].qualname}.{attr}"
                 if closure:  # `def post(t): ...; self.post = post` in __init__: forward calls it
                     found = merge(found, (closure,))
                 if found:
@@ -1696,6 +1739,11 @@ class FileVisitor(cst.CSTVisitor):
         if _is_main_guard(node):
             if not self.func_stack and not self.class_stack:
                 self.main_blocks += 1
+            return
+        if not exits and node.orelse is None and _reports_only(node.body):
+            # `if (ids >= vocab).any(): warnings.warn(...)`: a data check that only reports, as
+            # one that raises; with an `else` the branch chooses computation
+            self._condition(node.test, "if", exit_kind="warn")
             return
         self._condition(node.test, "if", exit_kind=exits)
 
@@ -2189,6 +2237,10 @@ class FileVisitor(cst.CSTVisitor):
         method = func.attr.value if type(func) is cst.Attribute else ""
         if name == "torch.nn.Sequential":
             self._flatten_layers_after_conv(node)
+        if type(func) is cst.Name and self.func_stack:
+            order = self.func_stack[-1].param_order
+            if order and func.value == order[0] and _forwards(node, self.func_stack[-1]):
+                self.func_stack[-1].forwards = True
         if self.func_stack and (name == "setattr" or method == "__setattr__"):
             written = _setattr_target(node, name)
             if written is not None:  # `setattr(self, "mask", m)`: the write `self.mask = m` spelled as a call
@@ -2354,6 +2406,9 @@ class FileVisitor(cst.CSTVisitor):
         emitted = not self._is_bound_torch_class(func, name)
         if emitted:
             self._site("call", node, name=name, method=method, receiver=receiver, data=data)
+        if not name and type(func) is cst.Call and type(func.func) is cst.Name and func.func.value == "getattr" \
+                and self.members and self.probe is not None:
+            self._dynamic_member(node, func, data)
         if name and (self.bindings.guarded or self.bindings.project_names):
             if type(func) is cst.Name and scope is not None and func.value in scope.binds.callables:
                 candidates = scope.binds.callables[func.value]
@@ -2484,6 +2539,36 @@ class FileVisitor(cst.CSTVisitor):
                 # `self.fn = Fn.apply` of a class imported from the project: the graph checks that
                 # it is a torch.autograd.Function (`_Resolver.applied`)
                 self._project_call(node, alt, method, data)
+
+    def _dynamic_member(self, node: cst.Call, lookup: cst.Call, data: Any) -> None:
+        """``getattr(F, self.act_name)(x)``, ``getattr(nn, cfg.norm)(dim)``: a member of a torch
+        module chosen by a computed name. The call is matched as a call of each member some
+        rule names (:attr:`members`), at its own arguments; when some would be flagged, one
+        ``dynamic-member`` site lists them (a low finding: which member runs is configuration
+        the port must map by hand, and its hazards are those of the members it may be)."""
+        if len(lookup.args) < 2 or lookup.args[0].keyword is not None or \
+                type(lookup.args[1].value) in (cst.SimpleString, cst.ConcatenatedString):
+            return  # (a literal name resolves as the member itself)
+        holder = self.qual(lookup.args[0].value)
+        members = self.members.get(holder)
+        if not members or self.export_only or self.error_only:
+            return
+        if self.func_stack:
+            context, symbol = self.func_stack[-1].context, self.func_stack[-1].qualname
+        else:
+            context, symbol = "host", self.class_stack[-1].qualname if self.class_stack else self.module
+        by_code: dict[str, list[str]] = {}
+        probe = self.probe
+        assert probe is not None
+        for m in members:
+            for code in probe(Site("call", node, context, symbol, f"{holder}.{m}", "", "", data, ())):
+                if m not in by_code.setdefault(code, []):
+                    by_code[code].append(m)
+        if by_code:
+            # by rule, a few members each: `ML602 (dropout, dropout1d, +6 more)`
+            listed = "; ".join(f"{code} ({', '.join(ms[:3])}{f', +{len(ms) - 3} more' if len(ms) > 3 else ''})"
+                               for code, ms in sorted(by_code.items()))
+            self._site("dynamic-member", node, name=holder, data={"members": listed})
 
     def _project_call(self, node: cst.Call, callee: str, method: str, data: Any) -> None:
         """Keep a call of ``callee``, a name of the project, for the project graph to match once
@@ -2622,7 +2707,7 @@ class FileVisitor(cst.CSTVisitor):
                 type(node.func) is cst.Attribute and "register_" in node.func.attr.value):
             return
         cls = scope.cls
-        for a in node.args:
+        for i, a in enumerate(node.args):
             v = a.value
             t = type(v)
             if t is cst.Attribute and type(v.value) is cst.Name and v.value.value == "self" and cls is not None:
@@ -2639,6 +2724,30 @@ class FileVisitor(cst.CSTVisitor):
                 if (scope.qualname, f) not in self._call_seen:
                     self._call_seen.add((scope.qualname, f))
                     self.calls.append(CallFact(caller=scope.qualname, callee=f, line=self._line(a.value), passed=True))
+                if i == 0 and a.keyword is None and not a.star and len(node.args) > 1 and (
+                        name in _FORWARDERS or _is_project_callee(name)):
+                    self._forwarded_flow(scope, node, f, "" if name in _FORWARDERS else name)
+
+    def _forwarded_flow(self, scope: _FuncScope, node: cst.Call, fn: str, via: str) -> None:
+        """``apply(fn, x, scale=s)``: the flow of ``fn(x, scale=s)``, through the wrapper
+        ``via`` (it holds where the wrapper forwards, ``FunctionSummary.forwards``; "" for a
+        library forwarder such as ``torch.utils.checkpoint.checkpoint``)."""
+        args: list[Flow] = []
+        keywords: list[str] = []
+        kwargs: list[Flow] = []
+        for a in node.args[1:]:
+            if a.star:
+                if a.star == "*":
+                    break
+                continue
+            f = self._flow(a.value)
+            if a.keyword is not None:
+                keywords.append(a.keyword.value)
+                kwargs.append(f)
+            else:
+                args.append(f)
+        if any(f.kind or f.deps for f in (*args, *kwargs)):
+            scope.call_flows.append(CallFlow(fn, tuple(args), tuple(keywords), tuple(kwargs), via=via))
 
     def _injected_args(self, node: cst.Call, scope: _FuncScope, name: str) -> None:
         """Classes (and instances of classes) passed as call arguments: ``Block(dim,
@@ -3733,6 +3842,44 @@ def _exit_kind(body: cst.BaseSuite) -> str:
     return ""
 
 
+#: Receivers whose calls only report (``warnings.warn``, ``logger.warning``, ``self.log.info``)
+_REPORTERS = frozenset({"warnings", "logging", "logger", "log", "_logger", "LOGGER", "_LOGGER", "LOG", "_log"})
+
+
+def _reports_only(body: cst.BaseSuite) -> bool:
+    """Whether a branch only reports: every statement a call of ``warnings.warn``/``warn``, of
+    a logger's method (``logger.warning``, ``logging.info``, ``self.logger.error``) or ``pass``
+    (the body of an input check that warns instead of raising)."""
+    stmts = body.body if type(body) is cst.IndentedBlock else (body,)
+    found = False
+    for stmt in stmts:
+        if type(stmt) is not cst.SimpleStatementLine and type(stmt) is not cst.SimpleStatementSuite:
+            return False
+        for small in stmt.body:  # type: ignore[union-attr]
+            if type(small) is cst.Pass:
+                continue
+            if type(small) is not cst.Expr or type(small.value) is not cst.Call:
+                return False
+            func = small.value.func
+            if type(func) is cst.Name:
+                if func.value != "warn":
+                    return False
+            elif type(func) is cst.Attribute:
+                recv = func.value
+                name = recv.value if type(recv) is cst.Name else (
+                    recv.attr.value if type(recv) is cst.Attribute else "")
+                if name not in _REPORTERS:
+                    return False
+            else:
+                return False
+            found = True
+    return found
+
+
+#: Library functions that call their first argument with the others (``checkpoint(fn, x)``)
+_FORWARDERS = frozenset({"torch.utils.checkpoint.checkpoint"})
+
+
 #: What the engine keeps of a call of a project name (``CallSiteFact``; eager keys of the call's data)
 _PROJECT_CALL_KEYS = ("args", "kwargs", "star", "no_grad")
 #: the inputs read by a part that read none (shared, never written)
@@ -4061,13 +4208,45 @@ def _with_flows(summary: FunctionSummary | None, scope: _FuncScope) -> FunctionS
     if not any(static_items):
         static_items = ()
     if summary is None and ret is None and not items and not params and not calls and not static_ret and \
-            not static_items:
+            not static_items and not scope.forwards:
         return None
     defaults = tuple(sorted(scope.static_defaults)) if assumed or scope.symbolic else ()
     base = summary or FunctionSummary(scope.qualname)
     return FunctionSummary(base.qualname, base.role, base.loop_calls, params, ret, items, calls,
                            mutated, tuple(sorted(scope.returned)) if mutated else (),
-                           assumed, defaults, static_ret, static_items)
+                           assumed, defaults, static_ret, static_items, forwards=scope.forwards)
+
+
+def _forwards(node: cst.Call, scope: _FuncScope) -> bool:
+    """Whether ``node``, a call of the function's first parameter, passes it the parameters
+    after it as they came: ``fn(*args, **kwargs)``, ``fn(x)`` in ``def run(fn, x)``, ``fn(x,
+    scale=scale)`` (a forwarding wrapper: ``FunctionSummary.forwards``)."""
+    fdef = scope.node
+    if fdef is None or not node.args:
+        return False
+    params = fdef.params
+    star = params.star_arg.name.value if type(params.star_arg) is cst.Param else ""
+    kwstar = params.star_kwarg.name.value if params.star_kwarg is not None else ""
+    order = scope.param_order
+    pos = 1
+    for a in node.args:
+        v = a.value
+        if type(v) is not cst.Name:
+            return False
+        if a.star == "*":
+            if v.value != star:
+                return False
+        elif a.star == "**":
+            if v.value != kwstar:
+                return False
+        elif a.keyword is not None:
+            if a.keyword.value != v.value or v.value not in scope.params or v.value == order[0]:
+                return False
+        else:
+            if pos >= len(order) or order[pos] != v.value:
+                return False
+            pos += 1
+    return True
 
 
 def _join_static(descriptors: list[str]) -> str:
