@@ -42,8 +42,6 @@ import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 from libcst.metadata.position_provider import PositionProvidingCodegenState
 
-from migrate_lens.analysis import nativeparse
-
 #: Child fields in source order (libcst's ``_visit_and_replace_children`` order), without
 #: whitespace, punctuation, operators and scalar fields. Classes absent here are leaves or use
 #: :func:`_dataclass_children` (unknown classes of a newer libcst).
@@ -507,12 +505,10 @@ def parse_cst(source: str) -> cst.Module:
     constructors once per process, validating outside a parse, saved the swaps but made the
     stock parse of the same process ~10% faster too: the per-file ratio against it no longer
     measured against stock libcst; a scan's workers do so, :func:`keep_fast_constructors`.)
-    The native parser is called through :mod:`migrate_lens.analysis.nativeparse` (no import
-    machinery per node: :func:`_native_parse`).
     Not thread-safe (worker processes are single-threaded).
     Raises what ``libcst.parse_module`` raises (``ParserSyntaxError``, ``RecursionError``)."""
     if _KEPT:
-        return _native_parse(source)
+        return cst.parse_module(source)
     inits = _fast_inits()
     # (only a class left with its stock constructor would call __post_init__ during the parse)
     stock = None if _ALL_FAST else cst.CSTNode.__dict__["__post_init__"]
@@ -521,27 +517,12 @@ def parse_cst(source: str) -> cst.Module:
     for cls, _, fast in inits:
         cls.__init__ = fast  # type: ignore[misc]
     try:
-        return _native_parse(source)
+        return cst.parse_module(source)
     finally:
         if stock is not None:
             cst.CSTNode.__post_init__ = stock  # type: ignore[method-assign]
         for cls, stock_init, _ in inits:
             cls.__init__ = stock_init  # type: ignore[misc]
-
-
-def _native_parse(source: str) -> cst.Module:
-    """:func:`migrate_lens.analysis.nativeparse.parse_module` when its fast path is on, else
-    (or when it fails other than by a syntax error, which a changed libcst could cause)
-    ``libcst.parse_module``: the same tree either way. Raises what ``libcst.parse_module``
-    raises."""
-    if nativeparse.enable():
-        try:
-            return nativeparse.parse_module(source)
-        except (cst.ParserSyntaxError, RecursionError, MemoryError):
-            raise
-        except Exception:  # noqa: BLE001, S110 - the stock parse below gives the tree or the real error
-            pass
-    return cst.parse_module(source)
 
 
 _last_ast: tuple[str, ast.Module] | None = None
