@@ -311,20 +311,24 @@ def _snippet(module: cst.Module, node: cst.CSTNode, positions: Positions, rng: C
 
 
 def _step_body_traced(findings: list[Finding], tags: Iterable[tuple[int, tuple[str, tuple[int, ...]]]],
-                      step_loops: dict[str, frozenset[int]], catalog: Catalog) -> list[Finding]:
+                      step_loops: dict[str, dict[int, int]], catalog: Catalog) -> list[Finding]:
     """Findings in the inline training step of a training loop moved from the undecided
     ``function`` context to ``traced``, with the rule's traced severity: once ported, the
     per-batch body (loss, ``backward()``, ``optimizer.step()``) is the one ``jax.jit``-ed step,
-    while the loop around it stays on the host. ``tags``: (index in ``findings``, (function,
-    open loops)) of the findings made inside loops (:meth:`FileVisitor.loop_tag`);
-    ``step_loops``: training loop -> its step loops (:attr:`FileVisitor.step_loops`)."""
+    while the loop around it stays on the host. The step ends at its last ``backward()``/
+    ``step()``: the logging that follows in the body (``loss.item()``, meters, ``wandb.log``)
+    reads the step's results on the host and keeps the function's context. ``tags``: (index in
+    ``findings``, (function, open loops)) of the findings made inside loops
+    (:meth:`FileVisitor.loop_tag`); ``step_loops``: training loop -> its step loops, each with
+    the last line of its step (:attr:`FileVisitor.step_loops`)."""
     rules = catalog.by_code()
     out = list(findings)
     for i, (fn, where) in tags:
         chosen = step_loops.get(fn)
         f = out[i]
         rule = rules.get(f.code)
-        if chosen and f.context == "function" and rule is not None and chosen.intersection(where):
+        if chosen and f.context == "function" and rule is not None and \
+                any(f.span.line <= chosen.get(loop, 0) for loop in where):
             out[i] = replace(f, context="traced", traced_only=False, severity=rule.severity_in("traced"))
     return out
 

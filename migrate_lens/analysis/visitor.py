@@ -311,9 +311,10 @@ class FileVisitor(cst.CSTVisitor):
         #: id(concatenation call) -> the state it grows: the call's result is assigned back to
         #: one of its own inputs that outlives the call (:meth:`_growth`)
         self.grow_calls: dict[int, str] = {}
-        #: training loop -> the ids of its step loops (``SummaryBuilder.where``): the inline
-        #: training step, whose sites are traced code
-        self.step_loops: dict[str, frozenset[int]] = {}
+        #: training loop -> the ids of its step loops (``SummaryBuilder.where``), each with the
+        #: last line of its step: the inline training step, whose sites up to that line are traced
+        #: code (``SummaryBuilder.step_loop_ends``)
+        self.step_loops: dict[str, dict[int, int]] = {}
         self.loop_elses: set[int] = set()  # ids of the `else:` clauses of for/while loops
         self.try_stack: list[int] = []
         self.targets: set[int] = set()
@@ -824,7 +825,7 @@ class FileVisitor(cst.CSTVisitor):
             self.model_users.add(scope.qualname)
         summary = scope.summary.finish() if scope.summary is not None else None
         if scope.summary is not None and summary is not None and summary.role == "train-loop":
-            self.step_loops[scope.qualname] = scope.summary.step_loop_ids()
+            self.step_loops[scope.qualname] = scope.summary.step_loop_ends()
         summary = _with_flows(summary, scope)
         if summary is not None:
             self.summaries.append(summary)
@@ -2338,17 +2339,20 @@ class FileVisitor(cst.CSTVisitor):
                     self._view_write(node, root)
                     self._arg_write(node, root, f".{method}()")
             if scope.loops and name:
-                scope.summary.loop_call(name)  # type: ignore[union-attr]
+                summary = scope.summary
+                summary.loop_call(name, self._lines(node)[0] if summary.ended() else 0)  # type: ignore[union-attr]
             recv = func.value if type(func) is cst.Attribute else None
             # (`model.m(...)`, `self.model.m(...)`: only then is the receiver's text worth building)
             model_use = recv is not None and (
                 (type(recv) is cst.Name and recv.value == "model") or
                 (type(recv) is cst.Attribute and recv.attr.value == "model")) and is_model_use(method, _dotted(recv))
             if scope.summary is not None and (method in _ROLE_METHODS or name == "torch.autograd.backward" or (
-                    scope.loops and type(func) is cst.Name) or model_use):
+                    scope.loops and (type(func) is cst.Name or method == "update")) or model_use):
                 first = next((a.value for a in node.args if a.keyword is None and not a.star), None)
-                scope.summary.call(name or _dotted(func), method, _dotted(recv) if recv is not None else "",
-                                   scope.loops > 0, _dotted(first) if first is not None else "")
+                ends = scope.summary.call(name or _dotted(func), method, _dotted(recv) if recv is not None else "",
+                                          scope.loops > 0, _dotted(first) if first is not None else "")
+                if ends:  # a backward()/step() in a loop: the training step ends here so far
+                    scope.summary.step_end(ends, self._lines(node)[1])
             if scope.loops and scope.context != "traced":
                 self._loop_callee(scope, func, name)
         emitted = not self._is_bound_torch_class(func, name)
