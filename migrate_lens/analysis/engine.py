@@ -435,7 +435,8 @@ def analyze_source(source: str, path: str, module_name: str, catalog: Catalog,
             snippet=line_snippet(start), symbol=symbol, context=ctx,
             args=tuple((k, NONLITERAL if v is NOT_LITERAL else repr(v)) for k, v in data["args"]),
             kwargs=tuple((kw, k, NONLITERAL if v is NOT_LITERAL else repr(v)) for kw, (k, v) in data["kwargs"].items()),
-            star=bool(data["star"]), no_grad=bool(data["no_grad"]),
+            star=bool(data["star"]), no_grad=bool(data["no_grad"]), reference=bool(data["reference"]),
+            bound=bool(data["bound"]),
         ))
     value_aliases = tuple(
         ImportFact(module=t.rsplit(".", 1)[0], name=t.rsplit(".", 1)[-1], alias=name, line=0)
@@ -517,14 +518,16 @@ def _match(rule: Rule, site: Site) -> tuple[str, bool] | None:
 
 def match_project_call(call: CallSiteFact, name: str, guarded: bool, path: str, index: RuleIndex,
                        suppressions: tuple[Suppression, ...] = (), compiled: bool = False,
-                       applied: bool = False) -> list[Finding]:
+                       applied: bool = False, subclass_of: str = "") -> list[Finding]:
     """Findings of the call rules (and, for a ``guarded`` optional import, the import rules)
     on a call recorded per file (:class:`CallSiteFact`) whose callee the project graph
     resolved to ``name`` (``torch.nn.utils.weight_norm`` through a re-exported alias);
     ``compiled``: ``name`` is a function of one of the project's own compiled extension
     modules (the site's ``compiled_extension`` data); ``applied``: ``name`` is ``<Fn>.apply`` of a
     project ``autograd.Function`` the callee is bound to (``clamp_grad = ClampGrad.apply``,
-    imported), matched as the per-file stage matches ``Fn.apply(...)``. Same contexts,
+    imported), matched as the per-file stage matches ``Fn.apply(...)``; ``subclass_of``: the
+    project class built (or named) that subclasses the torch class ``name`` without an
+    ``__init__`` of its own (the per-file ``data["subclass_of"]``). Same contexts,
     severities and suppression comments as the per-file stage."""
     def value(text: str) -> object:
         if text == NONLITERAL:
@@ -540,6 +543,8 @@ def match_project_call(call: CallSiteFact, name: str, guarded: bool, path: str, 
         "star": call.star, "no_grad": call.no_grad, "result": "U", "project_alias": True, "level": 0,
         "compiled_extension": compiled,
     }
+    if subclass_of:
+        data["subclass_of"] = subclass_of
     method = call.method
     if applied:
         method = "apply"
