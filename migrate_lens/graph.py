@@ -911,10 +911,12 @@ class _Builder:
         tables = {name: entries for f in self.files for name, entries in f.dispatch_tables}
         for f in self.files:
             found: list[Finding] = []
+            built: set[tuple[int, str]] = set()  # (line, torch class) matched for a subclass: once per line
             for call in f.calls_to_project:
                 if call.reference:  # `norm_layer=LayerNorm` imported: only the subclass's constructor
                     base = self.ctor_base(call.callee)
-                    if base:
+                    if base and (call.span.line, base) not in built:
+                        built.add((call.span.line, base))
                         found.extend(match(call, base, f.path, f.suppressions, subclass_of=call.callee))
                     continue
                 if call.callee.endswith("[]"):
@@ -933,7 +935,8 @@ class _Builder:
                                        compiled=bool(compiled)))
                 elif not call.method and not call.bound:
                     base = self.ctor_base(call.callee)
-                    if base:  # `LayerNorm(d)` of a subclass of nn.LayerNorm defined in another file
+                    if base and (call.span.line, base) not in built:  # `LayerNorm(d)`, LayerNorm in another file
+                        built.add((call.span.line, base))
                         found.extend(match(call, base, f.path, f.suppressions, subclass_of=call.callee))
             if top_level:
                 found.extend(self._declared_extension_calls(f, top_level, match))
