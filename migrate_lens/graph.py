@@ -911,7 +911,14 @@ class _Builder:
         tables = {name: entries for f in self.files for name, entries in f.dispatch_tables}
         for f in self.files:
             found: list[Finding] = []
+            built: set[tuple[int, str]] = set()  # (line, torch class) matched for a subclass: once per line
             for call in f.calls_to_project:
+                if call.reference:  # `norm_layer=LayerNorm` imported: only the subclass's constructor
+                    base = self.ctor_base(call.callee)
+                    if base and (call.span.line, base) not in built:
+                        built.add((call.span.line, base))
+                        found.extend(match(call, base, f.path, f.suppressions, subclass_of=call.callee))
+                    continue
                 if call.callee.endswith("[]"):
                     # an entry of a dispatch table in another file: a call of each entry
                     for entry in self._table_entries(call.callee[:-2], tables):
@@ -926,6 +933,11 @@ class _Builder:
                 if name or compiled:
                     found.extend(match(call, name or call.callee, f.path, f.suppressions, guarded=guarded,
                                        compiled=bool(compiled)))
+                elif not call.method and not call.bound:
+                    base = self.ctor_base(call.callee)
+                    if base and (call.span.line, base) not in built:  # `LayerNorm(d)`, LayerNorm in another file
+                        built.add((call.span.line, base))
+                        found.extend(match(call, base, f.path, f.suppressions, subclass_of=call.callee))
             if top_level:
                 found.extend(self._declared_extension_calls(f, top_level, match))
             if found:
@@ -935,6 +947,29 @@ class _Builder:
                 kept, _ = apply_config([x for x in found if (x.span.line, x.span.column, x.code) not in have], self.config)
                 out[f.path] = kept
         return out
+
+    def ctor_base(self, dotted: str) -> str:
+        """The torch class whose constructor builds the project class ``dotted`` (followed
+        through imports): the class, or the project bases it inherits ``__init__`` from, has no
+        ``__init__`` of its own and subclasses that torch class (open_clip's ``LayerNorm(nn.LayerNorm)``
+        overriding ``forward`` only keeps ``nn.LayerNorm``'s eps default); "" otherwise. The
+        per-file stage does the same for classes of the calling file (``FileVisitor.ctor_bases``)."""
+        from migrate_lens.analysis.bindings import is_class_like
+
+        cls = self.res.resolve(dotted)
+        for _ in range(8):
+            if not cls or cls not in self.res.classes or f"{cls}.__init__" in self.res.functions:
+                return ""
+            nxt = None
+            for raw in self.res.classes[cls]:
+                if raw.startswith("torch.") and is_class_like(raw):
+                    return raw
+                r = self.res.resolve(raw)
+                if r is not None and r in self.res.classes:
+                    nxt = r
+                    break
+            cls = nxt
+        return ""
 
     def applied_function(self, dotted: str) -> str:
         """``<Fn>.apply`` when ``dotted`` is, or is bound to through imports and module-level

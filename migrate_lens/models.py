@@ -218,6 +218,13 @@ class CallSiteFact:
     kwargs: tuple[tuple[str, str, str], ...]
     star: bool
     no_grad: bool
+    #: the class named as a value, not called (``norm_layer=LayerNorm`` as a default): matched
+    #: only as a subclass of a torch class built through the torch constructor
+    #: (:meth:`migrate_lens.graph._Builder.ctor_base`)
+    reference: bool = False
+    #: called through a local name bound to the callee (``norm_layer(d)`` with the default
+    #: ``norm_layer=LayerNorm``): a class's constructor defaults were matched where it was named
+    bound: bool = False
 
 
 #: The stand-in for "not a literal" in :class:`CallSiteFact` arguments (picklable).

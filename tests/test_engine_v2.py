@@ -175,3 +175,13 @@ def test_status(zoo, unit: str) -> None:
     assert _CMP[op](_ORDER[got.status], _ORDER[want]), (
         f"{unit} ({real}): status {got.status}, expected {op} {want}: {why}; explanation {got.explanation}"
     )
+
+
+def test_subclass_references_on_one_line_are_one_finding(catalog) -> None:
+    """``norm_layer = LayerNormFp32 if half else LayerNorm`` (both built by nn.LayerNorm's
+    constructor, defined in another file): one ML903 for the line, not one per class named."""
+    from helpers_engine_v2 import ROOT, scan_package
+
+    project = scan_package(ROOT / "injection" / "norm_subclass_eps", catalog)
+    lines = [f.span.line for f in project.findings if f.code == "ML903" and f.path.endswith("towers.py")]
+    assert lines == [10]

@@ -340,20 +340,24 @@ def _snippet(module: cst.Module, node: cst.CSTNode, positions: Positions, rng: C
 
 
 def _step_body_traced(findings: list[Finding], tags: Iterable[tuple[int, tuple[str, tuple[int, ...]]]],
-                      step_loops: dict[str, frozenset[int]], catalog: Catalog) -> list[Finding]:
+                      step_loops: dict[str, dict[int, int]], catalog: Catalog) -> list[Finding]:
     """Findings in the inline training step of a training loop moved from the undecided
     ``function`` context to ``traced``, with the rule's traced severity: once ported, the
     per-batch body (loss, ``backward()``, ``optimizer.step()``) is the one ``jax.jit``-ed step,
-    while the loop around it stays on the host. ``tags``: (index in ``findings``, (function,
-    open loops)) of the findings made inside loops (:meth:`FileVisitor.loop_tag`);
-    ``step_loops``: training loop -> its step loops (:attr:`FileVisitor.step_loops`)."""
+    while the loop around it stays on the host. The step ends at its last ``backward()``/
+    ``step()``: the logging that follows in the body (``loss.item()``, meters, ``wandb.log``)
+    reads the step's results on the host and keeps the function's context. ``tags``: (index in
+    ``findings``, (function, open loops)) of the findings made inside loops
+    (:meth:`FileVisitor.loop_tag`); ``step_loops``: training loop -> its step loops, each with
+    the last line of its step (:attr:`FileVisitor.step_loops`)."""
     rules = catalog.by_code()
     out = list(findings)
     for i, (fn, where) in tags:
         chosen = step_loops.get(fn)
         f = out[i]
         rule = rules.get(f.code)
-        if chosen and f.context == "function" and rule is not None and chosen.intersection(where):
+        if chosen and f.context == "function" and rule is not None and \
+                any(f.span.line <= chosen.get(loop, 0) for loop in where):
             out[i] = replace(f, context="traced", traced_only=False, severity=rule.severity_in("traced"))
     return out
 
@@ -476,7 +480,8 @@ def analyze_source(source: str, path: str, module_name: str, catalog: Catalog,
             snippet=line_snippet(start), symbol=symbol, context=ctx,
             args=tuple((k, NONLITERAL if v is NOT_LITERAL else repr(v)) for k, v in data["args"]),
             kwargs=tuple((kw, k, NONLITERAL if v is NOT_LITERAL else repr(v)) for kw, (k, v) in data["kwargs"].items()),
-            star=bool(data["star"]), no_grad=bool(data["no_grad"]),
+            star=bool(data["star"]), no_grad=bool(data["no_grad"]), reference=bool(data["reference"]),
+            bound=bool(data["bound"]),
         ))
     value_aliases = tuple(
         ImportFact(module=t.rsplit(".", 1)[0], name=t.rsplit(".", 1)[-1], alias=name, line=0)
@@ -558,14 +563,16 @@ def _match(rule: Rule, site: Site) -> tuple[str, bool] | None:
 
 def match_project_call(call: CallSiteFact, name: str, guarded: bool, path: str, index: RuleIndex,
                        suppressions: tuple[Suppression, ...] = (), compiled: bool = False,
-                       applied: bool = False) -> list[Finding]:
+                       applied: bool = False, subclass_of: str = "") -> list[Finding]:
     """Findings of the call rules (and, for a ``guarded`` optional import, the import rules)
     on a call recorded per file (:class:`CallSiteFact`) whose callee the project graph
     resolved to ``name`` (``torch.nn.utils.weight_norm`` through a re-exported alias);
     ``compiled``: ``name`` is a function of one of the project's own compiled extension
     modules (the site's ``compiled_extension`` data); ``applied``: ``name`` is ``<Fn>.apply`` of a
     project ``autograd.Function`` the callee is bound to (``clamp_grad = ClampGrad.apply``,
-    imported), matched as the per-file stage matches ``Fn.apply(...)``. Same contexts,
+    imported), matched as the per-file stage matches ``Fn.apply(...)``; ``subclass_of``: the
+    project class built (or named) that subclasses the torch class ``name`` without an
+    ``__init__`` of its own (the per-file ``data["subclass_of"]``). Same contexts,
     severities and suppression comments as the per-file stage."""
     def value(text: str) -> object:
         if text == NONLITERAL:
@@ -581,6 +588,8 @@ def match_project_call(call: CallSiteFact, name: str, guarded: bool, path: str, 
         "star": call.star, "no_grad": call.no_grad, "result": "U", "project_alias": True, "level": 0,
         "compiled_extension": compiled,
     }
+    if subclass_of:
+        data["subclass_of"] = subclass_of
     method = call.method
     if applied:
         method = "apply"

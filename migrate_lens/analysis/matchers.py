@@ -443,7 +443,9 @@ def match_call(site: Site, m: "Matcher") -> str | None:
     class: an RL algorithm's ``self.train()`` is its update, no mode switch), ``any_arg_kind`` (value
     kinds one argument must have), ``skip_bare_param_values`` (skip when every value-kind
     argument is a parameter as passed, whose kind is only guessed), ``in_function`` (globs on the enclosing function's name),
-    ``arg_text`` (globs one positional argument, or an element of a list/tuple argument, must
+    ``subclass_ctor`` (also a class of the project that subclasses the named torch class without
+    an ``__init__`` of its own, built or named as a default: its instances keep the torch
+    constructor's defaults), ``arg_text`` (globs one positional argument, or an element of a list/tuple argument, must
     match by its source name: ``past_key*``; with ``or_grows_input``, a concatenation whose
     result is assigned back to one of its own inputs that outlives the call also matches:
     ``cache[m] = torch.cat([cache[m], out])``, data ``grows``), ``interpolates`` (value kinds one of
@@ -454,6 +456,8 @@ def match_call(site: Site, m: "Matcher") -> str | None:
     if site.name and _any_glob(site.name, _param(m, "names")):
         if exclude and _any_glob(site.name, exclude):
             return None
+        if site.data.get("subclass_of") and not _param(m, "subclass_ctor", False):
+            return None  # a subclass built through the torch constructor: constructor-default rules only
         return site.name if _kwargs_ok(site, m) else None
     if site.method and _param(m, "methods"):
         if not _any_glob(site.method, _param(m, "methods")):

@@ -33,6 +33,8 @@ Face ``GenerationMixin`` method names).
 from __future__ import annotations
 
 import re
+import sys
+
 from migrate_lens.models import CallFlow, Flow, FunctionSummary
 
 ROLES = ("", "train-step", "train-loop", "generation", "weight-surgery", "decode-loop")
@@ -63,6 +65,9 @@ AMBIGUOUS_GENERATION_NAMES = frozenset({"sample"})
 #: A receiver that holds an optimizer (``optimizer``, ``self.optim``, ``opt_g``, ``scaler``
 #: stepping one).
 _OPTIMIZER_RECEIVER = re.compile(r"(^|[._])(optim\w*|opt(_\w+)?|\w*optimizer\w*|scaler)$", re.IGNORECASE)
+#: A receiver that holds a loss scaler (``scaler``, ``self.grad_scaler``): its ``update()``
+#: after ``scaler.step(opt)`` still belongs to the step (the dynamic loss scale).
+_SCALER_RECEIVER = re.compile(r"(^|[._])\w*scaler$", re.IGNORECASE)
 #: Callees that run backpropagation.
 _BACKWARD_CALLEES = frozenset({"torch.autograd.backward"})
 
@@ -124,11 +129,19 @@ class SummaryBuilder:
     (the innermost one holding each such call; ``zero_grad`` alone counts only when nothing
     else steps): in ``for epoch ...: for batch in loader: ...; loss.backward(); opt.step()``
     it is the per-batch loop. Only the calls inside it are the step; what the epoch loop calls
-    around it (validation, checkpointing, the scheduler) stays host code."""
+    around it (validation, checkpointing, the scheduler) stays host code.
+
+    The step ends at the step loop's last ``backward()``/``optimizer.step()`` (or
+    ``scaler.update()``): what the loop body runs after it (the progress meters, ``loss.item()``
+    for the log line, ``tb_writer.add_scalar``, ``optimizer.param_groups[0]["lr"]`` read for
+    printing) reads the finished step's results on the host once the port has cut the body into
+    a jitted step, so neither its calls (:meth:`finish`) nor its findings
+    (:meth:`step_loop_ends`) are the step. A loop stepped only by ``zero_grad()`` keeps its
+    whole body."""
 
     __slots__ = ("qualname", "name", "context", "in_module", "module_method", "weight_writes", "steps", "loop_steps",
                  "loop_model_calls", "loop_names", "model_uses", "loop_model_uses", "_path", "_targets", "_next_loop",
-                 "_strong", "_weak", "_handler")
+                 "_strong", "_weak", "_handler", "_end_lines")
 
     def __init__(self, qualname: str, name: str, context: str, in_module: bool = True,
                  module_method: bool = False) -> None:
@@ -148,14 +161,17 @@ class SummaryBuilder:
         #: calls of a model object's methods (:func:`is_model_use`), outside / inside loops
         self.model_uses = 0
         self.loop_model_uses = 0
-        #: (called name, the open loops around the call, outermost first)
-        self.loop_names: list[tuple[str, tuple[int, ...]]] = []
+        #: (called name, the open loops around the call, outermost first, its line: 0 before
+        #: any step-ending call of the function, where no line is needed, see :meth:`ended`)
+        self.loop_names: list[tuple[str, tuple[int, ...], int]] = []
         self._path: list[int] = []
         self._targets: list[frozenset[str]] = []  # the names each open loop binds (its `for` target)
         self._next_loop = 0
         self._strong: set[int] = set()  # innermost loops holding backward()/step()
         self._weak: set[int] = set()  # innermost loops holding only zero_grad()
         self._handler = 0  # open `except` handlers inside a loop: error recovery on the host
+        #: strong step loop -> the last line of its last backward()/step() so far (:meth:`step_end`)
+        self._end_lines: dict[int, int] = {}
 
     def enter_loop(self, targets: frozenset[str] = frozenset()) -> None:
         """A ``for``/``while`` of this function opens; ``targets``: the names a ``for`` binds."""
@@ -198,22 +214,37 @@ class SummaryBuilder:
     def leave_handler(self) -> None:
         self._handler -= 1
 
-    def loop_call(self, name: str) -> None:
-        """A call of the dotted ``name`` inside one of this function's loops."""
+    def loop_call(self, name: str, line: int = 0) -> None:
+        """A call of the dotted ``name`` inside one of this function's loops, on ``line`` (0
+        while no step has ended yet: :meth:`ended`)."""
         if not self._handler:
-            self.loop_names.append((name.rsplit(".", 1)[-1], tuple(self._path)))
+            self.loop_names.append((name.rsplit(".", 1)[-1], tuple(self._path), line))
 
-    def call(self, name: str, method: str, receiver_text: str, in_loop: bool, arg_text: str = "") -> None:
+    def ended(self) -> bool:
+        """Whether a step-ending call was met (:meth:`step_end`): only then do the loop calls
+        after it need their lines (the cheap test keeps the line lookup off every other loop)."""
+        return bool(self._end_lines)
+
+    def call(self, name: str, method: str, receiver_text: str, in_loop: bool, arg_text: str = "") -> int:
         """A call that may step training or call the model; ``arg_text``: the dotted source
-        text of its first positional argument ("" when none or not a name chain)."""
+        text of its first positional argument ("" when none or not a name chain). Returns the
+        step loop whose step this call ends so far (a ``backward()``/``step()`` in a loop, or
+        ``scaler.update()`` after it), else 0: the visitor then tells :meth:`step_end` its last line."""
         if is_training_call(name, method, receiver_text):
             path = self._step_path(method, receiver_text, arg_text) if in_loop else []
             if path or (in_loop and not self._path):
                 self.loop_steps += 1
                 if path and not self._handler:
-                    (self._weak if method == "zero_grad" else self._strong).add(path[-1])
+                    if method == "zero_grad":
+                        self._weak.add(path[-1])
+                    else:
+                        self._strong.add(path[-1])
+                        return path[-1]
             else:
                 self.steps += 1
+        elif method == "update" and self._path and not self._handler and self._path[-1] in self._strong and \
+                _SCALER_RECEIVER.search(receiver_text):
+            return self._path[-1]  # `scaler.update()` after `scaler.step(opt)`: the loss scale is step state
         elif in_loop and is_model_call(name, method, receiver_text):
             self.loop_model_calls += 1
         elif is_model_use(method, receiver_text):
@@ -221,18 +252,28 @@ class SummaryBuilder:
                 self.loop_model_uses += 1
             else:
                 self.model_uses += 1
+        return 0
 
     def weight_write(self) -> None:
         """An assignment or augmented assignment to a ``.data`` attribute in this function."""
         self.weight_writes += 1
 
+    def step_end(self, loop: int, line: int) -> None:
+        """The last line of a call that ends ``loop``'s step so far (:meth:`call`)."""
+        if line > self._end_lines.get(loop, 0):
+            self._end_lines[loop] = line
+
     def step_loops(self) -> set[int]:
         """The loops whose bodies are the training step (see the class docstring)."""
         return self._strong or self._weak
 
-    def step_loop_ids(self) -> frozenset[int]:
-        """The step loops of a training loop (:meth:`where` ids), empty for any other role."""
-        return frozenset(self.step_loops()) if self.loop_steps else frozenset()
+    def step_loop_ends(self) -> dict[int, int]:
+        """The step loops of a training loop (:meth:`where` ids), each with the last line of its
+        step (a finding after it is host bookkeeping, see the class docstring; a loop stepped
+        only by ``zero_grad()`` has no end: ``sys.maxsize``); empty for any other role."""
+        if not self.loop_steps:
+            return {}
+        return {loop: self._end_lines.get(loop, sys.maxsize) for loop in self.step_loops()}
 
     def finish(self) -> FunctionSummary | None:
         """The summary, or None when the function plays no particular role."""
@@ -254,5 +295,7 @@ class SummaryBuilder:
         inside: tuple[str, ...] = ()
         if role == "train-loop":
             chosen = self.step_loops()
-            inside = tuple(sorted({n for n, path in self.loop_names if chosen.intersection(path)}))
+            ends = self._end_lines
+            inside = tuple(sorted({n for n, path, line in self.loop_names
+                                   if any(loop in chosen and line <= ends.get(loop, sys.maxsize) for loop in path)}))
         return FunctionSummary(self.qualname, role, inside)

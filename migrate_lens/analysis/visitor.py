@@ -323,9 +323,13 @@ class FileVisitor(cst.CSTVisitor):
         #: id of a lambda that init code stores on self (``self.act = lambda x: ...``) -> the
         #: qualname its body is analyzed under, as a closure's (:meth:`visit_Lambda`)
         self.self_lambdas: dict[int, str] = {}
-        #: training loop -> the ids of its step loops (``SummaryBuilder.where``): the inline
-        #: training step, whose sites are traced code
-        self.step_loops: dict[str, frozenset[int]] = {}
+        #: a class of this file that subclasses a torch class without an ``__init__`` of its own
+        #: -> that torch class: building it runs the torch constructor (:meth:`_subclass_ctor`)
+        self.ctor_bases: dict[str, str] = {}
+        #: training loop -> the ids of its step loops (``SummaryBuilder.where``), each with the
+        #: last line of its step: the inline training step, whose sites up to that line are traced
+        #: code (``SummaryBuilder.step_loop_ends``)
+        self.step_loops: dict[str, dict[int, int]] = {}
         self.loop_elses: set[int] = set()  # ids of the `else:` clauses of for/while loops
         self.try_stack: list[int] = []
         self.targets: set[int] = set()
@@ -721,6 +725,12 @@ class FileVisitor(cst.CSTVisitor):
     def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
         info = self.class_stack.pop()
         self.scope_kinds.pop()
+        if "__init__" not in info.methods:
+            for b in info.bases:
+                base = self.ctor_bases.get(b) or (b if b.startswith("torch.") and is_class_like(b) else "")
+                if base:  # `class LayerNorm(nn.LayerNorm)` overriding forward only
+                    self.ctor_bases[info.qualname] = base
+                    break
         start, end = self._lines(original_node)
         self.classes.append(ClassFact(
             qualname=info.qualname, line=start, end_line=end, bases=info.bases,
@@ -863,7 +873,7 @@ class FileVisitor(cst.CSTVisitor):
             self.model_users.add(scope.qualname)
         summary = scope.summary.finish() if scope.summary is not None else None
         if scope.summary is not None and summary is not None and summary.role == "train-loop":
-            self.step_loops[scope.qualname] = scope.summary.step_loop_ids()
+            self.step_loops[scope.qualname] = scope.summary.step_loop_ends()
         summary = _with_flows(summary, scope)
         if summary is not None:
             self.summaries.append(summary)
@@ -2390,28 +2400,34 @@ class FileVisitor(cst.CSTVisitor):
                     self._view_write(node, root)
                     self._arg_write(node, root, f".{method}()")
             if scope.loops and name:
-                scope.summary.loop_call(name)  # type: ignore[union-attr]
+                summary = scope.summary
+                summary.loop_call(name, self._lines(node)[0] if summary.ended() else 0)  # type: ignore[union-attr]
             recv = func.value if type(func) is cst.Attribute else None
             # (`model.m(...)`, `self.model.m(...)`: only then is the receiver's text worth building)
             model_use = recv is not None and (
                 (type(recv) is cst.Name and recv.value == "model") or
                 (type(recv) is cst.Attribute and recv.attr.value == "model")) and is_model_use(method, _dotted(recv))
             if scope.summary is not None and (method in _ROLE_METHODS or name == "torch.autograd.backward" or (
-                    scope.loops and type(func) is cst.Name) or model_use):
+                    scope.loops and (type(func) is cst.Name or method == "update")) or model_use):
                 first = next((a.value for a in node.args if a.keyword is None and not a.star), None)
-                scope.summary.call(name or _dotted(func), method, _dotted(recv) if recv is not None else "",
-                                   scope.loops > 0, _dotted(first) if first is not None else "")
+                ends = scope.summary.call(name or _dotted(func), method, _dotted(recv) if recv is not None else "",
+                                          scope.loops > 0, _dotted(first) if first is not None else "")
+                if ends:  # a backward()/step() in a loop: the training step ends here so far
+                    scope.summary.step_end(ends, self._lines(node)[1])
             if scope.loops and scope.context != "traced":
                 self._loop_callee(scope, func, name)
         emitted = not self._is_bound_torch_class(func, name)
         if emitted:
             self._site("call", node, name=name, method=method, receiver=receiver, data=data)
+            if self.ctor_bases and name in self.ctor_bases:
+                self._subclass_ctor(node, name, data)
         if not name and type(func) is cst.Call and type(func.func) is cst.Name and func.func.value == "getattr" \
                 and self.members and self.probe is not None:
             self._dynamic_member(node, func, data)
         if name and (self.bindings.guarded or self.bindings.project_names):
-            if type(func) is cst.Name and scope is not None and func.value in scope.binds.callables:
-                candidates = scope.binds.callables[func.value]
+            bound = type(func) is cst.Name and scope is not None and func.value in scope.binds.callables
+            if bound:
+                candidates = scope.binds.callables[func.value]  # type: ignore[union-attr]
             else:
                 candidates = self.bindings.alts.get(func.value, (name,)) if type(func) is cst.Name else (name,)
             for c in candidates:
@@ -2422,7 +2438,7 @@ class FileVisitor(cst.CSTVisitor):
                     if scope is not None:
                         scope.kernel_use = True
                 if self.bindings.is_project(c):  # matched by the project graph (aliases across files)
-                    self._project_call(node, c, method, data)
+                    self._project_call(node, c, method, data, bound)
         if scope is not None:
             self._bound_calls(node, scope, name, method, receiver, data)
             self._injected_args(node, scope, name)
@@ -2570,12 +2586,13 @@ class FileVisitor(cst.CSTVisitor):
                                for code, ms in sorted(by_code.items()))
             self._site("dynamic-member", node, name=holder, data={"members": listed})
 
-    def _project_call(self, node: cst.Call, callee: str, method: str, data: Any) -> None:
+    def _project_call(self, node: cst.CSTNode, callee: str, method: str, data: Any, bound: bool = False) -> None:
         """Keep a call of ``callee``, a name of the project, for the project graph to match once
         it knows what the name is (:class:`~migrate_lens.models.CallSiteFact`). The call's own
         arguments only: a LazyData holds the visitor (a reference cycle that kept the whole tree
         for the cyclic GC after each file)."""
-        args_only = {k: dict.__getitem__(data, k) for k in _PROJECT_CALL_KEYS}
+        args_only = {k: dict.get(data, k) for k in _PROJECT_CALL_KEYS}
+        args_only["bound"] = bound  # `norm_layer(d)`: a name bound to the callee (a parameter default)
         self.project_calls.append((*self._lines(node), callee, method, args_only, self.context, self.symbol))
 
     def _host_write(self, target: cst.Attribute, value: cst.BaseExpression) -> None:
@@ -2818,7 +2835,14 @@ class FileVisitor(cst.CSTVisitor):
             if t is cst.Name and self.func_stack and value.value in self.func_stack[-1].env:  # type: ignore[union-attr]
                 return  # a local name: named where it was bound
             ref = self.bindings.resolve(value)
-            if not (ref.startswith("torch.") and is_class_like(ref)):
+            sub = self.ctor_bases.get(ref, "") if self.ctor_bases else ""
+            if sub:
+                ref, sub = sub, ref  # a subclass of a torch class: see _subclass_ctor
+            elif not (ref.startswith("torch.") and is_class_like(ref)):
+                if partial is None and is_class_like(ref) and self.bindings.is_project(ref):
+                    # a class imported from the project: the graph knows whether it is such a subclass
+                    self._project_call(value, ref, "", {"args": (), "kwargs": {}, "star": False,
+                                                        "no_grad": False, "reference": True})
                 return
             if partial is None and t is cst.Name:
                 # `act_layer or _GELU` with `_GELU = partial(nn.GELU, approximate='tanh')` at module
@@ -2834,10 +2858,13 @@ class FileVisitor(cst.CSTVisitor):
                     kwargs[a.keyword.value] = (self.kind(a.value), literal(a.value))
                 else:
                     args.append((self.kind(a.value), literal(a.value)))
-            self._site("call", value, name=ref, data={
+            site_data = {
                 "args": tuple(args), "kwargs": kwargs, "star": star, "no_grad": self._no_grad(), "result": K.U,
                 "reference": True,
-            })
+            }
+            if sub:
+                site_data["subclass_of"] = sub
+            self._site("call", value, name=ref, data=site_data)
         elif t is cst.Call:
             if value.args and value.args[0].keyword is None and not value.args[0].star and \
                     self.qual(value.func) in PARTIAL_NAMES:  # type: ignore[union-attr]
@@ -2848,6 +2875,23 @@ class FileVisitor(cst.CSTVisitor):
         elif t is cst.BooleanOperation:
             self._class_refs(value.left)  # type: ignore[union-attr]
             self._class_refs(value.right)  # type: ignore[union-attr]
+
+    def _subclass_ctor(self, node: cst.BaseExpression, name: str, data: Any) -> None:
+        """``LayerNorm(d)`` of a class of this file that subclasses ``nn.LayerNorm`` without an
+        ``__init__`` of its own (open_clip's ``LayerNorm``/``LayerNormFp32``, which override only
+        ``forward``): the torch constructor runs with these arguments and its defaults (eps
+        1e-5) stay on the instance. A second call site names the torch class, marked
+        ``data["subclass_of"]``; only rules about constructor defaults match it (matcher param
+        ``subclass_ctor``). Not for a call of a name bound to the class (``norm_layer(d)`` with
+        ``norm_layer=LayerNorm``): the class was a use where it was named (:meth:`_class_refs`)."""
+        if type(node) is cst.Call and type(node.func) is cst.Name and self.func_stack and \
+                node.func.value in self.func_stack[-1].binds.callables:
+            return
+        data["subclass_of"] = name
+        try:
+            self._site("call", node, name=self.ctor_bases[name], data=data)
+        finally:
+            dict.pop(data, "subclass_of", None)
 
     def _is_bound_torch_class(self, func: cst.BaseExpression, name: str) -> bool:
         """``func`` is a local name bound (by assignment or as a parameter default) to a torch
@@ -3881,7 +3925,7 @@ _FORWARDERS = frozenset({"torch.utils.checkpoint.checkpoint"})
 
 
 #: What the engine keeps of a call of a project name (``CallSiteFact``; eager keys of the call's data)
-_PROJECT_CALL_KEYS = ("args", "kwargs", "star", "no_grad")
+_PROJECT_CALL_KEYS = ("args", "kwargs", "star", "no_grad", "reference")
 #: the inputs read by a part that read none (shared, never written)
 _NONE_READ: frozenset[str] = frozenset()
 
