@@ -35,7 +35,7 @@ from migrate_lens.fastinit import fast_init, replacer
 from migrate_lens.gctools import gc_paused
 from migrate_lens.fold import fold_duplicates, fold_table
 from migrate_lens.interproc import flow_kinds, function_contexts, holds, is_test_path, recontext, training_roles
-from migrate_lens.models import CallSiteFact, ClassFact, FileFacts, Finding, InjectionFact
+from migrate_lens.models import PLAIN_BASE_PREFIXES, PLAIN_BASES, CallSiteFact, ClassFact, FileFacts, Finding, InjectionFact
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -606,6 +606,11 @@ class _Builder:
         self.unresolved = 0
         self.resolved = 0
         self.module_kind: dict[str, str] = {}
+        #: classes whose file guessed "nn.Module" from a project base (:meth:`_unseen_module_base`),
+        #: and the methods it guessed traced that the project found in no module (:meth:`contexts`)
+        self.guessed_modules: set[str] = set()
+        self.untraced_guesses: set[str] = set()
+        self._open_chain: dict[str, bool] = {}
         self.external_imports: dict[str, list[str]] = defaultdict(list)
         #: project modules and packages the tree imports but holds no source for -> imports of them
         self.missing_modules: Counter[str] = Counter()
@@ -693,11 +698,42 @@ class _Builder:
                 if any(b in _AUTOGRAD_BASES for b in c.bases):
                     direct.setdefault(c.qualname, "autograd.Function")
                 elif c.is_module:
-                    direct.setdefault(c.qualname, "nn.Module")
+                    if self._unseen_module_base(c.qualname):
+                        direct.setdefault(c.qualname, "nn.Module")
+                    else:  # a guess the project can settle: its kind comes through its bases
+                        self.guessed_modules.add(c.qualname)
         memo: dict[str, str] = {}
         for cls in sorted(self.res.classes):
             if cls in self.kind:
                 self.module_kind[cls] = self._kind_through_bases(cls, frozenset({cls}), direct, memo)
+
+    def _unseen_module_base(self, cls: str, seen: frozenset[str] = frozenset()) -> bool:
+        """Whether a base of ``cls``, or of a project base of it, up the whole chain, makes it
+        an ``nn.Module`` or may: a torch base, a library class the scan does not see
+        (``pl.LightningModule``, ``speechbrain...Sequential``), or a project name that does not
+        resolve (transformers' ``PreTrainedModel`` when only ``models/`` is scanned). False when
+        every base up the chain is a class of the scan or a plain standard-library one: a file
+        guesses "module" for a class that defines ``forward`` over a base it cannot see
+        (transformers' ``Pipeline(_ScikitCompat)``), and the project then knows from the chain
+        (:meth:`_kind_through_bases`) whether it is one. Memoized in :attr:`_open_chain`."""
+        hit = self._open_chain.get(cls)
+        if hit is not None:
+            return hit
+        found = False
+        for raw in self.res.classes.get(cls, ()):
+            if raw.startswith("torch."):
+                found = True
+                break
+            r = self.res.resolve(raw)
+            if r is None or (r == _EXTERNAL and not raw.startswith(PLAIN_BASE_PREFIXES) and raw not in PLAIN_BASES):
+                found = True
+                break
+            if r != _EXTERNAL and r in self.res.classes and r != cls and r not in seen \
+                    and self._unseen_module_base(r, seen | {cls}):
+                found = True
+                break
+        self._open_chain[cls] = found
+        return found
 
     def _kind_through_bases(self, cls: str, seen: frozenset[str], direct: Mapping[str, str], memo: dict[str, str]) -> str:
         """``direct[cls]``, else the first module kind found through ``cls``'s project bases
@@ -1237,6 +1273,13 @@ class _Builder:
                     entries.add(r)
         guess = {fn.qualname: fn.context for f in self.files for fn in f.functions
                  if self.kind.get(fn.qualname) == "function"}
+        for q, c in guess.items():
+            # `forward` of a class its file took for a module over a project base that is none
+            # (`Pipeline(_ScikitCompat)`): traced only where real traced code reaches it
+            if c == "traced" and self.class_of.get(q) in self.guessed_modules \
+                    and not self.module_kind.get(self.class_of[q]):
+                guess[q] = "function"
+                self.untraced_guesses.add(q)
         for f in self.files:  # what a file's `if __name__ == "__main__":` block calls is script code
             for name in f.host_entries:
                 r = self.res.resolve(name)
@@ -1385,6 +1428,8 @@ class _Builder:
                         continue
                     fd = _replace_finding(fd, requires=())
                     decided = True
+                if fd.context == "traced" and node in self.untraced_guesses:
+                    fd = _replace_finding(fd, context="function")  # (decided below, as a function's)
                 if fd.context == "function" and not f.mentions_torch and not flowed \
                         and contexts.get(node, "function") == "function":
                     # a file that never names torch, in code no torch code is known to reach or

@@ -68,6 +68,14 @@ def severity_rank(severity: str) -> int:
     return SEVERITIES.index(severity)
 
 
+
+#: Base classes that never make a class an ``nn.Module``: the standard library's (prefixes of
+#: dotted names, and bare names). Read by the file visitor (which bases may be a module it cannot
+#: see) and by the project graph (which guessed modules the project can settle).
+PLAIN_BASE_PREFIXES = ("typing.", "abc.", "enum.", "collections.", "dataclasses.", "builtins.")
+PLAIN_BASES = frozenset({"object", "Exception", "BaseException", "ValueError", "RuntimeError", "dict", "list",
+                         "tuple", "set", "str", "int", "float", "Generic", "Protocol", "NamedTuple", "ABC"})
+
 @_fast_pickle
 @dataclass(frozen=True, slots=True)
 class Span:

@@ -26,7 +26,7 @@ from migrate_lens.analysis.sites import NOT_LITERAL, LazyData, Site
 from migrate_lens.analysis.summaries import SummaryBuilder, is_model_use
 from migrate_lens.analysis.values import HYPOTHESES, IDENTITY, ValueKinds, literal
 from migrate_lens.models import (
-    CallFact, CallFlow, ClassFact, Flow, FunctionFact, FunctionSummary, ImportFact, InjectionFact, SubmoduleFact,
+    PLAIN_BASE_PREFIXES, PLAIN_BASES, CallFact, CallFlow, ClassFact, Flow, FunctionFact, FunctionSummary, ImportFact, InjectionFact, SubmoduleFact,
 )
 
 _INIT_NAMES = re.compile(
@@ -3356,10 +3356,8 @@ class FileVisitor(cst.CSTVisitor):
 
 
 
-#: Bases that never make a class an ``nn.Module`` (the standard library's).
-_PLAIN_BASE_PREFIXES = ("torch.", "typing.", "abc.", "enum.", "collections.", "dataclasses.", "builtins.")
-_PLAIN_BASES = frozenset({"object", "Exception", "BaseException", "ValueError", "RuntimeError", "dict", "list",
-                          "tuple", "set", "str", "int", "float", "Generic", "Protocol", "NamedTuple", "ABC"})
+_PLAIN_BASE_PREFIXES = ("torch.", *PLAIN_BASE_PREFIXES)
+_PLAIN_BASES = PLAIN_BASES
 
 
 def _may_be_module_base(name: str) -> bool:
