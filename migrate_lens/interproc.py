@@ -23,13 +23,14 @@ One function gets one context for all rules:
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections import defaultdict, deque
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from migrate_lens.fastinit import replacer
-from migrate_lens.models import Finding, Flow, FunctionSummary
+from migrate_lens.models import CallFlow, Finding, Flow, FunctionSummary
 
 _replace_finding = replacer(Finding)  # dataclasses.replace for findings, without its field walk
 
@@ -380,6 +381,22 @@ class _FlowKinds:
         its first parameter with the others (``FunctionSummary.forwards``)."""
         return any(self.summaries[w].forwards for w in self.resolved(fn, via))
 
+    def through(self, fn: str, c: CallFlow) -> CallFlow | None:
+        """The flow ``c`` recorded through the wrapper ``c.via`` (``apply(f, x, bias=b)`` as
+        ``f(x, bias=b)``) trimmed to what the wrapper passes on: an argument it keeps for itself
+        (``def run(fn, x, bias=None): return fn(x)``), or that lands in a ``*rest`` it does not
+        pass, reaches nothing. None when ``via`` resolves to no forwarding function."""
+        plan = next((self.summaries[w].forwards for w in self.resolved(fn, c.via) if self.summaries[w].forwards), ())
+        if not plan:
+            return None
+        marks = set(plan)
+        npos = next(int(d[1:]) for d in plan if d[:1] == "@")
+        fwd = next(int(d[1:]) for d in plan if d[:1] == "#")
+        args = c.args[:fwd] + (c.args[npos:] if "*" in marks else ())
+        keep = [(k, f) for k, f in zip(c.keywords, c.kwargs)
+                if f"={k}" in marks or ("**" in marks and f"-{k}" not in marks and f"+{k}" not in marks)]
+        return dataclasses.replace(c, args=tuple(args), keywords=tuple(k for k, _ in keep), kwargs=tuple(f for _, f in keep))
+
     def ret_flow(self, t: str, i: int) -> Flow | None:
         s = self.summaries[t]
         if 0 <= i < len(s.ret_items):
@@ -475,8 +492,10 @@ class _FlowKinds:
             if returns:
                 grew |= self.ret_readers.get(fn, set())
             for c in s.calls:
-                if c.via and not self.forwarder(fn, c.via):
-                    continue
+                if c.via:
+                    c = self.through(fn, c)  # type: ignore[assignment]
+                    if c is None:
+                        continue
                 for t in self.resolved(fn, c.callee):
                     params = summaries[t].params
                     if not params:

@@ -377,8 +377,11 @@ class FunctionSummary:
     escapes: bool = False
     #: the function calls its first parameter with the parameters after it, as they came
     #: (``def apply(fn, *args, **kw): return fn(*args, **kw)``, ``def run(fn, x): return fn(x)``):
-    #: the flows its callers record ``via`` it reach the function they pass
-    forwards: bool = False
+    #: the flows its callers record ``via`` it reach the function they pass, trimmed to what it
+    #: passes on (``@n`` its positional parameters after the first, ``#k`` the first k of them
+    #: passed in order, ``*``/``**`` its splats passed, ``=name`` passed by keyword, ``+name``
+    #: passed by position, ``-name`` kept for itself): () for any other function
+    forwards: tuple[str, ...] = ()
 
 
 @_fast_pickle

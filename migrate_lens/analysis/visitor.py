@@ -181,8 +181,8 @@ class _FuncScope:
     #: static descriptors alone: a repeated one adds nothing
     static_flows: set[tuple[str, Any, Any, bool]] = field(default_factory=set)
     #: the function calls its first parameter with the parameters after it (``return fn(*args,
-    #: **kw)``): ``FunctionSummary.forwards``
-    forwards: bool = False
+    #: **kw)``): what those calls pass on (descriptors of :func:`_forwards`), ``FunctionSummary.forwards``
+    forwards: set[str] = field(default_factory=set)
     #: flows of ``return`` values, and of their tuple items (None once lengths differ)
     ret_flows: list[Flow] = field(default_factory=list)
     ret_items: list[list[Flow]] | None = None
@@ -2249,8 +2249,10 @@ class FileVisitor(cst.CSTVisitor):
             self._flatten_layers_after_conv(node)
         if type(func) is cst.Name and self.func_stack:
             order = self.func_stack[-1].param_order
-            if order and func.value == order[0] and _forwards(node, self.func_stack[-1]):
-                self.func_stack[-1].forwards = True
+            if order and func.value == order[0]:
+                passed = _forwards(node, self.func_stack[-1])
+                if passed is not None:
+                    self.func_stack[-1].forwards |= passed
         if self.func_stack and (name == "setattr" or method == "__setattr__"):
             written = _setattr_target(node, name)
             if written is not None:  # `setattr(self, "mask", m)`: the write `self.mask = m` spelled as a call
@@ -2757,6 +2759,8 @@ class FileVisitor(cst.CSTVisitor):
                 if a.star == "*":
                     break
                 continue
+            if not via and a.keyword is not None and a.keyword.value in _FORWARDER_OWN:
+                continue  # checkpoint(fn, x, use_reentrant=False): checkpoint's own
             f = self._flow(a.value)
             if a.keyword is not None:
                 keywords.append(a.keyword.value)
@@ -3920,6 +3924,8 @@ def _reports_only(body: cst.BaseSuite) -> bool:
 
 #: Library functions that call their first argument with the others (``checkpoint(fn, x)``)
 _FORWARDERS = frozenset({"torch.utils.checkpoint.checkpoint"})
+#: keywords the library forwarders keep for themselves
+_FORWARDER_OWN = frozenset({"use_reentrant", "preserve_rng_state", "context_fn", "determinism_check", "debug"})
 
 
 #: What the engine keeps of a call of a project name (``CallSiteFact``; eager keys of the call's data)
@@ -4256,39 +4262,62 @@ def _with_flows(summary: FunctionSummary | None, scope: _FuncScope) -> FunctionS
     base = summary or FunctionSummary(scope.qualname)
     return FunctionSummary(base.qualname, base.role, base.loop_calls, params, ret, items, calls,
                            mutated, tuple(sorted(scope.returned)) if mutated else (),
-                           assumed, defaults, static_ret, static_items, forwards=scope.forwards)
+                           assumed, defaults, static_ret, static_items, forwards=_forward_plan(scope))
 
 
-def _forwards(node: cst.Call, scope: _FuncScope) -> bool:
-    """Whether ``node``, a call of the function's first parameter, passes it the parameters
-    after it as they came: ``fn(*args, **kwargs)``, ``fn(x)`` in ``def run(fn, x)``, ``fn(x,
-    scale=scale)`` (a forwarding wrapper: ``FunctionSummary.forwards``)."""
+def _forward_plan(scope: _FuncScope) -> tuple[str, ...]:
+    """``FunctionSummary.forwards`` of a forwarding wrapper: what its calls of its first
+    parameter pass on (:func:`_forwards`) and its named parameters they do not pass (``-name``:
+    the wrapper's own, as ``enabled`` in ``maybe_checkpoint(fn, x, enabled=False)``), with the
+    number of its positional parameters after the first (``@n``); () for any other function."""
+    if not scope.forwards:
+        return ()
+    passed = scope.forwards
+    fwd = max((int(d[1:]) for d in passed if d[:1] == "#"), default=0)
+    order = scope.param_order
+    named = {f"+{p}" for p in order[1:fwd + 1]} | {f"={p}" for p in scope.params}
+    own = {f"-{p}" for p in scope.params if p != order[0] and f"={p}" not in passed and p not in order[1:fwd + 1]}
+    keep = {d for d in passed if d[:1] != "#" and (d[:1] != "=" or d in named)}
+    return tuple(sorted({f"@{len(order) - 1}", f"#{fwd}", *keep, *(f"+{p}" for p in order[1:fwd + 1]), *own}))
+
+
+def _forwards(node: cst.Call, scope: _FuncScope) -> set[str] | None:
+    """When ``node``, a call of the function's first parameter, passes it the parameters after
+    it as they came (``fn(*args, **kwargs)``, ``fn(x)`` in ``def run(fn, x)``, ``fn(x,
+    scale=scale)``: a forwarding wrapper, ``FunctionSummary.forwards``): what it passes on,
+    ``#n`` (the first n positional parameters after ``fn``, in order), ``*`` (the ``*args``
+    after them), ``**`` and ``=name`` (a parameter passed by its own name); else None."""
     fdef = scope.node
     if fdef is None or not node.args:
-        return False
+        return None
     params = fdef.params
     star = params.star_arg.name.value if type(params.star_arg) is cst.Param else ""
     kwstar = params.star_kwarg.name.value if params.star_kwarg is not None else ""
     order = scope.param_order
     pos = 1
+    out: set[str] = set()
     for a in node.args:
         v = a.value
         if type(v) is not cst.Name:
-            return False
+            return None
         if a.star == "*":
             if v.value != star:
-                return False
+                return None
+            out.add("*")
         elif a.star == "**":
             if v.value != kwstar:
-                return False
+                return None
+            out.add("**")
         elif a.keyword is not None:
             if a.keyword.value != v.value or v.value not in scope.params or v.value == order[0]:
-                return False
+                return None
+            out.add(f"={v.value}")
         else:
-            if pos >= len(order) or order[pos] != v.value:
-                return False
+            if pos >= len(order) or order[pos] != v.value or "*" in out:
+                return None  # (`fn(*args, x)`: the positions are not those of the caller)
             pos += 1
-    return True
+    out.add(f"#{pos - 1}")
+    return out
 
 
 def _join_static(descriptors: list[str]) -> str:
