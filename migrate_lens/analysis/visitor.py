@@ -3882,10 +3882,44 @@ def _exit_kind(body: cst.BaseSuite) -> str:
     else:
         smalls = list(body.body)
     if any(type(s) is cst.Raise for s in smalls):
-        return "raise"
+        # `if mask.sum() == 0: if allow_empty: return zeros; raise ...`: the branch also
+        # returns a value of its own, a computation the condition chooses
+        return "return" if type(body) is cst.IndentedBlock and _nested_exit(body.body) else "raise"
     if any(type(s) in (cst.Return, cst.Break, cst.Continue) for s in smalls):
         return "return"
     return ""
+
+
+def _nested_exit(stmts: Sequence[cst.BaseStatement], loop: bool = False) -> bool:
+    """Whether a compound statement among ``stmts`` (nested blocks, not nested definitions)
+    holds a ``return``, or a ``break``/``continue`` of the enclosing loop (``loop``: inside
+    a loop of its own, those stay in it)."""
+    for stmt in stmts:
+        t = type(stmt)
+        if t is cst.SimpleStatementLine:
+            if any(type(s) is cst.Return or (not loop and type(s) in (cst.Break, cst.Continue)) for s in stmt.body):
+                return True
+            continue
+        if t in (cst.FunctionDef, cst.ClassDef):
+            continue
+        inner = loop or t in (cst.For, cst.While)
+        blocks = [getattr(stmt, "body", None), getattr(stmt, "orelse", None), getattr(stmt, "finalbody", None)]
+        blocks += list(getattr(stmt, "handlers", ()) or ()) + list(getattr(stmt, "cases", ()) or ())
+        for b in blocks:
+            if type(b) is cst.If:  # an elif
+                if _nested_exit([b], inner):
+                    return True
+                continue
+            while b is not None and not isinstance(b, cst.BaseSuite):
+                b = getattr(b, "body", None)  # an else/except/finally/elif/case clause -> its block
+            if b is None:
+                continue
+            if type(b) is cst.IndentedBlock:
+                if _nested_exit(b.body, inner):
+                    return True
+            elif any(type(s) is cst.Return or (not inner and type(s) in (cst.Break, cst.Continue)) for s in b.body):
+                return True
+    return False
 
 
 #: Receivers whose calls only report (``warnings.warn``, ``logger.warning``, ``self.log.info``)
