@@ -206,3 +206,29 @@ def test_digest_of_strings_and_comments_holding_quotes_and_hashes() -> None:
     b = "def f(x):\n    s = 'other'\n    return g(x, s)\n"
     c = "def f(x):\n    s = 'other'\n    return g(s, x)\n"
     assert _digests(a) == _digests(b) != _digests(c)
+
+
+def test_digest_keeps_block_structure() -> None:
+    # a statement inside or after an `if`: different code
+    inside = "def f(x):\n    if a:\n        x = g(x)\n        x = h(x)\n    return x\n"
+    after = "def f(x):\n    if a:\n        x = g(x)\n    x = h(x)\n    return x\n"
+    assert _digests(inside) != _digests(after)
+    # layout still does not count: 2-space or tab indentation, breaks inside brackets, backslashes
+    two = "def f(x):\n  if a:\n    x = g(x,\n          1)\n  return x\n"
+    tab = "def f(x):\n\tif a:\n\t\tx = g(x, 1)\n\treturn x\n"
+    cont = "def f(x):\n    if a:\n        x = \\\n            g(x, 1)\n    return x\n"
+    assert _digests(two) == _digests(tab) == _digests(cont) != _digests(two.replace("  return", "    return"))
+    # a decorated method keeps its digest wherever it sits
+    method = "class A:\n    x = 1\n\n    @torch.no_grad()\n    def f(self, x):\n        return x\n"
+    function = "@torch.no_grad()\ndef f(self, x):\n    return x\n"
+    assert _digests(method)["f"] == _digests(function)["f"]
+
+
+def test_form_feeds_and_unicode_line_breaks_keep_lines_aligned() -> None:
+    # str.splitlines breaks at \x0c and \u2028, ast does not: code lines and markers stay right
+    body = "# Copied from transformers.models.bert.modeling_bert.BertSelfOutput\ndef f(x):\n    y = x + 1\n    return y\n"
+    for head in ("import torch\n\n", "import torch\n\x0c\n", "import torch  # a\u2028b\n\n"):
+        source = head + body
+        code, shapes, _ = shape_facts(ast.parse(source), source, "pkg.models.bart.modeling_bart")
+        assert code == 4, repr(head)
+        assert (shapes[0].code_lines, shapes[0].copied_from) == (3, "transformers.models.bert.modeling_bert.BertSelfOutput"), repr(head)

@@ -151,23 +151,61 @@ _TRAILING_COMMA = re.compile(r",([)\]}])")
 _BLOCKS = ("body", "orelse", "finalbody")
 
 
+#: a character str.splitlines breaks at but ast does not
+_ODD_BREAK = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+_AST_LINES = re.compile(r"\r\n|\r|\n")
+#: the block mark of a unit's first line (its step from the code before the unit)
+_FIRST_MARK = re.compile("^\x01-?\\d+\x01")
+
+
+def _mark_blocks(out: list[str], starts: dict[int, int]) -> None:
+    """Prefix the line of each statement (and decorator) of the normalised file ``out`` with its
+    indentation step from the statement before it (``\\x01+1\\x01`` one level in, ``\\x01-2\\x01``
+    two out, ``\\x010\\x01`` same; ``starts``: line -> column, from the ``ast``), levels counted
+    as the tokenizer's indent stack does (2 or 4 spaces or a tab are one level): a unit's digest
+    keeps its block structure (``x = h(x)`` inside or after an ``if`` differ) whatever its own
+    depth in the file, while breaks inside brackets and after a backslash do not count."""
+    stack = [0]
+    n = len(out)
+    for line in sorted(starts):
+        if line > n:
+            break
+        width = starts[line]
+        before = len(stack)
+        while stack[-1] > width:
+            stack.pop()
+        if stack[-1] < width:
+            stack.append(width)
+        out[line - 1] = f"\x01{len(stack) - before}\x01{out[line - 1]}"
+
+
 def _blank(match: re.Match[str]) -> str:
     """A string literal -> ``S`` plus its newlines (lines keep their numbers); a comment -> ""."""
     text = match.group()
     return "" if text[0] == "#" else "S" + "\n" * text.count("\n")
 
 
-def _string_statement_lines(body: list[ast.stmt], out: set[int]) -> None:
+def _string_statement_lines(body: list[ast.stmt], out: set[int], starts: dict[int, int]) -> None:
     """Add to ``out`` the lines of every string statement (a docstring, a bare string used as a
     comment) in ``body`` and the blocks of its compound statements, nested definitions
-    included: a walk over statements only (no expression is visited)."""
+    included, and to ``starts`` the first line -> column of every other statement and of
+    every decorator: a walk over statements only (no expression is visited)."""
     todo: list[Any] = list(body)
     pop, extend = todo.pop, todo.extend
+    big = 1 << 30
     while todo:
         node = pop()
-        if type(node) is ast.Expr and type(node.value) is _Constant and type(node.value.value) is str:
+        t = type(node)
+        if t is ast.Expr and type(node.value) is _Constant and type(node.value.value) is str:
             out.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
             continue
+        line = node.lineno
+        if node.col_offset < starts.get(line, big):
+            starts[line] = node.col_offset  # (`a; b`, `if c: d`: the leftmost)
+        if t in _DEFS:
+            for d in node.decorator_list:
+                if d.col_offset - 1 < starts.get(d.lineno, big):
+                    starts[d.lineno] = d.col_offset - 1  # the `@`
         for field in _BLOCKS:
             block = getattr(node, field, None)
             if block and type(block) is list:
@@ -194,12 +232,18 @@ class _Shaper:
     def __init__(self, source: str, module: str, lines: list[str] | None = None) -> None:
         self.source = source
         self.lines = source.splitlines() if lines is None else lines
+        if _ODD_BREAK.search(source):
+            # str.splitlines also breaks at form feeds, \x85, \u2028...; ast counts \n, \r\n, \r
+            # only: lines as ast numbers them, or every later line is off (code lines, markers)
+            self.lines = _AST_LINES.split(source[:-1] if source.endswith("\n") else source)
         self.module = module
         self.words = family_words(module)
         self.noncode: set[int] = set()
         #: lines of string statements (not code, and left out of the digests; data tables are
         #: not code but are part of their class's shape)
         self.strings: set[int] = set()
+        #: line -> column of each statement and decorator (:func:`_mark_blocks`)
+        self.starts: dict[int, int] = {}
         self.torch: frozenset[str] = frozenset()
         self.shapes: list[UnitShape] = []
         self._prefix: list[int] = []
@@ -216,7 +260,7 @@ class _Shaper:
         """Mark string statements (anywhere) and data tables (module and class level) as not
         code, then count the code lines: a line is code when its text holds something other
         than a comment and it is not marked."""
-        _string_statement_lines(body, self.strings)
+        _string_statement_lines(body, self.strings, self.starts)
         self.noncode.update(self.strings)
         todo = list(body)
         while todo:
@@ -253,6 +297,7 @@ class _Shaper:
         for line in self.strings:
             if line <= n:
                 out[line - 1] = ""
+        _mark_blocks(out, self.starts)
         return out
 
     def unit(self, node: Any, qual: str, kind: str) -> None:
@@ -260,7 +305,8 @@ class _Shaper:
         and nested classes)."""
         first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
         end = node.end_lineno or node.lineno
-        text = "".join("".join(self._text[first - 1:end]).split()).replace("\\", "")
+        text = _FIRST_MARK.sub("", "".join("".join(self._text[first - 1:end]).split()), 1)
+        text = text.replace("\\", "")
         text = _TRAILING_COMMA.sub(r"\1", text)
         digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
         self.shapes.append(UnitShape(qual, node.lineno, end, self.code_lines(node.lineno, end), digest,
