@@ -4309,9 +4309,8 @@ def _forward_plan(scope: _FuncScope) -> tuple[str, ...]:
     passed = scope.forwards
     fwd = max((int(d[1:]) for d in passed if d[:1] == "#"), default=0)
     order = scope.param_order
-    named = {f"+{p}" for p in order[1:fwd + 1]} | {f"={p}" for p in scope.params}
     own = {f"-{p}" for p in scope.params if p != order[0] and f"={p}" not in passed and p not in order[1:fwd + 1]}
-    keep = {d for d in passed if d[:1] != "#" and (d[:1] != "=" or d in named)}
+    keep = {d for d in passed if d[:1] != "#"}
     return tuple(sorted({f"@{len(order) - 1}", f"#{fwd}", *keep, *(f"+{p}" for p in order[1:fwd + 1]), *own}))
 
 
