@@ -308,6 +308,20 @@ class ValueKinds:
         for n in names_in_target(target):
             out[n] = k
 
+    def _reduced_kind(self, node: cst.BaseExpression) -> str:
+        """Kind of the first argument of ``sum``/``min``/``max`` as what the reduction returns: a
+        comprehension or a literal list/tuple/set of tensors (``sum(F.mse_loss(q, t) for q in
+        qs)``, ``max([a, b])``) reduces to a tensor; otherwise the argument's own kind (a list of
+        host values stays host, of Python numbers static)."""
+        t = type(node)
+        if t is cst.ListComp or t is cst.SetComp or t is cst.GeneratorExp:
+            k = self.element_kind(node)
+        elif t is cst.List or t is cst.Tuple or t is cst.Set:
+            k = K.join(*(self.kind(el.value) for el in node.elements if type(el) is not cst.StarredElement))
+        else:
+            return self.kind(node)
+        return K.T if k in K.TENSORISH else self.kind(node)
+
     def _comprehension_kind(self, node: cst.ListComp | cst.SetComp | cst.GeneratorExp) -> str:
         """A list of host values (``[int(n) for n in lengths]``) is a host value; other
         comprehensions are static containers."""
@@ -589,7 +603,11 @@ class ValueKinds:
                     return K.H
                 return K.S
             if name in ("min", "max", "sum", "abs", "round"):
-                return K.join(*(self.kind(a.value) for a in node.args)) if node.args else K.S
+                if not node.args:
+                    return K.S
+                first = self._reduced_kind(node.args[0].value) if name != "abs" and name != "round" else None
+                rest = node.args[1:] if first is not None else node.args
+                return K.join(*((first,) if first is not None else ()), *(self.kind(a.value) for a in rest))
             if name.startswith(("math.", "numbers.", "operator.")):
                 return K.S
             if name.startswith("einops."):
