@@ -607,6 +607,7 @@ class FileVisitor(cst.CSTVisitor):
         )
         info = _ClassInfo(qualname=qualname, bases=bases, is_module=is_module, is_autograd_function=is_fn,
                           composes=is_module or (not is_fn and any(_may_be_module_base(b) for b in bases)))
+        own_lambdas: dict[str, str] = {}
         if type(node.body) is cst.IndentedBlock:
             for st in node.body.body:
                 if type(st) is cst.FunctionDef:
@@ -620,6 +621,13 @@ class FileVisitor(cst.CSTVisitor):
                     for small in st.body:
                         if type(small) is cst.Assign and type(small.value) in STRING_NODES:
                             info.str_consts.update(t.target.value for t in small.targets if type(t.target) is cst.Name)
+                        elif type(small) is cst.Assign and type(small.value) is cst.Lambda and \
+                                len(small.targets) == 1 and type(small.targets[0].target) is cst.Name and \
+                                _first_param(small.value.params) == "self":
+                            # `act = lambda self, x: x.nonzero()`: a method, `self.act(x)` in
+                            # forward runs it (a function of its own, :meth:`visit_Lambda`)
+                            attr = small.targets[0].target.value
+                            own_lambdas[attr] = self.self_lambdas[id(small.value)] = f"{qualname}.{attr}"
                         elif type(small) is cst.AnnAssign and type(small.target) is cst.Name and \
                                 type(small.annotation.annotation) in (cst.Name, cst.Attribute):
                             # `distribution: Normal`: the attribute holds an instance of that class
@@ -640,6 +648,8 @@ class FileVisitor(cst.CSTVisitor):
                 info.str_consts.update(base_info.str_consts)
                 for attr, ctor in base_info.attr_ctor.items():
                     info.attr_ctor.setdefault(attr, ctor)
+        for attr, fn in own_lambdas.items():  # (overrides what a base binds the name to)
+            info.attr_binds[attr] = (fn,)
         if not self.class_stack and not self.func_stack:
             self.local_classes[node.name.value] = info
             self.bindings.declare_class(node.name.value)
@@ -826,20 +836,25 @@ class FileVisitor(cst.CSTVisitor):
         qualname = self.self_lambdas.get(id(node)) if self.self_lambdas else None
         if qualname is None:
             return
-        parent = self.func_stack[-1]
         name = qualname.rsplit(".", 1)[-1]
-        cls = parent.cls
+        in_class = self.scope_kinds[-1] == "class"
+        cls = self.class_stack[-1] if in_class else self.func_stack[-1].cls
         scope = _FuncScope(qualname=qualname, name=name, context="function", cls=cls, is_method=False,
-                           guess="function", init_like=parent.init_like, node=None)
+                           guess="function", init_like=False if in_class else self.func_stack[-1].init_like,
+                           node=None)
         scope.summary = SummaryBuilder(qualname, name, "function", in_module=cls is None or cls.is_module,
                                        module_method=False)
-        self._bind_params(scope, node.params, False)
+        # a class attribute's lambda (`act = lambda self, x: ...`) is a method: `self` is the
+        # instance, the other parameters take what `self.act(x)` passes (symbolic inputs, as
+        # an init lambda's: no nn.Module tensor assumption, hence `accessor`)
+        self._bind_params(scope, node.params, in_class, accessor=in_class)
         self.func_stack.append(scope)
         self.scope_kinds.append("func")
 
     def leave_Lambda(self, original_node: cst.Lambda) -> None:
-        if not self.self_lambdas or self.self_lambdas.get(id(original_node)) != self.func_stack[-1].qualname:
-            return
+        if not self.self_lambdas or not self.func_stack or \
+                self.self_lambdas.get(id(original_node)) != self.func_stack[-1].qualname:
+            return  # (a module-level lambda after a registered one: no scope of its own)
         scope = self.func_stack[-1]
         scope.returns_value = True
         scope.ret_flows.append(self._flow(original_node.body))
@@ -1750,7 +1765,7 @@ class FileVisitor(cst.CSTVisitor):
             if not self.func_stack and not self.class_stack:
                 self.main_blocks += 1
             return
-        if not exits and node.orelse is None and _reports_only(node.body):
+        if not exits and node.orelse is None and _reports_only(node.body, self.qual):
             # `if (ids >= vocab).any(): warnings.warn(...)`: a data check that only reports, as
             # one that raises; with an `else` the branch chooses computation
             self._condition(node.test, "if", exit_kind="warn")
@@ -3922,14 +3937,28 @@ def _nested_exit(stmts: Sequence[cst.BaseStatement], loop: bool = False) -> bool
     return False
 
 
+def _first_param(params: cst.Parameters) -> str:
+    """The name of a function's first positional parameter, "" if it has none."""
+    first = params.posonly_params[:1] or params.params[:1]
+    return first[0].name.value if first else ""
+
+
 #: Receivers whose calls only report (``warnings.warn``, ``logger.warning``, ``self.log.info``)
 _REPORTERS = frozenset({"warnings", "logging", "logger", "log", "_logger", "LOGGER", "_LOGGER", "LOG", "_log"})
+#: the reporting methods of a logger (``logging.Logger``; transformers' ``warning_once``) and of
+#: the ``logging`` module: ``log.append(x)`` on a list named ``log`` is no report
+_LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log",
+                          "warning_once", "info_once", "warning_advice"})
+#: what ``warnings`` reports with
+_WARN_FUNCS = frozenset({"warn", "warn_explicit"})
 
 
-def _reports_only(body: cst.BaseSuite) -> bool:
+def _reports_only(body: cst.BaseSuite, qual: Callable[[cst.BaseExpression], str] | None = None) -> bool:
     """Whether a branch only reports: every statement a call of ``warnings.warn``/``warn``, of
-    a logger's method (``logger.warning``, ``logging.info``, ``self.logger.error``) or ``pass``
-    (the body of an input check that warns instead of raising)."""
+    a logger's reporting method (``logger.warning``, ``logging.info``, ``self.logger.error``,
+    or a name ``qual`` resolves to ``logging.Logger``) or ``pass`` (the body of an input check
+    that warns instead of raising). Other methods of a receiver named so (``log.append(x)``)
+    do work, not reporting."""
     stmts = body.body if type(body) is cst.IndentedBlock else (body,)
     found = False
     for stmt in stmts:
@@ -3946,10 +3975,19 @@ def _reports_only(body: cst.BaseSuite) -> bool:
                     return False
             elif type(func) is cst.Attribute:
                 recv = func.value
+                method = func.attr.value
                 name = recv.value if type(recv) is cst.Name else (
                     recv.attr.value if type(recv) is cst.Attribute else "")
-                if name not in _REPORTERS:
+                if name == "warnings":
+                    if method not in _WARN_FUNCS:
+                        return False
+                elif method not in _LOG_METHODS:
                     return False
+                elif name not in _REPORTERS:
+                    # `_LOG_X = logging.getLogger(__name__)`: a logger by its binding
+                    resolved = qual(func) if qual is not None else ""
+                    if not resolved.startswith("logging."):
+                        return False
             else:
                 return False
             found = True
