@@ -247,7 +247,7 @@ class _StaticInputs:
         for fn in entries:
             s = summaries.get(fn)
             if s is not None:
-                cands.update((fn, p) for p in s.params)
+                cands.update((fn, p) for p in s.named)
         for fn, s in summaries.items():
             cands.update((fn, p) for p in s.assumed)
             for c in s.calls:
@@ -354,13 +354,13 @@ class _FlowKinds:
             else frozenset()
         for fn, s in summaries.items():
             if s.role == "train-step":  # a jitted step's inputs are arrays, like forward's
-                for p in s.params:
+                for p in s.named:
                     self.param[(fn, p)].add("T")
         for fn in tensor_entries:
-            for p in summaries[fn].params if fn in summaries else ():
+            for p in summaries[fn].named if fn in summaries else ():
                 self.param[(fn, p)].add("T")
         for fn in assumed_entries:  # tensors as a module method's parameters are, unless proven flags
-            for p in summaries[fn].params if fn in summaries else ():
+            for p in summaries[fn].named if fn in summaries else ():
                 if (fn, p) not in self.static:
                     self.param[(fn, p)].add("T")
         self.active: set[tuple[str, str]] = set()
@@ -498,13 +498,14 @@ class _FlowKinds:
                         continue
                 for t in self.resolved(fn, c.callee):
                     params = summaries[t].params
-                    if not params:
+                    named = summaries[t].named
+                    if not named:
                         continue
                     for i, f in enumerate(c.args):
                         if i < len(params) and add(param, (t, params[i]), value(fn, f)):
                             grew.add(t)
                     for kw, f in zip(c.keywords, c.kwargs):
-                        if kw in params and add(param, (t, kw), value(fn, f)):
+                        if kw in named and add(param, (t, kw), value(fn, f)):
                             grew.add(t)
             for g in sorted(grew - queued):
                 queue.append(g)

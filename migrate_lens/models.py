@@ -382,6 +382,14 @@ class FunctionSummary:
     #: passed in order, ``*``/``**`` its splats passed, ``=name`` passed by keyword, ``+name``
     #: passed by position, ``-name`` kept for itself): () for any other function
     forwards: tuple[str, ...] = ()
+    #: keyword-only parameter names (``def f(x, *, mask)``), given when ``params`` would be:
+    #: callers reach them only by keyword
+    kwonly: tuple[str, ...] = ()
+
+    @property
+    def named(self) -> tuple[str, ...]:
+        """Every parameter a caller can name: ``params`` then ``kwonly``."""
+        return self.params + self.kwonly if self.kwonly else self.params
 
 
 @_fast_pickle

@@ -160,6 +160,8 @@ class _FuncScope:
     derived: dict[str, dict[str, dict[str, str]]] = field(default_factory=dict)
     #: positional parameter names (``self`` left out) and whether one is symbolic
     param_order: list[str] = field(default_factory=list)
+    #: keyword-only parameters, in order (``def f(x, *, mask)``): callers pass them by name
+    kwonly_order: list[str] = field(default_factory=list)
     symbolic: bool = False
     #: parameters assumed tensors (module methods) that have a default: no evidence to pass on
     optional: set[str] = field(default_factory=set)
@@ -929,6 +931,8 @@ class FileVisitor(cst.CSTVisitor):
             self.bindings.bind_param(scope.binds, pname, i - offset if i < n_positional else -1, p.default, p.annotation)
             if p in params.posonly_params or p in params.params:
                 scope.param_order.append(pname)
+            else:
+                scope.kwonly_order.append(pname)
             scope.param_meta[pname] = (p.annotation, p.default)
             ann = self._annotation_kind(p.annotation)
             if ann != K.U and p.default is not None and type(literal(p.default)) is bool:
@@ -4322,19 +4326,21 @@ def _with_flows(summary: FunctionSummary | None, scope: _FuncScope) -> FunctionS
     mutated = tuple(sorted({p for _, p, _ in scope.arg_writes})) if scope.returns_value else ()
     assumed = tuple(sorted(scope.assumed_refs))
     params = tuple(scope.param_order) if scope.symbolic or mutated or assumed else ()
+    kwonly = tuple(scope.kwonly_order) if scope.symbolic or mutated or assumed else ()
     calls = tuple(scope.call_flows)
     static_ret = _join_static(scope.ret_static)
     static_items = tuple(_join_static(acc) for acc in scope.ret_static_items or ())
     if not any(static_items):
         static_items = ()
-    if summary is None and ret is None and not items and not params and not calls and not static_ret and \
+    if summary is None and ret is None and not items and not params and not kwonly and not calls and not static_ret and \
             not static_items and not scope.forwards:
         return None
     defaults = tuple(sorted(scope.static_defaults)) if assumed or scope.symbolic else ()
     base = summary or FunctionSummary(scope.qualname)
     return FunctionSummary(base.qualname, base.role, base.loop_calls, params, ret, items, calls,
                            mutated, tuple(sorted(scope.returned)) if mutated else (),
-                           assumed, defaults, static_ret, static_items, forwards=_forward_plan(scope))
+                           assumed, defaults, static_ret, static_items, forwards=_forward_plan(scope),
+                           kwonly=kwonly)
 
 
 def _forward_plan(scope: _FuncScope) -> tuple[str, ...]:
