@@ -299,6 +299,13 @@ def _kwargs_ok(site: Site, m: "Matcher") -> bool:
         idx = p.get("missing_positional_index")
         if idx is not None and len(args) > int(idx):
             return False
+    for key, values in _table(p.get("missing_or_literal")).items():
+        got = _arg(site, m, key)
+        if got is None:
+            if site.data.get("star"):
+                return False  # (a splat may pass it)
+        elif got[1] is NOT_LITERAL or not _literal_in(got[1], values):
+            return False
     exact = p.get("exact_positional")
     if exact is not None:
         if site.data.get("star") or len(args) != int(exact) or set(kwargs) - {"input", "condition"}:
@@ -413,7 +420,8 @@ def match_call(site: Site, m: "Matcher") -> str | None:
 
     Argument conditions (all must hold): ``kwarg_true`` (literal True), ``kwarg_not_true``
     (absent or literal non-True), ``has_kwarg``, ``missing_kwarg`` (with
-    ``missing_positional_index``), ``exact_positional`` (number of positional arguments),
+    ``missing_positional_index``), ``missing_or_literal`` ({arg = [values]}: absent, or passed as
+    one of those literals: ``num_classes`` omitted or ``-1``), ``exact_positional`` (number of positional arguments),
     ``kwarg_literal`` ({arg = [string globs]}), ``skip_if_literal`` ({arg = [values]}),
     ``skip_if_nonliteral`` ([args]), ``skip_if_none`` ([args] passed as a literal ``None``:
     ``F.batch_norm(x, None, None, training=True)`` keeps no running statistics),
