@@ -165,6 +165,16 @@ STATIC_BUILTINS = frozenset({
 #: (`all`/`any` iterate a tensor and take each element's truth value: a host bool read from data)
 HOST_BUILTINS = frozenset({"int", "float", "bool", "complex", "all", "any"})
 
+#: Reductions that give a 0-d tensor of the data when called without a dimension
+#: (``lengths.max()``, ``torch.sum(mask)``): used as a size, a slice bound or a ``range`` bound,
+#: PyTorch reads the value to the host implicitly (``Tensor.__index__``), as ``.item()`` would.
+FULL_REDUCTION_METHODS = frozenset({
+    "max", "min", "sum", "amax", "amin", "argmax", "argmin", "count_nonzero", "prod",
+})
+FULL_REDUCTION_FUNCS = frozenset(f"torch.{m}" for m in FULL_REDUCTION_METHODS)
+#: Conversions that keep such a 0-d tensor a 0-d tensor (``lengths.max().long()``).
+SCALAR_CASTS = frozenset({"long", "int", "to", "type", "clone", "detach"})
+
 #: torch functions and tensor methods whose arguments set an output shape (sizes, lengths,
 #: split points): a host value read from tensor data there makes the shape data-dependent.
 SHAPE_FUNCS = frozenset({

@@ -243,7 +243,9 @@ class _FuncScope:
     tensor_lists: set[str] = field(default_factory=set)
     #: name -> the statement that read it out of tensor data (``n = cut.item()``), for the
     #: report of that read once the value sets a shape, a slice bound or a loop length
-    host_reads: dict[str, cst.CSTNode] = field(default_factory=dict)
+    #: name -> (the statement that read it from tensor data, the hypotheses it needs: () when
+    #: none, ``("p:lengths=T",)`` when the read is a reduction of a parameter only callers type)
+    host_reads: dict[str, tuple[cst.CSTNode, tuple[str, ...]]] = field(default_factory=dict)
     #: names bound to a checkpoint (``sd = model.state_dict()``, ``torch.load(...)``) and to
     #: the weight tensors iterated out of one (``for k, w in sd.items()``)
     weight_dicts: set[str] = field(default_factory=set)
@@ -1203,8 +1205,11 @@ class FileVisitor(cst.CSTVisitor):
                 elif scope.cache_lengths and not scope.branches:
                     # (inside an if/else the other branch may keep the cache length: a join)
                     scope.cache_lengths.discard(target.value)
+                reduced = None if vkind == K.H or vkind == K.S else self._reduction_requires(value)
                 if vkind == K.H and self._is_host_read(value):
-                    scope.host_reads[target.value] = stmt
+                    scope.host_reads[target.value] = (stmt, ())
+                elif reduced is not None:
+                    scope.host_reads[target.value] = (stmt, reduced)
                 elif scope.host_reads:
                     scope.host_reads.pop(target.value, None)
             elif self.class_stack:  # class body: `act = nn.GELU` is `self.act` in methods
@@ -1492,12 +1497,64 @@ class FileVisitor(cst.CSTVisitor):
             return self.kind(value.args[0].value) in K.TENSORISH
         return False
 
-    def _shape_uses(self, exprs: Iterable[cst.BaseExpression | None], use: str, at: cst.CSTNode) -> None:
+    def _full_reduction(self, value: cst.BaseExpression) -> bool:
+        """Whether ``value`` is a 0-d tensor reduced from data: a reduction without a dimension
+        (``lengths.max()``, ``torch.sum(mask)``, :data:`~.kinds.FULL_REDUCTION_METHODS`) of a
+        tensor, through scalar casts (``.long()``) and arithmetic (``lengths.max() + 1``)."""
+        stack = [value]
+        while stack:
+            e = stack.pop()
+            t = type(e)
+            if t is cst.BinaryOperation:
+                stack += (e.left, e.right)  # type: ignore[attr-defined]
+                continue
+            if t is not cst.Call:
+                continue
+            func = e.func  # type: ignore[attr-defined]
+            args = e.args  # type: ignore[attr-defined]
+            if any(a.star or (a.keyword is not None and a.keyword.value in ("dim", "axis")) for a in args):
+                continue
+            if type(func) is cst.Attribute:
+                method = func.attr.value
+                if method in K.SCALAR_CASTS:
+                    stack.append(func.value)
+                elif method in K.FULL_REDUCTION_METHODS and not any(a.keyword is None for a in args) and \
+                        not self.qual(func).startswith("torch.") and self.kind(func.value) in K.TENSORISH:
+                    return True
+                elif method in K.FULL_REDUCTION_METHODS and self.qual(func) in K.FULL_REDUCTION_FUNCS and \
+                        len(args) == 1 and args[0].keyword is None and self.kind(args[0].value) in K.TENSORISH:
+                    return True
+            elif type(func) is cst.Name and self.qual(func) in K.FULL_REDUCTION_FUNCS and len(args) == 1 and \
+                    args[0].keyword is None and self.kind(args[0].value) in K.TENSORISH:
+                return True
+        return False
+
+    def _reduction_requires(self, value: cst.BaseExpression) -> tuple[str, ...] | None:
+        """The hypotheses under which ``value`` is a :meth:`_full_reduction`: () when it is one
+        whatever the inputs, the requirements (``"p:lengths=T"``) when it is one only if a
+        parameter its callers type is a tensor, None when it is none. The kind evaluation's
+        record of symbolic inputs read is left as it was."""
+        values = self.values
+        saved = values.used, values.assumed_read
+        try:
+            self._fresh()
+            if self._full_reduction(value):
+                return ()
+            reqs = tuple(req for req, got in self._variants(lambda: self._full_reduction(value)) if got)
+            return reqs or None
+        finally:
+            values.used, values.assumed_read = saved
+
+    def _shape_uses(self, exprs: Iterable[cst.BaseExpression | None], use: str, at: cst.CSTNode,
+                    caches: bool = True) -> None:
         """Where ``exprs`` set a shape, a slice bound or a loop length (``use``), report once
         each host read (:attr:`_FuncScope.host_reads`) whose name appears in them (the site is
-        the reading statement), and a cache's length (:attr:`_FuncScope.cache_lengths`, or a
-        ``cache.get_seq_length()`` call) appearing in them (the site is ``at``). Names are
-        found directly, in arithmetic and in tuple/list displays."""
+        the reading statement), a reduction of tensor data written in them (``lengths.max()``:
+        the site is ``at``), and, with ``caches``, a cache's length
+        (:attr:`_FuncScope.cache_lengths`, or a ``cache.get_seq_length()`` call) appearing in
+        them (the site is ``at``). Names are found directly, in arithmetic and in tuple/list
+        displays. A read that holds only under hypotheses on the function's inputs is reported
+        under them (``Site.requires``)."""
         if not self.func_stack:
             return
         scope = self.func_stack[-1]
@@ -1508,10 +1565,11 @@ class FileVisitor(cst.CSTVisitor):
             e = stack.pop()
             t = type(e)
             if t is cst.Name:
-                stmt = reads.get(e.value) if reads else None  # type: ignore[attr-defined]
-                if stmt is not None and id(stmt) not in self._host_reported:
-                    self._host_reported.add(id(stmt))
-                    self._site("host-read-use", stmt, name=e.value, data={"use": use})  # type: ignore[attr-defined]
+                read = reads.get(e.value) if reads else None  # type: ignore[attr-defined]
+                if read is not None and id(read[0]) not in self._host_reported:
+                    self._host_reported.add(id(read[0]))
+                    self._site("host-read-use", read[0], name=e.value, data={"use": use},  # type: ignore[attr-defined]
+                               requires=read[1])
                 if e.value in scope.cache_lengths:  # type: ignore[attr-defined]
                     cache_name = cache_name or e.value  # type: ignore[attr-defined]
             elif t is cst.BinaryOperation:
@@ -1522,9 +1580,15 @@ class FileVisitor(cst.CSTVisitor):
                 stack += [el.value for el in e.elements if type(el) is not cst.StarredElement]  # type: ignore[attr-defined]
             elif t is cst.Call and _is_cache_length(e):  # type: ignore[arg-type]
                 cache_name = cache_name or _dotted(e.func) + "()"  # type: ignore[attr-defined]
+            elif t is cst.Call and id(at) not in self._host_reported and \
+                    (reduced := self._reduction_requires(e)) is not None:  # type: ignore[arg-type]
+                # `torch.arange(lengths.max())`: the 0-d tensor is read to the host right here
+                self._host_reported.add(id(at))
+                self._site("host-read-use", at, name=_dotted(e.func) + "()", data={"use": use},  # type: ignore[attr-defined]
+                           requires=reduced)
             elif (t is cst.Subscript or t is cst.Call) and _cache_item_length(e):
                 cache_name = cache_name or _cache_item_length(e)
-        if cache_name:
+        if cache_name and caches:
             self._site("cache-length-use", at, name=cache_name, data={"use": use})
 
     def _mentions_cache_length(self, value: cst.BaseExpression) -> bool:
@@ -2132,7 +2196,8 @@ class FileVisitor(cst.CSTVisitor):
             if any(k in K.VALUE_KINDS for k in arg_kinds):
                 self._site("loop", node, data={"range_kinds": tuple(arg_kinds)})
                 self._shape_uses((a.value for a in rng.args), "loop length", node)
-            elif self.func_stack and self.func_stack[-1].cache_lengths:
+            elif self.func_stack and (self.func_stack[-1].cache_lengths or K.U in arg_kinds):
+                # (a bound of unknown kind: a reduction of a parameter only callers type)
                 self._shape_uses((a.value for a in rng.args), "loop length", node)
             else:
                 for req, kinds in self._variants(lambda: [self.kind(a.value) for a in rng.args]):
@@ -2312,9 +2377,13 @@ class FileVisitor(cst.CSTVisitor):
         scope = self.func_stack[-1] if self.func_stack else None
         result_kind = parts.result
         call_used = self.values.used
-        if scope is not None and (scope.host_reads or scope.cache_lengths or node.args) and (
+        if scope is not None and node.args and (
                 name in K.SHAPE_FUNCS or (method in K.SHAPE_METHODS and receiver in K.TENSORISH)):
             self._shape_uses((a.value for a in node.args), "shape", node)
+        elif scope is not None and node.args and method in K.SHAPE_METHODS and receiver == K.U:
+            # `hidden.new_zeros(b, total)` in a helper whose `hidden` only callers type: a
+            # host read (or a reduction) set as the size is one whatever the receiver
+            self._shape_uses((a.value for a in node.args), "shape", node, caches=False)
         if scope is not None and (result_kind in K.TENSORISH or receiver in K.TENSORISH or (
                 # a torch call on settings (`torch.get_autocast_dtype(device)`) is host code
                 name.startswith("torch.") and (result_kind != K.S or any(
@@ -3141,10 +3210,17 @@ class FileVisitor(cst.CSTVisitor):
     def visit_Subscript(self, node: cst.Subscript) -> None:
         if id(node) in self.targets:
             return
-        if self.func_stack and self.func_stack[-1].cache_lengths and \
-                any(type(el.slice) is cst.Slice for el in node.slice) and self.kind(node.value) in K.TENSORISH:
-            self._shape_uses((p for el in node.slice if type(el.slice) is cst.Slice
-                              for p in (el.slice.lower, el.slice.upper, el.slice.step)), "slice bound", node)
+        if self.func_stack and any(type(el.slice) is cst.Slice for el in node.slice):
+            scope = self.func_stack[-1]
+            bounds = [p for el in node.slice if type(el.slice) is cst.Slice
+                      for p in (el.slice.lower, el.slice.upper, el.slice.step) if p is not None]
+            if scope.cache_lengths and self.kind(node.value) in K.TENSORISH:
+                self._shape_uses(bounds, "slice bound", node)
+            elif bounds and (scope.host_reads or any(type(b) is not cst.Name and type(b) is not cst.Integer
+                                                     for b in bounds)):
+                # a reduction bound (`x[:, :lengths.max() + 1]`) whatever the receiver's kind; the
+                # receiver's own host-value bounds are the subscript read's (below)
+                self._shape_uses(bounds, "slice bound", node, caches=False)
         self._fresh()
         got = self._subscript_read(node)
         if got is not None:
