@@ -881,18 +881,41 @@ class _Builder:
                     if t != _EXTERNAL:
                         hold(j.owner, j.attr, t)
         self._held(held)
-        # objects handed on by keyword (a KV cache built in forward): methods called on
-        # parameters of that name run that class's methods
+        # objects handed on (a KV cache built in forward, a meter built by the epoch loop):
+        # methods called on the parameter they land in run that class's methods. By keyword:
+        # any parameter of that name; by position: that parameter of the resolved callee.
         passed: dict[str, set[str]] = defaultdict(set)
+        placed: dict[tuple[str, int], set[str]] = defaultdict(set)
         for j in args_passed:
             r = self.res.resolve(j.target)
-            if r is not None and r != _EXTERNAL and r in self.res.classes:
+            if r is None or r == _EXTERNAL or r not in self.res.classes:
+                continue
+            if j.param:
                 passed[j.param].add(r)
+            elif j.index >= 0:
+                fn = self._function_called(j.owner, j.attr)
+                if fn is not None:
+                    placed[(fn, j.index)].add(r)
         for j in methods:
-            for cls in sorted(passed.get(j.attr, ())):
+            classes = passed.get(j.attr, set()) | (placed.get((j.owner, j.index), set()) if j.index >= 0 else set())
+            for cls in sorted(classes):
                 m = self.res.member(cls, [j.param])
                 if m is not None and m != _EXTERNAL and m in self.kind and j.owner in self.kind:
                     self.add_edge(j.owner, m, "call")
+                    found = self.call_targets.setdefault((j.owner, f"{j.attr}.{j.param}"), [])
+                    if m not in found:
+                        found.append(m)  # (argument kinds flow into the method too)
+
+    def _function_called(self, caller: str, callee: str) -> str | None:
+        """The project function or method ``callee`` (as written in ``caller``: a resolved
+        dotted name, or ``self.<m>``) names, or None."""
+        if callee.startswith("self."):
+            cls = self.class_of.get(caller)
+            parts = callee.split(".")[1:]
+            r = self.res.member(cls, parts) if cls is not None and len(parts) == 1 else None
+        else:
+            r = self.res.resolve(callee)
+        return r if r is not None and r != _EXTERNAL and self.kind.get(r) == "function" else None
 
     def _held(self, held: list[InjectionFact]) -> None:
         """``held`` facts: ``self.ema = ModelEMA(model)`` in a setup method holds a ModelEMA;

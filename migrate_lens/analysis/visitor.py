@@ -2614,8 +2614,13 @@ class FileVisitor(cst.CSTVisitor):
                     method not in K.TORCH_ONLY_METHODS and method not in K.STATIC_METHODS and not method.startswith("__"):
                 # a method of an object passed in (class unknown here): joined by the project graph
                 # with the classes built in traced code (`past_key_values.update(...)`)
-                self.injections.append(InjectionFact(kind="method", owner=scope.qualname, attr=func.value.value,
-                                                     param=method, index=-1, target="", line=self._line(node)))
+                held_param = func.value.value
+                self.injections.append(InjectionFact(
+                    kind="method", owner=scope.qualname, attr=held_param, param=method,
+                    index=scope.param_order.index(held_param) if held_param in scope.param_order else -1,
+                    target="", line=self._line(node)))
+                # its argument kinds reach the method the graph finds (`meter.add(loss)`)
+                self._call_flow(scope, node, f"{held_param}.{method}")
         else:
             bound = ()
         if scope.init_like and scope.cls is not None and type(func) is cst.Name:
@@ -2903,11 +2908,13 @@ class FileVisitor(cst.CSTVisitor):
                 if ctor:
                     self.injections.append(InjectionFact(kind="arg", owner=callee, attr="", param=keyword,
                                                          index=index, target=t, line=self._line(a.value)))
-                elif keyword and not classes and type(v) is cst.Name and not scope.init_like:
-                    # an object built here handed on by keyword (`layer(x, past_key_values=cache)`):
-                    # the graph joins it with method calls on parameters of that name
-                    self.injections.append(InjectionFact(kind="pass", owner=scope.qualname, attr="", param=keyword,
-                                                         index=-1, target=t, line=self._line(a.value)))
+                elif (keyword or callee) and not classes and type(v) is cst.Name and not scope.init_like:
+                    # an object built here handed on (`layer(x, past_key_values=cache)`,
+                    # `train_step(model, batch, meter)` with `meter = Meter()`): the graph joins
+                    # it with method calls on the parameter it lands in (by keyword: any
+                    # parameter of that name; by position: that parameter of the callee)
+                    self.injections.append(InjectionFact(kind="pass", owner=scope.qualname, attr=callee, param=keyword,
+                                                         index=index, target=t, line=self._line(a.value)))
             for t in classes:
                 if scope.init_like and cls is not None and cls.composes and not t.startswith("torch.") and \
                         self._is_class_name(t):
