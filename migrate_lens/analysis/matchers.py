@@ -306,6 +306,12 @@ def _kwargs_ok(site: Site, m: "Matcher") -> bool:
                 return False  # (a splat may pass it)
         elif got[1] is NOT_LITERAL or not _literal_in(got[1], values):
             return False
+    ceil_key = p.get("ceil_division_arg")
+    if ceil_key:
+        index = _position_of(site, m, ceil_key)
+        ceil = site.data.get("ceil_args", ())
+        if not (ceil_key in ceil or (index is not None and str(index) in ceil)):
+            return False
     exact = p.get("exact_positional")
     if exact is not None:
         if site.data.get("star") or len(args) != int(exact) or set(kwargs) - {"input", "condition"}:
@@ -421,7 +427,8 @@ def match_call(site: Site, m: "Matcher") -> str | None:
     Argument conditions (all must hold): ``kwarg_true`` (literal True), ``kwarg_not_true``
     (absent or literal non-True), ``has_kwarg``, ``missing_kwarg`` (with
     ``missing_positional_index``), ``missing_or_literal`` ({arg = [values]}: absent, or passed as
-    one of those literals: ``num_classes`` omitted or ``-1``), ``exact_positional`` (number of positional arguments),
+    one of those literals: ``num_classes`` omitted or ``-1``), ``ceil_division_arg`` (the argument
+    is written as a ceiling division: ``int(np.ceil(n / size))``, ``-(-n // size)``), ``exact_positional`` (number of positional arguments),
     ``kwarg_literal`` ({arg = [string globs]}), ``skip_if_literal`` ({arg = [values]}),
     ``skip_if_nonliteral`` ([args]), ``skip_if_none`` ([args] passed as a literal ``None``:
     ``F.batch_norm(x, None, None, training=True)`` keeps no running statistics),

@@ -4159,6 +4159,14 @@ class _CallExtras:
         return tuple((a.keyword.value if a.keyword is not None else str(i))
                      for i, a in enumerate(self.node.args) if _is_uniform_sequence(a.value))
 
+    def ceil_args(self) -> tuple[str, ...]:
+        """Keys (keyword, or position as a string) of the arguments written as a ceiling
+        division (``int(np.ceil(n / size))``, ``math.ceil(n / size)``, ``-(-n // size)``,
+        ``(n + size - 1) // size``): a count chosen so that the last piece comes out short."""
+        qual = self.v.qual
+        return tuple((a.keyword.value if a.keyword is not None else str(i))
+                     for i, a in enumerate(self.node.args) if _is_ceil_division(a.value, qual))
+
     def name_args(self) -> tuple[str, ...]:
         return tuple((a.keyword.value if a.keyword is not None else str(i))
                      for i, a in enumerate(self.node.args) if type(a.value) in (cst.Name, cst.Attribute))
@@ -4262,8 +4270,31 @@ _CALL_EXTRAS: dict[str, Callable[[_CallExtras], Any]] = {
         "name_args", "arg_item_kinds", "arg_names", "receiver_text", "device_follows_input", "message_kinds",
         "exports_weight", "arg_texts", "value_args_all_params", "receiver_fresh", "receiver_ctor", "input_ctor",
         "random_args", "arg_alias", "own_method", "arg_ctor", "after_conv", "autograd_functions", "own_classes",
-        "project_names")
+        "project_names", "ceil_args")
 }
+
+#: Functions that round a quotient up (``math.ceil(n / size)``).
+_CEIL_FUNCS = frozenset({"math.ceil", "numpy.ceil", "torch.ceil", "triton.cdiv"})
+
+
+def _is_ceil_division(expr: cst.BaseExpression, qual: Callable[[cst.BaseExpression], str]) -> bool:
+    """``expr`` rounds a quotient up: a ceiling function (through ``int(...)``), ``-(-a // b)``
+    or ``(a + b - 1) // b``."""
+    while type(expr) is cst.Call and type(expr.func) is cst.Name and expr.func.value == "int" and \
+            len(expr.args) == 1:
+        expr = expr.args[0].value
+    t = type(expr)
+    if t is cst.Call:
+        return qual(expr.func) in _CEIL_FUNCS  # type: ignore[attr-defined]
+    if t is cst.UnaryOperation and type(expr.operator) is cst.Minus:  # type: ignore[attr-defined]
+        inner = expr.expression  # type: ignore[attr-defined]
+        return type(inner) is cst.BinaryOperation and type(inner.operator) is cst.FloorDivide and \
+            type(inner.left) is cst.UnaryOperation and type(inner.left.operator) is cst.Minus
+    if t is cst.BinaryOperation and type(expr.operator) is cst.FloorDivide:  # type: ignore[attr-defined]
+        left = expr.left  # type: ignore[attr-defined]
+        return type(left) is cst.BinaryOperation and type(left.operator) is cst.Subtract and \
+            literal(left.right) == 1 and type(left.left) is cst.BinaryOperation and type(left.left.operator) is cst.Add
+    return False
 
 
 def _is_type_test(test: cst.BaseExpression) -> bool:
