@@ -92,7 +92,7 @@ class Bindings:
 
     __slots__ = ("module", "is_package", "aliases", "classes", "functions", "globals", "func_returns", "alts",
                  "partials", "project_names", "guarded", "guard_depth", "assigned", "str_consts", "handles", "getters",
-                 "factories", "module_names", "tables", "returns")
+                 "factories", "module_names", "tables", "returns", "project_star")
 
     def __init__(self, module: str, is_package: bool, handles: frozenset[str] = frozenset()) -> None:
         self.module = module
@@ -127,6 +127,10 @@ class Bindings:
         self.partials: dict[str, cst.Call] = {}
         #: resolved names imported from this project (relative imports, the file's own top package)
         self.project_names: set[str] = set()
+        #: whether the file star-imports a module of its own project (``from .layers import *``):
+        #: a name it reads without binding it is then one of the module's own (the project
+        #: graph looks it up through the star imports, ``graph._Resolver._in_module``)
+        self.project_star = False
         #: resolved names imported inside ``try: ... except ImportError`` (and ``guard_depth`` > 0
         #: while the walk is in such a ``try``)
         self.guarded: set[str] = set()
@@ -165,6 +169,8 @@ class Bindings:
                 return f"{self.module}.{name}"
             if name in BUILTINS:
                 return name
+            if self.project_star and name not in self.globals:
+                return f"{self.module}.{name}"  # a name the star import binds, as Python sees it
             return ""
         if type(node) is cst.Attribute:
             value = node.value
@@ -426,6 +432,8 @@ class Bindings:
         module = dotted(node.module) if node.module is not None else ""
         absolute = self.absolute(module, level)
         if type(node.names) is cst.ImportStar:
+            if level > 0 or self.is_own_package(absolute):
+                self.project_star = True
             return absolute, level, [("*", "*", "")]
         out = []
         for alias in node.names:
