@@ -1291,11 +1291,12 @@ class _Builder:
         for q, c in guess.items():
             # a model's configuration methods (`attn.set_processor(...)`,
             # `unet.enable_forward_chunking()`, `set_use_memory_efficient_attention_xformers`
-            # probing a kernel on random inputs) run eagerly between calls, never under the
-            # trace: host code (traced still wins where forward reaches one)
+            # probing a kernel on random inputs) run once, eagerly, before the traced calls,
+            # like the init-named `set_input_size`: init code (traced still wins where forward
+            # reaches one; a hook one registers keeps its kind)
             if c == "function" and _CONFIG_METHOD.match(q.rsplit(".", 1)[-1]) \
                     and self.module_kind.get(self.class_of.get(q, "")) == "nn.Module":
-                guess[q] = "host"
+                guess[q] = "init"
         pipeline = self.data_pipeline_classes()
         if pipeline:
             for q, c in guess.items():
@@ -1313,7 +1314,8 @@ class _Builder:
             return got
 
         loop_calls = {s.qualname: s.loop_calls for f in self.files for s in f.summaries if s.loop_calls}
-        return function_contexts(guess, roles, entries, succ, loop_calls)
+        methods = frozenset(fn.qualname for f in self.files for fn in f.functions if fn.is_method)
+        return function_contexts(guess, roles, entries, succ, loop_calls, methods)
 
     def data_pipeline_classes(self) -> set[str]:
         """Project classes of the host input pipeline: a ``torch.utils.data`` dataset, sampler

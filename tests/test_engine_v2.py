@@ -124,7 +124,7 @@ EXPECTED_STATUS: dict[str, tuple[str, str, str, str]] = {
                                   "a preallocated cache written at a position: dynamic_update_slice, no retrace"),
     # -- kinds found wrong on diffusers 0.30.3 (not in core)
     "diff_attention.Attention": ("<=", "mechanical", "diffusers.models.attention_processor.Attention (redesign)",
-                                 "global-RNG dummies in a setter forward never reaches: host code"),
+                                 "global-RNG dummies in a setter forward never reaches: init code"),
     "diff_attention.BasicBlock": ("<=", "mechanical", "diffusers.models.attention.BasicTransformerBlock (redesign)",
                                   "inherited redesign from Attention's xformers probe"),
     # -- right today, must stay right
