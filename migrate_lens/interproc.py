@@ -93,14 +93,16 @@ def _leaf(qualname: str) -> str:
 
 def function_contexts(guess: Mapping[str, str], roles: Mapping[str, str], entries: Iterable[str],
                       succ: Callable[[str], Iterable[str]],
-                      loop_calls: Mapping[str, Iterable[str]] | None = None) -> dict[str, str]:
+                      loop_calls: Mapping[str, Iterable[str]] | None = None,
+                      methods: Collection[str] = ()) -> dict[str, str]:
     """The context of every function in ``guess`` (qualname -> name-suggested context, the
     ``FunctionFact.context``), see the module docstring.
 
     ``roles``: qualname -> summary role; ``entries``: traced entries besides ``traced``-guessed
     functions and ``train-step`` roles; ``succ(q)``: the functions ``q`` calls or defines
     (resolved project nodes); ``loop_calls``: for training loops, the names they call inside
-    their loops (``FunctionSummary.loop_calls``). Deterministic for equal inputs."""
+    their loops (``FunctionSummary.loop_calls``); ``methods``: the qualnames that are methods
+    (for lazy initializers, see below). Deterministic for equal inputs."""
     loop_calls = loop_calls or {}
     host_glue = {q for q, r in roles.items() if r in HOST_ROLES}
     seeds = {q for q, c in guess.items() if c == "traced"}
@@ -130,11 +132,13 @@ def function_contexts(guess: Mapping[str, str], roles: Mapping[str, str], entrie
     surgery = {q for q, r in roles.items() if r == "weight-surgery"}
     init_seeds = surgery.union(q for q, c in guess.items() if c == "init")
     init = _reach(init_seeds, succ, traced | host)
-    # a helper that is init code by its name only (`_init_step_index`, `reset_cache`, not
-    # `__init__`) and that undecided code calls is a lazy initializer of that code: it runs
-    # on every call of its caller's first use (a scheduler's `step()` finding its index with
-    # `.nonzero()`), not once on concrete values; it keeps the undecided context of its caller
-    named = {q for q in init_seeds - surgery if q.rsplit(".", 1)[-1] not in PROPER_INIT}
+    # a method that is init code by its name only (`_init_step_index`, `reset_cache`, not
+    # `__init__`) and that an undecided method of its own class calls is a lazy initializer
+    # of that method: it runs on the first call of every run (a scheduler's `step()` finding
+    # its index with `.nonzero()`), not once on concrete values; it keeps its caller's
+    # undecided context. (An init-named function other code calls, a model builder's
+    # `load_pretrained`, stays init code.)
+    named = {q for q in init_seeds - surgery if q in methods and q.rsplit(".", 1)[-1] not in PROPER_INIT}
     lazy: set[str] = set()
     if named:
         callers: dict[str, set[str]] = defaultdict(set)
@@ -144,7 +148,8 @@ def function_contexts(guess: Mapping[str, str], roles: Mapping[str, str], entrie
         while True:
             decided = init | traced | host
             more = {q for q in named - lazy
-                    if any(c != q and c not in decided for c in callers.get(q, ()))}
+                    if any(c != q and c not in decided and c in methods and c.rsplit(".", 1)[0] == q.rsplit(".", 1)[0]
+                           for c in callers.get(q, ()))}
             if not more:
                 break
             lazy |= more
