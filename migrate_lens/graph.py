@@ -79,6 +79,9 @@ _DATA_PIPELINE_LEAVES = frozenset({"Dataset", "IterableDataset", "Sampler", "Bat
 #: ``pkg._ext``: mmcv; ``pkg.roi_align_cuda``, ``pkg.nms_cpp``)
 COMPILED_MODULE = re.compile(r"_C(_\w+)?$|_?ext(_\w+)?$|\w+_(ext|cuda|cpp|kernels?)$")
 
+#: Method names of a model's configuration, called by the user between runs: setters and
+#: switches (``set_attn_processor``, ``enable_slicing``, ``disable_gradient_checkpointing``).
+_CONFIG_METHOD = re.compile(r"^(set|enable|disable)_\w+$")
 _EXTERNAL = "\0external"  # sentinel: resolved to code outside the project
 _replace_finding = replacer(Finding)  # dataclasses.replace for findings, without its field walk
 
@@ -1308,6 +1311,15 @@ class _Builder:
                 r = self.res.resolve(name)
                 if r is not None and r != _EXTERNAL and guess.get(r) == "function":
                     guess[r] = "host"  # (traced still wins where forward reaches it)
+        for q, c in guess.items():
+            # a model's configuration methods (`attn.set_processor(...)`,
+            # `unet.enable_forward_chunking()`, `set_use_memory_efficient_attention_xformers`
+            # probing a kernel on random inputs) run once, eagerly, before the traced calls,
+            # like the init-named `set_input_size`: init code (traced still wins where forward
+            # reaches one; a hook one registers keeps its kind)
+            if c == "function" and _CONFIG_METHOD.match(q.rsplit(".", 1)[-1]) \
+                    and self.module_kind.get(self.class_of.get(q, "")) == "nn.Module":
+                guess[q] = "init"
         pipeline = self.data_pipeline_classes()
         if pipeline:
             for q, c in guess.items():
@@ -1325,7 +1337,8 @@ class _Builder:
             return got
 
         loop_calls = {s.qualname: s.loop_calls for f in self.files for s in f.summaries if s.loop_calls}
-        return function_contexts(guess, roles, entries, succ, loop_calls)
+        methods = frozenset(fn.qualname for f in self.files for fn in f.functions if fn.is_method)
+        return function_contexts(guess, roles, entries, succ, loop_calls, methods)
 
     def data_pipeline_classes(self) -> set[str]:
         """Project classes of the host input pipeline: a ``torch.utils.data`` dataset, sampler

@@ -43,6 +43,10 @@ HOST_ROLES = frozenset({"generation", "train-loop", "decode-loop"})
 WEAK_HOST_ROLES = frozenset({"decode-loop"})
 #: Summary roles of training code: a jitted step, or the loop that drives one.
 TRAINING_ROLES = frozenset({"train-step", "train-loop"})
+#: Names that are init code whatever calls them (constructors, state-dict hooks); other
+#: init-named helpers (``_init_*``, ``reset_*``) are init code only when init code alone calls them.
+PROPER_INIT = frozenset({"__init__", "__post_init__", "__setstate__", "_load_from_state_dict",
+                         "_save_to_state_dict", "load_state_dict", "extra_repr"})
 _TEST_PATH = re.compile(r"(^|/)(tests?/|test_[^/]*\.py$|[^/]*_test\.py$|conftest\.py$)")
 _TEST_FUNCTION = re.compile(r"^test(_|[A-Z0-9]|$)")
 
@@ -89,14 +93,16 @@ def _leaf(qualname: str) -> str:
 
 def function_contexts(guess: Mapping[str, str], roles: Mapping[str, str], entries: Iterable[str],
                       succ: Callable[[str], Iterable[str]],
-                      loop_calls: Mapping[str, Iterable[str]] | None = None) -> dict[str, str]:
+                      loop_calls: Mapping[str, Iterable[str]] | None = None,
+                      methods: Collection[str] = ()) -> dict[str, str]:
     """The context of every function in ``guess`` (qualname -> name-suggested context, the
     ``FunctionFact.context``), see the module docstring.
 
     ``roles``: qualname -> summary role; ``entries``: traced entries besides ``traced``-guessed
     functions and ``train-step`` roles; ``succ(q)``: the functions ``q`` calls or defines
     (resolved project nodes); ``loop_calls``: for training loops, the names they call inside
-    their loops (``FunctionSummary.loop_calls``). Deterministic for equal inputs."""
+    their loops (``FunctionSummary.loop_calls``); ``methods``: the qualnames that are methods
+    (for lazy initializers, see below). Deterministic for equal inputs."""
     loop_calls = loop_calls or {}
     host_glue = {q for q, r in roles.items() if r in HOST_ROLES}
     seeds = {q for q, c in guess.items() if c == "traced"}
@@ -124,8 +130,33 @@ def function_contexts(guess: Mapping[str, str], roles: Mapping[str, str], entrie
     # it does not stop the traced reachability (peft's forward calls `self.unmerge()` when the
     # adapters are disabled: that one stays traced)
     surgery = {q for q, r in roles.items() if r == "weight-surgery"}
-    init = _reach(surgery.union(q for q, c in guess.items() if c == "init"), succ, traced | host)
+    init_seeds = surgery.union(q for q, c in guess.items() if c == "init")
+    init = _reach(init_seeds, succ, traced | host)
+    # a method that is init code by its name only (`_init_step_index`, `reset_cache`, not
+    # `__init__`) and that an undecided method of its own class calls is a lazy initializer
+    # of that method: it runs on the first call of every run (a scheduler's `step()` finding
+    # its index with `.nonzero()`), not once on concrete values; it keeps its caller's
+    # undecided context. (An init-named function other code calls, a model builder's
+    # `load_pretrained`, stays init code.)
+    named = {q for q in init_seeds - surgery if q in methods and q.rsplit(".", 1)[-1] not in PROPER_INIT}
+    lazy: set[str] = set()
+    if named:
+        callers: dict[str, set[str]] = defaultdict(set)
+        for q in sorted(guess):
+            for v in succ(q):
+                callers[v].add(q)
+        while True:
+            decided = init | traced | host
+            more = {q for q in named - lazy
+                    if any(c != q and c not in decided and c in methods and c.rsplit(".", 1)[0] == q.rsplit(".", 1)[0]
+                           for c in callers.get(q, ()))}
+            if not more:
+                break
+            lazy |= more
+            init = _reach(init_seeds - lazy, succ, traced | host)
     out = dict(guess)
+    for q in lazy:
+        out[q] = "function"  # (init, host or traced below where that code reaches it too)
     for q in init:
         out[q] = "init"
     for q in host:

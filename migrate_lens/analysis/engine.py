@@ -727,7 +727,8 @@ def local_contexts(facts: FileFacts) -> dict[str, str]:
                            lambda _: facts.path)
     entries = [q for q in facts.traced_entries if q in functions]
     loop_calls = {s.qualname: s.loop_calls for s in facts.summaries if s.loop_calls}
-    return function_contexts(guess, roles, entries, succ, loop_calls)
+    methods = frozenset(q for q, f in functions.items() if f.is_method)
+    return function_contexts(guess, roles, entries, succ, loop_calls, methods)
 
 
 def local_traced_closure(facts: FileFacts) -> frozenset[str]:
