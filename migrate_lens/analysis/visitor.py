@@ -131,6 +131,8 @@ class _ClassInfo:
     #: in any method or a class-body annotation ``<attr>: Ctor`` (``distribution: Normal``):
     #: what ``self.<attr>.sample()`` is called on (``receiver_ctor``)
     attr_ctor: dict[str, str] = field(default_factory=dict)
+    #: (attributes its methods set on ``self``, its base-constructor call): :func:`_class_self_writes`
+    self_writes: tuple[frozenset[str], tuple[int, frozenset[str], bool] | None] | None = None
 
 
 @dataclass
@@ -4249,6 +4251,25 @@ class _CallExtras:
             (a.keyword.value if a.keyword is not None else str(i))
             for i, a in enumerate(self.node.args) if self.v._random_draw(a.value, scope, 3))
 
+    def inherited_self_args(self) -> dict[str, Any]:
+        """Arguments passed as ``self.<attr>`` where the enclosing class never sets ``<attr>``
+        itself: the value is whatever a base class's constructor stored (fairseq/ESM
+        ``LearnedPositionalEmbedding(nn.Embedding)`` forwarding ``self.max_norm`` to
+        ``F.embedding``). ``{"args": {key: attr}, "bases": the class's resolved bases,
+        "super_init": (positional count, keyword names, splat) of its ``super().__init__(...)``
+        call or None}``; empty when there is no such argument."""
+        scope = self.scope
+        cls = scope.cls if scope is not None else None
+        if cls is None:
+            return {}
+        found = {(a.keyword.value if a.keyword is not None else str(i)): a.value.attr.value  # type: ignore[attr-defined]
+                 for i, a in enumerate(self.node.args) if not a.star and _is_self_attr(a.value)}
+        if not found:
+            return {}
+        writes, init = _class_self_writes(cls)
+        found = {k: v for k, v in found.items() if v not in writes}
+        return {"args": found, "bases": cls.bases, "super_init": init} if found else {}
+
     def arg_alias(self) -> str:
         node, scope = self.node, self.scope
         return (scope.shared.get(node.args[0].value.value, "")  # type: ignore[attr-defined]
@@ -4262,8 +4283,56 @@ _CALL_EXTRAS: dict[str, Callable[[_CallExtras], Any]] = {
         "name_args", "arg_item_kinds", "arg_names", "receiver_text", "device_follows_input", "message_kinds",
         "exports_weight", "arg_texts", "value_args_all_params", "receiver_fresh", "receiver_ctor", "input_ctor",
         "random_args", "arg_alias", "own_method", "arg_ctor", "after_conv", "autograd_functions", "own_classes",
-        "project_names")
+        "project_names", "inherited_self_args")
 }
+
+
+def _class_self_writes(cls: _ClassInfo) -> tuple[frozenset[str], tuple[int, frozenset[str], bool] | None]:
+    """The attributes a class's own methods set on ``self`` (assignments, annotated and
+    augmented ones, ``setattr(self, "<name>", ...)``; any ``setattr(self, <non-literal>)``
+    counts as every attribute: ``"*"``), and its ``__init__``'s base-constructor call
+    (``super().__init__(...)`` or ``<Base>.__init__(self, ...)``) as (positional count,
+    keyword names, splat), None without one. Cached on the class."""
+    if cls.self_writes is not None:
+        return cls.self_writes
+    writes: set[str] = set()
+    init: tuple[int, frozenset[str], bool] | None = None
+    init_node = cls.method_nodes.get("__init__")
+    for name, fn in cls.method_nodes.items():
+        stack: list[cst.CSTNode] = [fn.body]
+        while stack:
+            n = stack.pop()
+            t = type(n)
+            if t in (cst.Assign, cst.AnnAssign, cst.AugAssign):
+                targets = [x.target for x in n.targets] if t is cst.Assign else [n.target]  # type: ignore[attr-defined]
+                while targets:
+                    tg = targets.pop()
+                    if type(tg) in (cst.Tuple, cst.List):
+                        targets.extend(e.value for e in tg.elements)  # type: ignore[attr-defined]
+                    elif _is_self_attr(tg):
+                        writes.add(tg.attr.value)  # type: ignore[attr-defined]
+            elif t is cst.Call:
+                func = n.func  # type: ignore[attr-defined]
+                if type(func) is cst.Name and func.value == "setattr" and n.args and \
+                        type(n.args[0].value) is cst.Name and n.args[0].value.value == "self":  # type: ignore[attr-defined]
+                    key = n.args[1].value if len(n.args) > 1 else None  # type: ignore[attr-defined]
+                    writes.add(key.evaluated_value if type(key) is cst.SimpleString else "*")  # type: ignore[union-attr]
+                elif fn is init_node and type(func) is cst.Attribute and func.attr.value == "__init__":
+                    recv = func.value
+                    is_super = type(recv) is cst.Call and type(recv.func) is cst.Name and recv.func.value == "super"
+                    args = list(n.args)  # type: ignore[attr-defined]
+                    if not is_super and args and type(args[0].value) is cst.Name and args[0].value.value == "self":
+                        args = args[1:]  # `nn.Embedding.__init__(self, n, d)`
+                    elif not is_super:
+                        args = None  # type: ignore[assignment]
+                    if args is not None:
+                        init = (sum(1 for a in args if a.keyword is None and not a.star),
+                                frozenset(a.keyword.value for a in args if a.keyword is not None),
+                                any(a.star for a in args))
+            stack.extend(n.children)
+    result = (frozenset(writes), init)
+    cls.self_writes = result
+    return result
 
 
 def _is_type_test(test: cst.BaseExpression) -> bool:
