@@ -815,7 +815,7 @@ class FileVisitor(cst.CSTVisitor):
         # `@end2end.setter def end2end(self, value)`: an attribute assignment passes `value`
         # (a flag as often as a tensor); what the assignments pass decides, not the module
         setter = any(_dotted(d.decorator).endswith(".setter") for d in node.decorators)
-        self._bind_params(scope, node.params, is_method and not static, accessor=setter)
+        self._bind_params(scope, node.params, is_method and not static, accessor=setter, fn=node)
         self.func_stack.append(scope)
         self.scope_kinds.append("func")
         for p in (*node.params.posonly_params, *node.params.params, *node.params.kwonly_params):
@@ -919,7 +919,9 @@ class FileVisitor(cst.CSTVisitor):
             if held != flow.held or held_kw != flow.held_kw:
                 scope.call_flows[index] = replace(flow, held=held, held_kw=held_kw)
 
-    def _bind_params(self, scope: _FuncScope, params: cst.Parameters, is_method: bool, accessor: bool = False) -> None:
+    def _bind_params(self, scope: _FuncScope, params: cst.Parameters, is_method: bool, accessor: bool = False,
+                     fn: cst.FunctionDef | None = None) -> None:
+        non_tensor: frozenset[str] | None = None
         all_params = [*params.posonly_params, *params.params, *params.kwonly_params]
         traced = scope.guess == "traced" or (
             scope.guess == "function" and scope.cls is not None and scope.cls.is_module and is_method
@@ -949,6 +951,12 @@ class FileVisitor(cst.CSTVisitor):
                 kind = K.S
             elif K.STATIC_PARAM_NAME.search(pname):
                 kind = K.S
+            elif traced and fn is not None and pname in (
+                    non_tensor if non_tensor is not None else (non_tensor := self._mapping_params(fn))):
+                # `def upgrade_state_dict_named(self, state_dict, name)` / `def load_hook(self,
+                # state_dict, prefix, *args)` that calls `state_dict.keys()` / `.pop(k)`: a
+                # mapping (or str, list) for the whole body, not a tensor the module method takes
+                kind = K.U
             elif traced:
                 kind = K.T
                 if p.default is not None:
@@ -3452,6 +3460,20 @@ class FileVisitor(cst.CSTVisitor):
     def _line(self, node: cst.CSTNode) -> int:
         return self._lines(node)[0]
 
+    def _mapping_params(self, fn: cst.FunctionDef) -> frozenset[str]:
+        """Names in ``fn``'s source text that take a method ``torch.Tensor`` does not have
+        (``state_dict.keys()``, ``sd.pop(k)``, ``prefix.endswith(...)``:
+        :data:`~.kinds.NON_TENSOR_METHODS`) anywhere in its body: a parameter so used is a
+        mapping, a string or a list, whatever the module-method guess says. A text match (a
+        comment counts), read only when a parameter would otherwise be guessed a tensor."""
+        positions = self.metadata.get(PositionProvider)
+        text_after = getattr(positions, "text_after", None)
+        if text_after is None:
+            return frozenset()
+        start, end = self._lines(fn)
+        text = text_after(start - 1, end)
+        return frozenset(_NON_TENSOR_CALL.findall(text)) if "." in text else frozenset()
+
     def _lines(self, node: cst.CSTNode) -> tuple[int, int]:
         """First and last line of ``node``: through the fast walk's line-only lookup (no code
         generation for one-line statements) when it provides the positions."""
@@ -3463,6 +3485,10 @@ class FileVisitor(cst.CSTVisitor):
         return rng.start.line, rng.end.line
 
 
+
+#: ``<name>.<method>(`` for a method ``torch.Tensor`` lacks (:meth:`FileVisitor._mapping_params`)
+_NON_TENSOR_CALL = re.compile(
+    r"(?<![\w.])([A-Za-z_]\w*)\s*\.\s*(?:" + "|".join(sorted(K.NON_TENSOR_METHODS)) + r")\s*\(")
 
 _PLAIN_BASE_PREFIXES = ("torch.", *PLAIN_BASE_PREFIXES)
 _PLAIN_BASES = PLAIN_BASES
