@@ -3360,6 +3360,26 @@ class FileVisitor(cst.CSTVisitor):
                 self._site("name-ref", node, name=resolved, data={"compared": id(node) in self.compared})
 
     def visit_Comparison(self, node: cst.Comparison) -> None:
+        if len(node.comparisons) > 1 and self.func_stack and id(node) not in self.cond_tests:
+            # `t0 < t_next < t0 + dt` is `t0 < t_next and t_next < t0 + dt`: bool() of every
+            # link but the last, even where the result is only assigned (torchdiffeq's
+            # `on_step_t = t0 < next_step_t < t0 + dt`). A chain that is itself an if/while/
+            # assert test is reported as that test. The links before the last are what bool()
+            # sees; when none of them is known to be a value but not all are static (`t0`
+            # unpacked from a solver state) and the chain holds a value (`t0 + dt`), the chain
+            # compares values of one sort: it is reported as a whole.
+            # Evidence without hypotheses first (a link's operand, then the whole chain), then
+            # the hypotheses on symbolic inputs that would make a link's operand a value.
+            links = (node.left, *(c.comparator for c in node.comparisons))[:-1]
+            data = {"construct": "chained comparison", "exits": False, "exit": ""}
+            kinds = [self.kind(o) for o in links]
+            direct = next((o for o, k in zip(links, kinds) if k in K.VALUE_KINDS), None)
+            if direct is None and any(k != K.S for k in kinds) and self.kind(node) in K.VALUE_KINDS:
+                direct = node
+            if direct is not None:
+                self._condition_sites(node, direct, data, carry=False)
+            else:
+                any(self._condition_sites(node, o, dict(data), carry=False) for o in links)
         # `x.dtype in (torch.float32, torch.float64)` / `dtype == torch.float64` test a name;
         # they create nothing (name-ref sites carry `compared`)
         if self.name_interest:
@@ -3373,8 +3393,8 @@ class FileVisitor(cst.CSTVisitor):
         # `a or b` / `a and b` force bool(a): value-dependent when a is a tensor value. A
         # boolean operation that is itself an if/while/assert test is reported as that test.
         for side in (node.left, node.right):
-            if type(side) is cst.BooleanOperation:
-                self.cond_tests.add(id(side))
+            if type(side) is cst.BooleanOperation or (type(side) is cst.Comparison and id(node) in self.cond_tests):
+                self.cond_tests.add(id(side))  # (a chained comparison inside a test is that test)
         if id(node) in self.cond_tests or self._is_bare_param(node.left):
             return
         self._condition_sites(node, node.left, {"construct": "and/or", "exits": False, "exit": ""})
