@@ -61,7 +61,7 @@ NON_TENSOR_METHODS = frozenset({
     "keys", "items", "get", "append", "extend", "isdigit", "isalpha", "isupper", "islower",
     "encode", "decode", "splitlines", "setdefault", "popitem", "casefold", "partition",
     "rpartition", "capitalize", "zfill", "ljust", "rjust", "removeprefix", "removesuffix",
-    "find", "rfind",
+    "find", "rfind", "pop", "update", "remove", "insert", "clear",
 })
 #: Tensor methods that numpy arrays, lists and dicts do not have: a receiver of unknown kind
 #: that takes one of these is a tensor (source: the ``torch.Tensor`` reference above).

@@ -331,6 +331,9 @@ def _kwargs_ok(site: Site, m: "Matcher") -> bool:
         got = _arg(site, m, key)
         if got is not None and got[1] is None:
             return False
+    for key, bases in _table(p.get("skip_if_base_default")).items():
+        if _base_default(site, m, key, bases):
+            return False
     for key, values in _table(p.get("require_literal")).items():
         got = _arg(site, m, key)
         if got is None or got[1] is NOT_LITERAL or not _literal_in(got[1], values):
@@ -418,6 +421,36 @@ def _literal_in(value: Any, values: Any) -> bool:
     return False
 
 
+def _base_default(site: Site, m: "Matcher", key: str, bases: Any) -> bool:
+    """The argument ``key`` is ``self.<key>`` in a class that subclasses one of ``bases``
+    ({base glob: position of ``key`` in that base's constructor, ``self`` left out}), never sets
+    ``<key>`` itself and does not hand it to the base constructor (no such keyword, too few
+    positional arguments, no splat): the attribute keeps the base's default (None for
+    ``nn.Embedding.max_norm``). fairseq/ESM ``LearnedPositionalEmbedding(nn.Embedding)``
+    calls ``F.embedding(positions, self.weight, self.padding_idx, self.max_norm, ...)`` with a
+    ``super().__init__(num_embeddings, embedding_dim, padding_idx)`` that never sets it."""
+    info = site.data.get("inherited_self_args") or {}
+    found: dict[str, str] = info.get("args", {})
+    if not found:
+        return False
+    slot = key if key in found else None
+    if slot is None:
+        idx = _position_of(site, m, key)
+        slot = str(idx) if idx is not None and str(idx) in found else None
+    if slot is None or found[slot] != key:
+        return False
+    table = _table(bases)
+    position = next((int(pos) for b in info.get("bases", ()) for glob, pos in table.items()
+                     if fnmatchcase(b, glob)), None)
+    if position is None:
+        return False
+    init = info.get("super_init")
+    if init is None:
+        return True
+    n_pos, kw, star = init
+    return not star and key not in kw and n_pos <= position
+
+
 def match_call(site: Site, m: "Matcher") -> str | None:
     """A call to a function by resolved name (``names``: globs such as ``torch.rand*``), or a
     method by name (``methods``) on a receiver of the given value kinds (``receiver``, default
@@ -432,7 +465,9 @@ def match_call(site: Site, m: "Matcher") -> str | None:
     ``kwarg_literal`` ({arg = [string globs]}), ``skip_if_literal`` ({arg = [values]}),
     ``skip_if_nonliteral`` ([args]), ``skip_if_none`` ([args] passed as a literal ``None``:
     ``F.batch_norm(x, None, None, training=True)`` keeps no running statistics),
-    ``require_literal`` ({arg = [values]}),
+    ``require_literal`` ({arg = [values]}), ``skip_if_base_default`` ({arg = {base glob =
+    position}}: the argument is ``self.<arg>`` left at a base constructor's default,
+    :func:`_base_default`),
     ``skip_after_global_pool`` (the input is a global pooling result), ``arg_kind`` ({arg = [value kinds]}), ``arg_name``
     ({position = [globs of the argument's resolved name]}), ``no_grad`` (inside
     ``torch.no_grad()`` or not), ``class_has_conv`` (in a module holding a conv),

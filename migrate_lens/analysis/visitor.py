@@ -131,6 +131,8 @@ class _ClassInfo:
     #: in any method or a class-body annotation ``<attr>: Ctor`` (``distribution: Normal``):
     #: what ``self.<attr>.sample()`` is called on (``receiver_ctor``)
     attr_ctor: dict[str, str] = field(default_factory=dict)
+    #: (attributes its methods set on ``self``, its base-constructor call): :func:`_class_self_writes`
+    self_writes: tuple[frozenset[str], tuple[int, frozenset[str], bool] | None] | None = None
 
 
 @dataclass
@@ -813,7 +815,7 @@ class FileVisitor(cst.CSTVisitor):
         # `@end2end.setter def end2end(self, value)`: an attribute assignment passes `value`
         # (a flag as often as a tensor); what the assignments pass decides, not the module
         setter = any(_dotted(d.decorator).endswith(".setter") for d in node.decorators)
-        self._bind_params(scope, node.params, is_method and not static, accessor=setter)
+        self._bind_params(scope, node.params, is_method and not static, accessor=setter, fn=node)
         self.func_stack.append(scope)
         self.scope_kinds.append("func")
         for p in (*node.params.posonly_params, *node.params.params, *node.params.kwonly_params):
@@ -917,7 +919,9 @@ class FileVisitor(cst.CSTVisitor):
             if held != flow.held or held_kw != flow.held_kw:
                 scope.call_flows[index] = replace(flow, held=held, held_kw=held_kw)
 
-    def _bind_params(self, scope: _FuncScope, params: cst.Parameters, is_method: bool, accessor: bool = False) -> None:
+    def _bind_params(self, scope: _FuncScope, params: cst.Parameters, is_method: bool, accessor: bool = False,
+                     fn: cst.FunctionDef | None = None) -> None:
+        non_tensor: frozenset[str] | None = None
         all_params = [*params.posonly_params, *params.params, *params.kwonly_params]
         traced = scope.guess == "traced" or (
             scope.guess == "function" and scope.cls is not None and scope.cls.is_module and is_method
@@ -947,6 +951,12 @@ class FileVisitor(cst.CSTVisitor):
                 kind = K.S
             elif K.STATIC_PARAM_NAME.search(pname):
                 kind = K.S
+            elif traced and fn is not None and pname in (
+                    non_tensor if non_tensor is not None else (non_tensor := self._mapping_params(fn))):
+                # `def upgrade_state_dict_named(self, state_dict, name)` / `def load_hook(self,
+                # state_dict, prefix, *args)` that calls `state_dict.keys()` / `.pop(k)`: a
+                # mapping (or str, list) for the whole body, not a tensor the module method takes
+                kind = K.U
             elif traced:
                 kind = K.T
                 if p.default is not None:
@@ -3350,6 +3360,26 @@ class FileVisitor(cst.CSTVisitor):
                 self._site("name-ref", node, name=resolved, data={"compared": id(node) in self.compared})
 
     def visit_Comparison(self, node: cst.Comparison) -> None:
+        if len(node.comparisons) > 1 and self.func_stack and id(node) not in self.cond_tests:
+            # `t0 < t_next < t0 + dt` is `t0 < t_next and t_next < t0 + dt`: bool() of every
+            # link but the last, even where the result is only assigned (torchdiffeq's
+            # `on_step_t = t0 < next_step_t < t0 + dt`). A chain that is itself an if/while/
+            # assert test is reported as that test. The links before the last are what bool()
+            # sees; when none of them is known to be a value but not all are static (`t0`
+            # unpacked from a solver state) and the chain holds a value (`t0 + dt`), the chain
+            # compares values of one sort: it is reported as a whole.
+            # Evidence without hypotheses first (a link's operand, then the whole chain), then
+            # the hypotheses on symbolic inputs that would make a link's operand a value.
+            links = (node.left, *(c.comparator for c in node.comparisons))[:-1]
+            data = {"construct": "chained comparison", "exits": False, "exit": ""}
+            kinds = [self.kind(o) for o in links]
+            direct = next((o for o, k in zip(links, kinds) if k in K.VALUE_KINDS), None)
+            if direct is None and any(k != K.S for k in kinds) and self.kind(node) in K.VALUE_KINDS:
+                direct = node
+            if direct is not None:
+                self._condition_sites(node, direct, data, carry=False)
+            else:
+                any(self._condition_sites(node, o, dict(data), carry=False) for o in links)
         # `x.dtype in (torch.float32, torch.float64)` / `dtype == torch.float64` test a name;
         # they create nothing (name-ref sites carry `compared`)
         if self.name_interest:
@@ -3363,8 +3393,8 @@ class FileVisitor(cst.CSTVisitor):
         # `a or b` / `a and b` force bool(a): value-dependent when a is a tensor value. A
         # boolean operation that is itself an if/while/assert test is reported as that test.
         for side in (node.left, node.right):
-            if type(side) is cst.BooleanOperation:
-                self.cond_tests.add(id(side))
+            if type(side) is cst.BooleanOperation or (type(side) is cst.Comparison and id(node) in self.cond_tests):
+                self.cond_tests.add(id(side))  # (a chained comparison inside a test is that test)
         if id(node) in self.cond_tests or self._is_bare_param(node.left):
             return
         self._condition_sites(node, node.left, {"construct": "and/or", "exits": False, "exit": ""})
@@ -3450,6 +3480,20 @@ class FileVisitor(cst.CSTVisitor):
     def _line(self, node: cst.CSTNode) -> int:
         return self._lines(node)[0]
 
+    def _mapping_params(self, fn: cst.FunctionDef) -> frozenset[str]:
+        """Names in ``fn``'s source text that take a method ``torch.Tensor`` does not have
+        (``state_dict.keys()``, ``sd.pop(k)``, ``prefix.endswith(...)``:
+        :data:`~.kinds.NON_TENSOR_METHODS`) anywhere in its body: a parameter so used is a
+        mapping, a string or a list, whatever the module-method guess says. A text match (a
+        comment counts), read only when a parameter would otherwise be guessed a tensor."""
+        positions = self.metadata.get(PositionProvider)
+        text_after = getattr(positions, "text_after", None)
+        if text_after is None:
+            return frozenset()
+        start, end = self._lines(fn)
+        text = text_after(start - 1, end)
+        return frozenset(_NON_TENSOR_CALL.findall(text)) if "." in text else frozenset()
+
     def _lines(self, node: cst.CSTNode) -> tuple[int, int]:
         """First and last line of ``node``: through the fast walk's line-only lookup (no code
         generation for one-line statements) when it provides the positions."""
@@ -3461,6 +3505,10 @@ class FileVisitor(cst.CSTVisitor):
         return rng.start.line, rng.end.line
 
 
+
+#: ``<name>.<method>(`` for a method ``torch.Tensor`` lacks (:meth:`FileVisitor._mapping_params`)
+_NON_TENSOR_CALL = re.compile(
+    r"(?<![\w.])([A-Za-z_]\w*)\s*\.\s*(?:" + "|".join(sorted(K.NON_TENSOR_METHODS)) + r")\s*\(")
 
 _PLAIN_BASE_PREFIXES = ("torch.", *PLAIN_BASE_PREFIXES)
 _PLAIN_BASES = PLAIN_BASES
@@ -4257,6 +4305,25 @@ class _CallExtras:
             (a.keyword.value if a.keyword is not None else str(i))
             for i, a in enumerate(self.node.args) if self.v._random_draw(a.value, scope, 3))
 
+    def inherited_self_args(self) -> dict[str, Any]:
+        """Arguments passed as ``self.<attr>`` where the enclosing class never sets ``<attr>``
+        itself: the value is whatever a base class's constructor stored (fairseq/ESM
+        ``LearnedPositionalEmbedding(nn.Embedding)`` forwarding ``self.max_norm`` to
+        ``F.embedding``). ``{"args": {key: attr}, "bases": the class's resolved bases,
+        "super_init": (positional count, keyword names, splat) of its ``super().__init__(...)``
+        call or None}``; empty when there is no such argument."""
+        scope = self.scope
+        cls = scope.cls if scope is not None else None
+        if cls is None:
+            return {}
+        found = {(a.keyword.value if a.keyword is not None else str(i)): a.value.attr.value  # type: ignore[attr-defined]
+                 for i, a in enumerate(self.node.args) if not a.star and _is_self_attr(a.value)}
+        if not found:
+            return {}
+        writes, init = _class_self_writes(cls)
+        found = {k: v for k, v in found.items() if v not in writes}
+        return {"args": found, "bases": cls.bases, "super_init": init} if found else {}
+
     def arg_alias(self) -> str:
         node, scope = self.node, self.scope
         return (scope.shared.get(node.args[0].value.value, "")  # type: ignore[attr-defined]
@@ -4270,7 +4337,7 @@ _CALL_EXTRAS: dict[str, Callable[[_CallExtras], Any]] = {
         "name_args", "arg_item_kinds", "arg_names", "receiver_text", "device_follows_input", "message_kinds",
         "exports_weight", "arg_texts", "value_args_all_params", "receiver_fresh", "receiver_ctor", "input_ctor",
         "random_args", "arg_alias", "own_method", "arg_ctor", "after_conv", "autograd_functions", "own_classes",
-        "project_names", "ceil_args")
+        "project_names", "ceil_args", "inherited_self_args")
 }
 
 #: Functions that round a quotient up (``math.ceil(n / size)``).
@@ -4295,6 +4362,54 @@ def _is_ceil_division(expr: cst.BaseExpression, qual: Callable[[cst.BaseExpressi
         return type(left) is cst.BinaryOperation and type(left.operator) is cst.Subtract and \
             literal(left.right) == 1 and type(left.left) is cst.BinaryOperation and type(left.left.operator) is cst.Add
     return False
+
+
+def _class_self_writes(cls: _ClassInfo) -> tuple[frozenset[str], tuple[int, frozenset[str], bool] | None]:
+    """The attributes a class's own methods set on ``self`` (assignments, annotated and
+    augmented ones, ``setattr(self, "<name>", ...)``; any ``setattr(self, <non-literal>)``
+    counts as every attribute: ``"*"``), and its ``__init__``'s base-constructor call
+    (``super().__init__(...)`` or ``<Base>.__init__(self, ...)``) as (positional count,
+    keyword names, splat), None without one. Cached on the class."""
+    if cls.self_writes is not None:
+        return cls.self_writes
+    writes: set[str] = set()
+    init: tuple[int, frozenset[str], bool] | None = None
+    init_node = cls.method_nodes.get("__init__")
+    for name, fn in cls.method_nodes.items():
+        stack: list[cst.CSTNode] = [fn.body]
+        while stack:
+            n = stack.pop()
+            t = type(n)
+            if t in (cst.Assign, cst.AnnAssign, cst.AugAssign):
+                targets = [x.target for x in n.targets] if t is cst.Assign else [n.target]  # type: ignore[attr-defined]
+                while targets:
+                    tg = targets.pop()
+                    if type(tg) in (cst.Tuple, cst.List):
+                        targets.extend(e.value for e in tg.elements)  # type: ignore[attr-defined]
+                    elif _is_self_attr(tg):
+                        writes.add(tg.attr.value)  # type: ignore[attr-defined]
+            elif t is cst.Call:
+                func = n.func  # type: ignore[attr-defined]
+                if type(func) is cst.Name and func.value == "setattr" and n.args and \
+                        type(n.args[0].value) is cst.Name and n.args[0].value.value == "self":  # type: ignore[attr-defined]
+                    key = n.args[1].value if len(n.args) > 1 else None  # type: ignore[attr-defined]
+                    writes.add(key.evaluated_value if type(key) is cst.SimpleString else "*")  # type: ignore[union-attr]
+                elif fn is init_node and type(func) is cst.Attribute and func.attr.value == "__init__":
+                    recv = func.value
+                    is_super = type(recv) is cst.Call and type(recv.func) is cst.Name and recv.func.value == "super"
+                    args = list(n.args)  # type: ignore[attr-defined]
+                    if not is_super and args and type(args[0].value) is cst.Name and args[0].value.value == "self":
+                        args = args[1:]  # `nn.Embedding.__init__(self, n, d)`
+                    elif not is_super:
+                        args = None  # type: ignore[assignment]
+                    if args is not None:
+                        init = (sum(1 for a in args if a.keyword is None and not a.star),
+                                frozenset(a.keyword.value for a in args if a.keyword is not None),
+                                any(a.star for a in args))
+            stack.extend(n.children)
+    result = (frozenset(writes), init)
+    cls.self_writes = result
+    return result
 
 
 def _is_type_test(test: cst.BaseExpression) -> bool:
