@@ -86,6 +86,18 @@ _MODE_METHODS = frozenset({"train", "eval"})
 _CHECKPOINT_LOADERS = frozenset({"torch.load", "safetensors.torch.load_file", "safetensors.torch.load"})
 #: Tensor methods that reorder axes: a weight passed through one is being converted.
 _AXIS_METHODS = frozenset({"permute", "transpose", "t", "swapaxes", "movedim", "flip", "rot90"})
+#: Parameter names of state that outlives one call (a decoding cache, a recurrent state, a
+#: memory bank): written in traced code, the caller reads it back across jit boundaries;
+#: per-call containers (``features``, ``outputs``, ``names``) are trace-time Python lists/dicts.
+_STATE_NAME = re.compile(
+    r"cache|past_key|incremental|inference_params|history|(^|_)kv(_|$)|^(rnn_|recurrent_|decoder_|decode_|ssm_|conv_)?"
+    r"states?$|(^|_)memory$", re.IGNORECASE)
+#: Annotations of a parameter that is the caller's mutable container (``cache: dict``).
+_MUTABLE_CONTAINER_TYPES = frozenset({
+    "dict", "list", "typing.Dict", "typing.List", "typing.MutableMapping", "typing.MutableSequence",
+    "collections.abc.MutableMapping", "collections.abc.MutableSequence", "typing.DefaultDict",
+    "collections.defaultdict", "collections.OrderedDict", "typing.OrderedDict",
+})
 _MUTATING_CONTAINER_METHODS = frozenset({
     "append", "extend", "insert", "update", "setdefault", "add", "__setitem__", "pop", "clear",
 })
@@ -1398,10 +1410,40 @@ class FileVisitor(cst.CSTVisitor):
             if scope.cls is not None and _is_self_attr(value) else "")
         scope.pending_ctor.append((name, built, value))
 
+    def _mutable_container_param(self, scope: _FuncScope, name: str) -> bool:
+        """``name`` is a parameter annotated as a mutable container (``cache: dict``,
+        ``buffers: List[torch.Tensor]``, ``state: Dict[str, Any]``): static as a value kind,
+        but the caller's object, which a method like ``update``/``append`` changes."""
+        meta = scope.param_meta.get(name)
+        annotation = meta[0] if meta is not None else None
+        if annotation is None:
+            return False
+        stack: list[cst.CSTNode] = [annotation.annotation]
+        while stack:
+            n = stack.pop()
+            if type(n) is cst.Subscript:
+                stack.append(n.value)
+                stack.extend(el.slice.value for el in n.slice if type(el.slice) is cst.Index)
+            elif type(n) in (cst.Name, cst.Attribute) and self.qual(n) in _MUTABLE_CONTAINER_TYPES:
+                return True
+            elif type(n) is cst.BinaryOperation:
+                stack.extend((n.left, n.right))
+        return False
+
     def _subscript_write(self, stmt: cst.CSTNode, target: cst.Subscript, base: str, vkind: str,
                          aug: bool) -> None:
         mask = self._index_has_mask(target)
-        if any(type(el.slice) is cst.Index and type(el.slice.value) in STRING_NODES for el in target.slice):
+        keyed = any(type(el.slice) is cst.Index and type(el.slice.value) in STRING_NODES for el in target.slice)
+        root = target.value
+        if type(root) is cst.Name and (keyed or (base not in K.TENSORISH and not mask)) and self.func_stack and \
+                root.value in self.func_stack[-1].params and not self.func_stack[-1].init_like and \
+                _STATE_NAME.search(root.value) is not None:
+            # `incremental_state[key] = saved`: an entry written into the caller's decoding cache
+            # or state mapping, as `.update(...)` would (a per-call container a parent forward
+            # builds and reads back, `features["pair"] = ...`, is trace-time Python, not state)
+            self._site("argument-write", stmt, name=f"{root.value}[...] = ...",
+                       data={"how": "argument", "method": "__setitem__"})
+        if keyed:
             base = K.U  # `out["logits"] = x`: a tensor takes no string index, the object is a mapping
         elif base == K.U and mask:
             base = K.T  # only arrays take a boolean-mask index
@@ -2488,7 +2530,8 @@ class FileVisitor(cst.CSTVisitor):
                         self._site("global-write", node, name=root.value, data={"how": "container", "method": method})
                     elif type(root) is cst.Name and method in _STATE_METHODS and (
                             root.value in scope.params or root.value in scope.binds.instances) and \
-                            scope.env.get(root.value) != K.S:
+                            (scope.env.get(root.value) != K.S or (_STATE_NAME.search(root.value) is not None and
+                                                                  self._mutable_container_param(scope, root.value))):
                         # the caller's object (a KV cache, a list it reads back) mutated in place
                         self._site("argument-write", node, name=f"{root.value}.{method}(...)",
                                    data={"how": "argument" if root.value in scope.params else "built", "method": method})
