@@ -594,7 +594,9 @@ def match_self_write(site: Site, m: "Matcher") -> str | None:
     of tensors, an augmented counter, a subscript/in-place/container write), and ``static`` keeps (true) or drops
     (false) plain assignments of a static value that is no counter (``self.is_causal = mask
     is not None``, ``self.cached_len = x.shape[1]``: configuration a port passes on, not
-    state a trace loses). A write that only re-places the attribute itself
+    state a trace loses). ``memo`` keeps (true) or drops (false) writes in the body of an
+    ``if`` that compares a cache key on ``self`` with a static value (a table rebuilt when the
+    sequence length changes). A write that only re-places the attribute itself
     (``self.ab = self.ab.to(x.device)``: device or dtype, no new value) never matches."""
     if site.data.get("placement"):
         return None
@@ -614,6 +616,9 @@ def match_self_write(site: Site, m: "Matcher") -> str | None:
                         and not site.data.get("holds_tensors"))
         if plain_static != static:
             return None
+    memo = _param(m, "memo")
+    if memo is not None and bool(site.data.get("memo")) != memo:
+        return None
     if _param(m, "tensor_state") is True:
         how = site.data.get("how")
         tensorish = site.data.get("value") in (K.T, K.B) or site.data.get("attr_kind") in (K.T, K.B) or \

@@ -92,6 +92,9 @@ _AXIS_METHODS = frozenset({"permute", "transpose", "t", "swapaxes", "movedim", "
 _STATE_NAME = re.compile(
     r"cache|past_key|incremental|inference_params|history|(^|_)kv(_|$)|^(rnn_|recurrent_|decoder_|decode_|ssm_|conv_)?"
     r"states?$|(^|_)memory$", re.IGNORECASE)
+#: Comparison operators of a cache-key test (``seq_len != self._seq_len_cached``).
+_KEY_COMPARE_OPS = (cst.NotEqual, cst.Equal, cst.LessThan, cst.GreaterThan, cst.LessThanEqual,
+                    cst.GreaterThanEqual)
 #: Annotations of a parameter that is the caller's mutable container (``cache: dict``).
 _MUTABLE_CONTAINER_TYPES = frozenset({
     "dict", "list", "typing.Dict", "typing.List", "typing.MutableMapping", "typing.MutableSequence",
@@ -217,6 +220,10 @@ class _FuncScope:
     #: open ``if`` statements (either branch) whose test checks a type (``isinstance(space,
     #: spaces.Dict)``): code that dispatches on the Python structure of its input
     type_tests: int = 0
+    #: per open ``if`` whose test compares a cache key on ``self`` with a static value
+    #: (``if seq_len != self._seq_len_cached:``): the ``self`` attributes its body assigns, a
+    #: memo cache recomputed when the static key changes (:meth:`FileVisitor._memo_attrs`)
+    memo_attrs: list[frozenset[str]] = field(default_factory=list)
     #: name -> another live name (or ``self.attr``) bound to the same object (``q = p`` binds
     #: both ways): an in-place write through one is seen through the other
     shared: dict[str, str] = field(default_factory=dict)
@@ -400,6 +407,8 @@ class FileVisitor(cst.CSTVisitor):
         self.guard_tries: set[int] = set()
         #: `if` statements whose test checks a type (see :attr:`_FuncScope.type_tests`)
         self.type_test_ifs: set[int] = set()
+        #: ``if`` statements that opened an entry of :attr:`_FuncScope.memo_attrs`
+        self.memo_ifs: set[int] = set()
         #: `nn.Flatten()` layers of an `nn.Sequential` that flatten a conv's NCHW output
         self.flatten_after_conv: set[int] = set()
         self.summaries: list[FunctionSummary] = []
@@ -1480,6 +1489,44 @@ class FileVisitor(cst.CSTVisitor):
         bound = self._index_has_host_value(target)
         return base and bound
 
+    def _memo_attrs(self, node: cst.If) -> frozenset[str]:
+        """The ``self`` attributes the body of ``node`` assigns when its test compares an
+        attribute of ``self`` with a static value (``if seq_len != self._seq_len_cached or
+        self._cos_cached.device != x.device:``, ``if n > self.max_seq_len_cached:``): a table
+        cached on the module and rebuilt when a static key changes (rotary cos/sin tables). A
+        test on tensor values, or only against None (``if self.k is None:``, a cache that may
+        grow with data), opens none."""
+        keyed = False
+        stack: list[cst.CSTNode] = [node.test]
+        while stack:
+            e = stack.pop()
+            t = type(e)
+            if t is cst.BooleanOperation:
+                stack += (e.left, e.right)  # type: ignore[attr-defined]
+            elif t is cst.UnaryOperation:
+                stack.append(e.expression)  # type: ignore[attr-defined]
+            elif t is cst.Comparison:
+                sides = [e.left, *(c.comparator for c in e.comparisons)]  # type: ignore[attr-defined]
+                ops_ok = all(type(c.operator) in _KEY_COMPARE_OPS for c in e.comparisons)  # type: ignore[attr-defined]
+                if ops_ok and any(_self_rooted(x) for x in sides) and not any(literal(x) is None for x in sides):
+                    keyed = True
+        if not keyed:
+            return frozenset()
+        self._fresh()
+        if self.kind(node.test) in K.VALUE_KINDS:
+            return frozenset()
+        attrs: set[str] = set()
+        for stmt in node.body.body:
+            if type(stmt) is cst.SimpleStatementLine:
+                for small in stmt.body:
+                    if type(small) is cst.Assign:
+                        for tgt in small.targets:
+                            for el in (tgt.target.elements if type(tgt.target) is cst.Tuple else (tgt.target,)):
+                                v = el.value if type(el) is cst.Element else el
+                                if _is_self_attr(v):
+                                    attrs.add(v.attr.value)  # type: ignore[union-attr]
+        return frozenset(attrs)
+
     def _state_write(self, stmt: cst.CSTNode, target: cst.BaseExpression, how: str, vkind: str) -> None:
         """A mutation of ``self.<attr>`` (or of what it holds) outside init code; through its
         ``.data`` too (``self.embed.data.copy_(e)`` writes the buffer's storage)."""
@@ -1489,8 +1536,9 @@ class FileVisitor(cst.CSTVisitor):
         assert type(target) is cst.Attribute
         cls = self.func_stack[-1].cls if self.func_stack else None
         attr = target.attr.value
+        memo = bool(self.func_stack) and any(attr in m for m in self.func_stack[-1].memo_attrs)
         self._site("self-write", stmt, name=attr, data={
-            "how": how, "value": vkind, "aug": how == "aug",
+            "how": how, "value": vkind, "aug": how == "aug", "memo": memo,
             "is_buffer": bool(cls and attr in cls.buffers),
             "attr_kind": cls.attr_kinds.get(attr, K.S) if cls else K.U,
         })
@@ -1814,8 +1862,9 @@ class FileVisitor(cst.CSTVisitor):
                                 self.submodules.append(SubmoduleFact(owner=cls.qualname, attr=attr, target=t,
                                                                      line=self._line(value)))
         if ctx != "init":
+            memo = not aug and bool(self.func_stack) and any(attr in m for m in self.func_stack[-1].memo_attrs)
             self._site("self-write", stmt, name=attr, data={
-                "how": "aug" if aug else "assign", "value": vkind, "aug": aug,
+                "how": "aug" if aug else "assign", "value": vkind, "aug": aug, "memo": memo,
                 "is_buffer": bool(cls and attr in cls.buffers),
                 "attr_kind": cls.attr_kinds.get(attr, K.S) if cls else K.U,
                 # `self.n = self.n + 1` is a counter like `self.n += 1`
@@ -1869,6 +1918,10 @@ class FileVisitor(cst.CSTVisitor):
             if _is_type_test(node.test):
                 scope.type_tests += 1
                 self.type_test_ifs.add(id(node))
+            memo = self._memo_attrs(node)
+            if memo:
+                scope.memo_attrs.append(memo)
+                self.memo_ifs.add(id(node))
             if scope.branches and scope.branches[-1][0] == id(node):
                 self._enter_else(scope)  # an `elif`: the enclosing if's else branch
             dead = _export_only_test(self, node.test)
@@ -1939,6 +1992,8 @@ class FileVisitor(cst.CSTVisitor):
         scope = self.func_stack[-1]
         if id(original_node) in self.type_test_ifs:
             scope.type_tests -= 1
+        if id(original_node) in self.memo_ifs and scope.memo_attrs:
+            scope.memo_attrs.pop()
         if not scope.branches:
             return
         _, env0, der0, body, dead, lv0, body_exits, *lv_body = scope.branches.pop()
@@ -3730,6 +3785,13 @@ def _is_self(node: cst.BaseExpression) -> bool:
 
 def _is_self_attr(node: cst.BaseExpression) -> bool:
     return type(node) is cst.Attribute and type(node.value) is cst.Name and node.value.value == "self"
+
+
+def _self_rooted(node: cst.BaseExpression) -> bool:
+    """An attribute chain on ``self`` (``self.n``, ``self._cos_cached.device``)."""
+    while type(node) is cst.Attribute:
+        node = node.value  # type: ignore[attr-defined]
+    return _is_self(node)
 
 
 #: Methods of a KV cache object that return its current length (transformers ``Cache``).
