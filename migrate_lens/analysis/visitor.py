@@ -229,6 +229,12 @@ class _FuncScope:
     shared: dict[str, str] = field(default_factory=dict)
     #: names bound to an input's device (``device = x.device``, also through a ternary)
     input_devices: set[str] = field(default_factory=set)
+    # locals bound to a ceiling division (`n_chunks = math.ceil(n / size)`): a count chosen so
+    # that the last piece comes out short (ML926 through a local)
+    ceil_locals: set[str] = field(default_factory=set)
+    # locals bound to a fixed number of pieces (`qkv = x.chunk(3, -1)`, `torch.split(x, [2, 6])`):
+    # their len() is static, whatever the tensor's shape
+    fixed_pieces: set[str] = field(default_factory=set)
     #: names bound to a single Python number's expression (``approx = float(a) / float(b)``):
     #: ``torch.tensor(approx)`` of one is a static number, not tensor data
     scalars: set[str] = field(default_factory=set)
@@ -1412,6 +1418,14 @@ class FileVisitor(cst.CSTVisitor):
             scope.input_devices.add(name)
         else:
             scope.input_devices.discard(name)
+        if _is_ceil_division(value, self.qual):
+            scope.ceil_locals.add(name)
+        else:
+            scope.ceil_locals.discard(name)
+        if _fixed_piece_count(value, self.qual):
+            scope.fixed_pieces.add(name)
+        else:
+            scope.fixed_pieces.discard(name)
         # after the right-hand side is visited (``attn = attn.nan_to_num()`` reads the old one)
         # a local alias of a built attribute (`pd = self.bank_logits`) is built by the same callee
         built = self._built_by(value, None) if type(value) is cst.Call else (
@@ -2366,8 +2380,12 @@ class FileVisitor(cst.CSTVisitor):
             return self.kind(expr.func.value) in K.TENSORISH  # type: ignore[attr-defined]
         if t is cst.Call and type(expr.func) is cst.Name and expr.func.value == "len" and expr.args:  # type: ignore[attr-defined]
             arg = expr.args[0].value  # type: ignore[attr-defined]
+            if _fixed_piece_count(arg, self.qual):
+                return False  # `len(x.chunk(3))`: three pieces whatever the shape
             if type(arg) is cst.Name and self.func_stack:
                 scope = self.func_stack[-1]
+                if arg.value in scope.fixed_pieces:
+                    return False
                 if arg.value in scope.iter_names:
                     return False  # `for i2 in rand_attn: len(i2)`: the element's kind is a guess
                 if arg.value in scope.params and self._annotation_kind(scope.param_meta[arg.value][0]) not in K.TENSORISH:
@@ -4316,9 +4334,11 @@ class _CallExtras:
         """Keys (keyword, or position as a string) of the arguments written as a ceiling
         division (``int(np.ceil(n / size))``, ``math.ceil(n / size)``, ``-(-n // size)``,
         ``(n + size - 1) // size``): a count chosen so that the last piece comes out short."""
-        qual = self.v.qual
+        qual, scope = self.v.qual, self.scope
+        local = scope.ceil_locals if scope is not None else ()
         return tuple((a.keyword.value if a.keyword is not None else str(i))
-                     for i, a in enumerate(self.node.args) if _is_ceil_division(a.value, qual))
+                     for i, a in enumerate(self.node.args)
+                     if _is_ceil_division(a.value, qual) or (type(a.value) is cst.Name and a.value.value in local))
 
     def name_args(self) -> tuple[str, ...]:
         return tuple((a.keyword.value if a.keyword is not None else str(i))
@@ -4447,6 +4467,30 @@ _CALL_EXTRAS: dict[str, Callable[[_CallExtras], Any]] = {
 
 #: Functions that round a quotient up (``math.ceil(n / size)``).
 _CEIL_FUNCS = frozenset({"math.ceil", "numpy.ceil", "torch.ceil", "triton.cdiv"})
+
+
+def _fixed_piece_count(expr: cst.BaseExpression, qual: Callable[[cst.BaseExpression], str]) -> bool:
+    """``expr`` splits a tensor into a number of pieces written in the source: ``x.chunk(3)``,
+    ``torch.chunk(x, 2, dim=-1)``, ``x.split([4, 4], -1)``, ``torch.tensor_split(x, 3)``; so
+    ``len()`` of the result is static. (A chunk count above the length gives fewer pieces;
+    that length is still fixed per trace.)"""
+    if type(expr) is not cst.Call:
+        return False
+    func = expr.func
+    name = qual(func)
+    if name in ("torch.chunk", "torch.split", "torch.tensor_split"):
+        args = expr.args[1:]
+    elif type(func) is cst.Attribute and func.attr.value in ("chunk", "split", "tensor_split"):
+        args = expr.args
+    else:
+        return False
+    if not args or args[0].keyword is not None and args[0].keyword.value not in ("chunks", "split_size_or_sections", "sections", "indices_or_sections"):
+        return False
+    count = args[0].value
+    is_split = name == "torch.split" or (type(func) is cst.Attribute and func.attr.value == "split")
+    if type(count) in (cst.List, cst.Tuple):
+        return all(type(el) is not cst.StarredElement for el in count.elements)  # type: ignore[attr-defined]
+    return not is_split and type(literal(count)) is int
 
 
 def _is_ceil_division(expr: cst.BaseExpression, qual: Callable[[cst.BaseExpression], str]) -> bool:
