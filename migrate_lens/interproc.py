@@ -29,6 +29,7 @@ from collections import defaultdict, deque
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from migrate_lens.analysis.kinds import RETURNED_REDUCTION
 from migrate_lens.fastinit import replacer
 from migrate_lens.models import CallFlow, Finding, Flow, FunctionSummary
 
@@ -478,10 +479,31 @@ class _FlowKinds:
                 for key2, h, k in flow.deps if flow is not None and inner else ():
                     if k not in out and key2.startswith("p:") and h in self.arg_kinds(fn, callee, t, key2[2:]):
                         out.add(k)
+                if i < 0 and inner and RETURNED_REDUCTION not in out and self._reduced(fn, callee, t):
+                    out.add(RETURNED_REDUCTION)
         finally:
             if inner:
                 active.discard((fn, key))
         return out
+
+    def _reduced(self, fn: str, callee: str, t: str) -> bool:
+        """Whether ``t`` (``callee`` as ``fn`` calls it) returns a 0-d reduction of data with
+        ``fn``'s arguments (:attr:`FunctionSummary.ret_reduced`): an alternative whose every
+        requirement holds, a parameter's by the kinds ``fn`` passes for it, another input's
+        (``r:<other>=R``, a helper returning a helper's reduction) by ``t``'s own kinds."""
+        for alt in self.summaries[t].ret_reduced:
+            if alt == "*":
+                return True
+            ok = True
+            for part in alt.split("&"):
+                key, _, h = part.rpartition("=")
+                got = self.arg_kinds(fn, callee, t, key[2:]) if key.startswith("p:") else self.key_kinds(t, key)
+                if h not in got:
+                    ok = False
+                    break
+            if ok:
+                return True
+        return False
 
     def value(self, fn: str, flow: Flow, own_params: bool = True) -> set[str]:
         out = {flow.kind} if flow.kind else set()

@@ -385,6 +385,12 @@ class FunctionSummary:
     #: keyword-only parameter names (``def f(x, *, mask)``), given when ``params`` would be:
     #: callers reach them only by keyword
     kwonly: tuple[str, ...] = ()
+    #: the returned value is a 0-d reduction of tensor data (``return lengths.max()``), under
+    #: any of these alternatives: ``"*"`` always, else ``&``-joined ``"<key>=<kind>"``
+    #: requirements on the function's inputs (``"p:lengths=T"``, ``"r:<callee>=R"``); () when
+    #: it is not. A caller that uses it as a size reads it to the host (requirement
+    #: ``"r:<callee>=R"``, :data:`migrate_lens.analysis.kinds.RETURNED_REDUCTION`)
+    ret_reduced: tuple[str, ...] = ()
 
     @property
     def named(self) -> tuple[str, ...]:

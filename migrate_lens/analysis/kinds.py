@@ -172,6 +172,10 @@ FULL_REDUCTION_METHODS = frozenset({
     "max", "min", "sum", "amax", "amin", "argmax", "argmin", "count_nonzero", "prod",
 })
 FULL_REDUCTION_FUNCS = frozenset(f"torch.{m}" for m in FULL_REDUCTION_METHODS)
+#: Not a value kind of the visitor: the project level's mark on a call's return value that is
+#: such a 0-d reduction (``def longest(l): return l.max()``), so that a caller's
+#: ``torch.arange(longest(lengths))`` is a host read (requirement ``"r:<callee>=R"``).
+RETURNED_REDUCTION = "R"
 #: Conversions that keep such a 0-d tensor a 0-d tensor (``lengths.max().long()``).
 SCALAR_CASTS = frozenset({"long", "int", "to", "type", "clone", "detach"})
 

@@ -327,6 +327,14 @@ def _kwargs_ok(site: Site, m: "Matcher") -> bool:
         got = _arg(site, m, key)
         if got is not None and got[1] is not NOT_LITERAL and _literal_in(got[1], values):
             return False
+        if got is not None and got[1] is NOT_LITERAL and p.get("or_param_default") is True:
+            # a parameter of the enclosing function passed on as it came, whose default is one
+            # of the values (`def adaptive_avgmax_pool2d(x, output_size=1)`): the common call
+            index = _position_of(site, m, key)
+            defaults = site.data.get("param_default_args", {})
+            default = defaults.get(key, defaults.get(str(index), NOT_LITERAL)) if defaults else NOT_LITERAL
+            if default is not NOT_LITERAL and _literal_in(default, values):
+                return False
     for key in p.get("skip_if_none") or ():
         got = _arg(site, m, key)
         if got is not None and got[1] is None:
@@ -462,7 +470,8 @@ def match_call(site: Site, m: "Matcher") -> str | None:
     ``missing_positional_index``), ``missing_or_literal`` ({arg = [values]}: absent, or passed as
     one of those literals: ``num_classes`` omitted or ``-1``), ``ceil_division_arg`` (the argument
     is written as a ceiling division: ``int(np.ceil(n / size))``, ``-(-n // size)``), ``exact_positional`` (number of positional arguments),
-    ``kwarg_literal`` ({arg = [string globs]}), ``skip_if_literal`` ({arg = [values]}),
+    ``kwarg_literal`` ({arg = [string globs]}), ``skip_if_literal`` ({arg = [values]}; with ``or_param_default``, also an enclosing
+    function's parameter passed on whose literal default is one of the values),
     ``skip_if_nonliteral`` ([args]), ``skip_if_none`` ([args] passed as a literal ``None``:
     ``F.batch_norm(x, None, None, training=True)`` keeps no running statistics),
     ``require_literal`` ({arg = [values]}), ``skip_if_base_default`` ({arg = {base glob =
@@ -696,6 +705,8 @@ def match_pad_order(site: Site, m: "Matcher") -> str | None:
         return None  # ZeroPad2d(padding): usually one int for every side
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return None  # one number pads every side alike
+    if site.data.get("input_1d"):
+        return None  # a 1-D tensor (`F.pad(cu_seqlens, (1, 0))`): its last axis is its first
     if isinstance(value, tuple) and len(set(value)) <= 1:
         return None
     if isinstance(value, tuple):

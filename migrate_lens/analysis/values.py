@@ -397,6 +397,9 @@ class ValueKinds:
             if type(node.value) is _ATTRIBUTE and node.value.attr.value == "shape" and len(node.slice) == 1 \
                     and type(node.slice[0].slice) is cst.Index and _trailing_dim(node.slice[0].slice.value):
                 return K.S  # `x[mask].shape[-1]`: a trailing dimension a selection keeps (static)
+            if type(node.value) is _NAME and self.v.func_stack and \
+                    node.value.value == self.v.func_stack[-1].star_kwargs and len(node.slice) == 1:
+                return self._kwarg_kind(node.slice[0].slice)  # `kwargs["attention_mask"]`
             base = self.kind(node.value)
             if base == K.B:
                 return K.B
@@ -552,6 +555,9 @@ class ValueKinds:
         scope and hypothesis, passes them: evaluating them again would give the same values
         and read the same inputs (name resolution and kinds have no other effect)."""
         func = node.func
+        if type(func) is _ATTRIBUTE and type(func.value) is _NAME and func.attr.value in ("get", "pop") and \
+                node.args and self.v.func_stack and func.value.value == self.v.func_stack[-1].star_kwargs:
+            return self._kwarg_kind(node.args[0])  # `kwargs.get("attention_mask")`
         if name is None:
             name = self.v.qual(func)
         if name.startswith("self.") and name.count(".") > 1 and type(func) is cst.Attribute:
@@ -784,6 +790,23 @@ class ValueKinds:
         if t is cst.Name and self.v.func_stack:
             return node.value in self.v.func_stack[-1].scalars
         return False
+
+    def _kwarg_kind(self, key: cst.CSTNode) -> str:
+        """Kind of one entry of the current function's ``**kwargs`` (``kwargs["mask"]``,
+        ``kwargs.get("mask")``, ``key`` the index or first argument): the kind an unannotated
+        parameter of that name gets in traced code (a tensor, unless the name says flag or size:
+        ``output_attentions``, ``num_items_in_batch``, :data:`~.kinds.STATIC_PARAM_NAME`);
+        unknown for a key that is no string literal or outside traced code (the callers decide)."""
+        if type(key) is cst.Index:
+            key = key.value
+        if type(key) is cst.Arg:
+            key = key.value
+        name = literal(key)
+        if type(name) is not str or not name.isidentifier():
+            return K.U
+        if K.STATIC_PARAM_NAME.search(name):
+            return K.S
+        return K.T if self.v.func_stack[-1].guess == "traced" else K.U
 
     def _symbolic_return(self, name: str) -> str:
         """The return value of a call to ``name``, a function the project may define: the

@@ -204,6 +204,9 @@ class _FuncScope:
     forwards: set[str] = field(default_factory=set)
     #: flows of ``return`` values, and of their tuple items (None once lengths differ)
     ret_flows: list[Flow] = field(default_factory=list)
+    #: requirements under which a returned value is a 0-d reduction of data (``return
+    #: lengths.max()``): ``"*"`` always, else ``"p:<param>=T"`` (:attr:`FunctionSummary.ret_reduced`)
+    ret_reduced: set[str] = field(default_factory=set)
     ret_items: list[list[Flow]] | None = None
     call_flows: list[CallFlow] = field(default_factory=list)
     #: per call flow holding local names outside a loop: (its index in ``call_flows``, the
@@ -232,6 +235,11 @@ class _FuncScope:
     # locals bound to a ceiling division (`n_chunks = math.ceil(n / size)`): a count chosen so
     # that the last piece comes out short (ML926 through a local)
     ceil_locals: set[str] = field(default_factory=set)
+    #: the ``**kwargs`` parameter's name ("" without one)
+    star_kwargs: str = ""
+    #: locals bound to a tensor known to be 1-D (:func:`_is_1d`: ``cu_seqlens =
+    #: torch.repeat_interleave(n, r).cumsum(0)``), where PyTorch's and JAX's pad orders agree
+    one_d: set[str] = field(default_factory=set)
     # locals bound to a fixed number of pieces (`qkv = x.chunk(3, -1)`, `torch.split(x, [2, 6])`):
     # their len() is static, whatever the tensor's shape
     fixed_pieces: set[str] = field(default_factory=set)
@@ -240,8 +248,9 @@ class _FuncScope:
     scalars: set[str] = field(default_factory=set)
     #: names bound to a global pooling result (``x = self.avgpool(x)``, a (N, C, 1, 1) map)
     pooled: set[str] = field(default_factory=set)
-    #: (name, is a scalar, is pooled) of the statement being visited, applied after it
-    pending_marks: list[tuple[str, bool, bool]] = field(default_factory=list)
+    #: (name, is a scalar, is pooled, is 1-D, a ceiling division, a fixed number of pieces) of
+    #: the statement being visited, applied after it
+    pending_marks: list[tuple[str, bool, bool, bool, bool, bool]] = field(default_factory=list)
     #: open loops, innermost last: (env and derived kinds at the loop head, conditions in the
     #: body that held no value kind when met, each with the env/derived kinds it saw)
     loop_heads: list[tuple[dict[str, str], dict[str, Any], list[tuple[Any, ...]]]] = field(default_factory=list)
@@ -1003,6 +1012,8 @@ class FileVisitor(cst.CSTVisitor):
         for star in (params.star_arg, params.star_kwarg):
             if type(star) is cst.Param:
                 scope.env[star.name.value] = K.S
+        if type(params.star_kwarg) is cst.Param:
+            scope.star_kwargs = params.star_kwarg.name.value  # its entries' kinds: ValueKinds._kwarg_kind
 
     # ------------------------------------------------------------------ statements
     def visit_Global(self, node: cst.Global) -> None:
@@ -1151,9 +1162,12 @@ class FileVisitor(cst.CSTVisitor):
                 elif scope.assumed:
                     scope.assumed.pop(name, None)
             scope.pending.clear()
-            for name, scalar, pooled in scope.pending_marks:
+            for name, scalar, pooled, one_d, ceil, pieces in scope.pending_marks:
                 (scope.scalars.add if scalar else scope.scalars.discard)(name)
                 (scope.pooled.add if pooled else scope.pooled.discard)(name)
+                (scope.one_d.add if one_d else scope.one_d.discard)(name)
+                (scope.ceil_locals.add if ceil else scope.ceil_locals.discard)(name)
+                (scope.fixed_pieces.add if pieces else scope.fixed_pieces.discard)(name)
             scope.pending_marks.clear()
             for name, ctor, value in scope.pending_ctor:
                 scope.prior_value[(name, id(value))] = scope.last_value.get(name)
@@ -1412,20 +1426,15 @@ class FileVisitor(cst.CSTVisitor):
         elif type(value) is cst.Attribute and _is_self_attr(value):
             scope.shared[name] = _dotted(value)
         # taken after the statement, like kinds (`x = torch.flatten(x, 1)` reads the pooled `x`)
+        qual = self.qual
         scope.pending_marks.append((name, self.values.is_scalar(value),
-                                    type(value) is cst.Call and self._is_global_pool_result(value)))
+                                    type(value) is cst.Call and self._is_global_pool_result(value),
+                                    _is_1d(value, qual, scope.one_d), _is_ceil_division(value, qual),
+                                    _fixed_piece_count(value, qual)))
         if _is_input_device(value):
             scope.input_devices.add(name)
         else:
             scope.input_devices.discard(name)
-        if _is_ceil_division(value, self.qual):
-            scope.ceil_locals.add(name)
-        else:
-            scope.ceil_locals.discard(name)
-        if _fixed_piece_count(value, self.qual):
-            scope.fixed_pieces.add(name)
-        else:
-            scope.fixed_pieces.discard(name)
         # after the right-hand side is visited (``attn = attn.nan_to_num()`` reads the old one)
         # a local alias of a built attribute (`pd = self.bank_logits`) is built by the same callee
         built = self._built_by(value, None) if type(value) is cst.Call else (
@@ -1655,9 +1664,37 @@ class FileVisitor(cst.CSTVisitor):
             if self._full_reduction(value):
                 return ()
             reqs = tuple(req for req, got in self._variants(lambda: self._full_reduction(value)) if got)
-            return reqs or None
+            return reqs or self._returned_reductions(value) or None
         finally:
             values.used, values.assumed_read = saved
+
+    def _returned_reductions(self, value: cst.BaseExpression) -> tuple[str, ...]:
+        """Requirements ``"r:<callee>=R"`` for each call in ``value`` (through scalar casts and
+        arithmetic: ``longest(lengths) + 1``) of a function the project may define, whose
+        return value is then a 0-d reduction of data if its summary says so
+        (:attr:`~migrate_lens.models.FunctionSummary.ret_reduced`, checked with this call's
+        arguments by :mod:`migrate_lens.interproc`)."""
+        out: list[str] = []
+        stack = [value]
+        values = self.values
+        while stack:
+            e = stack.pop()
+            t = type(e)
+            if t is cst.BinaryOperation:
+                stack += (e.left, e.right)  # type: ignore[attr-defined]
+            elif t is cst.Call:
+                func = e.func  # type: ignore[attr-defined]
+                if type(func) is cst.Attribute and func.attr.value in K.SCALAR_CASTS:
+                    stack.append(func.value)
+                    continue
+                name = self.qual(func)
+                if not name:
+                    continue
+                key = "r:" + name
+                self._fresh()
+                if self.kind(e) not in (K.S, K.H) and key in values.used:
+                    out.append(f"{key}={K.RETURNED_REDUCTION}")
+        return tuple(out)
 
     def _shape_uses(self, exprs: Iterable[cst.BaseExpression | None], use: str, at: cst.CSTNode,
                     caches: bool = True) -> None:
@@ -3582,6 +3619,15 @@ class FileVisitor(cst.CSTVisitor):
         else:
             scope.returned.update((n, -1) for n in _returned_names(value) if n in names)
         scope.ret_flows.append(self._flow(value))
+        if type(value) is cst.Name and value.value in scope.host_reads:
+            # (an `.item()` read is a host value: its flow says so already)
+            self._fresh()
+            reduced: tuple[str, ...] | None = None if self.kind(value) == K.H else scope.host_reads[value.value][1]
+        else:
+            reduced = self._reduction_requires(value)
+        if reduced is not None:
+            # `return lengths.max()`: a caller's `torch.arange(longest(lengths))` reads data
+            scope.ret_reduced.update(reduced or ("*",))
         tuple_items = type(value) is cst.Tuple and not any(type(e) is cst.StarredElement for e in value.elements)
         scope.ret_items = _join_items(scope.ret_items, [self._flow(e.value) for e in value.elements],
                                       not scope.ret_flows[:-1]) if tuple_items else []
@@ -4340,6 +4386,30 @@ class _CallExtras:
                      for i, a in enumerate(self.node.args)
                      if _is_ceil_division(a.value, qual) or (type(a.value) is cst.Name and a.value.value in local))
 
+    def input_1d(self) -> bool:
+        """The padded tensor (``F.pad``'s first argument) is known to be 1-D (:func:`_is_1d`)."""
+        first = next((a.value for a in self.node.args if a.keyword is None or a.keyword.value == "input"), None)
+        if first is None or self.node.args[0].star:
+            return False
+        scope = self.scope
+        return _is_1d(first, self.v.qual, scope.one_d if scope is not None else ())
+
+    def param_default_args(self) -> dict[str, Any]:
+        """Keys (keyword, or position as a string) of the arguments that pass on a parameter
+        of the enclosing function as it came (not rebound), mapped to that parameter's literal
+        default (``def pool(x, output_size=1): F.adaptive_avg_pool2d(x, output_size)``)."""
+        scope = self.scope
+        if scope is None:
+            return {}
+        out: dict[str, Any] = {}
+        for i, a in enumerate(self.node.args):
+            v = a.value
+            if type(v) is cst.Name and v.value in scope.params and not a.star:
+                default = scope.param_meta.get(v.value, (None, None))[1]
+                if default is not None and (lit := literal(default)) is not NOT_LITERAL:
+                    out[a.keyword.value if a.keyword is not None else str(i)] = lit
+        return out
+
     def name_args(self) -> tuple[str, ...]:
         return tuple((a.keyword.value if a.keyword is not None else str(i))
                      for i, a in enumerate(self.node.args) if type(a.value) in (cst.Name, cst.Attribute))
@@ -4462,11 +4532,62 @@ _CALL_EXTRAS: dict[str, Callable[[_CallExtras], Any]] = {
         "name_args", "arg_item_kinds", "arg_names", "receiver_text", "device_follows_input", "message_kinds",
         "exports_weight", "arg_texts", "value_args_all_params", "receiver_fresh", "receiver_ctor", "input_ctor",
         "random_args", "arg_alias", "own_method", "arg_ctor", "after_conv", "autograd_functions", "own_classes",
-        "project_names", "ceil_args", "inherited_self_args")
+        "project_names", "ceil_args", "inherited_self_args", "input_1d", "param_default_args")
 }
 
 #: Functions that round a quotient up (``math.ceil(n / size)``).
 _CEIL_FUNCS = frozenset({"math.ceil", "numpy.ceil", "torch.ceil", "triton.cdiv"})
+
+
+#: Tensor methods (and ``torch.<name>`` functions) that keep a tensor's rank when called
+#: without reshaping arguments: a 1-D input gives a 1-D result.
+_RANK_KEEPING = frozenset({
+    "cumsum", "cumprod", "to", "long", "int", "float", "double", "half", "bool", "clone", "detach",
+    "type", "contiguous", "abs", "neg", "exp", "log", "sqrt", "clamp", "clamp_min", "clamp_max",
+    "flip", "roll", "cpu", "cuda", "type_as",
+})
+#: Creation functions whose result is 1-D (a range of numbers).
+_ONE_D_FUNCS = frozenset({"torch.arange", "torch.linspace", "torch.logspace", "torch.randperm"})
+
+
+def _is_1d(expr: cst.BaseExpression, qual: Callable[[cst.BaseExpression], str], names: Collection[str],
+           depth: int = 0) -> bool:
+    """``expr`` is certainly a 1-D tensor: ``torch.arange(...)``, ``x.flatten()`` /
+    ``torch.flatten(x)`` (no start dimension), ``x.view(-1)`` / ``x.reshape(-1)``,
+    ``torch.repeat_interleave(n, r)`` without ``dim`` (its input is flattened), a rank-keeping
+    method or function of one (``.cumsum(0)``, ``.long()``, ``torch.cumsum(a, dim=0)``), or a
+    local in ``names`` (bound to one). Sources: the ``torch.repeat_interleave`` and
+    ``torch.flatten`` references."""
+    if depth > 8:
+        return False
+    t = type(expr)
+    if t is cst.Name:
+        return expr.value in names  # type: ignore[attr-defined]
+    if t is not cst.Call:
+        return False
+    func = expr.func  # type: ignore[attr-defined]
+    args = expr.args  # type: ignore[attr-defined]
+    name = qual(func)
+    if name in _ONE_D_FUNCS:
+        return True
+    if name == "torch.repeat_interleave":
+        return not any(a.keyword is not None and a.keyword.value == "dim" for a in args) and len(args) <= 2
+    if name == "torch.flatten":
+        return len(args) == 1 and args[0].keyword is None
+    if name.startswith("torch.") and name[6:] in _RANK_KEEPING and args and args[0].keyword is None:
+        return _is_1d(args[0].value, qual, names, depth + 1)
+    if type(func) is not cst.Attribute or name.startswith("torch."):
+        return False
+    method = func.attr.value
+    if method == "flatten":
+        return not args
+    if method in ("view", "reshape"):
+        return len(args) == 1 and literal(args[0].value) in (-1, (-1,))
+    if method == "repeat_interleave":
+        return not any(a.keyword is not None and a.keyword.value == "dim" for a in args) and len(args) <= 1
+    if method in _RANK_KEEPING:
+        return _is_1d(func.value, qual, names, depth + 1)
+    return False
 
 
 def _fixed_piece_count(expr: cst.BaseExpression, qual: Callable[[cst.BaseExpression], str]) -> bool:
@@ -4703,22 +4824,24 @@ def _with_flows(summary: FunctionSummary | None, scope: _FuncScope) -> FunctionS
             items = tuple(j if j is not None else Flow() for j in joined)
     mutated = tuple(sorted({p for _, p, _ in scope.arg_writes})) if scope.returns_value else ()
     assumed = tuple(sorted(scope.assumed_refs))
-    params = tuple(scope.param_order) if scope.symbolic or mutated or assumed else ()
-    kwonly = tuple(scope.kwonly_order) if scope.symbolic or mutated or assumed else ()
+    named = scope.symbolic or mutated or assumed or any("p:" in r for r in scope.ret_reduced)
+    params = tuple(scope.param_order) if named else ()
+    kwonly = tuple(scope.kwonly_order) if named else ()
     calls = tuple(scope.call_flows)
     static_ret = _join_static(scope.ret_static)
     static_items = tuple(_join_static(acc) for acc in scope.ret_static_items or ())
     if not any(static_items):
         static_items = ()
+    ret_reduced = tuple(sorted(scope.ret_reduced))
     if summary is None and ret is None and not items and not params and not kwonly and not calls and not static_ret and \
-            not static_items and not scope.forwards:
+            not static_items and not scope.forwards and not ret_reduced:
         return None
     defaults = tuple(sorted(scope.static_defaults)) if assumed or scope.symbolic else ()
     base = summary or FunctionSummary(scope.qualname)
     return FunctionSummary(base.qualname, base.role, base.loop_calls, params, ret, items, calls,
                            mutated, tuple(sorted(scope.returned)) if mutated else (),
                            assumed, defaults, static_ret, static_items, forwards=_forward_plan(scope),
-                           kwonly=kwonly)
+                           kwonly=kwonly, ret_reduced=ret_reduced)
 
 
 def _forward_plan(scope: _FuncScope) -> tuple[str, ...]:
