@@ -2716,7 +2716,7 @@ class FileVisitor(cst.CSTVisitor):
         code (``block(dim)``, ``norm_layer(dim)``) is an injection slot."""
         func = node.func
         on_instance = False
-        if name.startswith("self."):
+        if name.startswith("self.") and not (type(func) is cst.Name and func.value in scope.binds.callables):
             bound = scope.cls.attr_binds.get(name[5:], ()) if scope.cls is not None else ()
         elif type(func) is cst.Attribute and type(func.value) is cst.Name and (
                 func.value.value in scope.binds.instances or func.value.value in scope.binds.typed):
