@@ -1230,8 +1230,12 @@ class FileVisitor(cst.CSTVisitor):
                     # `global _impl` then `_impl = load(...)`: the module-level name holds it
                     self.bindings.bind_module_value(target.value, value)
                 scope.pending.append((target.value, vkind, derived, self._assumed_entry(scope, vkind, value)))
+                cls = scope.cls
+                # a method, or an attribute init code bound to a callable (`self.causal_fn =
+                # partial(causal_attention)`): `fn = plain if c else self.causal_fn` holds it
                 self.bindings.bind_local(scope.binds, target.value, value, scope.env,
-                                         scope.cls.methods if scope.cls is not None else ())
+                                         () if cls is None else
+                                         (cls.methods | cls.attr_binds.keys()) if cls.attr_binds else cls.methods)
                 self._class_refs(value)
                 src = _view_source(value) if vkind in K.TENSORISH else ""
                 if src and src != target.value:
@@ -2753,7 +2757,7 @@ class FileVisitor(cst.CSTVisitor):
         code (``block(dim)``, ``norm_layer(dim)``) is an injection slot."""
         func = node.func
         on_instance = False
-        if name.startswith("self."):
+        if name.startswith("self.") and not (type(func) is cst.Name and func.value in scope.binds.callables):
             bound = scope.cls.attr_binds.get(name[5:], ()) if scope.cls is not None else ()
         elif type(func) is cst.Attribute and type(func.value) is cst.Name and (
                 func.value.value in scope.binds.instances or func.value.value in scope.binds.typed):
@@ -2772,6 +2776,12 @@ class FileVisitor(cst.CSTVisitor):
             on_instance = True
         elif type(func) is cst.Name or (type(func) is cst.Attribute and type(func.value) is cst.Name):
             bound = self.bindings.resolve_all(func, scope.env, scope.binds.callables)
+            if type(func) is cst.Name and scope.cls is not None and scope.cls.attr_binds and \
+                    any(b.startswith("self.") and b[5:] in scope.cls.attr_binds for b in bound):
+                # `attn_fn = linear_attention if not self.causal else self.causal_fn` with
+                # `self.causal_fn = partial(causal_attention)` in init: what the attribute holds
+                bound = tuple(dict.fromkeys(t for b in bound for t in (
+                    scope.cls.attr_binds[b[5:]] if b.startswith("self.") and b[5:] in scope.cls.attr_binds else (b,))))
             if not bound and type(func) is cst.Attribute and func.value.value in scope.params and (
                     func.value.value in scope.binds.optional or scope.env.get(func.value.value) == K.U) and \
                     method not in K.TORCH_ONLY_METHODS and method not in K.STATIC_METHODS and not method.startswith("__"):
