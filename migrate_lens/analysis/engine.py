@@ -16,7 +16,7 @@ import libcst as cst
 from libcst.metadata import CodeRange, PositionProvider
 
 from migrate_lens.analysis.matchers import MATCHERS, CallGate, GatePart, call_gate, glob_matcher, names_pass, rule_keywords
-from migrate_lens.analysis.routes import drop_kernel_routes, reroute_kernels
+from migrate_lens.analysis.routes import drop_kernel_routes, drop_launcher_findings, reroute_kernels
 from migrate_lens.analysis.sites import Site
 from migrate_lens.analysis.visitor import FileVisitor
 from migrate_lens.analysis.walk import Positions, fast_visit, parse_cst
@@ -496,6 +496,9 @@ def analyze_source(source: str, path: str, module_name: str, catalog: Catalog,
     if rerouted is not None:
         unique = {(f.span.line, f.span.column, f.code): f for f in rerouted}
     kept = drop_kernel_routes(unique.values(), visitor.kernel_routes(), catalog)  # routes.py
+    if kept is not None:
+        unique = {(f.span.line, f.span.column, f.code): f for f in kept}
+    kept = drop_launcher_findings(unique.values(), visitor.kernel_launchers, catalog)  # routes.py
     if kept is not None:
         unique = {(f.span.line, f.span.column, f.code): f for f in kept}
     ordered = tuple(sorted(unique.values(), key=lambda f: (f.span.line, f.span.column, f.code)))

@@ -155,3 +155,25 @@ def fallback_evidence(finding: Finding, imports: Iterable[ImportFact], functions
         return ""
     route = fallback_for(finding.snippet, frozenset(fn.qualname.rsplit(".", 1)[-1] for fn in functions))
     return f"pure-PyTorch route `{route}`" if route else ""
+
+
+def drop_launcher_findings(findings: Iterable[Finding], launchers: Iterable[str],
+                           catalog: "Catalog") -> list[Finding] | None:
+    """``findings`` without those of rules that mark themselves part of a kernel's port
+    (matcher param ``skip_in_kernel_launcher``: memory-layout queries, ML918) made in a function
+    that launches a Triton-style kernel (``launchers``, ``FileVisitor.kernel_launchers``) or in a
+    function nested in one. Such a function is the kernel's host wrapper: it reads strides and
+    pointers only to hand them to the kernel, and a port replaces it with the kernel by one
+    ``pallas_call`` (priced by the kernel's own finding, ML408), where no stride exists. Counted
+    on mamba_ssm (state-spaces/mamba e9594ce): 1,098 ``.stride()`` findings in its launchers.
+    None when nothing is to do."""
+    launchers = tuple(launchers)
+    if not launchers:
+        return None
+    codes = frozenset(r.code for r in catalog.rules
+                      if dict(r.matcher.params).get("skip_in_kernel_launcher") is True)
+    if not codes:
+        return None
+    keep_all = frozenset(launchers)
+    prefixes = tuple(q + "." for q in launchers)
+    return [f for f in findings if f.code not in codes or not (f.symbol in keep_all or f.symbol.startswith(prefixes))]

@@ -443,6 +443,10 @@ class FileVisitor(cst.CSTVisitor):
         #: functions that call an optional kernel and that this file calls only under a kernel
         #: gate: the fast route a port drops (:meth:`kernel_routes`, ``routes.drop_kernel_routes``)
         self.kernel_users: set[str] = set()
+        #: functions that launch a Triton-style kernel (``_fwd_kernel[grid](x, x.stride(0), ...)``,
+        #: :func:`_is_kernel_launch`): the kernel's host wrapper, replaced with it by a
+        #: ``pallas_call`` (``routes.drop_launcher_findings``)
+        self.kernel_launchers: set[str] = set()
         self.values = values = ValueKinds(self)
         #: value kind of an expression in the current scope (:class:`.values.ValueKinds`)
         self.kind = values.kind
@@ -2493,6 +2497,8 @@ class FileVisitor(cst.CSTVisitor):
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         self.called_funcs.add(id(func))
+        if type(func) is cst.Subscript and self.func_stack and _is_kernel_launch(func, self.qual):
+            self.kernel_launchers.add(self.func_stack[-1].qualname)
         name = self.qual(func)
         method = func.attr.value if type(func) is cst.Attribute else ""
         if name == "torch.nn.Sequential":
@@ -4597,6 +4603,47 @@ def _is_1d(expr: cst.BaseExpression, qual: Callable[[cst.BaseExpression], str], 
         return not any(a.keyword is not None and a.keyword.value == "dim" for a in args) and len(args) <= 1
     if method in _RANK_KEEPING:
         return _is_1d(func.value, qual, names, depth + 1)
+    return False
+
+
+_KERNEL_NAME = re.compile(r"kernel", re.IGNORECASE)
+_GRID_NAME = re.compile(r"^_?grid", re.IGNORECASE)
+
+
+def _is_kernel_launch(func: cst.Subscript, qual: Callable[[cst.BaseExpression], str]) -> bool:
+    """``func`` (the callee of a call) launches a Triton-style kernel over a grid:
+    ``_fwd_kernel[grid](...)``, ``kernels.bwd_kernel[(triton.cdiv(n, BLOCK), b)](...)``. The
+    subscripted callee is a module-level name or a dotted name not on ``self`` (not a layer of a
+    ``ModuleList``: ``self.layers[i](x)``), and either its name says kernel or the subscript is a
+    launch grid (a name starting with ``grid``, a ``lambda meta: ...``, a tuple with a
+    ``triton.cdiv``); or a kernel wrapped for ``torch.compile``
+    (``torch.library.wrap_triton(kernel)[grid](...)``). Source: the Triton tutorials' launch form
+    ``kernel[grid](...)``, the ``torch.library.wrap_triton`` reference."""
+    value = func.value
+    if type(value) is cst.Call:  # `torch.library.wrap_triton(kernel)[grid](...)`
+        return qual(value.func).rsplit(".", 1)[-1] == "wrap_triton"
+    if type(value) is cst.Attribute:
+        root = value
+        while type(root) is cst.Attribute:
+            root = root.value
+        if type(root) is not cst.Name or root.value in ("self", "cls"):
+            return False
+        leaf = value.attr.value
+    elif type(value) is cst.Name:
+        leaf = value.value
+    else:
+        return False
+    if _KERNEL_NAME.search(leaf):
+        return True
+    if len(func.slice) != 1 or type(func.slice[0].slice) is not cst.Index:
+        return False
+    grid = func.slice[0].slice.value
+    if type(grid) is cst.Name:
+        return bool(_GRID_NAME.match(grid.value))
+    if type(grid) is cst.Lambda:
+        return True
+    if type(grid) is cst.Tuple:
+        return any(type(el.value) is cst.Call and qual(el.value.func) == "triton.cdiv" for el in grid.elements)
     return False
 
 
