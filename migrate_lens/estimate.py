@@ -689,10 +689,37 @@ def _rules(catalog: Catalog) -> dict[str, Any]:
     return hit[1]
 
 
-def _code_lines(project: Project, copies: CopyIndex) -> dict[str, tuple[int, int]]:
+def _kernel_bodies(f: Any, shapes: Mapping[str, Any], body_codes: frozenset[str]) -> dict[str, int]:
+    """Shaped functions and methods of file ``f`` whose body is a GPU kernel priced by its own
+    finding (a rule with matcher param ``prices_body``: ``@triton.jit``, ``@T.prim_func``; the
+    nearest shaped function around the finding's symbol, a ``@tilelang.jit`` factory around its
+    ``prim_func``): qualname -> code lines. Their lines are the kernel's rewrite (8-40 hours
+    each), not base porting on top of it."""
+    out: dict[str, int] = {}
+    if not body_codes:
+        return out
+    for fd in f.findings:
+        if fd.code not in body_codes:
+            continue
+        q = fd.symbol
+        while q:
+            sh = shapes.get(q)
+            if sh is not None:
+                if sh.kind in ("function", "method"):
+                    out[sh.qualname] = sh.code_lines
+                break
+            q = q.rpartition(".")[0]
+    # (a kernel nested in another counted one is inside its lines)
+    return {q: n for q, n in out.items() if not any(q.startswith(o + ".") for o in out)}
+
+
+def _code_lines(project: Project, copies: CopyIndex,
+                body_codes: frozenset[str] = frozenset()) -> dict[str, tuple[int, int]]:
     """unit qualname -> (code lines, copied code lines). A class unit counts the code lines of
     its class (from the file's shapes); a file unit its file's code lines less those of the
-    class units in it (outermost ones). Physical lines when the file has no counts."""
+    class units in it (outermost ones). Physical lines when the file has no counts. Lines of
+    kernel bodies priced by their own finding (:func:`_kernel_bodies`) are left out of the
+    unit that holds them."""
     files = {f.path: f for f in project.files}
     out: dict[str, tuple[int, int]] = {}
     by_path: dict[str, list[ModuleInfo]] = defaultdict(list)
@@ -701,6 +728,7 @@ def _code_lines(project: Project, copies: CopyIndex) -> dict[str, tuple[int, int
     for path, units in by_path.items():
         f = files.get(path)
         shapes = {s.qualname: s for s in f.shapes} if f is not None else {}
+        kernels = _kernel_bodies(f, shapes, body_codes) if f is not None else {}
         classes = sorted((m for m in units if m.kind != "file"), key=lambda m: (m.line, -m.end_line))
         outer: list[ModuleInfo] = []
         end = 0
@@ -711,6 +739,8 @@ def _code_lines(project: Project, copies: CopyIndex) -> dict[str, tuple[int, int
         for m in classes:
             sh = shapes.get(m.qualname)
             code = sh.code_lines if sh is not None else m.lines_of_code
+            if kernels:
+                code = max(0, code - sum(n for q, n in kernels.items() if q.startswith(m.qualname + ".")))
             inner = sum(copies.copied_lines_in(path, c.line, c.end_line) for c in classes
                         if c is not m and m.line <= c.line and c.end_line <= m.end_line)
             copied = min(code, copies.copied_lines_in(path, m.line, m.end_line) - inner)
@@ -719,7 +749,8 @@ def _code_lines(project: Project, copies: CopyIndex) -> dict[str, tuple[int, int
             if m.kind != "file":
                 continue
             if f is not None and f.code_lines >= 0:
-                code = max(0, f.code_lines - sum(out[c.qualname][0] for c in outer))
+                code = max(0, f.code_lines - sum(out[c.qualname][0] for c in outer) - sum(
+                    n for q, n in kernels.items() if not any(q.startswith(c.qualname + ".") for c in outer)))
             else:
                 code = m.lines_of_code
             copied = sum(c.code_lines for c in copies.by_path.get(path, ())
@@ -745,7 +776,8 @@ def estimate(project: Project, catalog: Catalog, config: Config, *, skipped: int
     scope = make_scope(project, tuple(entries if entries is not None else getattr(config, "entries", ())))
     in_scope = [m for m in project.modules if m.qualname in scope.units]
     copies = find_copies(project.files)
-    lines = _code_lines(project, copies)
+    lines = _code_lines(project, copies, frozenset(
+        r.code for r in catalog.rules if dict(r.matcher.params).get("prices_body") is True))
     rules = _rules(catalog)
 
     one_offs = detect_one_offs(project, mult * CALIBRATION_SCALE, scope.units if scope.roots else None)

@@ -549,3 +549,42 @@ def test_kernel_call_sites_are_priced_as_wiring_when_the_tree_holds_the_kernel_s
     assert shipped_416 == pytest.approx(n * KERNEL_CALL_WIRING_HOURS["ML416"] * to_days, rel=0.01)
     assert alone_416 > 5 * shipped_416
     assert shipped < alone
+
+
+_KERNEL_FILE = '''
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _scale_kernel(X, Y, stride, N, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < N
+    x = tl.load(X + row * stride + cols, mask=mask)
+    y = x * 2.0
+    y = tl.where(y > 0, y, 0.0)
+    tl.store(Y + row * stride + cols, y, mask=mask)
+
+
+def scale(x):
+    y = torch.empty_like(x)
+    _scale_kernel[(x.shape[0],)](x, y, x.stride(0), x.shape[1], BLOCK=1024)
+    return y
+'''
+
+
+def test_kernel_bodies_are_priced_by_their_finding_not_as_base_porting(tmp_path) -> None:
+    """The lines of a ``@triton.jit`` kernel are its rewrite, priced by its ML408 finding
+    (rule matcher param ``prices_body``): the file unit's code lines leave them out; the
+    launcher's lines stay base porting."""
+    from migrate_lens.pipeline import scan
+
+    write_package(tmp_path, {"ops": _KERNEL_FILE})
+    result = scan(tmp_path, Config(), jobs=1, use_cache=False)
+    ops = next(f for f in result.files if f.path == "pkg/ops.py")
+    kernel = next(s for s in ops.shapes if s.qualname.endswith("_scale_kernel"))
+    assert any(f.code == "ML408" for f in ops.findings)
+    assert kernel.code_lines >= 8
+    assert result.estimate.modules["pkg.ops"].code_lines == ops.code_lines - kernel.code_lines
