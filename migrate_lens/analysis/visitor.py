@@ -829,7 +829,10 @@ class FileVisitor(cst.CSTVisitor):
             context = "init" if (
                 (_INIT_NAMES.match(name) and not name.startswith(("_build", "build_", "_make", "make_")))
                 or (name.endswith("_") and not name.endswith("__"))  # in-place initializers: trunc_normal_
-            ) else "function"
+            ) else "host" if _SCRIPT_FUNCTION.match(name) and all(
+                # (not a registered builder: timm's `@register_model def test_vit(...)` builds a model)
+                _dotted(d.decorator.func if type(d.decorator) is cst.Call else d.decorator).startswith(("pytest.", "unittest."))
+                for d in node.decorators) else "function"
             cls = None
             is_method = False
         if innermost == "class" and cls is not None and cls.is_module and name in _MODE_METHODS:
@@ -4606,6 +4609,12 @@ def _is_1d(expr: cst.BaseExpression, qual: Callable[[cst.BaseExpression], str], 
     return False
 
 
+#: Module-level functions named as tests, benchmarks or profiling runs (``test_fwd_correctness``,
+#: ``benchmark_dtrap_ddt``, ``bench_scan``, ``profile_step``): script code a library module keeps
+#: beside its kernels, run by hand or from ``__main__``, never by the model; host code unless
+#: traced code calls them (pytest's ``test_`` convention, and the same for benchmarks). Not when
+#: decorated by anything but pytest/unittest: ``@register_model def test_vit()`` builds a model.
+_SCRIPT_FUNCTION = re.compile(r"^(test|benchmark|bench|profile)(_|$)")
 _KERNEL_NAME = re.compile(r"kernel", re.IGNORECASE)
 _GRID_NAME = re.compile(r"^_?grid", re.IGNORECASE)
 
