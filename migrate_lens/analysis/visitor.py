@@ -1276,9 +1276,12 @@ class FileVisitor(cst.CSTVisitor):
                     scope.host_reads.pop(target.value, None)
             elif self.class_stack:  # class body: `act = nn.GELU` is `self.act` in methods
                 found = self._targets(value)
+                cls_info = self.class_stack[-1]
                 if found:
-                    cls_info = self.class_stack[-1]
                     cls_info.attr_binds[target.value] = merge(cls_info.attr_binds.get(target.value, ()), found)
+                if vkind in K.TENSORISH and type(value) is cst.Call:
+                    # `anchors = torch.empty(0)`: a tensor default the methods read as `self.anchors`
+                    cls_info.attr_kinds.setdefault(target.value, vkind)
             else:
                 self.bindings.bind_module_value(target.value, value)
         elif type(target) in (cst.Tuple, cst.List):
@@ -1290,6 +1293,14 @@ class FileVisitor(cst.CSTVisitor):
                     self._fresh()
                     ikind = self.kind(item)
                     self._assign_target(el.value, ikind, stmt, item, self._derived(lambda: self.kind(item)))
+                return
+            if type(value) in (cst.GeneratorExp, cst.ListComp) and \
+                    not any(type(e) is cst.StarredElement for e in target.elements):
+                # `self.anchors, self.strides = (t.transpose(0, 1) for t in make_anchors(...))`: each
+                # name is one element of the comprehension
+                ekind = self.values.element_kind(value)  # type: ignore[arg-type]
+                for el in target.elements:
+                    self._assign_target(el.value, ekind, stmt, value)
                 return
             # `z, done = step(...)`: each name is the callee's i-th returned item
             key = f"r:{self.qual(value.func)}" if type(value) is cst.Call else ""
