@@ -600,7 +600,9 @@ def match_self_write(site: Site, m: "Matcher") -> str | None:
     subscript write, in-place method, container method (``how``). ``buffer`` requires (true)
     or forbids (false) a registered buffer; ``value`` filters by the written value's kind,
     ``tensor_state`` keeps writes that hold tensor state (a tensor value, a Python container
-    of tensors, an augmented counter, a subscript/in-place/container write), and ``static`` keeps (true) or drops
+    of tensors, an augmented counter, a subscript/in-place/container write; with ``or_unknown``
+    also a value of unknown kind that the class's own method builds: ``self.get_embedding(n)``),
+    and ``static`` keeps (true) or drops
     (false) plain assignments of a static value that is no counter (``self.is_causal = mask
     is not None``, ``self.cached_len = x.shape[1]``: configuration a port passes on, not
     state a trace loses). ``memo`` keeps (true) or drops (false) writes in the body of an
@@ -632,7 +634,9 @@ def match_self_write(site: Site, m: "Matcher") -> str | None:
         how = site.data.get("how")
         tensorish = site.data.get("value") in (K.T, K.B) or site.data.get("attr_kind") in (K.T, K.B) or \
             bool(site.data.get("holds_tensors"))
-        if not (tensorish or how in ("aug", "container")):
+        if not (tensorish or how in ("aug", "container") or (
+                _param(m, "or_unknown") is True and site.data.get("value") == K.U
+                and site.data.get("own_method_value"))):
             return None
     return f"self.{site.name}"
 

@@ -1553,7 +1553,8 @@ class FileVisitor(cst.CSTVisitor):
             elif t is cst.Comparison:
                 sides = [e.left, *(c.comparator for c in e.comparisons)]  # type: ignore[attr-defined]
                 ops_ok = all(type(c.operator) in _KEY_COMPARE_OPS for c in e.comparisons)  # type: ignore[attr-defined]
-                if ops_ok and any(_self_rooted(x) for x in sides) and not any(literal(x) is None for x in sides):
+                if ops_ok and any(_self_rooted(_size_query_of(x)) for x in sides) and \
+                        not any(literal(x) is None for x in sides):
                     keyed = True
         if not keyed:
             return frozenset()
@@ -1943,6 +1944,11 @@ class FileVisitor(cst.CSTVisitor):
                 # `self.n = self.n + 1` is a counter like `self.n += 1`
                 "counter": aug or _reads_self_attr(value, attr),
                 "placement": not aug and value is not None and _is_placement_of(attr, value),
+                # `self.weights = self.get_embedding(n)`, `Cls.get_sinusoid_embeddings(n, d)`: a
+                # table built by the class's own code (its kind unknown until the project step)
+                "own_method_value": type(value) is cst.Call and type(value.func) is cst.Attribute and
+                type(value.func.value) is cst.Name and (value.func.value.value in ("self", "cls") or
+                                                          value.func.value.value in self.local_classes),
                 "holds_tensors": value is not None and vkind not in K.TENSORISH and self._holds_tensors(value),
             })
 
@@ -3879,6 +3885,22 @@ def _is_self(node: cst.BaseExpression) -> bool:
 
 def _is_self_attr(node: cst.BaseExpression) -> bool:
     return type(node) is cst.Attribute and type(node.value) is cst.Name and node.value.value == "self"
+
+
+def _size_query_of(node: cst.BaseExpression) -> cst.BaseExpression:
+    """The tensor whose static size ``node`` reads (``t.size(0)``, ``t.shape[0]``, ``t.numel()``,
+    ``len(t)``), else ``node``: a cache on ``self`` keyed by its own length
+    (``if self._future_mask.size(0) < dim:``, ``if max_pos > self.weights.size(0):``)."""
+    t = type(node)
+    if t is cst.Call:
+        func = node.func  # type: ignore[attr-defined]
+        if type(func) is cst.Attribute and func.attr.value in ("size", "numel", "dim"):
+            return func.value
+        if type(func) is cst.Name and func.value == "len" and len(node.args) == 1:  # type: ignore[attr-defined]
+            return node.args[0].value  # type: ignore[attr-defined]
+    elif t is cst.Subscript and type(node.value) is cst.Attribute and node.value.attr.value == "shape":  # type: ignore[attr-defined]
+        return node.value.value  # type: ignore[attr-defined]
+    return node
 
 
 def _self_rooted(node: cst.BaseExpression) -> bool:
