@@ -2022,6 +2022,11 @@ class FileVisitor(cst.CSTVisitor):
             # one that raises; with an `else` the branch chooses computation
             self._condition(node.test, "if", exit_kind="warn")
             return
+        if not exits and node.orelse is None and _drops_tested(node.body, node.test):
+            # `if not padding_mask.any(): padding_mask = None`: a shortcut that skips an optional
+            # input the data shows has no effect; applying it always gives the same result
+            self._condition(node.test, "if", exit_kind="drop")
+            return
         self._condition(node.test, "if", exit_kind=exits)
 
     def visit_Else(self, node: cst.Else) -> None:
@@ -4307,6 +4312,39 @@ _LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exceptio
                           "warning_once", "info_once", "warning_advice"})
 #: what ``warnings`` reports with
 _WARN_FUNCS = frozenset({"warn", "warn_explicit"})
+
+
+def _drops_tested(body: cst.BaseSuite, test: cst.BaseExpression) -> bool:
+    """Whether a branch only sets to ``None`` names its test reads: ``if not padding_mask.any():
+    padding_mask = None`` (fairseq/ESM encoders), ``if mask is not None and mask.all(): mask =
+    None``. Such a branch drops an optional input when the data shows it changes nothing."""
+    stmts = body.body if type(body) is cst.IndentedBlock else (body,)
+    dropped: set[str] = set()
+    for stmt in stmts:
+        if type(stmt) is not cst.SimpleStatementLine and type(stmt) is not cst.SimpleStatementSuite:
+            return False
+        for small in stmt.body:  # type: ignore[union-attr]
+            if type(small) is not cst.Assign or literal(small.value) is not None or small.value is None:
+                return False
+            if type(small.value) is not cst.Name or small.value.value != "None":
+                return False
+            for t in small.targets:
+                if type(t.target) is not cst.Name:
+                    return False
+                dropped.add(t.target.value)
+    if not dropped:
+        return False
+    read: set[str] = set()
+    stack: list[cst.CSTNode] = [test]
+    while stack:
+        n = stack.pop()
+        if type(n) is cst.Name:
+            read.add(n.value)
+        elif type(n) is cst.Attribute:
+            stack.append(n.value)
+        else:
+            stack.extend(n.children)
+    return dropped <= read
 
 
 def _reports_only(body: cst.BaseSuite, qual: Callable[[cst.BaseExpression], str] | None = None) -> bool:
