@@ -4500,6 +4500,13 @@ class _CallExtras:
                     out[a.keyword.value if a.keyword is not None else str(i)] = lit
         return out
 
+    def int64_args(self) -> tuple[str, ...]:
+        """Keys (keyword, or position as a string) of the arguments that are integer constants
+        outside the int32 range (:func:`_int64_constant`)."""
+        qual = self.v.qual
+        return tuple((a.keyword.value if a.keyword is not None else str(i))
+                     for i, a in enumerate(self.node.args) if _int64_constant(a.value, qual))
+
     def name_args(self) -> tuple[str, ...]:
         return tuple((a.keyword.value if a.keyword is not None else str(i))
                      for i, a in enumerate(self.node.args) if type(a.value) in (cst.Name, cst.Attribute))
@@ -4622,7 +4629,7 @@ _CALL_EXTRAS: dict[str, Callable[[_CallExtras], Any]] = {
         "name_args", "arg_item_kinds", "arg_names", "receiver_text", "device_follows_input", "message_kinds",
         "exports_weight", "arg_texts", "value_args_all_params", "receiver_fresh", "receiver_ctor", "input_ctor",
         "random_args", "arg_alias", "own_method", "arg_ctor", "after_conv", "autograd_functions", "own_classes",
-        "project_names", "ceil_args", "inherited_self_args", "input_1d", "param_default_args")
+        "project_names", "ceil_args", "inherited_self_args", "input_1d", "param_default_args", "int64_args")
 }
 
 #: Functions that round a quotient up (``math.ceil(n / size)``).
@@ -4725,6 +4732,51 @@ def _is_kernel_launch(func: cst.Subscript, qual: Callable[[cst.BaseExpression], 
     if type(grid) is cst.Tuple:
         return any(type(el.value) is cst.Call and qual(el.value.func) == "triton.cdiv" for el in grid.elements)
     return False
+
+
+_INT32 = (-(2 ** 31), 2 ** 31 - 1)
+_INT64_INFO = frozenset({"torch.int64", "torch.long", "torch.uint64", "numpy.int64", "numpy.uint64", "numpy.uint32"})
+
+
+def _int_constant(expr: cst.BaseExpression, qual: Callable[[cst.BaseExpression], str], depth: int = 0) -> int | None:
+    """The value of an integer constant expression (literals, unary minus, ``+ - * // % ** << |
+    &``, ``torch.iinfo(torch.int64).max``), None when it is none or too big to fold."""
+    if depth > 6:
+        return None
+    t = type(expr)
+    if t is cst.Integer:
+        return int(expr.evaluated_value)  # type: ignore[attr-defined]
+    if t is cst.UnaryOperation and type(expr.operator) is cst.Minus:  # type: ignore[attr-defined]
+        v = _int_constant(expr.expression, qual, depth + 1)  # type: ignore[attr-defined]
+        return -v if v is not None else None
+    if t is cst.BinaryOperation:
+        a = _int_constant(expr.left, qual, depth + 1)  # type: ignore[attr-defined]
+        b = _int_constant(expr.right, qual, depth + 1) if a is not None else None  # type: ignore[attr-defined]
+        if a is None or b is None:
+            return None
+        op = type(expr.operator)  # type: ignore[attr-defined]
+        try:
+            if op is cst.Power:
+                return a ** b if 0 <= b <= 128 else None
+            if op is cst.LeftShift:
+                return a << b if 0 <= b <= 128 else None
+            return {cst.Add: a + b, cst.Subtract: a - b, cst.Multiply: a * b, cst.BitOr: a | b, cst.BitAnd: a & b,
+                    cst.FloorDivide: a // b if b else None, cst.Modulo: a % b if b else None}.get(op)  # type: ignore[call-overload]
+        except (OverflowError, ValueError):
+            return None
+    if t is cst.Attribute and expr.attr.value in ("max", "min") and type(expr.value) is cst.Call:  # type: ignore[attr-defined]
+        call = expr.value  # type: ignore[attr-defined]
+        if qual(call.func) in ("torch.iinfo", "numpy.iinfo") and call.args and qual(call.args[0].value) in _INT64_INFO:
+            return 2 ** 63 if expr.attr.value == "max" else -(2 ** 63)  # type: ignore[attr-defined]
+    return None
+
+
+def _int64_constant(expr: cst.BaseExpression, qual: Callable[[cst.BaseExpression], str]) -> bool:
+    """``expr`` is an integer constant outside the int32 range (``2**32``, ``1 << 40``,
+    ``torch.iinfo(torch.int64).max``): with JAX's default 32-bit types (``jax_enable_x64`` off)
+    a Python int that large raises ``OverflowError`` when it meets an array."""
+    v = _int_constant(expr, qual)
+    return v is not None and not (_INT32[0] <= v <= _INT32[1])
 
 
 def _fixed_piece_count(expr: cst.BaseExpression, qual: Callable[[cst.BaseExpression], str]) -> bool:
