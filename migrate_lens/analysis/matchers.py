@@ -306,8 +306,6 @@ def _kwargs_ok(site: Site, m: "Matcher") -> bool:
                 return False  # (a splat may pass it)
         elif got[1] is NOT_LITERAL or not _literal_in(got[1], values):
             return False
-    if p.get("int64_arg") is True and not site.data.get("int64_args"):
-        return False
     ceil_key = p.get("ceil_division_arg")
     if ceil_key:
         index = _position_of(site, m, ceil_key)
@@ -471,8 +469,7 @@ def match_call(site: Site, m: "Matcher") -> str | None:
     (absent or literal non-True), ``has_kwarg``, ``missing_kwarg`` (with
     ``missing_positional_index``), ``missing_or_literal`` ({arg = [values]}: absent, or passed as
     one of those literals: ``num_classes`` omitted or ``-1``), ``ceil_division_arg`` (the argument
-    is written as a ceiling division: ``int(np.ceil(n / size))``, ``-(-n // size)``), ``exact_positional`` (number of positional arguments), ``int64_arg`` (an argument is an integer
-    constant outside int32: ``2**32``, ``1 << 40``, ``torch.iinfo(torch.int64).max``),
+    is written as a ceiling division: ``int(np.ceil(n / size))``, ``-(-n // size)``), ``exact_positional`` (number of positional arguments),
     ``kwarg_literal`` ({arg = [string globs]}), ``skip_if_literal`` ({arg = [values]}; with ``or_param_default``, also an enclosing
     function's parameter passed on whose literal default is one of the values),
     ``skip_if_nonliteral`` ([args]), ``skip_if_none`` ([args] passed as a literal ``None``:
@@ -1106,6 +1103,9 @@ MATCHERS: dict[str, MatcherSpec] = {
     "device-argument": MatcherSpec("call", match_device_argument, match_device_argument.__doc__ or "",
                                    keyword="device"),
     "pad-order": MatcherSpec("call", match_pad_order, match_pad_order.__doc__ or "", _gate_names),
+    # a call given an integer constant outside int32: its own site kind (``int64-arg``, data
+    # ``int64_args``), emitted only for such calls, so the rule costs nothing on the others
+    "int64-constant": MatcherSpec("int64-arg", match_call, match_call.__doc__ or ""),
     "interpolation": MatcherSpec("call", match_interpolation, match_interpolation.__doc__ or "", _gate_names),
     "api-map": MatcherSpec("call", match_api_map, match_api_map.__doc__ or "", _gate_api_map),
     "suppression": MatcherSpec("suppression", match_suppression, match_suppression.__doc__ or ""),

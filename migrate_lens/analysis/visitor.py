@@ -2707,6 +2707,11 @@ class FileVisitor(cst.CSTVisitor):
         emitted = not self._is_bound_torch_class(func, name)
         if emitted:
             self._site("call", node, name=name, method=method, receiver=receiver, data=data)
+            big = [a.keyword.value if a.keyword is not None else str(i) for i, a in enumerate(node.args)
+                   if type(a.value) in _MAYBE_INT_CONSTANT and _int64_constant(a.value, self.qual)]
+            if big:  # `torch.randint(2**32, ...)`: ML927's own site kind, so other calls cost nothing
+                self._site("int64-arg", node, name=name, method=method, receiver=receiver,
+                           data={"int64_args": tuple(big)})
             if self.ctor_bases and name in self.ctor_bases:
                 self._subclass_ctor(node, name, data)
         if not name and type(func) is cst.Call and type(func.func) is cst.Name and func.func.value == "getattr" \
@@ -4500,13 +4505,6 @@ class _CallExtras:
                     out[a.keyword.value if a.keyword is not None else str(i)] = lit
         return out
 
-    def int64_args(self) -> tuple[str, ...]:
-        """Keys (keyword, or position as a string) of the arguments that are integer constants
-        outside the int32 range (:func:`_int64_constant`)."""
-        qual = self.v.qual
-        return tuple((a.keyword.value if a.keyword is not None else str(i))
-                     for i, a in enumerate(self.node.args) if _int64_constant(a.value, qual))
-
     def name_args(self) -> tuple[str, ...]:
         return tuple((a.keyword.value if a.keyword is not None else str(i))
                      for i, a in enumerate(self.node.args) if type(a.value) in (cst.Name, cst.Attribute))
@@ -4629,7 +4627,7 @@ _CALL_EXTRAS: dict[str, Callable[[_CallExtras], Any]] = {
         "name_args", "arg_item_kinds", "arg_names", "receiver_text", "device_follows_input", "message_kinds",
         "exports_weight", "arg_texts", "value_args_all_params", "receiver_fresh", "receiver_ctor", "input_ctor",
         "random_args", "arg_alias", "own_method", "arg_ctor", "after_conv", "autograd_functions", "own_classes",
-        "project_names", "ceil_args", "inherited_self_args", "input_1d", "param_default_args", "int64_args")
+        "project_names", "ceil_args", "inherited_self_args", "input_1d", "param_default_args")
 }
 
 #: Functions that round a quotient up (``math.ceil(n / size)``).
@@ -4735,6 +4733,8 @@ def _is_kernel_launch(func: cst.Subscript, qual: Callable[[cst.BaseExpression], 
 
 
 _INT32 = (-(2 ** 31), 2 ** 31 - 1)
+#: node classes an integer constant can be (:func:`_int_constant`): names and calls never are
+_MAYBE_INT_CONSTANT = frozenset({cst.Integer, cst.UnaryOperation, cst.BinaryOperation, cst.Attribute})
 _INT64_INFO = frozenset({"torch.int64", "torch.long", "torch.uint64", "numpy.int64", "numpy.uint64", "numpy.uint32"})
 
 
