@@ -22,6 +22,7 @@ from migrate_lens.analysis import kinds as K
 from migrate_lens.analysis.bindings import BUILTINS, PARTIAL_NAMES, STRING_NODES, Bindings, LocalBindings, is_class_like, merge
 from migrate_lens.analysis.bindings import dotted as _dotted
 from migrate_lens.analysis.bindings import names_in_target as _names_in_target
+from migrate_lens.analysis.bindings import is_dict_call as _is_dict_call
 from migrate_lens.analysis.sites import NOT_LITERAL, LazyData, Site
 from migrate_lens.analysis.summaries import SummaryBuilder, is_model_use
 from migrate_lens.analysis.values import HYPOTHESES, IDENTITY, ValueKinds, literal
@@ -547,9 +548,13 @@ class FileVisitor(cst.CSTVisitor):
         return ""
 
     def _targets(self, value: cst.BaseExpression) -> tuple[str, ...]:
-        """The callables ``value`` evaluates to in the current scope (:meth:`Bindings.targets`)."""
+        """The callables ``value`` evaluates to in the current scope (:meth:`Bindings.targets`);
+        an entry of a container of callables init code stored on self (``self.pool_fns[mode]``)
+        is each of them."""
         if self.func_stack:
             scope = self.func_stack[-1]
+            if type(value) is cst.Subscript and _is_self_attr(value.value) and scope.cls is not None:
+                return scope.cls.attr_binds.get(f"{value.value.attr.value}[]", ())  # type: ignore[attr-defined]
             return self.bindings.targets(value, scope.env, scope.binds.callables,
                                          scope.cls.methods if scope.cls is not None else ())
         return self.bindings.targets(value, (), None, self.class_stack[-1].methods if self.class_stack else ())
@@ -1884,6 +1889,14 @@ class FileVisitor(cst.CSTVisitor):
                 cls.attr_kinds[attr] = new_kind if new_kind != K.U or attr not in cls.attr_kinds else cls.attr_kinds[attr]
             if value is not None:
                 found = self._targets(value)
+                if type(value) in (cst.Dict, cst.List, cst.Tuple) or _is_dict_call(value):
+                    # `self.pool_fns = {"mean": masked_mean, ...}`, `self.transforms = [time_mask,
+                    # freq_mask]`: the callables held; `self.pool_fns[mode](h)` and `for t in
+                    # self.transforms: t(x)` call each (key `<attr>[]`)
+                    scope = self.func_stack[-1]
+                    entries = self.bindings.table_entries(value, scope.env, scope.binds.callables, cls.methods)
+                    if entries:
+                        cls.attr_binds[f"{attr}[]"] = merge(cls.attr_binds.get(f"{attr}[]", ()), entries)
                 closure = self._closure_def(value)
                 if not closure and type(value) is cst.Lambda and self.func_stack[-1].init_like:
                     # `self.score = lambda q, k: (q @ k.T).argmax().item()` in __init__: a
@@ -2379,6 +2392,11 @@ class FileVisitor(cst.CSTVisitor):
             if type(node.target) is cst.Name and _is_self_attr(it):
                 # `for blk in self.blocks: blk.residual(x)` calls a method of what self.blocks holds
                 scope.binds.typed[node.target.value] = (f"self.{it.attr.value}",)  # type: ignore[union-attr]
+                held = scope.cls.attr_binds.get(f"{it.attr.value}[]") if scope.cls is not None else None  # type: ignore[union-attr]
+                if held:  # `for t in self.transforms: x = t(x)`: each callable the list holds
+                    scope.binds.callables[node.target.value] = held
+                else:
+                    scope.binds.callables.pop(node.target.value, None)
 
     def _row_views(self, target: cst.BaseExpression, it: cst.BaseExpression) -> dict[str, str]:
         """Loop names bound to rows of a tensor (loop name -> the tensor's name): ``for row in
@@ -2770,6 +2788,9 @@ class FileVisitor(cst.CSTVisitor):
             # `clip = Clip(); clip(y)`: the call runs the object's `__call__`
             bound = tuple(f"{c}.__call__" for c in scope.binds.instances[func.value] if not c.startswith("torch."))
             on_instance = True
+        elif type(func) is cst.Subscript:
+            # `self.pool_fns[self.mode](h, mask)`, `ACTS[name](x)`: a call of each entry
+            bound = self._targets(func)
         elif type(func) is cst.Name or (type(func) is cst.Attribute and type(func.value) is cst.Name):
             bound = self.bindings.resolve_all(func, scope.env, scope.binds.callables)
             if not bound and type(func) is cst.Attribute and func.value.value in scope.params and (
@@ -2788,10 +2809,17 @@ class FileVisitor(cst.CSTVisitor):
             bound = ()
         if scope.init_like and scope.cls is not None and type(func) is cst.Name:
             self._slot(func.value, self.ctor_attr.get(id(node), "[]"), node)
+        # `ATTENTION_CLASSES[config.attn_impl](config)`: a class picked from a table by a setting
+        # is matched where it is named, but builds no submodule (one alternative is built: which
+        # the config says, not all of them)
+        picked = type(func) is cst.Subscript
         for alt in bound:
-            if alt == name:
+            if alt == name or (picked and is_class_like(alt) and not alt.startswith("torch.")):
                 continue
             self._opaque_call(scope, alt)
+            if picked and is_class_like(alt):
+                self._site("call", node, name=alt, method=method, receiver=receiver, data=data)
+                continue
             if (scope.qualname, alt) not in self._call_seen:
                 self._call_seen.add((scope.qualname, alt))
                 self.calls.append(CallFact(caller=scope.qualname, callee=alt, line=self._line(node)))
@@ -2802,7 +2830,7 @@ class FileVisitor(cst.CSTVisitor):
             if not on_instance and not self._is_bound_torch_class(func, alt) and not (
                     name.startswith("self.") and alt.startswith("torch.") and is_class_like(alt)):
                 self._site("call", node, name=alt, method=method, receiver=receiver, data=data)
-            if name.startswith("self.") and not is_class_like(alt) and _is_project_callee(alt):
+            if (not name or name.startswith("self.")) and not is_class_like(alt) and _is_project_callee(alt):
                 # `self.crit(logits, y)` with `self.crit = focal_loss` (imported): the function's
                 # parameters get the kinds passed, as for a direct call of it
                 self._call_flow(scope, node, alt)
