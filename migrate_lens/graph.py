@@ -212,6 +212,8 @@ class _Resolver:
         #: member factories (``FileFacts.member_factories``): function qualname -> the object
         #: whose member it returns; ``<f>().op`` stands for ``<object>.op``
         self.factories = {q: holder for f in files for q, holder in f.member_factories}
+        #: closure factories (``FileFacts.closure_factories``): function qualname -> the closure it returns
+        self.closures = {q: c for f in files for q, c in f.closure_factories}
         #: module-level data names (``FileFacts.module_globals``) as ``<module>.<name>``
         self.variables = {f"{f.module}.{n}" for f in files for n in f.module_globals}
         #: every module and package name with source in the tree, and each of their parents
@@ -318,6 +320,9 @@ class _Resolver:
             made = self.made_by_factory(head)
             if made is not None:
                 return self._resolve(".".join([made, *rest[1:]]), depth + 1)
+            closure = self.closures.get(head[:-2])
+            if closure is not None and len(rest) == 1:  # `self.attn_fn = make_attention(s)`: the closure
+                return self._resolve(closure, depth + 1)
             return _EXTERNAL if head[:-2] in self.functions else None  # an object the scan does not follow
         if head in self.classes:
             return self.member(head, rest[1:]) if len(rest) > 1 else head

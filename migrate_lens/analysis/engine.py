@@ -525,6 +525,7 @@ def analyze_source(source: str, path: str, module_name: str, catalog: Catalog,
                                       for name, (holder, _, _) in visitor.bindings.factories.items())),
         dispatch_tables=tuple(sorted((f"{module_name}.{name}", entries)
                                      for name, entries in visitor.bindings.tables.items())),
+        closure_factories=tuple(sorted(visitor.closure_factories.items())),
     )
     # The visitor is the hub of reference cycles that hold the whole CST: visitor -> emit ->
     # (closure) visitor, visitor -> values -> visitor, and call sites kept on the visitor whose

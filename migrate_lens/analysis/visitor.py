@@ -405,6 +405,9 @@ class FileVisitor(cst.CSTVisitor):
         #: closures nested in a top-level function that call a member of an object the outer
         #: function's parameter names: closure name -> (outer qualname, object, position, parameter)
         self._closure_members: dict[str, tuple[str, str, int, str]] = {}
+        #: top-level functions that return a closure of their own: qualname -> the closure's
+        #: (``FileFacts.closure_factories``)
+        self.closure_factories: dict[str, str] = {}
         #: sites decided once the file is walked, with the line they point at (no node)
         self.late_sites: list[tuple[Site, int]] = []
         #: ids of the `torch.no_grad()`/`torch.inference_mode()` calls written in the plain form,
@@ -865,6 +868,15 @@ class FileVisitor(cst.CSTVisitor):
         for d in node.decorators:
             dec = d.decorator.func if type(d.decorator) is cst.Call else d.decorator
             dname = self.qual(dec)
+            if dname and type(d.decorator) is not cst.Call and _is_project_callee(dname) and (
+                    self.bindings.is_project(dname) or dname.startswith(f"{self.module}.")):
+                # `@log_output_stats def forward(self, x)`: the closure the decorator returns
+                # runs in place of the function, where it runs (an edge to `<decorator>()`,
+                # which the graph resolves when the decorator returns a closure)
+                wrapped = f"{dname}()"
+                if (qualname, wrapped) not in self._call_seen:
+                    self._call_seen.add((qualname, wrapped))
+                    self.calls.append(CallFact(caller=qualname, callee=wrapped, line=self._line(d)))
             if dname:
                 self._site("decorator", d, name=dname)
                 if type(d.decorator) is not cst.Call:
@@ -1889,6 +1901,14 @@ class FileVisitor(cst.CSTVisitor):
                 cls.attr_kinds[attr] = new_kind if new_kind != K.U or attr not in cls.attr_kinds else cls.attr_kinds[attr]
             if value is not None:
                 found = self._targets(value)
+                if not found and type(value) is cst.Call and self.func_stack[-1].init_like:
+                    callee = self.qual(value.func)
+                    if callee and not is_class_like(callee) and "()" not in callee and (
+                            self.bindings.is_project(callee) or callee.startswith(f"{self.module}.")):
+                        # `self.attn_fn = make_attention(scale)`: what the project function returns,
+                        # the closure it builds when the graph knows it for a closure factory
+                        # (`FileFacts.closure_factories`); anything else resolves to nothing
+                        found = (f"{callee}()",)
                 if type(value) in (cst.Dict, cst.List, cst.Tuple) or _is_dict_call(value):
                     # `self.pool_fns = {"mean": masked_mean, ...}`, `self.transforms = [time_mask,
                     # freq_mask]`: the callables held; `self.pool_fns[mode](h)` and `for t in
@@ -3635,6 +3655,13 @@ class FileVisitor(cst.CSTVisitor):
         if len(self.func_stack) == 1 and not self.class_stack and type(value) is cst.Subscript:
             # `def get_act(name): return ACTS[name]`: a call of it is one of the table's entries
             self.bindings.bind_returned(scope.qualname.rsplit(".", 1)[-1], self._targets(value))
+        elif len(self.func_stack) == 1 and not self.class_stack and type(value) is cst.Name and \
+                value.value in scope.local_defs:
+            # `def make_attention(scale): def attention(q, k, v): ...; return attention`, a
+            # decorator returning its `wrapper`: a call of the factory is the closure
+            # (`self.attn_fn = make_attention(s)`; `FileFacts.closure_factories` across files)
+            self.bindings.bind_returned(scope.name, (scope.local_defs[value.value],))
+            self.closure_factories.setdefault(scope.qualname, scope.local_defs[value.value])
         if len(self.func_stack) <= 2 and not self.class_stack and (type(value) in (cst.Call, cst.Lambda) or (
                 type(value) is cst.Name and value.value in self._closure_members)):
             self._member_factory(value)
