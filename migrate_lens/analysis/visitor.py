@@ -408,6 +408,8 @@ class FileVisitor(cst.CSTVisitor):
         #: top-level functions that return a closure of their own: qualname -> the closure's
         #: (``FileFacts.closure_factories``)
         self.closure_factories: dict[str, str] = {}
+        #: a dataclass field's default is being visited (its sites are init code: :meth:`_dataclass_slot`)
+        self.field_default = False
         #: sites decided once the file is walked, with the line they point at (no node)
         self.late_sites: list[tuple[Site, int]] = []
         #: ids of the `torch.no_grad()`/`torch.inference_mode()` calls written in the plain form,
@@ -479,7 +481,8 @@ class FileVisitor(cst.CSTVisitor):
             scope = self.func_stack[-1]
             context, symbol = scope.context, scope.qualname
         else:
-            context, symbol = "host", self.class_stack[-1].qualname if self.class_stack else self.module
+            context = "init" if self.field_default else "host"
+            symbol = self.class_stack[-1].qualname if self.class_stack else self.module
         # (positional: no keyword dict to pack here and unpack in the dataclass's __init__)
         self.emit(Site(kind, node, context, symbol, name, method, receiver, {} if data is None else data, requires))
 
@@ -769,6 +772,13 @@ class FileVisitor(cst.CSTVisitor):
         name = node.target.value
         default = self.qual(value) if type(value) in (cst.Name, cst.Attribute) else ""
         self._slot_facts(info.qualname, name, name, position, self._line(node), (default,) if default else ())
+        if value is not None:
+            # `act_layer: Type[nn.Module] = nn.GELU`, `norm: Callable = partial(nn.LayerNorm, eps=1e-6)`:
+            # a torch class named as a field default is used where init code builds the config's
+            # field (`cfg.act_layer()`), as a constructor parameter's default is: an init-code use
+            self.field_default = True
+            self._class_refs(value)
+            self.field_default = False
 
     def _dataclass_marker(self, annotation: cst.BaseExpression) -> str:
         """"ClassVar", "InitVar" or "KW_ONLY" when a dataclass field's annotation is one of them
