@@ -3655,10 +3655,11 @@ class FileVisitor(cst.CSTVisitor):
         cls = scope.cls
         if scope.is_method and cls is not None and scope.node is not None and scope.name not in cls.attr_kinds \
                 and any(_dotted(d.decorator) == "property" for d in scope.node.decorators) \
-                and self.kind(value) in K.TENSORISH:
+                and (returned := self.kind(value)) in K.TENSORISH:
             # `@property def temperature(self): return self.logit_scale.exp()`: `self.temperature`
-            # in the methods after it is a tensor (a condition on it is data-dependent)
-            cls.attr_kinds[scope.name] = K.T
+            # in the methods after it is a tensor (a condition on it is data-dependent); a mask
+            # stays one (`return self.gate.abs() > eps`: `x[:, self.keep_mask]` selects by data)
+            cls.attr_kinds[scope.name] = returned
         if self.bindings.handles and len(self.func_stack) == 1 and not self.class_stack:
             # `def _get_plugin(): ... return _plugin` (a compiled extension): `_get_plugin().op(x)`
             self.bindings.bind_getter(scope.qualname.rsplit(".", 1)[-1], self._targets(value))
