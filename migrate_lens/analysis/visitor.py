@@ -2654,6 +2654,11 @@ class FileVisitor(cst.CSTVisitor):
                     cb = self.qual(a.value) or self._closure_def(a.value)
                     if cb and not cb.startswith("self."):
                         self.traced_entries.append(cb)
+                    elif cb.count(".") == 2 and scope.cls is not None and cb.split(".")[1] in scope.cls.attr_ctor:
+                        # `register_forward_hook(self.store.hook)` with `self.store = FeatureStore()`:
+                        # the method of the object's class runs inside forward
+                        held, _, meth = cb[5:].partition(".")
+                        self.traced_entries.append(f"{scope.cls.attr_ctor[held]}.{meth}")
                     elif cb.startswith("self.") and scope.cls is not None:
                         if handle and _removes_handle(scope.cls.method_nodes.get(cb[5:]), handle):
                             data["one_shot_hook"] = True
