@@ -1175,8 +1175,23 @@ class _Builder:
                     parts = callee.split(".")[1:]
                     first = parts[0]
                     single = len(parts) == 1
-                    r = member(cls, [first])
                     targets: list[str] = []
+                    if single and first.endswith("*"):
+                        # `getattr(self, f"forward_{self.mode}")(x)`: each method of the class (or
+                        # of its project bases: a mixin's) whose name starts that way
+                        prefix = first[:-1]
+                        for name in sorted(n for n in res.member_names if n.startswith(prefix)):
+                            t = member(cls, [name])
+                            if t is not None and t != _EXTERNAL and kind.get(t) == "function":
+                                targets.append(t)
+                        found = call_targets.setdefault((caller, callee), [])
+                        for t in targets:
+                            if t in kind and t != caller:
+                                resolved += 1
+                                edges[caller].add((t, "call"))
+                                found.append(t)
+                        continue
+                    r = member(cls, [first])
                     if single:
                         virtual = [o for o in self.overrides(cls, first) if o != caller]
                         if virtual:

@@ -2624,7 +2624,8 @@ class FileVisitor(cst.CSTVisitor):
             if name == scope.qualname or (name == f"self.{scope.name}" and scope.cls is not None):
                 data["recursive"] = True
                 data["structural"] = scope.type_tests > 0
-            callee = name or (f"{self.qual(func.value)}.{method}" if method and self.qual(func.value) else "")
+            callee = name or (f"{self.qual(func.value)}.{method}" if method and self.qual(func.value) else "") or \
+                _self_lookup_prefix(func)
             if callee:
                 key = f"{scope.cls.qualname}.{callee[5:]}" if callee.startswith("self.") and scope.cls is not None \
                     else callee
@@ -3859,6 +3860,25 @@ def _reads_self_attr(value: cst.BaseExpression | None, attr: str) -> bool:
         return False
     return any(type(o) is cst.Attribute and o.attr.value == attr and _is_self_attr(o)
                for o in (value.left, value.right))
+
+
+def _self_lookup_prefix(func: cst.BaseExpression) -> str:
+    """``self.<prefix>*`` for a method of self looked up by a computed name with a literal
+    start (``getattr(self, f"forward_{self.mode}")``, ``getattr(self, "_run_" + kind)``): a
+    call of each method so named, which the project graph lists (a mixin's too); "" otherwise."""
+    if type(func) is not cst.Call or type(func.func) is not cst.Name or func.func.value != "getattr" or \
+            len(func.args) != 2 or not _is_self(func.args[0].value):
+        return ""
+    name = func.args[1].value
+    head: cst.BaseExpression | None = None
+    if type(name) is cst.FormattedString and name.parts and type(name.parts[0]) is cst.FormattedStringText:
+        prefix = name.parts[0].value
+    elif type(name) is cst.BinaryOperation and type(name.operator) is cst.Add and type(name.left) is cst.SimpleString:
+        head = name.left
+        prefix = head.evaluated_value if isinstance(head.evaluated_value, str) else ""  # type: ignore[attr-defined]
+    else:
+        return ""
+    return f"self.{prefix}*" if len(prefix) >= 2 and prefix.replace("_", "a").isidentifier() else ""
 
 
 def _is_lookup_by_name(node: cst.BaseExpression) -> bool:
