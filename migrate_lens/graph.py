@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict, deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -976,10 +976,22 @@ class _Builder:
         # extensions the build declares outside the project's packages (`import MultiScaleDeformableAttention`)
         top_level = {m for m in self.res.declared_extensions if not self.res.is_projectish(m)}
         tables = {name: entries for f in self.files for name, entries in f.dispatch_tables}
+        partials = {name: (target, kw) for f in self.files for name, target, kw in f.library_partials}
         for f in self.files:
             found: list[Finding] = []
             built: set[tuple[int, str]] = set()  # (line, torch class) matched for a subclass: once per line
             for call in f.calls_to_project:
+                part = partials.get(call.callee) if partials and not call.method else None
+                if part is not None and call.bound:
+                    continue  # `norm_layer(c)` of a default `norm_layer=BN`: matched where it is named
+                if part is not None:
+                    # `resize(x, size=s)` with `resize = partial(F.interpolate, mode="bilinear",
+                    # align_corners=True)` in another file: the callable with the partial's keywords
+                    # (the call's own win); a class named as a default (`norm_layer=BN`) likewise
+                    own = {kw for kw, _, _ in call.kwargs}
+                    merged = replace(call, kwargs=tuple(k for k in part[1] if k[0] not in own) + call.kwargs)
+                    found.extend(match(merged, part[0], f.path, f.suppressions, reference=call.reference))
+                    continue
                 if call.reference:  # `norm_layer=LayerNorm` imported: only the subclass's constructor
                     base = self.ctor_base(call.callee)
                     if base and (call.span.line, base) not in built:

@@ -477,6 +477,11 @@ class FileFacts:
     #: ``wrapper``), as (function qualname, closure qualname) pairs, sorted: ``<f>()`` (what a
     #: call of ``f`` returns, held on self or wrapping a decorated method) is the closure
     closure_factories: tuple[tuple[str, str], ...] = ()
+    #: module-level partials of a library callable with keyword arguments only (``resize =
+    #: partial(F.interpolate, mode="bilinear", align_corners=True)``), as (dotted name, the
+    #: callable's dotted name, (keyword, value kind, literal repr) triples), sorted: a call of
+    #: the name in another file is matched as the callable with these keywords
+    library_partials: tuple[tuple[str, str, tuple[tuple[str, str, str], ...]], ...] = ()
 
 
 @_fast_pickle
