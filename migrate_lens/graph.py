@@ -320,9 +320,15 @@ class _Resolver:
             made = self.made_by_factory(head)
             if made is not None:
                 return self._resolve(".".join([made, *rest[1:]]), depth + 1)
-            closure = self.closures.get(head[:-2])
-            if closure is not None and len(rest) == 1:  # `self.attn_fn = make_attention(s)`: the closure
-                return self._resolve(closure, depth + 1)
+            if len(rest) == 1:
+                # `self.attn_fn = make_attention(s)`, `@log_output_stats`: what a call of the name
+                # returns, the closure of a closure factory (also through an alias); any other
+                # name that resolves returns an object the scan does not follow
+                base = self._resolve(head[:-2], depth + 1)
+                closure = self.closures.get(base) if base is not None else None
+                if closure is not None:
+                    return self._resolve(closure, depth + 1)
+                return None if base is None else _EXTERNAL
             return _EXTERNAL if head[:-2] in self.functions else None  # an object the scan does not follow
         if head in self.classes:
             return self.member(head, rest[1:]) if len(rest) > 1 else head

@@ -883,10 +883,12 @@ class FileVisitor(cst.CSTVisitor):
                 # `@log_output_stats def forward(self, x)`: the closure the decorator returns
                 # runs in place of the function, where it runs (an edge to `<decorator>()`,
                 # which the graph resolves when the decorator returns a closure)
+                # (as a function handed on: an edge when it resolves to a closure, never counted
+                # as an unresolved reference: most decorators are library ones the tree lacks)
                 wrapped = f"{dname}()"
                 if (qualname, wrapped) not in self._call_seen:
                     self._call_seen.add((qualname, wrapped))
-                    self.calls.append(CallFact(caller=qualname, callee=wrapped, line=self._line(d)))
+                    self.calls.append(CallFact(caller=qualname, callee=wrapped, line=self._line(d), passed=True))
             if dname:
                 self._site("decorator", d, name=dname)
                 if type(d.decorator) is not cst.Call:
@@ -2858,7 +2860,9 @@ class FileVisitor(cst.CSTVisitor):
                 continue
             if (scope.qualname, alt) not in self._call_seen:
                 self._call_seen.add((scope.qualname, alt))
-                self.calls.append(CallFact(caller=scope.qualname, callee=alt, line=self._line(node)))
+                # (`<f>()`, what a project function returned: an edge only when it is a closure)
+                self.calls.append(CallFact(caller=scope.qualname, callee=alt, line=self._line(node),
+                                           passed=alt.endswith("()")))
             if scope.init_like and scope.cls is not None and scope.cls.composes and \
                     is_class_like(alt) and alt not in _CONTAINER_CTORS and self._is_class_name(alt):
                 self.submodules.append(SubmoduleFact(owner=scope.cls.qualname, attr=self.ctor_attr.get(id(node), "[]"),
