@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict, deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -212,6 +212,8 @@ class _Resolver:
         #: member factories (``FileFacts.member_factories``): function qualname -> the object
         #: whose member it returns; ``<f>().op`` stands for ``<object>.op``
         self.factories = {q: holder for f in files for q, holder in f.member_factories}
+        #: closure factories (``FileFacts.closure_factories``): function qualname -> the closure it returns
+        self.closures = {q: c for f in files for q, c in f.closure_factories}
         #: module-level data names (``FileFacts.module_globals``) as ``<module>.<name>``
         self.variables = {f"{f.module}.{n}" for f in files for n in f.module_globals}
         #: every module and package name with source in the tree, and each of their parents
@@ -318,6 +320,15 @@ class _Resolver:
             made = self.made_by_factory(head)
             if made is not None:
                 return self._resolve(".".join([made, *rest[1:]]), depth + 1)
+            if len(rest) == 1:
+                # `self.attn_fn = make_attention(s)`, `@log_output_stats`: what a call of the name
+                # returns, the closure of a closure factory (also through an alias); any other
+                # name that resolves returns an object the scan does not follow
+                base = self._resolve(head[:-2], depth + 1)
+                closure = self.closures.get(base) if base is not None else None
+                if closure is not None:
+                    return self._resolve(closure, depth + 1)
+                return None if base is None else _EXTERNAL
             return _EXTERNAL if head[:-2] in self.functions else None  # an object the scan does not follow
         if head in self.classes:
             return self.member(head, rest[1:]) if len(rest) > 1 else head
@@ -971,10 +982,22 @@ class _Builder:
         # extensions the build declares outside the project's packages (`import MultiScaleDeformableAttention`)
         top_level = {m for m in self.res.declared_extensions if not self.res.is_projectish(m)}
         tables = {name: entries for f in self.files for name, entries in f.dispatch_tables}
+        partials = {name: (target, kw) for f in self.files for name, target, kw in f.library_partials}
         for f in self.files:
             found: list[Finding] = []
             built: set[tuple[int, str]] = set()  # (line, torch class) matched for a subclass: once per line
             for call in f.calls_to_project:
+                part = partials.get(call.callee) if partials and not call.method else None
+                if part is not None and call.bound:
+                    continue  # `norm_layer(c)` of a default `norm_layer=BN`: matched where it is named
+                if part is not None:
+                    # `resize(x, size=s)` with `resize = partial(F.interpolate, mode="bilinear",
+                    # align_corners=True)` in another file: the callable with the partial's keywords
+                    # (the call's own win); a class named as a default (`norm_layer=BN`) likewise
+                    own = {kw for kw, _, _ in call.kwargs}
+                    merged = replace(call, kwargs=tuple(k for k in part[1] if k[0] not in own) + call.kwargs)
+                    found.extend(match(merged, part[0], f.path, f.suppressions, reference=call.reference))
+                    continue
                 if call.reference:  # `norm_layer=LayerNorm` imported: only the subclass's constructor
                     base = self.ctor_base(call.callee)
                     if base and (call.span.line, base) not in built:
@@ -1170,8 +1193,23 @@ class _Builder:
                     parts = callee.split(".")[1:]
                     first = parts[0]
                     single = len(parts) == 1
-                    r = member(cls, [first])
                     targets: list[str] = []
+                    if single and first.endswith("*"):
+                        # `getattr(self, f"forward_{self.mode}")(x)`: each method of the class (or
+                        # of its project bases: a mixin's) whose name starts that way
+                        prefix = first[:-1]
+                        for name in sorted(n for n in res.member_names if n.startswith(prefix)):
+                            t = member(cls, [name])
+                            if t is not None and t != _EXTERNAL and kind.get(t) == "function":
+                                targets.append(t)
+                        found = call_targets.setdefault((caller, callee), [])
+                        for t in targets:
+                            if t in kind and t != caller:
+                                resolved += 1
+                                edges[caller].add((t, "call"))
+                                found.append(t)
+                        continue
+                    r = member(cls, [first])
                     if single:
                         virtual = [o for o in self.overrides(cls, first) if o != caller]
                         if virtual:

@@ -472,6 +472,16 @@ class FileFacts:
     #: as (dotted table name, its entries' dotted names after the file's bindings), sorted:
     #: ``self.act = ACTS[name]`` in another file calls one of the entries
     dispatch_tables: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    #: the file's top-level functions that return a closure of their own (``def
+    #: make_attention(scale): def attention(q, k, v): ...; return attention``, a decorator's
+    #: ``wrapper``), as (function qualname, closure qualname) pairs, sorted: ``<f>()`` (what a
+    #: call of ``f`` returns, held on self or wrapping a decorated method) is the closure
+    closure_factories: tuple[tuple[str, str], ...] = ()
+    #: module-level partials of a library callable with keyword arguments only (``resize =
+    #: partial(F.interpolate, mode="bilinear", align_corners=True)``), as (dotted name, the
+    #: callable's dotted name, (keyword, value kind, literal repr) triples), sorted: a call of
+    #: the name in another file is matched as the callable with these keywords
+    library_partials: tuple[tuple[str, str, tuple[tuple[str, str, str], ...]], ...] = ()
 
 
 @_fast_pickle

@@ -315,7 +315,7 @@ class Bindings:
         table of this file, or (``imported``) ``<pkg.acts.ACTS>[]`` for a name imported from
         the project, whose entries the project graph knows; () if none."""
         t = type(node)
-        if t in (cst.Dict, cst.List, cst.Tuple) or _is_dict_call(node):
+        if t in (cst.Dict, cst.List, cst.Tuple) or is_dict_call(node):
             return self.table_entries(node, shadowed, local, methods)
         if t is cst.Name and node.value not in shadowed and not (local and node.value in local):
             hit = self.tables.get(node.value)
@@ -333,7 +333,7 @@ class Bindings:
         """The callables listed in a dict, list or tuple literal (values of a dict), or as the
         keyword arguments of a ``dict(...)`` call."""
         out: tuple[str, ...] = ()
-        if _is_dict_call(node):
+        if is_dict_call(node):
             for a in node.args:  # type: ignore[attr-defined]
                 if a.keyword is not None:
                     out = merge(out, self.targets(a.value, shadowed, local, methods))
@@ -680,7 +680,7 @@ def _identifier(arg: cst.Arg) -> str:
     return text if type(text) is str and text.isidentifier() else ""
 
 
-def _is_dict_call(node: cst.BaseExpression) -> bool:
+def is_dict_call(node: cst.BaseExpression) -> bool:
     """``dict(relu=nn.ReLU, gelu=nn.GELU)``: a table spelled as a call (keyword entries, and
     tables it copies: ``dict(ACTS, clamp=torch.clamp_)``, ``dict(**ACTS)``)."""
     return type(node) is cst.Call and type(node.func) is cst.Name and node.func.value == "dict" \

@@ -22,6 +22,7 @@ from migrate_lens.analysis.visitor import FileVisitor
 from migrate_lens.analysis.walk import Positions, fast_visit, parse_cst
 from migrate_lens.catalog import Catalog, Rule, load_catalog
 from migrate_lens.analysis.sites import NOT_LITERAL
+from migrate_lens.analysis.values import literal
 from migrate_lens.interproc import flow_kinds, function_contexts, holds, recontext, survival_table, training_roles
 from migrate_lens.fold import fold_duplicates, fold_table
 from migrate_lens.models import NONLITERAL, CallSiteFact, FileFacts, Finding, ImportFact, RuleError, Span, Suppression
@@ -487,6 +488,7 @@ def analyze_source(source: str, path: str, module_name: str, catalog: Catalog,
         ImportFact(module=t.rsplit(".", 1)[0], name=t.rsplit(".", 1)[-1], alias=name, line=0)
         for name, targets in sorted(visitor.bindings.assigned.items()) for t in targets[:1] if "." in t
     )
+    library_partials = _library_partials(visitor, module_name)
     unique = _merge_conditional(findings)
     absorbs, names, generic = fold_table(catalog)
     if absorbs:  # one site, one finding (migrate_lens/fold.py)
@@ -528,6 +530,8 @@ def analyze_source(source: str, path: str, module_name: str, catalog: Catalog,
                                       for name, (holder, _, _) in visitor.bindings.factories.items())),
         dispatch_tables=tuple(sorted((f"{module_name}.{name}", entries)
                                      for name, entries in visitor.bindings.tables.items())),
+        closure_factories=tuple(sorted(visitor.closure_factories.items())),
+        library_partials=library_partials,
     )
     # The visitor is the hub of reference cycles that hold the whole CST: visitor -> emit ->
     # (closure) visitor, visitor -> values -> visitor, and call sites kept on the visitor whose
@@ -564,9 +568,34 @@ def _match(rule: Rule, site: Site) -> tuple[str, bool] | None:
     return None if detail is None else (detail, traced_only)
 
 
+def _library_partials(visitor: FileVisitor, module_name: str) -> tuple[tuple[str, str, tuple[tuple[str, str, str], ...]], ...]:
+    """The module-level ``name = partial(<library callable>, kw=...)`` bindings with keyword
+    arguments only (``resize = partial(F.interpolate, mode="bilinear", align_corners=True)``),
+    as ``(<module>.<name>, callable, ((keyword, kind, literal repr), ...))``, sorted: a call of
+    the name in another file is a call of the callable with these keywords (the file's own
+    calls take them already, :meth:`Bindings.partial_of`)."""
+    bindings = visitor.bindings
+    out = []
+    for name, call in bindings.partials.items():
+        func = call.args[0]
+        if func.keyword is not None or func.star or any(a.keyword is None or a.star for a in call.args[1:]):
+            continue
+        target = bindings.resolve(func.value)
+        if not target or target.startswith(f"{module_name}.") or bindings.is_project(target) or \
+                bindings.alts.get(name, (target,)) != (target,):
+            continue
+        kwargs = []
+        for a in call.args[1:]:
+            v = literal(a.value)
+            kwargs.append((a.keyword.value, "S" if v is not NOT_LITERAL else "U",  # type: ignore[union-attr]
+                           NONLITERAL if v is NOT_LITERAL else repr(v)))
+        out.append((f"{module_name}.{name}", target, tuple(kwargs)))
+    return tuple(sorted(out))
+
+
 def match_project_call(call: CallSiteFact, name: str, guarded: bool, path: str, index: RuleIndex,
                        suppressions: tuple[Suppression, ...] = (), compiled: bool = False,
-                       applied: bool = False, subclass_of: str = "") -> list[Finding]:
+                       applied: bool = False, subclass_of: str = "", reference: bool = False) -> list[Finding]:
     """Findings of the call rules (and, for a ``guarded`` optional import, the import rules)
     on a call recorded per file (:class:`CallSiteFact`) whose callee the project graph
     resolved to ``name`` (``torch.nn.utils.weight_norm`` through a re-exported alias);
@@ -575,7 +604,8 @@ def match_project_call(call: CallSiteFact, name: str, guarded: bool, path: str, 
     project ``autograd.Function`` the callee is bound to (``clamp_grad = ClampGrad.apply``,
     imported), matched as the per-file stage matches ``Fn.apply(...)``; ``subclass_of``: the
     project class built (or named) that subclasses the torch class ``name`` without an
-    ``__init__`` of its own (the per-file ``data["subclass_of"]``). Same contexts,
+    ``__init__`` of its own (the per-file ``data["subclass_of"]``); ``reference``: the class is
+    named as a value, not called (``norm_layer=BN``, the per-file ``data["reference"]``). Same contexts,
     severities and suppression comments as the per-file stage."""
     def value(text: str) -> object:
         if text == NONLITERAL:
@@ -593,6 +623,8 @@ def match_project_call(call: CallSiteFact, name: str, guarded: bool, path: str, 
     }
     if subclass_of:
         data["subclass_of"] = subclass_of
+    if reference:  # a class named as a value (a parameter default), not called
+        data["reference"] = True
     method = call.method
     if applied:
         method = "apply"

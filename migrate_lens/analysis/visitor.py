@@ -22,6 +22,7 @@ from migrate_lens.analysis import kinds as K
 from migrate_lens.analysis.bindings import BUILTINS, PARTIAL_NAMES, STRING_NODES, Bindings, LocalBindings, is_class_like, merge
 from migrate_lens.analysis.bindings import dotted as _dotted
 from migrate_lens.analysis.bindings import names_in_target as _names_in_target
+from migrate_lens.analysis.bindings import is_dict_call as _is_dict_call
 from migrate_lens.analysis.sites import NOT_LITERAL, LazyData, Site
 from migrate_lens.analysis.summaries import SummaryBuilder, is_model_use
 from migrate_lens.analysis.values import HYPOTHESES, IDENTITY, ValueKinds, literal
@@ -404,6 +405,11 @@ class FileVisitor(cst.CSTVisitor):
         #: closures nested in a top-level function that call a member of an object the outer
         #: function's parameter names: closure name -> (outer qualname, object, position, parameter)
         self._closure_members: dict[str, tuple[str, str, int, str]] = {}
+        #: top-level functions that return a closure of their own: qualname -> the closure's
+        #: (``FileFacts.closure_factories``)
+        self.closure_factories: dict[str, str] = {}
+        #: a dataclass field's default is being visited (its sites are init code: :meth:`_dataclass_slot`)
+        self.field_default = False
         #: sites decided once the file is walked, with the line they point at (no node)
         self.late_sites: list[tuple[Site, int]] = []
         #: ids of the `torch.no_grad()`/`torch.inference_mode()` calls written in the plain form,
@@ -479,7 +485,8 @@ class FileVisitor(cst.CSTVisitor):
             scope = self.func_stack[-1]
             context, symbol = scope.context, scope.qualname
         else:
-            context, symbol = "host", self.class_stack[-1].qualname if self.class_stack else self.module
+            context = "init" if self.field_default else "host"
+            symbol = self.class_stack[-1].qualname if self.class_stack else self.module
         # (positional: no keyword dict to pack here and unpack in the dataclass's __init__)
         self.emit(Site(kind, node, context, symbol, name, method, receiver, {} if data is None else data, requires))
 
@@ -551,9 +558,13 @@ class FileVisitor(cst.CSTVisitor):
         return ""
 
     def _targets(self, value: cst.BaseExpression) -> tuple[str, ...]:
-        """The callables ``value`` evaluates to in the current scope (:meth:`Bindings.targets`)."""
+        """The callables ``value`` evaluates to in the current scope (:meth:`Bindings.targets`);
+        an entry of a container of callables init code stored on self (``self.pool_fns[mode]``)
+        is each of them."""
         if self.func_stack:
             scope = self.func_stack[-1]
+            if type(value) is cst.Subscript and _is_self_attr(value.value) and scope.cls is not None:
+                return scope.cls.attr_binds.get(f"{value.value.attr.value}[]", ())  # type: ignore[attr-defined]
             return self.bindings.targets(value, scope.env, scope.binds.callables,
                                          scope.cls.methods if scope.cls is not None else ())
         return self.bindings.targets(value, (), None, self.class_stack[-1].methods if self.class_stack else ())
@@ -765,6 +776,13 @@ class FileVisitor(cst.CSTVisitor):
         name = node.target.value
         default = self.qual(value) if type(value) in (cst.Name, cst.Attribute) else ""
         self._slot_facts(info.qualname, name, name, position, self._line(node), (default,) if default else ())
+        if value is not None:
+            # `act_layer: Type[nn.Module] = nn.GELU`, `norm: Callable = partial(nn.LayerNorm, eps=1e-6)`:
+            # a torch class named as a field default is used where init code builds the config's
+            # field (`cfg.act_layer()`), as a constructor parameter's default is: an init-code use
+            self.field_default = True
+            self._class_refs(value)
+            self.field_default = False
 
     def _dataclass_marker(self, annotation: cst.BaseExpression) -> str:
         """"ClassVar", "InitVar" or "KW_ONLY" when a dataclass field's annotation is one of them
@@ -867,6 +885,17 @@ class FileVisitor(cst.CSTVisitor):
         for d in node.decorators:
             dec = d.decorator.func if type(d.decorator) is cst.Call else d.decorator
             dname = self.qual(dec)
+            if dname and type(d.decorator) is not cst.Call and _is_project_callee(dname) and (
+                    self.bindings.is_project(dname) or dname.startswith(f"{self.module}.")):
+                # `@log_output_stats def forward(self, x)`: the closure the decorator returns
+                # runs in place of the function, where it runs (an edge to `<decorator>()`,
+                # which the graph resolves when the decorator returns a closure)
+                # (as a function handed on: an edge when it resolves to a closure, never counted
+                # as an unresolved reference: most decorators are library ones the tree lacks)
+                wrapped = f"{dname}()"
+                if (qualname, wrapped) not in self._call_seen:
+                    self._call_seen.add((qualname, wrapped))
+                    self.calls.append(CallFact(caller=qualname, callee=wrapped, line=self._line(d), passed=True))
             if dname:
                 self._site("decorator", d, name=dname)
                 if type(d.decorator) is not cst.Call:
@@ -1907,6 +1936,22 @@ class FileVisitor(cst.CSTVisitor):
                 cls.attr_kinds[attr] = new_kind if new_kind != K.U or attr not in cls.attr_kinds else cls.attr_kinds[attr]
             if value is not None:
                 found = self._targets(value)
+                if not found and type(value) is cst.Call and self.func_stack[-1].init_like:
+                    callee = self.qual(value.func)
+                    if callee and not is_class_like(callee) and "()" not in callee and (
+                            self.bindings.is_project(callee) or callee.startswith(f"{self.module}.")):
+                        # `self.attn_fn = make_attention(scale)`: what the project function returns,
+                        # the closure it builds when the graph knows it for a closure factory
+                        # (`FileFacts.closure_factories`); anything else resolves to nothing
+                        found = (f"{callee}()",)
+                if type(value) in (cst.Dict, cst.List, cst.Tuple) or _is_dict_call(value):
+                    # `self.pool_fns = {"mean": masked_mean, ...}`, `self.transforms = [time_mask,
+                    # freq_mask]`: the callables held; `self.pool_fns[mode](h)` and `for t in
+                    # self.transforms: t(x)` call each (key `<attr>[]`)
+                    scope = self.func_stack[-1]
+                    entries = self.bindings.table_entries(value, scope.env, scope.binds.callables, cls.methods)
+                    if entries:
+                        cls.attr_binds[f"{attr}[]"] = merge(cls.attr_binds.get(f"{attr}[]", ()), entries)
                 closure = self._closure_def(value)
                 if not closure and type(value) is cst.Lambda and self.func_stack[-1].init_like:
                     # `self.score = lambda q, k: (q @ k.T).argmax().item()` in __init__: a
@@ -2412,6 +2457,11 @@ class FileVisitor(cst.CSTVisitor):
             if type(node.target) is cst.Name and _is_self_attr(it):
                 # `for blk in self.blocks: blk.residual(x)` calls a method of what self.blocks holds
                 scope.binds.typed[node.target.value] = (f"self.{it.attr.value}",)  # type: ignore[union-attr]
+                held = scope.cls.attr_binds.get(f"{it.attr.value}[]") if scope.cls is not None else None  # type: ignore[union-attr]
+                if held:  # `for t in self.transforms: x = t(x)`: each callable the list holds
+                    scope.binds.callables[node.target.value] = held
+                else:
+                    scope.binds.callables.pop(node.target.value, None)
 
     def _row_views(self, target: cst.BaseExpression, it: cst.BaseExpression) -> dict[str, str]:
         """Loop names bound to rows of a tensor (loop name -> the tensor's name): ``for row in
@@ -2611,7 +2661,8 @@ class FileVisitor(cst.CSTVisitor):
             if name == scope.qualname or (name == f"self.{scope.name}" and scope.cls is not None):
                 data["recursive"] = True
                 data["structural"] = scope.type_tests > 0
-            callee = name or (f"{self.qual(func.value)}.{method}" if method and self.qual(func.value) else "")
+            callee = name or (f"{self.qual(func.value)}.{method}" if method and self.qual(func.value) else "") or \
+                _self_lookup_prefix(func)
             if callee:
                 key = f"{scope.cls.qualname}.{callee[5:]}" if callee.startswith("self.") and scope.cls is not None \
                     else callee
@@ -2641,6 +2692,11 @@ class FileVisitor(cst.CSTVisitor):
                     cb = self.qual(a.value) or self._closure_def(a.value)
                     if cb and not cb.startswith("self."):
                         self.traced_entries.append(cb)
+                    elif cb.count(".") == 2 and scope.cls is not None and cb.split(".")[1] in scope.cls.attr_ctor:
+                        # `register_forward_hook(self.store.hook)` with `self.store = FeatureStore()`:
+                        # the method of the object's class runs inside forward
+                        held, _, meth = cb[5:].partition(".")
+                        self.traced_entries.append(f"{scope.cls.attr_ctor[held]}.{meth}")
                     elif cb.startswith("self.") and scope.cls is not None:
                         if handle and _removes_handle(scope.cls.method_nodes.get(cb[5:]), handle):
                             data["one_shot_hook"] = True
@@ -2810,6 +2866,9 @@ class FileVisitor(cst.CSTVisitor):
             # `clip = Clip(); clip(y)`: the call runs the object's `__call__`
             bound = tuple(f"{c}.__call__" for c in scope.binds.instances[func.value] if not c.startswith("torch."))
             on_instance = True
+        elif type(func) is cst.Subscript:
+            # `self.pool_fns[self.mode](h, mask)`, `ACTS[name](x)`: a call of each entry
+            bound = self._targets(func)
         elif type(func) is cst.Name or (type(func) is cst.Attribute and type(func.value) is cst.Name):
             bound = self.bindings.resolve_all(func, scope.env, scope.binds.callables)
             if type(func) is cst.Name and scope.cls is not None and scope.cls.attr_binds and \
@@ -2834,13 +2893,22 @@ class FileVisitor(cst.CSTVisitor):
             bound = ()
         if scope.init_like and scope.cls is not None and type(func) is cst.Name:
             self._slot(func.value, self.ctor_attr.get(id(node), "[]"), node)
+        # `ATTENTION_CLASSES[config.attn_impl](config)`: a class picked from a table by a setting
+        # is matched where it is named, but builds no submodule (one alternative is built: which
+        # the config says, not all of them)
+        picked = type(func) is cst.Subscript
         for alt in bound:
-            if alt == name:
+            if alt == name or (picked and is_class_like(alt) and not alt.startswith("torch.")):
                 continue
             self._opaque_call(scope, alt)
+            if picked and is_class_like(alt):
+                self._site("call", node, name=alt, method=method, receiver=receiver, data=data)
+                continue
             if (scope.qualname, alt) not in self._call_seen:
                 self._call_seen.add((scope.qualname, alt))
-                self.calls.append(CallFact(caller=scope.qualname, callee=alt, line=self._line(node)))
+                # (`<f>()`, what a project function returned: an edge only when it is a closure)
+                self.calls.append(CallFact(caller=scope.qualname, callee=alt, line=self._line(node),
+                                           passed=alt.endswith("()")))
             if scope.init_like and scope.cls is not None and scope.cls.composes and \
                     is_class_like(alt) and alt not in _CONTAINER_CTORS and self._is_class_name(alt):
                 self.submodules.append(SubmoduleFact(owner=scope.cls.qualname, attr=self.ctor_attr.get(id(node), "[]"),
@@ -2848,7 +2916,7 @@ class FileVisitor(cst.CSTVisitor):
             if not on_instance and not self._is_bound_torch_class(func, alt) and not (
                     name.startswith("self.") and alt.startswith("torch.") and is_class_like(alt)):
                 self._site("call", node, name=alt, method=method, receiver=receiver, data=data)
-            if name.startswith("self.") and not is_class_like(alt) and _is_project_callee(alt):
+            if (not name or name.startswith("self.")) and not is_class_like(alt) and _is_project_callee(alt):
                 # `self.crit(logits, y)` with `self.crit = focal_loss` (imported): the function's
                 # parameters get the kinds passed, as for a direct call of it
                 self._call_flow(scope, node, alt)
@@ -3643,16 +3711,24 @@ class FileVisitor(cst.CSTVisitor):
         cls = scope.cls
         if scope.is_method and cls is not None and scope.node is not None and scope.name not in cls.attr_kinds \
                 and any(_dotted(d.decorator) == "property" for d in scope.node.decorators) \
-                and self.kind(value) in K.TENSORISH:
+                and (returned := self.kind(value)) in K.TENSORISH:
             # `@property def temperature(self): return self.logit_scale.exp()`: `self.temperature`
-            # in the methods after it is a tensor (a condition on it is data-dependent)
-            cls.attr_kinds[scope.name] = K.T
+            # in the methods after it is a tensor (a condition on it is data-dependent); a mask
+            # stays one (`return self.gate.abs() > eps`: `x[:, self.keep_mask]` selects by data)
+            cls.attr_kinds[scope.name] = returned
         if self.bindings.handles and len(self.func_stack) == 1 and not self.class_stack:
             # `def _get_plugin(): ... return _plugin` (a compiled extension): `_get_plugin().op(x)`
             self.bindings.bind_getter(scope.qualname.rsplit(".", 1)[-1], self._targets(value))
         if len(self.func_stack) == 1 and not self.class_stack and type(value) is cst.Subscript:
             # `def get_act(name): return ACTS[name]`: a call of it is one of the table's entries
             self.bindings.bind_returned(scope.qualname.rsplit(".", 1)[-1], self._targets(value))
+        elif len(self.func_stack) == 1 and not self.class_stack and type(value) is cst.Name and \
+                value.value in scope.local_defs:
+            # `def make_attention(scale): def attention(q, k, v): ...; return attention`, a
+            # decorator returning its `wrapper`: a call of the factory is the closure
+            # (`self.attn_fn = make_attention(s)`; `FileFacts.closure_factories` across files)
+            self.bindings.bind_returned(scope.name, (scope.local_defs[value.value],))
+            self.closure_factories.setdefault(scope.qualname, scope.local_defs[value.value])
         if len(self.func_stack) <= 2 and not self.class_stack and (type(value) in (cst.Call, cst.Lambda) or (
                 type(value) is cst.Name and value.value in self._closure_members)):
             self._member_factory(value)
@@ -3834,6 +3910,25 @@ def _reads_self_attr(value: cst.BaseExpression | None, attr: str) -> bool:
         return False
     return any(type(o) is cst.Attribute and o.attr.value == attr and _is_self_attr(o)
                for o in (value.left, value.right))
+
+
+def _self_lookup_prefix(func: cst.BaseExpression) -> str:
+    """``self.<prefix>*`` for a method of self looked up by a computed name with a literal
+    start (``getattr(self, f"forward_{self.mode}")``, ``getattr(self, "_run_" + kind)``): a
+    call of each method so named, which the project graph lists (a mixin's too); "" otherwise."""
+    if type(func) is not cst.Call or type(func.func) is not cst.Name or func.func.value != "getattr" or \
+            len(func.args) != 2 or not _is_self(func.args[0].value):
+        return ""
+    name = func.args[1].value
+    head: cst.BaseExpression | None = None
+    if type(name) is cst.FormattedString and name.parts and type(name.parts[0]) is cst.FormattedStringText:
+        prefix = name.parts[0].value
+    elif type(name) is cst.BinaryOperation and type(name.operator) is cst.Add and type(name.left) is cst.SimpleString:
+        head = name.left
+        prefix = head.evaluated_value if isinstance(head.evaluated_value, str) else ""  # type: ignore[attr-defined]
+    else:
+        return ""
+    return f"self.{prefix}*" if len(prefix) >= 2 and prefix.replace("_", "a").isidentifier() else ""
 
 
 def _is_lookup_by_name(node: cst.BaseExpression) -> bool:
