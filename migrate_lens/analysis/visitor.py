@@ -233,25 +233,15 @@ class _FuncScope:
     shared: dict[str, str] = field(default_factory=dict)
     #: names bound to an input's device (``device = x.device``, also through a ternary)
     input_devices: set[str] = field(default_factory=set)
-    # locals bound to a ceiling division (`n_chunks = math.ceil(n / size)`): a count chosen so
-    # that the last piece comes out short (ML926 through a local)
-    ceil_locals: set[str] = field(default_factory=set)
     #: the ``**kwargs`` parameter's name ("" without one)
     star_kwargs: str = ""
-    #: locals bound to a tensor known to be 1-D (:func:`_is_1d`: ``cu_seqlens =
-    #: torch.repeat_interleave(n, r).cumsum(0)``), where PyTorch's and JAX's pad orders agree
-    one_d: set[str] = field(default_factory=set)
-    # locals bound to a fixed number of pieces (`qkv = x.chunk(3, -1)`, `torch.split(x, [2, 6])`):
-    # their len() is static, whatever the tensor's shape
-    fixed_pieces: set[str] = field(default_factory=set)
     #: names bound to a single Python number's expression (``approx = float(a) / float(b)``):
     #: ``torch.tensor(approx)`` of one is a static number, not tensor data
     scalars: set[str] = field(default_factory=set)
     #: names bound to a global pooling result (``x = self.avgpool(x)``, a (N, C, 1, 1) map)
     pooled: set[str] = field(default_factory=set)
-    #: (name, is a scalar, is pooled, is 1-D, a ceiling division, a fixed number of pieces) of
-    #: the statement being visited, applied after it
-    pending_marks: list[tuple[str, bool, bool, bool, bool, bool]] = field(default_factory=list)
+    #: (name, is a scalar, is pooled) of the statement being visited, applied after it
+    pending_marks: list[tuple[str, bool, bool]] = field(default_factory=list)
     #: open loops, innermost last: (env and derived kinds at the loop head, conditions in the
     #: body that held no value kind when met, each with the env/derived kinds it saw)
     loop_heads: list[tuple[dict[str, str], dict[str, Any], list[tuple[Any, ...]]]] = field(default_factory=list)
@@ -1198,12 +1188,9 @@ class FileVisitor(cst.CSTVisitor):
                 elif scope.assumed:
                     scope.assumed.pop(name, None)
             scope.pending.clear()
-            for name, scalar, pooled, one_d, ceil, pieces in scope.pending_marks:
+            for name, scalar, pooled in scope.pending_marks:
                 (scope.scalars.add if scalar else scope.scalars.discard)(name)
                 (scope.pooled.add if pooled else scope.pooled.discard)(name)
-                (scope.one_d.add if one_d else scope.one_d.discard)(name)
-                (scope.ceil_locals.add if ceil else scope.ceil_locals.discard)(name)
-                (scope.fixed_pieces.add if pieces else scope.fixed_pieces.discard)(name)
             scope.pending_marks.clear()
             for name, ctor, value in scope.pending_ctor:
                 scope.prior_value[(name, id(value))] = scope.last_value.get(name)
@@ -1477,11 +1464,8 @@ class FileVisitor(cst.CSTVisitor):
         elif type(value) is cst.Attribute and _is_self_attr(value):
             scope.shared[name] = _dotted(value)
         # taken after the statement, like kinds (`x = torch.flatten(x, 1)` reads the pooled `x`)
-        qual = self.qual
         scope.pending_marks.append((name, self.values.is_scalar(value),
-                                    type(value) is cst.Call and self._is_global_pool_result(value),
-                                    _is_1d(value, qual, scope.one_d), _is_ceil_division(value, qual),
-                                    _fixed_piece_count(value, qual)))
+                                    type(value) is cst.Call and self._is_global_pool_result(value)))
         if _is_input_device(value):
             scope.input_devices.add(name)
         else:
@@ -1740,8 +1724,8 @@ class FileVisitor(cst.CSTVisitor):
                     stack.append(func.value)
                     continue
                 name = self.qual(func)
-                if not name:
-                    continue
+                if not name or name.startswith("torch.") or name in BUILTINS:
+                    continue  # (only a function the project may define has a summary)
                 key = "r:" + name
                 self._fresh()
                 if self.kind(e) not in (K.S, K.H) and key in values.used:
@@ -2504,7 +2488,8 @@ class FileVisitor(cst.CSTVisitor):
                 return False  # `len(x.chunk(3))`: three pieces whatever the shape
             if type(arg) is cst.Name and self.func_stack:
                 scope = self.func_stack[-1]
-                if arg.value in scope.fixed_pieces:
+                bound = scope.last_value.get(arg.value)
+                if bound is not None and _fixed_piece_count(bound, self.qual):
                     return False
                 if arg.value in scope.iter_names:
                     return False  # `for i2 in rand_attn: len(i2)`: the element's kind is a guess
@@ -2764,7 +2749,9 @@ class FileVisitor(cst.CSTVisitor):
         if emitted:
             self._site("call", node, name=name, method=method, receiver=receiver, data=data)
             big = [a.keyword.value if a.keyword is not None else str(i) for i, a in enumerate(node.args)
-                   if type(a.value) in _MAYBE_INT_CONSTANT and _int64_constant(a.value, self.qual)]
+                   if type(a.value) in _MAYBE_INT_CONSTANT and (type(a.value) is not cst.Attribute or
+                                                                a.value.attr.value in ("max", "min"))
+                   and _int64_constant(a.value, self.qual)]
             if big:  # `torch.randint(2**32, ...)`: ML927's own site kind, so other calls cost nothing
                 self._site("int64-arg", node, name=name, method=method, receiver=receiver,
                            data={"int64_args": tuple(big)})
@@ -4571,10 +4558,11 @@ class _CallExtras:
         division (``int(np.ceil(n / size))``, ``math.ceil(n / size)``, ``-(-n // size)``,
         ``(n + size - 1) // size``): a count chosen so that the last piece comes out short."""
         qual, scope = self.v.qual, self.scope
-        local = scope.ceil_locals if scope is not None else ()
+        bound = scope.last_value if scope is not None else {}
         return tuple((a.keyword.value if a.keyword is not None else str(i))
                      for i, a in enumerate(self.node.args)
-                     if _is_ceil_division(a.value, qual) or (type(a.value) is cst.Name and a.value.value in local))
+                     if _is_ceil_division(bound.get(a.value.value, a.value) if type(a.value) is cst.Name else a.value,
+                                          qual))
 
     def input_1d(self) -> bool:
         """The padded tensor (``F.pad``'s first argument) is known to be 1-D (:func:`_is_1d`)."""
@@ -4582,7 +4570,7 @@ class _CallExtras:
         if first is None or self.node.args[0].star:
             return False
         scope = self.scope
-        return _is_1d(first, self.v.qual, scope.one_d if scope is not None else ())
+        return _is_1d(first, self.v.qual, scope.last_value if scope is not None else {})
 
     def param_default_args(self) -> dict[str, Any]:
         """Keys (keyword, or position as a string) of the arguments that pass on a parameter
@@ -4740,19 +4728,20 @@ _RANK_KEEPING = frozenset({
 _ONE_D_FUNCS = frozenset({"torch.arange", "torch.linspace", "torch.logspace", "torch.randperm"})
 
 
-def _is_1d(expr: cst.BaseExpression, qual: Callable[[cst.BaseExpression], str], names: Collection[str],
-           depth: int = 0) -> bool:
+def _is_1d(expr: cst.BaseExpression, qual: Callable[[cst.BaseExpression], str],
+           bound: Mapping[str, cst.BaseExpression], depth: int = 0) -> bool:
     """``expr`` is certainly a 1-D tensor: ``torch.arange(...)``, ``x.flatten()`` /
     ``torch.flatten(x)`` (no start dimension), ``x.view(-1)`` / ``x.reshape(-1)``,
     ``torch.repeat_interleave(n, r)`` without ``dim`` (its input is flattened), a rank-keeping
     method or function of one (``.cumsum(0)``, ``.long()``, ``torch.cumsum(a, dim=0)``), or a
-    local in ``names`` (bound to one). Sources: the ``torch.repeat_interleave`` and
+    local whose binding in ``bound`` (the scope's ``last_value``) is one. Sources: the ``torch.repeat_interleave`` and
     ``torch.flatten`` references."""
     if depth > 8:
         return False
     t = type(expr)
     if t is cst.Name:
-        return expr.value in names  # type: ignore[attr-defined]
+        value = bound.get(expr.value)  # type: ignore[attr-defined]
+        return value is not None and value is not expr and _is_1d(value, qual, bound, depth + 1)
     if t is not cst.Call:
         return False
     func = expr.func  # type: ignore[attr-defined]
@@ -4765,7 +4754,7 @@ def _is_1d(expr: cst.BaseExpression, qual: Callable[[cst.BaseExpression], str], 
     if name == "torch.flatten":
         return len(args) == 1 and args[0].keyword is None
     if name.startswith("torch.") and name[6:] in _RANK_KEEPING and args and args[0].keyword is None:
-        return _is_1d(args[0].value, qual, names, depth + 1)
+        return _is_1d(args[0].value, qual, bound, depth + 1)
     if type(func) is not cst.Attribute or name.startswith("torch."):
         return False
     method = func.attr.value
@@ -4776,7 +4765,7 @@ def _is_1d(expr: cst.BaseExpression, qual: Callable[[cst.BaseExpression], str], 
     if method == "repeat_interleave":
         return not any(a.keyword is not None and a.keyword.value == "dim" for a in args) and len(args) <= 1
     if method in _RANK_KEEPING:
-        return _is_1d(func.value, qual, names, depth + 1)
+        return _is_1d(func.value, qual, bound, depth + 1)
     return False
 
 
