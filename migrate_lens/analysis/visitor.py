@@ -4829,7 +4829,10 @@ def _int_constant(expr: cst.BaseExpression, qual: Callable[[cst.BaseExpression],
         return None
     t = type(expr)
     if t is cst.Integer:
-        return int(expr.evaluated_value)  # type: ignore[attr-defined]
+        try:
+            return int(expr.value, 0)  # type: ignore[attr-defined]  # (libcst's evaluated_value runs literal_eval)
+        except ValueError:
+            return None
     if t is cst.UnaryOperation and type(expr.operator) is cst.Minus:  # type: ignore[attr-defined]
         v = _int_constant(expr.expression, qual, depth + 1)  # type: ignore[attr-defined]
         return -v if v is not None else None
@@ -4859,6 +4862,13 @@ def _int64_constant(expr: cst.BaseExpression, qual: Callable[[cst.BaseExpression
     """``expr`` is an integer constant outside the int32 range (``2**32``, ``1 << 40``,
     ``torch.iinfo(torch.int64).max``): with JAX's default 32-bit types (``jax_enable_x64`` off)
     a Python int that large raises ``OverflowError`` when it meets an array."""
+    t = type(expr)
+    if t is cst.Integer:  # (most: `x.view(-1, 4)`; a 64-bit value has ten digits or a prefix)
+        text = expr.value  # type: ignore[attr-defined]
+        if len(text) < 10 and text[:2].lower() not in ("0x", "0o", "0b"):
+            return False
+    elif t is cst.UnaryOperation and type(expr.expression) is cst.Integer and len(expr.expression.value) < 10:  # type: ignore[attr-defined]
+        return False
     v = _int_constant(expr, qual)
     return v is not None and not (_INT32[0] <= v <= _INT32[1])
 
