@@ -397,9 +397,15 @@ class ValueKinds:
             if type(node.value) is _ATTRIBUTE and node.value.attr.value == "shape" and len(node.slice) == 1 \
                     and type(node.slice[0].slice) is cst.Index and _trailing_dim(node.slice[0].slice.value):
                 return K.S  # `x[mask].shape[-1]`: a trailing dimension a selection keeps (static)
-            if type(node.value) is _NAME and self.v.func_stack and \
-                    node.value.value == self.v.func_stack[-1].star_kwargs and len(node.slice) == 1:
-                return self._kwarg_kind(node.slice[0].slice)  # `kwargs["attention_mask"]`
+            if type(node.value) is _NAME and self.v.func_stack and len(node.slice) == 1:
+                scope = self.v.func_stack[-1]
+                if node.value.value == scope.star_kwargs:
+                    return self._kwarg_kind(node.slice[0].slice)  # `kwargs["attention_mask"]`
+                entries = scope.dict_kinds.get(node.value.value) if scope.dict_kinds else None
+                if entries is not None and type(node.slice[0].slice) is cst.Index:
+                    key = literal(node.slice[0].slice.value)
+                    if type(key) is str and key in entries and entries[key] is not node:
+                        return self.kind(entries[key])  # `out["n_pos"]` of `out = {"n_pos": (t > 0).sum()}`
             base = self.kind(node.value)
             if base == K.B:
                 return K.B

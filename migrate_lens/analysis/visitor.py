@@ -240,6 +240,11 @@ class _FuncScope:
     scalars: set[str] = field(default_factory=set)
     #: names bound to a global pooling result (``x = self.avgpool(x)``, a (N, C, 1, 1) map)
     pooled: set[str] = field(default_factory=set)
+    #: locals bound to a dict with string keys (``out = {"logits": y, "n_pos": (t > 0).sum()}``,
+    #: ``dict(mask=m)``, entries written by ``out["k"] = v``): key -> the entry's value
+    #: expression, so that ``out["n_pos"]`` reads back its kind (under the hypothesis of the
+    #: moment), not a static container's
+    dict_kinds: dict[str, dict[str, cst.BaseExpression]] = field(default_factory=dict)
     #: (name, is a scalar, is pooled) of the statement being visited, applied after it
     pending_marks: list[tuple[str, bool, bool]] = field(default_factory=list)
     #: open loops, innermost last: (env and derived kinds at the loop head, conditions in the
@@ -1270,6 +1275,11 @@ class FileVisitor(cst.CSTVisitor):
                 else:
                     scope.fresh.discard(target.value)
                 self._bind_alias(scope, target.value, value)
+                entries = self._dict_entry_kinds(value)
+                if entries is not None:
+                    scope.dict_kinds[target.value] = entries
+                elif scope.dict_kinds:
+                    scope.dict_kinds.pop(target.value, None)
                 if self._holds_tensors(value):
                     scope.tensor_lists.add(target.value)
                 else:
@@ -1336,6 +1346,11 @@ class FileVisitor(cst.CSTVisitor):
             if root and self._is_outer_container(root):
                 self._site("global-write", stmt, name=root, data={"how": "subscript"})
             self._subscript_write(stmt, target, base, vkind, aug=False)
+            if self.func_stack and type(target.value) is cst.Name and len(target.slice) == 1:
+                entries = self.func_stack[-1].dict_kinds.get(target.value.value)
+                key = literal(target.slice[0].slice.value) if type(target.slice[0].slice) is cst.Index else None
+                if entries is not None and type(key) is str:
+                    entries[key] = value  # `out["n_pos"] = (t > 0).sum()`
         elif type(target) is cst.Attribute:
             self.targets.add(id(target))
             self._growth(target, value)
@@ -1476,6 +1491,24 @@ class FileVisitor(cst.CSTVisitor):
             scope.cls.attr_ctor.get(value.attr.value, "")  # type: ignore[attr-defined]
             if scope.cls is not None and _is_self_attr(value) else "")
         scope.pending_ctor.append((name, built, value))
+
+    def _dict_entry_kinds(self, value: cst.BaseExpression) -> dict[str, cst.BaseExpression] | None:
+        """Key -> value expression of a dict display with string keys (``{"loss": l, "n": k}``)
+        or a ``dict(loss=l, n=k)`` call; None for anything else (a ``**`` entry: unknown keys)."""
+        if type(value) is cst.Dict:
+            out: dict[str, cst.BaseExpression] = {}
+            for el in value.elements:
+                if type(el) is not cst.DictElement:
+                    return None
+                key = literal(el.key)
+                if type(key) is not str:
+                    return None
+                out[key] = el.value
+            return out
+        if type(value) is cst.Call and type(value.func) is cst.Name and value.func.value == "dict" and \
+                self.qual(value.func) == "dict" and all(a.keyword is not None and not a.star for a in value.args):
+            return {a.keyword.value: a.value for a in value.args}  # type: ignore[union-attr]
+        return None
 
     def _mutable_container_param(self, scope: _FuncScope, name: str) -> bool:
         """``name`` is a parameter annotated as a mutable container (``cache: dict``,
