@@ -2597,10 +2597,13 @@ class FileVisitor(cst.CSTVisitor):
         args: list[tuple[str, Any]] = []
         kwargs: dict[str, tuple[str, Any]] = {}
         star = False
+        kwsplat = False  # a `**kw` splat (a `*args` one cannot pass a keyword-only argument)
         for a in node.args:
             if a.star:
                 star = True
-                break
+                if a.star == "**":
+                    kwsplat = True
+                    break
         for keyword, _, k, lit, _ in parts.entries:
             if keyword is not None:
                 kwargs[keyword] = (k, lit)
@@ -2616,6 +2619,7 @@ class FileVisitor(cst.CSTVisitor):
             for a in bound_partial.args[1:]:
                 if a.star:
                     star = True
+                    kwsplat = kwsplat or a.star == "**"
                 elif a.keyword is not None:
                     kwargs.setdefault(a.keyword.value, (self.kind(a.value), literal(a.value)))
                 else:
@@ -2640,7 +2644,7 @@ class FileVisitor(cst.CSTVisitor):
         # matchers run inside emit, before the visitor moves on, so the scope is unchanged.
         extras = _CallExtras(self, node, name, method, scope)
         data = LazyData({
-            "args": tuple(args), "kwargs": kwargs, "star": star,
+            "args": tuple(args), "kwargs": kwargs, "star": star, "kwsplat": kwsplat,
             "no_grad": self._no_grad(), "result": result_kind,
             "local_autograd_function": False, "plain_no_grad": id(node) in self.plain_no_grad,
         }, extras, _CALL_EXTRAS)
