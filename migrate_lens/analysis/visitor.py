@@ -1620,19 +1620,18 @@ class FileVisitor(cst.CSTVisitor):
 
     def _view_write(self, stmt: cst.CSTNode, target: cst.BaseExpression) -> None:
         """An in-place write through a name bound to a view of another tensor (PyTorch
-        mutates the base tensor too; a JAX port silently does not)."""
+        mutates the base tensor too; a JAX port silently does not). A view written in the
+        same expression it is taken (``x.narrow(d, s, n).copy_(r)``, ``x.view(-1)[0] = 1``)
+        names its base at the write: the port rewrites it as ``x = x.at[...].set(...)``
+        like any in-place write (ML301/ML304), with no second name to fall out of step."""
         if not self.func_stack:
             return
-        src = ""
         while type(target) is cst.Subscript:  # `row[:n].copy_(t)`: a slice of a view is one too
             target = target.value
         if type(target) is cst.Name:
             src = self.func_stack[-1].views.get(target.value, "")
-        elif type(target) is cst.Call and type(target.func) is cst.Attribute and \
-                target.func.attr.value in _VIEW_METHODS and self.kind(target.func.value) in K.TENSORISH:
-            src = _root_name(target.func.value) or "a tensor"
-        if src:
-            self._site("view-write", stmt, name=src)
+            if src:
+                self._site("view-write", stmt, name=src)
 
     def _holds_tensors(self, value: cst.BaseExpression, item: bool = False) -> bool:
         """Whether ``value`` is a Python container of tensors: a list/tuple/dict display with a
