@@ -292,11 +292,14 @@ def _kwargs_ok(site: Site, m: "Matcher") -> bool:
         return False
     missing = p.get("missing_kwarg")
     if missing:
-        if site.data.get("star"):
+        # a `**kw` splat may pass the keyword; a `*args` splat only when it has a position
+        # (`torch.rand(2, *shape)` cannot pass the keyword-only `generator`)
+        idx = p.get("missing_positional_index")
+        if site.data.get("kwsplat", site.data.get("star")) or (site.data.get("star") and (
+                idx is not None or _position_of(site, m, missing) is not None)):
             return False
         if _arg(site, m, missing) is not None:
             return False
-        idx = p.get("missing_positional_index")
         if idx is not None and len(args) > int(idx):
             return False
     for key, values in _table(p.get("missing_or_literal")).items():

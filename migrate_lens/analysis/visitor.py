@@ -1637,19 +1637,18 @@ class FileVisitor(cst.CSTVisitor):
 
     def _view_write(self, stmt: cst.CSTNode, target: cst.BaseExpression) -> None:
         """An in-place write through a name bound to a view of another tensor (PyTorch
-        mutates the base tensor too; a JAX port silently does not)."""
+        mutates the base tensor too; a JAX port silently does not). A view written in the
+        same expression it is taken (``x.narrow(d, s, n).copy_(r)``, ``x.view(-1)[0] = 1``)
+        names its base at the write: the port rewrites it as ``x = x.at[...].set(...)``
+        like any in-place write (ML301/ML304), with no second name to fall out of step."""
         if not self.func_stack:
             return
-        src = ""
         while type(target) is cst.Subscript:  # `row[:n].copy_(t)`: a slice of a view is one too
             target = target.value
         if type(target) is cst.Name:
             src = self.func_stack[-1].views.get(target.value, "")
-        elif type(target) is cst.Call and type(target.func) is cst.Attribute and \
-                target.func.attr.value in _VIEW_METHODS and self.kind(target.func.value) in K.TENSORISH:
-            src = _root_name(target.func.value) or "a tensor"
-        if src:
-            self._site("view-write", stmt, name=src)
+            if src:
+                self._site("view-write", stmt, name=src)
 
     def _holds_tensors(self, value: cst.BaseExpression, item: bool = False) -> bool:
         """Whether ``value`` is a Python container of tensors: a list/tuple/dict display with a
@@ -2615,10 +2614,13 @@ class FileVisitor(cst.CSTVisitor):
         args: list[tuple[str, Any]] = []
         kwargs: dict[str, tuple[str, Any]] = {}
         star = False
+        kwsplat = False  # a `**kw` splat (a `*args` one cannot pass a keyword-only argument)
         for a in node.args:
             if a.star:
                 star = True
-                break
+                if a.star == "**":
+                    kwsplat = True
+                    break
         for keyword, _, k, lit, _ in parts.entries:
             if keyword is not None:
                 kwargs[keyword] = (k, lit)
@@ -2634,6 +2636,7 @@ class FileVisitor(cst.CSTVisitor):
             for a in bound_partial.args[1:]:
                 if a.star:
                     star = True
+                    kwsplat = kwsplat or a.star == "**"
                 elif a.keyword is not None:
                     kwargs.setdefault(a.keyword.value, (self.kind(a.value), literal(a.value)))
                 else:
@@ -2658,7 +2661,7 @@ class FileVisitor(cst.CSTVisitor):
         # matchers run inside emit, before the visitor moves on, so the scope is unchanged.
         extras = _CallExtras(self, node, name, method, scope)
         data = LazyData({
-            "args": tuple(args), "kwargs": kwargs, "star": star,
+            "args": tuple(args), "kwargs": kwargs, "star": star, "kwsplat": kwsplat,
             "no_grad": self._no_grad(), "result": result_kind,
             "local_autograd_function": False, "plain_no_grad": id(node) in self.plain_no_grad,
         }, extras, _CALL_EXTRAS)
