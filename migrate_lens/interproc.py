@@ -339,6 +339,8 @@ class _StaticInputs:
 
     def returns_static(self, fn: str, key: str) -> bool:
         callee, _, idx = key[2:].partition("#")
+        if idx and not idx.isdigit():
+            return False  # (a dict entry read by key: never proven static)
         i = int(idx) if idx.isdigit() else -1
         found = [t for t in self.targets(fn, callee) if t in self.summaries]
         if not found or (fn, key) in self.active:
@@ -378,7 +380,7 @@ class _FlowKinds:
         self.targets = targets
         self.tensor_calls = tensor_calls
         self.param: dict[tuple[str, str], set[str]] = defaultdict(set)
-        self.ret: dict[tuple[str, int], set[str]] = defaultdict(set)
+        self.ret: dict[tuple[str, int | str], set[str]] = defaultdict(set)  # (int: tuple item, str: dict key)
         self.memo: dict[tuple[str, str], tuple[str, ...]] = {}
         assumed_entries = sorted(assumed_entries)
         #: (function, parameter) pairs proven static (:func:`static_inputs`)
@@ -429,8 +431,10 @@ class _FlowKinds:
                 if f"={k}" in marks or ("**" in marks and f"-{k}" not in marks and f"+{k}" not in marks)]
         return dataclasses.replace(c, args=tuple(args), keywords=tuple(k for k, _ in keep), kwargs=tuple(f for _, f in keep))
 
-    def ret_flow(self, t: str, i: int) -> Flow | None:
+    def ret_flow(self, t: str, i: int | str) -> Flow | None:
         s = self.summaries[t]
+        if isinstance(i, str):  # a returned dict's entry
+            return next((f for k, f in s.ret_keys if k == i), None)
         if 0 <= i < len(s.ret_items):
             return s.ret_items[i]
         return s.ret
@@ -464,8 +468,8 @@ class _FlowKinds:
 
     def _ret_kinds(self, fn: str, key: str) -> set[str]:
         callee, _, idx = key[2:].partition("#")
-        i = int(idx) if idx.isdigit() else -1
-        out: set[str] = {"T"} if (fn, callee) in self.tensor_calls else set()
+        i: int | str = int(idx) if idx.isdigit() else (idx or -1)
+        out: set[str] = {"T"} if (fn, callee) in self.tensor_calls and not isinstance(i, str) else set()
         active = self.active
         inner = (fn, key) not in active  # a recursive chain takes the callee's return as is
         active.add((fn, key))
@@ -473,13 +477,16 @@ class _FlowKinds:
             for t in self.resolved(fn, callee):
                 self.ret_readers[t].add(fn)
                 got = self.ret.get((t, i))
-                out |= got if got is not None else self.ret.get((t, -1), set())
+                if isinstance(i, str):
+                    out |= got or set()
+                else:
+                    out |= got if got is not None else self.ret.get((t, -1), set())
                 flow = self.ret_flow(t, i)
                 # what the callee returns from its parameters, with this call's arguments
                 for key2, h, k in flow.deps if flow is not None and inner else ():
                     if k not in out and key2.startswith("p:") and h in self.arg_kinds(fn, callee, t, key2[2:]):
                         out.add(k)
-                if i < 0 and inner and RETURNED_REDUCTION not in out and self._reduced(fn, callee, t):
+                if i == -1 and inner and RETURNED_REDUCTION not in out and self._reduced(fn, callee, t):
                     out.add(RETURNED_REDUCTION)
         finally:
             if inner:
@@ -542,6 +549,8 @@ class _FlowKinds:
             returns = add(ret, (fn, -1), value(fn, s.ret, own_params=False)) if s.ret is not None else False
             for i, item in enumerate(s.ret_items):
                 returns |= add(ret, (fn, i), value(fn, item, own_params=False))
+            for k, item in s.ret_keys:
+                returns |= add(ret, (fn, k), value(fn, item, own_params=False))
             if returns:
                 grew |= self.ret_readers.get(fn, set())
             for c in s.calls:

@@ -391,6 +391,10 @@ class FunctionSummary:
     #: it is not. A caller that uses it as a size reads it to the host (requirement
     #: ``"r:<callee>=R"``, :data:`migrate_lens.analysis.kinds.RETURNED_REDUCTION`)
     ret_reduced: tuple[str, ...] = ()
+    #: per string key when a ``return`` returns a dict display (``return {"loss": l, "n_pos": k}``,
+    #: a local dict read back by key): ``(key, flow)`` sorted by key, joined over the returns
+    #: that have the key; a caller's ``out["n_pos"]`` is the input ``r:<callee>#n_pos``
+    ret_keys: tuple[tuple[str, Flow], ...] = ()
 
     @property
     def named(self) -> tuple[str, ...]:

@@ -406,6 +406,10 @@ class ValueKinds:
                     key = literal(node.slice[0].slice.value)
                     if type(key) is str and key in entries and entries[key] is not node:
                         return self.kind(entries[key])  # `out["n_pos"]` of `out = {"n_pos": (t > 0).sum()}`
+                elif type(node.slice[0].slice) is cst.Index and type(key := literal(node.slice[0].slice.value)) is str:
+                    got = self._returned_entry(scope, node.value.value, key)
+                    if got is not None:
+                        return got
             base = self.kind(node.value)
             if base == K.B:
                 return K.B
@@ -796,6 +800,26 @@ class ValueKinds:
         if t is cst.Name and self.v.func_stack:
             return node.value in self.v.func_stack[-1].scalars
         return False
+
+    def _returned_entry(self, scope: Any, name: str, key: str) -> str | None:
+        """Kind of ``name[key]`` when ``name`` is bound to a call of a function the project may
+        define (``stats = match_stats(x, t); stats["n_pos"]``): the symbolic input
+        ``r:<callee>#<key>`` (its kind comes from the callee's ``FunctionSummary.ret_keys``); None
+        otherwise."""
+        bound = scope.last_value.get(name)
+        if type(bound) is not cst.Call or not key.isidentifier():
+            return None
+        callee = self.v.qual(bound.func)
+        if not callee or callee.startswith("torch.") or "#" in callee:
+            return None
+        saved, saved_hyp = self.used, self.hyp
+        self.used, self.hyp = set(), None
+        try:
+            self.kind(bound)
+            symbolic = ("r:" + callee) in self.used
+        finally:
+            self.used, self.hyp = saved, saved_hyp
+        return self._symbolic_return(f"{callee}#{key}") if symbolic else None
 
     def _kwarg_kind(self, key: cst.CSTNode) -> str:
         """Kind of one entry of the current function's ``**kwargs`` (``kwargs["mask"]``,

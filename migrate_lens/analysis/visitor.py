@@ -208,6 +208,8 @@ class _FuncScope:
     #: requirements under which a returned value is a 0-d reduction of data (``return
     #: lengths.max()``): ``"*"`` always, else ``"p:<param>=T"`` (:attr:`FunctionSummary.ret_reduced`)
     ret_reduced: set[str] = field(default_factory=set)
+    #: per string key of the dicts returned (``return {"loss": l, "n_pos": k}``): their flows
+    ret_keys: dict[str, list[Flow]] = field(default_factory=dict)
     ret_items: list[list[Flow]] | None = None
     call_flows: list[CallFlow] = field(default_factory=list)
     #: per call flow holding local names outside a loop: (its index in ``call_flows``, the
@@ -3773,6 +3775,9 @@ class FileVisitor(cst.CSTVisitor):
         if reduced is not None:
             # `return lengths.max()`: a caller's `torch.arange(longest(lengths))` reads data
             scope.ret_reduced.update(reduced or ("*",))
+        entries = scope.dict_kinds.get(value.value) if type(value) is cst.Name else self._dict_entry_kinds(value)
+        for key, expr in (entries or {}).items():
+            scope.ret_keys.setdefault(key, []).append(self._flow(expr))  # `return {"n_pos": k}`
         tuple_items = type(value) is cst.Tuple and not any(type(e) is cst.StarredElement for e in value.elements)
         scope.ret_items = _join_items(scope.ret_items, [self._flow(e.value) for e in value.elements],
                                       not scope.ret_flows[:-1]) if tuple_items else []
@@ -5152,15 +5157,16 @@ def _with_flows(summary: FunctionSummary | None, scope: _FuncScope) -> FunctionS
     if not any(static_items):
         static_items = ()
     ret_reduced = tuple(sorted(scope.ret_reduced))
+    ret_keys = tuple((k, j) for k, acc in sorted(scope.ret_keys.items()) if (j := _join_flows(acc)) is not None)
     if summary is None and ret is None and not items and not params and not kwonly and not calls and not static_ret and \
-            not static_items and not scope.forwards and not ret_reduced:
+            not static_items and not scope.forwards and not ret_reduced and not ret_keys:
         return None
     defaults = tuple(sorted(scope.static_defaults)) if assumed or scope.symbolic else ()
     base = summary or FunctionSummary(scope.qualname)
     return FunctionSummary(base.qualname, base.role, base.loop_calls, params, ret, items, calls,
                            mutated, tuple(sorted(scope.returned)) if mutated else (),
                            assumed, defaults, static_ret, static_items, forwards=_forward_plan(scope),
-                           kwonly=kwonly, ret_reduced=ret_reduced)
+                           kwonly=kwonly, ret_reduced=ret_reduced, ret_keys=ret_keys)
 
 
 def _forward_plan(scope: _FuncScope) -> tuple[str, ...]:
