@@ -379,6 +379,7 @@ class _FlowKinds:
         self.summaries = summaries
         self.targets = targets
         self.tensor_calls = tensor_calls
+        self.callers: Mapping[str, Sequence[tuple[str, str]]] = callers or {}
         self.param: dict[tuple[str, str], set[str]] = defaultdict(set)
         self.ret: dict[tuple[str, int | str], set[str]] = defaultdict(set)  # (int: tuple item, str: dict key)
         self.memo: dict[tuple[str, str], tuple[str, ...]] = {}
@@ -461,6 +462,8 @@ class _FlowKinds:
             return set() if (fn, key[2:]) in self.static else _TENSOR
         if key.startswith("u:"):
             return {"L"} if (fn, key[2:]) in self.lost else set()
+        if key.startswith("o:"):
+            return {"X"} if self._outside(fn, key[2:]) else set()
         got = self.known.get((fn, key))
         if got is None:
             got = self.known[(fn, key)] = self._ret_kinds(fn, key)
@@ -492,6 +495,26 @@ class _FlowKinds:
             if inner:
                 active.discard((fn, key))
         return out
+
+    def _outside(self, fn: str, param: str) -> bool:
+        """Whether ``fn``'s parameter ``param`` may hold an object from outside the call that
+        reaches it: True unless every call resolved to ``fn`` passes, there, a container its
+        caller built in that call (``CallFlow.local``: ``feats = []; collect(feats, x)``), which
+        an append changes as trace-time Python. No known caller: True."""
+        sites = self.callers.get(fn, ())
+        s = self.summaries.get(fn)
+        if not sites or s is None or s.escapes:
+            return True
+        idx = s.params.index(param) if param in s.params else -1
+        for caller, written in sites:
+            cs = self.summaries.get(caller)
+            flows = [c for c in cs.calls if c.callee == written and not c.via] if cs is not None else []
+            if not flows:
+                return True
+            for c in flows:
+                if c.spread or not ((0 <= idx and idx in c.local) or param in c.local_kw):
+                    return True
+        return False
 
     def _reduced(self, fn: str, callee: str, t: str) -> bool:
         """Whether ``t`` (``callee`` as ``fn`` calls it) returns a 0-d reduction of data with

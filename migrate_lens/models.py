@@ -332,6 +332,11 @@ class CallFlow:
     #: ``fn(x, scale=s)`` with ``via`` the wrapper as written in the caller; it holds only where
     #: the wrapper resolves to a function whose summary ``forwards`` (``interproc.flow_kinds``)
     via: str = ""
+    #: positions (and keywords) of arguments that are containers the caller built in this call
+    #: (a list/dict/set display or comprehension, ``list()``/``dict()``, or a local bound to one):
+    #: a callee that appends to one changes trace-time Python, not state that outlives the step
+    local: tuple[int, ...] = ()
+    local_kw: tuple[str, ...] = ()
 
 
 @_fast_pickle

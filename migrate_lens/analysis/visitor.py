@@ -2757,8 +2757,11 @@ class FileVisitor(cst.CSTVisitor):
                             (scope.env.get(root.value) != K.S or (_STATE_NAME.search(root.value) is not None and
                                                                   self._mutable_container_param(scope, root.value))):
                         # the caller's object (a KV cache, a list it reads back) mutated in place
+                        # (a parameter: unless every caller passes a container it built in that
+                        # call, `feats = []; collect(feats, x)`, trace-time Python: o:<param>=X)
                         self._site("argument-write", node, name=f"{root.value}.{method}(...)",
-                                   data={"how": "argument" if root.value in scope.params else "built", "method": method})
+                                   data={"how": "argument" if root.value in scope.params else "built", "method": method},
+                                   requires=(f"o:{root.value}=X",) if root.value in scope.params else ())
                     if type(root) is cst.Name and method in ("append", "extend", "insert") and node.args and \
                             self._holds_tensors(node.args[-1].value, item=method != "extend"):
                         scope.tensor_lists.add(root.value)  # `pyramid.append(corr)`
@@ -3472,8 +3475,13 @@ class FileVisitor(cst.CSTVisitor):
                          and type(a.value) is cst.Name and a.keyword.value in held_kw and a.value.value in fresh}
                 if by_pos or by_kw:
                     scope.held_names.append((len(scope.call_flows), self._lines(node)[1], by_pos, by_kw))
+            bound = scope.last_value
+            local = tuple(i for i, a in enumerate(positional)
+                          if _is_local_container(a.value, bound, scope.params, scope.prior_value))
+            local_kw = tuple(a.keyword.value for a in node.args if a.keyword is not None and
+                             _is_local_container(a.value, bound, scope.params, scope.prior_value))
             scope.call_flows.append(CallFlow(name, tuple(args), tuple(keywords), tuple(kwargs), held, held_kw, use,
-                                             tuple(static), tuple(static_kw), spread))
+                                             tuple(static), tuple(static_kw), spread, local=local, local_kw=local_kw))
 
     def _static_of(self, expr: cst.BaseExpression) -> str:
         """``expr``'s static descriptor (:meth:`.values.ValueKinds.static_descriptor`); the
@@ -5261,6 +5269,32 @@ def _returned_names(value: cst.BaseExpression, depth: int = 0) -> set[str]:
 def _reads(text: str, name: str) -> bool:
     """Whether ``name`` occurs in ``text`` as a whole identifier."""
     return name in text and re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text) is not None
+
+
+_CONTAINER_DISPLAYS = (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)
+
+
+def _is_local_container(value: cst.BaseExpression, bound: Mapping[str, cst.BaseExpression],
+                        params: Collection[str], prior: Mapping[tuple[str, int], Any] | None = None) -> bool:
+    """``value`` is a container built in this call: a list/dict/set display or comprehension,
+    ``list()``/``dict()``/``set()`` (empty or of a display), or a local (not a parameter) whose
+    binding is one, also through rebindings by calls handed the old value (``active, ok =
+    check(active, pair)``: the callee returns that container or a new object, neither from
+    outside the call)."""
+    if type(value) is cst.Name and value.value not in params:
+        name = value.value
+        value = bound.get(name)  # type: ignore[assignment]
+        for _ in range(4):
+            if type(value) is not cst.Call or prior is None or not any(
+                    type(a.value) is cst.Name and a.value.value == name for a in value.args):
+                break
+            value = prior.get((name, id(value)))  # the binding the call was handed
+    if value is None:
+        return False
+    if type(value) in _CONTAINER_DISPLAYS:
+        return True
+    return type(value) is cst.Call and type(value.func) is cst.Name and value.func.value in ("list", "dict", "set") \
+        and (not value.args or type(value.args[0].value) in _CONTAINER_DISPLAYS)
 
 
 def _is_held(value: cst.BaseExpression) -> bool:
