@@ -309,6 +309,9 @@ def _kwargs_ok(site: Site, m: "Matcher") -> bool:
                 return False  # (a splat may pass it)
         elif got[1] is NOT_LITERAL or not _literal_in(got[1], values):
             return False
+    constant = p.get("constant_receiver")
+    if constant is not None and bool(site.data.get("receiver_constant")) != constant:
+        return False
     ceil_key = p.get("ceil_division_arg")
     if ceil_key:
         index = _position_of(site, m, ceil_key)
@@ -472,7 +475,8 @@ def match_call(site: Site, m: "Matcher") -> str | None:
     (absent or literal non-True), ``has_kwarg``, ``missing_kwarg`` (with
     ``missing_positional_index``), ``missing_or_literal`` ({arg = [values]}: absent, or passed as
     one of those literals: ``num_classes`` omitted or ``-1``), ``ceil_division_arg`` (the argument
-    is written as a ceiling division: ``int(np.ceil(n / size))``, ``-(-n // size)``), ``exact_positional`` (number of positional arguments),
+    is written as a ceiling division: ``int(np.ceil(n / size))``, ``-(-n // size)``), ``exact_positional`` (number of positional arguments), ``constant_receiver`` (true: only, false:
+    never when the tensor read back is built from static values only, ``torch.arange(1, x.ndim)``),
     ``kwarg_literal`` ({arg = [string globs]}), ``skip_if_literal`` ({arg = [values]}; with ``or_param_default``, also an enclosing
     function's parameter passed on whose literal default is one of the values),
     ``skip_if_nonliteral`` ([args]), ``skip_if_none`` ([args] passed as a literal ``None``:

@@ -1494,6 +1494,37 @@ class FileVisitor(cst.CSTVisitor):
             if scope.cls is not None and _is_self_attr(value) else "")
         scope.pending_ctor.append((name, built, value))
 
+    def _constant_tensor(self, expr: cst.BaseExpression, depth: int = 0) -> bool:
+        """``expr`` is a tensor built only from values known at trace time: a torch creation
+        call (``arange``, ``zeros``, ``ones``, ``full``, ``linspace``, ``eye``, ``tensor``) whose
+        arguments are all static (sizes from shapes, literals, config), a tensor method or
+        arithmetic on such tensors and static values, or a local bound to one. Under ``jax.jit``
+        ``jnp`` still builds it as a traced array (reading it back raises), but a port computes
+        it with Python or NumPy instead: a mechanical change."""
+        if depth > 6 or not self.func_stack:
+            return False
+        t = type(expr)
+        if t is cst.Name:
+            scope = self.func_stack[-1]
+            bound = scope.last_value.get(expr.value)  # type: ignore[attr-defined]
+            # (not when another branch binds it too: `lengths = mask.sum(1)` / `else: torch.tensor(...)`)
+            return bound is not None and bound is not expr and (expr.value, id(bound)) not in scope.alt_values \
+                and self._constant_tensor(bound, depth + 1)  # type: ignore[attr-defined]
+        if t is cst.BinaryOperation:
+            sides = [self._constant_tensor(side, depth + 1) for side in (expr.left, expr.right)]  # type: ignore[attr-defined]
+            return any(sides) and all(c or self.kind(side) == K.S
+                                      for c, side in zip(sides, (expr.left, expr.right)))  # type: ignore[attr-defined]
+        if t is not cst.Call:
+            return False
+        func = expr.func  # type: ignore[attr-defined]
+        args = [a.value for a in expr.args if a.keyword is None or a.keyword.value not in ("dtype", "device")]  # type: ignore[attr-defined]
+        name = self.qual(func)
+        if name in _CONSTANT_FACTORIES:
+            return bool(args) and all(self.kind(a) == K.S for a in args)
+        if type(func) is cst.Attribute and not name.startswith("torch."):
+            return self._constant_tensor(func.value, depth + 1) and all(self.kind(a) == K.S for a in args)
+        return False
+
     def _dict_entry_kinds(self, value: cst.BaseExpression) -> dict[str, cst.BaseExpression] | None:
         """Key -> value expression of a dict display with string keys (``{"loss": l, "n": k}``)
         or a ``dict(loss=l, n=k)`` call; None for anything else (a ``**`` entry: unknown keys)."""
@@ -4621,6 +4652,19 @@ class _CallExtras:
         scope = self.scope
         return _is_1d(first, self.v.qual, scope.last_value if scope is not None else {})
 
+    def receiver_constant(self) -> bool:
+        """The tensor read back to the host (a method's receiver, ``t.tolist()``; a builtin's
+        argument, ``int(t)``) is built only from values known at trace time
+        (:meth:`FileVisitor._constant_tensor`: ``torch.arange(1, len(x.shape))``)."""
+        func = self.func
+        if type(func) is cst.Attribute:
+            target = func.value
+        elif self.node.args:
+            target = self.node.args[0].value
+        else:
+            return False
+        return self.v._constant_tensor(target)
+
     def param_default_args(self) -> dict[str, Any]:
         """Keys (keyword, or position as a string) of the arguments that pass on a parameter
         of the enclosing function as it came (not rebound), mapped to that parameter's literal
@@ -4759,7 +4803,8 @@ _CALL_EXTRAS: dict[str, Callable[[_CallExtras], Any]] = {
         "name_args", "arg_item_kinds", "arg_names", "receiver_text", "device_follows_input", "message_kinds",
         "exports_weight", "arg_texts", "value_args_all_params", "receiver_fresh", "receiver_ctor", "input_ctor",
         "random_args", "arg_alias", "own_method", "arg_ctor", "after_conv", "autograd_functions", "own_classes",
-        "project_names", "ceil_args", "inherited_self_args", "input_1d", "param_default_args")
+        "project_names", "ceil_args", "inherited_self_args", "input_1d", "param_default_args",
+        "receiver_constant")
 }
 
 #: Functions that round a quotient up (``math.ceil(n / size)``).
@@ -5272,6 +5317,11 @@ def _reads(text: str, name: str) -> bool:
 
 
 _CONTAINER_DISPLAYS = (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)
+#: torch creation functions whose result, from static arguments, is known at trace time
+_CONSTANT_FACTORIES = frozenset({
+    "torch.arange", "torch.zeros", "torch.ones", "torch.full", "torch.linspace", "torch.logspace", "torch.eye",
+    "torch.tensor", "torch.as_tensor", "torch.range",
+})
 
 
 def _is_local_container(value: cst.BaseExpression, bound: Mapping[str, cst.BaseExpression],
