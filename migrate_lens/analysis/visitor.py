@@ -2768,6 +2768,10 @@ class FileVisitor(cst.CSTVisitor):
                     name.startswith(("torch.nn.Conv", "torch.nn.LazyConv"))):
                 scope.cls.has_conv = True
             data["class_has_conv"] = bool(scope.cls and scope.cls.has_conv)
+            for a in node.args:
+                if a.keyword is not None and a.keyword.value == "out" and _is_self_attr(_storage_of(a.value)):
+                    # `torch.cat(..., out=self.running_mean)`: the buffer updated in place
+                    self._state_write(node, a.value, "inplace", K.T)
             if type(func) is cst.Attribute:
                 root = func.value
                 if method in _MUTATING_CONTAINER_METHODS:
