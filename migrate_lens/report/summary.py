@@ -81,8 +81,13 @@ def fmt_months(x: float | None) -> str:
 
 
 def plural(n: int, word: str) -> str:
-    """``plural(1, "file")`` -> ``"1 file"``; ``plural(2, "file")`` -> ``"2 files"``."""
-    return f"{fmt_num(n)} {word}{'' if n == 1 else 's'}"
+    """``plural(1, "file")`` -> ``"1 file"``; ``plural(2, "file")`` -> ``"2 files"``;
+    ``plural(0, "copy family")`` -> ``"0 copy families"`` (a consonant before the final y)."""
+    if n == 1:
+        return f"{fmt_num(n)} {word}"
+    if word.endswith("y") and word[-2:-1] not in ("a", "e", "i", "o", "u"):
+        return f"{fmt_num(n)} {word[:-1]}ies"
+    return f"{fmt_num(n)} {word}s"
 
 
 def fmt_money(x: float | int | None, currency: str = "") -> str:
