@@ -621,3 +621,20 @@ def test_inputs_that_are_fifos_or_devices_are_never_read(tmp_path: Path, kind: s
                           timeout=120, env=env, cwd=root)
     assert proc.returncode == 2, (proc.stdout, proc.stderr)
     assert "not a regular file" in proc.stderr and proc.stderr.count("\n") == 1, proc.stderr
+
+
+def test_a_file_with_an_enormous_line_is_skipped_quickly_in_scan_and_check(tmp_path: Path) -> None:
+    """A generated table on one 600 kB line (under the 5 MB file limit): libcst took 11 s on
+    such a line and a 4.6 MB one killed its worker; scan and check skip it at once with the
+    reason, and the check gate fails on the unchecked file."""
+    from migrate_lens.discover import MAX_LINE_BYTES
+
+    big = tmp_path / "table.py"
+    big.write_text("import torch\nT = torch.tensor([" + ",".join(["1"] * (MAX_LINE_BYTES // 2 + 10)) + "])\n")
+    (tmp_path / "ok.py").write_text("import torch\n\ndef f(x):\n    return x + 1\n")
+    result = scan(tmp_path, Config(), jobs=1, use_cache=False)
+    reasons = {s.path: s.reason for s in result.skipped}
+    assert "line longer than" in reasons["table.py"]
+    out = CliRunner().invoke(main, ["check", str(big)])
+    assert out.exit_code == 1
+    assert "not checked: a line longer than" in out.output
