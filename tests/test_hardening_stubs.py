@@ -110,7 +110,9 @@ def test_discover_reads_files_as_the_scan_does(tmp_path: Path) -> None:
     reasons = {line.split(": ", 2)[1]: line.split(": ", 2)[2] for line in lines if line.startswith("not read: ")}
     assert set(reasons) == {"deep.py", "chain.py", "py2.py", "utf16.py", "loop.py", "fifo.py"}, proc.stdout
     assert reasons["fifo.py"] == "not a regular file"
-    assert reasons["deep.py"].startswith("nesting too deep") and reasons["chain.py"].startswith("nesting too deep")
+    assert reasons["deep.py"].startswith("nesting too deep")
+    # (a 120,000-character line: skipped when read, before the nesting is looked at)
+    assert reasons["chain.py"].startswith(("nesting too deep", "a line longer than"))
     assert reasons["py2.py"].startswith("syntax error at line 2")
     assert reasons["utf16.py"].startswith("UTF-16-encoded file")
     assert "Too many levels of symbolic links" in reasons["loop.py"]

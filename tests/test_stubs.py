@@ -302,3 +302,48 @@ def test_factories_with_star_kwargs_and_imported_random_helpers(kit_stubs):
     assert "self.scale = nnx.Param(torch_ones(dim, **dd))" in model
     assert "trunc_normal_(self.cls_token[...], std=.02, rngs=self.rngs)" in model  # draws in another file: rngs passed
     assert "def trunc_normal_(tensor, mean=0., std=1., *, rngs=None):" in kit_stubs["create.py"].source
+
+
+_MASKED = '''
+import torch
+from torch import nn
+
+
+class Prompt(nn.Module):
+    def __init__(self, d: int = 4):
+        super().__init__()
+        self.not_a_point = nn.Embedding(1, d)
+        self.points = nn.ModuleList([nn.Embedding(1, d) for _ in range(2)])
+
+    def forward(self, emb, labels):
+        emb[labels == -1] = 0.0
+        emb[labels == -1] += self.not_a_point.weight
+        emb[labels == 0] += self.points[0].weight
+        return emb
+'''
+
+
+def test_mask_scatters_and_listed_embeddings_translate_to_jit_safe_code(tmp_path):
+    """``emb[labels == -1] = 0.0`` / ``+= w`` become ``masked_update`` (a ``jnp.where``, static
+    shapes: ``.at[mask]`` raises under ``jax.jit``), and ``self.points[0].weight`` of a
+    ``ModuleList`` of ``nn.Embedding`` is the ``nnx.Embed``'s ``embedding`` (segment-anything's
+    PromptEncoder failed on ``.weight``; fresh-user trial). The helper matches PyTorch."""
+    (tmp_path / "p.py").write_text(_MASKED)
+    src = generate_stubs(tmp_path, discover_targets(tmp_path), api=ApiRenames())[0].source
+    assert "emb = masked_update(emb, labels == -1, 0.0, 'set')" in src
+    assert "masked_update(emb, labels == 0, (self.points[0].embedding), 'add')" in src
+    assert ".weight" not in src.split("class Prompt", 1)[1]
+    compile(src, "p.py", "exec")
+    jnp = pytest.importorskip("jax.numpy")
+    torch = pytest.importorskip("torch")
+    ns: dict = {}
+    exec(src.split("\nclass Prompt", 1)[0], ns)  # the prelude: masked_update and its imports
+    x = torch.arange(24, dtype=torch.float32).reshape(2, 3, 4)
+    labels = torch.tensor([[-1, 0, 1], [0, -1, -1]])
+    w = torch.ones(1, 4) * 7
+    want = x.clone()
+    want[labels == -1] = 0.0
+    want[labels == 0] += w
+    got = ns["masked_update"](jnp.asarray(x.numpy()), jnp.asarray(labels.numpy()) == -1, 0.0, "set")
+    got = ns["masked_update"](got, jnp.asarray(labels.numpy()) == 0, jnp.asarray(w.numpy()), "add")
+    assert (abs(got - jnp.asarray(want.numpy())) < 1e-6).all()

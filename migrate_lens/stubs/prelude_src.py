@@ -835,6 +835,18 @@ def device_of(x: Any) -> TorchDevice:
     return TorchDevice()
 
 
+def masked_update(x: jax.Array, mask: jax.Array, value: Any, op: str) -> jax.Array:
+    """PyTorch's ``x[mask] = value`` (``op="set"``) or ``x[mask] += value`` (``"add"``) for a
+    boolean ``mask`` over the leading axes of ``x`` and a ``value`` that broadcasts against the
+    selected rows (a scalar, one row): a ``jnp.where`` over all of ``x``, with static shapes, so
+    it runs under ``jax.jit`` (``x.at[mask]`` raises NonConcreteBooleanIndexError there). A value
+    of one row per selected element (``x[mask] = rows``) has no such form: gather it first."""
+    m = jnp.reshape(mask, mask.shape + (1,) * (x.ndim - mask.ndim))
+    if op == "set":
+        return jnp.where(m, jnp.asarray(value, x.dtype), x)
+    return x + jnp.where(m, jnp.asarray(value, x.dtype), jnp.zeros((), x.dtype))
+
+
 def rng_key(rngs: Any, where: str) -> jax.Array:
     """A fresh PRNG key from ``rngs`` (an ``nnx.Rngs``; its ``dropout`` stream, else ``default``)
     for a random draw in ``where``; a TypeError naming ``where`` when no rngs was passed."""

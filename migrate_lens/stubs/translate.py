@@ -149,6 +149,10 @@ class _Translator(cst.CSTTransformer):
         self._class: str = ""
         self._class_uses_training = False
         self._layer_attrs: dict[str, str] = {}
+        #: ``self.<attr>`` holding a list of one kind of torch layer (``nn.ModuleList([nn.Embedding(1, d)
+        #: for _ in range(4)])``, also through an ``__init__`` local): attr -> layer class name
+        self._layer_list_attrs: dict[str, str] = {}
+        self._local_layer_lists: dict[str, str] = {}
         self._func_stack: list[str] = []
         self._rngs: str | None = None
         self._module_params: set[str] = set()
@@ -349,6 +353,14 @@ class _Translator(cst.CSTTransformer):
                       f"{base}.at[...].{op}(...)")
             src = f"{base}{index} = {value}\n" if op == "set" else f"{base}{index} += {value}\n"
             return cst.parse_statement(src).body[0]  # type: ignore[attr-defined, no-any-return]
+        sl = orig_target.slice
+        if op in ("set", "add") and len(sl) == 1 and isinstance(sl[0].slice, cst.Index) \
+                and _is_mask_expr(sl[0].slice.value):
+            # `x[labels == -1] = 0.0`: a boolean-mask scatter, static-shaped with jnp.where
+            self.helpers.add("masked_update")
+            mask = code(new_target.slice[0].slice.value)  # type: ignore[attr-defined]
+            src = f"{base} = masked_update({base}, {mask}, {value}, {op!r})\n"
+            return cst.parse_statement(src).body[0]  # type: ignore[attr-defined, no-any-return]
         src = f"{base} = {base}.at{index}.{op}({value})\n"
         return cst.parse_statement(src).body[0]  # type: ignore[attr-defined, no-any-return]
 
@@ -404,6 +416,8 @@ class _Translator(cst.CSTTransformer):
             self._class_uses_random = bool(_RANDOM_RE.search(class_src)) or any(
                 re.search(rf"\b{re.escape(r)}\s*\(", class_src) for r in self._random_funcs)
             self._layer_attrs = {}
+            self._layer_list_attrs = {}
+            self._local_layer_lists = {}
             self._param_attrs = set()
             self._none_attrs = set()
             self._factories_local = set()
@@ -626,6 +640,17 @@ class _Translator(cst.CSTTransformer):
             # tensors carry no device under a tracer; JAX places arrays itself
             self.helpers.add("device_of")
             return _expr(f"device_of({code(updated.value)})")
+        held = original.value.value if isinstance(original.value, cst.Subscript) else None
+        if original.attr.value == "weight" and isinstance(held, cst.Attribute) and dotted(held.value) == "self" \
+                and held.attr.value in self._layer_list_attrs:
+            kind = self._layer_list_attrs[held.attr.value]  # `self.point_embeddings[0].weight`
+            owner = code(updated.value)
+            if kind == "Embedding":
+                return _expr(f"{owner}.embedding")
+            if kind in ("LayerNorm", "GroupNorm", "RMSNorm") or kind.startswith("BatchNorm"):
+                return _expr(f"{owner}.scale")
+            if kind == "Linear":
+                return _expr(f"{owner}.kernel.T")
         if (isinstance(original.value, cst.Attribute) and dotted(original.value.value) == "self"
                 and original.value.attr.value in self._layer_attrs and original.attr.value == "weight"):
             kind = self._layer_attrs[original.value.attr.value]
@@ -1012,6 +1037,55 @@ class _Translator(cst.CSTTransformer):
                 for t in node.targets:
                     if isinstance(t.target, cst.Attribute) and dotted(t.target.value) == "self":
                         self._layer_attrs[t.target.attr.value] = last
+        kind = self._layer_list_kind(value)
+        for t in node.targets:
+            if kind and isinstance(t.target, cst.Attribute) and dotted(t.target.value) == "self":
+                self._layer_list_attrs[t.target.attr.value] = kind
+            elif isinstance(t.target, cst.Name):
+                if kind:
+                    self._local_layer_lists[t.target.value] = kind
+                else:
+                    self._local_layer_lists.pop(t.target.value, None)
+
+    def _layer_list_kind(self, value: cst.BaseExpression) -> str:
+        """The one torch layer class a list expression holds (``[nn.Embedding(1, d) for _ in
+        range(n)]``, ``[nn.Linear(a, b), nn.Linear(b, c)]``, ``nn.ModuleList(...)`` of one, an
+        ``__init__`` local bound to one), else ""."""
+        if isinstance(value, cst.Name):
+            return self._local_layer_lists.get(value.value, "")
+        if isinstance(value, cst.Call) and self.qualify(value.func) in ("torch.nn.ModuleList", "list") and value.args:
+            return self._layer_list_kind(value.args[0].value)
+        elts: list[cst.BaseExpression] = []
+        if isinstance(value, cst.ListComp):
+            elts = [value.elt]
+        elif isinstance(value, (cst.List, cst.Tuple)):
+            elts = [e.value for e in value.elements if isinstance(e, cst.Element)]
+        kinds = set()
+        for e in elts:
+            if not isinstance(e, cst.Call):
+                return ""
+            qual = self.qualify(e.func)
+            last = qual.rsplit(".", 1)[-1]
+            if not (qual.startswith("torch.nn.") and last in T.LAYERS and T.LAYERS[last].kind == "module"):
+                return ""
+            kinds.add(last)
+        return kinds.pop() if len(kinds) == 1 else ""
+
+
+def _is_mask_expr(expr: cst.BaseExpression) -> bool:
+    """A boolean mask written as such: a comparison (``labels == -1``), ``~``/``&``/``|`` of
+    masks, or ``torch.isnan``/``isinf``/``logical_*`` calls."""
+    if isinstance(expr, cst.Comparison):
+        return all(isinstance(c.operator, (cst.Equal, cst.NotEqual, cst.LessThan, cst.LessThanEqual,
+                                           cst.GreaterThan, cst.GreaterThanEqual)) for c in expr.comparisons)
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.BitInvert):
+        return _is_mask_expr(expr.expression)
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.BitAnd, cst.BitOr)):
+        return _is_mask_expr(expr.left) and _is_mask_expr(expr.right)
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and \
+            expr.func.attr.value in ("isnan", "isinf", "logical_not", "logical_and", "logical_or"):
+        return True
+    return False
 
 
 def _target_names(target: cst.BaseExpression) -> list[str]:
