@@ -259,7 +259,9 @@ def read_bytes(path: Path, max_bytes: int = 5_000_000) -> tuple[bytes | None, st
         return None, "unreadable (permission denied)"
     except OSError as exc:
         return None, f"unreadable ({exc.strerror})"
-    if len(data) > MAX_LINE_BYTES and _LONG_LINE.search(data) is not None:
+    # (a notebook is JSON: its outputs hold long lines, base64 images; its code cells are
+    # checked for nesting once extracted)
+    if len(data) > MAX_LINE_BYTES and path.suffix != ".ipynb" and _LONG_LINE.search(data) is not None:
         return None, (f"a line longer than {MAX_LINE_BYTES:,} bytes (generated or minified code or data): not analyzed "
                       "(the parser's time and memory grow with it)")
     return data, ""
