@@ -181,6 +181,9 @@ ROUTED_CUSTOM_OP_WEIGHT = 0.25
 #: A plain "go" needs a P90 of at most this many person-days, risk below GO_BELOW, no blocked
 #: unit, and (with a spend) payback within the horizon.
 GO_MAX_DAYS = 60.0
+#: Share of the files a scan could not analyze (syntax errors, unreadable, too large) above which
+#: no verdict is a plain go: the figures leave those files out.
+UNREAD_NO_GO = 0.25
 
 #: Per-module risk: base points by status, plus up to MODULE_DENSITY_POINTS for high/critical
 #: findings per 100 lines (all points at MODULE_DENSITY_CAP).
@@ -879,7 +882,7 @@ def estimate(project: Project, catalog: Catalog, config: Config, *, skipped: int
     roi = _roi(config, total)
     checklist = _checklist(project, in_scope, catalog, skipped, deps, unit_sites)
     verdict, headline, reasons, decided_by = _decide(project, in_scope, risk, components, roi, total, checklist,
-                                                     code_in_scope)
+                                                     code_in_scope, skipped)
     models, n_models = _models(project, scope, modules, unit_codes, first_fixes)
     return Estimate(
         modules=modules, one_offs=one_offs, total=total, calendar_months=months, risk_score=risk,
@@ -1116,7 +1119,7 @@ def months_text(months: float) -> str:
 
 def _decide(project: Project, units: Sequence[ModuleInfo], risk: int, components: tuple[RiskComponent, ...],
             roi: Roi, total: Effort, checklist: tuple[ChecklistItem, ...],
-            code_lines: int) -> tuple[str, str, tuple[str, ...], str]:
+            code_lines: int, skipped: int = 0) -> tuple[str, str, tuple[str, ...], str]:
     """(verdict, headline, reasons, decided_by). The first rule that applies decides:
     nothing to assess; payback beyond the horizon; no 12-month return at the high saving;
     risk >= NOT_NOW_FROM or more than half the code blocked (all: not-now); go when small
@@ -1158,6 +1161,13 @@ def _decide(project: Project, units: Sequence[ModuleInfo], risk: int, components
         return "not-now", f"Not now: the risk score is {NOT_NOW_FROM} or more", tuple(reasons), "risk"
     if share > 0.5:
         return "not-now", "Not now: more than half of the code is blocked", tuple(reasons), "blocked share"
+    n_files = len(project.files) + skipped
+    if skipped and skipped > UNREAD_NO_GO * n_files:
+        # the figures leave the unread files out: no plain go on them (a tree mostly unparsable)
+        reasons.insert(0, f"{skipped} of {n_files} files could not be analyzed (listed as skipped): the effort and "
+                          "risk leave them out; fix or exclude them, then scan again")
+        return ("pilot-first", f"Pilot first: {skipped} of {n_files} files could not be analyzed", tuple(reasons),
+                "unanalyzed files")
     if risk < GO_BELOW and not blocked and total.p90 <= GO_MAX_DAYS:
         return ("go", f"Go: small (at most {GO_MAX_DAYS:g} person-days with 90% confidence), low-risk"
                 + (" and paying back within the horizon" if pay_mid is not None else ""), tuple(reasons), "size and risk")

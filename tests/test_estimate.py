@@ -588,3 +588,18 @@ def test_kernel_bodies_are_priced_by_their_finding_not_as_base_porting(tmp_path)
     assert any(f.code == "ML408" for f in ops.findings)
     assert kernel.code_lines >= 8
     assert result.estimate.modules["pkg.ops"].code_lines == ops.code_lines - kernel.code_lines
+
+
+def test_a_tree_mostly_unanalyzed_is_never_a_plain_go(tmp_path) -> None:
+    """3 of 4 files with syntax errors: the figures leave them out, so the verdict is a pilot
+    that names them, not the 'Go' the one readable file alone would get (fresh-user trial)."""
+    from migrate_lens.pipeline import scan
+
+    for i in range(3):
+        (tmp_path / f"bad{i}.py").write_text('import torch\nprint "x"\n')
+    (tmp_path / "ok.py").write_text("import torch\nimport torch.nn as nn\n\nclass M(nn.Module):\n"
+                                    "    def forward(self, x):\n        return x + 1\n")
+    result = scan(tmp_path, Config(), jobs=1, use_cache=False)
+    assert result.estimate.verdict == "pilot-first"
+    assert result.estimate.headline == "Pilot first: 3 of 4 files could not be analyzed"
+    assert result.estimate.decided_by == "unanalyzed files"
