@@ -1135,8 +1135,9 @@ def _decide(project: Project, units: Sequence[ModuleInfo], risk: int, components
     horizon = roi.horizon_months
     pay_mid = roi.payback_mid
     if pay_mid is None:
-        reasons.append(f"no monthly spend given: the likely cost pays back within {horizon:g} months from a monthly "
-                       f"accelerator spend of {roi.breakeven_spend:,.0f} at a {(roi.saving_low + roi.saving_high) / 2:.0%} saving")
+        reasons.append(f"no monthly spend given: the likely cost pays back within {horizon:g} months if the monthly "
+                       f"accelerator spend is at least {roi.breakeven_spend:,.0f} (break-even, at a "
+                       f"{(roi.saving_low + roi.saving_high) / 2:.0%} saving)")
     top = sorted(components, key=lambda c: (-c.points, c.name))
     for c in top[:3]:
         if c.points > 0:

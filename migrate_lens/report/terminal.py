@@ -65,8 +65,8 @@ def build(view: dict[str, Any]) -> list[Table | Text]:
     money = _summary.fmt_money
     if roi["payback_months"]["mid"] is None:
         head.add_row("Payback", _t(f"cost {money(roi['cost']['p50'], roi['currency'])} likely; no monthly spend given: pays "
-                                     f"back within {fmt(roi['horizon_months'])} months from "
-                                     f"{money(roi['breakeven_monthly_spend'], roi['currency'])} a month"))
+                                     f"back within {fmt(roi['horizon_months'])} months if the monthly accelerator spend is "
+                                     f"at least {money(roi['breakeven_monthly_spend'], roi['currency'])} (break-even)"))
     else:
         head.add_row("Payback", _t(f"{months(roi['payback_months']['mid'])} (horizon {fmt(roi['horizon_months'])} months); "
                                      f"cost {money(roi['cost']['p50'], roi['currency'])} likely"))
