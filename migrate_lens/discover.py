@@ -269,9 +269,10 @@ def read_bytes(path: Path, max_bytes: int = 5_000_000) -> tuple[bytes | None, st
 
 #: Longest line read as code: a file with a longer one (a minified bundle, a generated table of
 #: numbers on one line) is skipped with that reason. libcst's parse of a 0.6 MB line took 11 s
-#: and a 4.6 MB one exhausted a worker's memory (fresh-user trial, 2026-12-06); real source lines
+#: and a 4.6 MB one exhausted a worker's memory (fresh-user trial, 2026-12-06); a 120 kB table still
+#: parses in about a second, and real source lines
 #: stay far below.
-MAX_LINE_BYTES = 100_000
+MAX_LINE_BYTES = 300_000
 _LONG_LINE = re.compile(rb"[^\n]{%d}" % (MAX_LINE_BYTES + 1))
 
 
