@@ -643,24 +643,16 @@ class _Translator(cst.CSTTransformer):
         held = original.value.value if isinstance(original.value, cst.Subscript) else None
         if original.attr.value == "weight" and isinstance(held, cst.Attribute) and dotted(held.value) == "self" \
                 and held.attr.value in self._layer_list_attrs:
-            kind = self._layer_list_attrs[held.attr.value]  # `self.point_embeddings[0].weight`
-            owner = code(updated.value)
-            if kind == "Embedding":
-                return _expr(f"{owner}.embedding")
-            if kind in ("LayerNorm", "GroupNorm", "RMSNorm") or kind.startswith("BatchNorm"):
-                return _expr(f"{owner}.scale")
-            if kind == "Linear":
-                return _expr(f"{owner}.kernel.T")
+            # `self.point_embeddings[0].weight`: a layer of a ModuleList of one layer kind
+            renamed = _nnx_weight(self._layer_list_attrs[held.attr.value], code(updated.value))
+            if renamed is not None:
+                return renamed
         if (isinstance(original.value, cst.Attribute) and dotted(original.value.value) == "self"
                 and original.value.attr.value in self._layer_attrs and original.attr.value == "weight"):
             kind = self._layer_attrs[original.value.attr.value]
-            owner = code(updated.value)
-            if kind == "Embedding":
-                return _expr(f"{owner}.embedding")
-            if kind in ("LayerNorm", "GroupNorm", "RMSNorm") or kind.startswith("BatchNorm"):
-                return _expr(f"{owner}.scale")
-            if kind == "Linear":
-                return _expr(f"{owner}.kernel.T")
+            renamed = _nnx_weight(kind, code(updated.value))
+            if renamed is not None:
+                return renamed
             self.todo(T.TODO_LAYOUT, f"{dotted(original)}: NNX {kind} stores 'kernel' in HWIO layout (PyTorch OIHW)")
         if id(original) in self._call_funcs:
             return updated
@@ -1070,6 +1062,18 @@ class _Translator(cst.CSTTransformer):
                 return ""
             kinds.add(last)
         return kinds.pop() if len(kinds) == 1 else ""
+
+
+def _nnx_weight(kind: str, owner: str) -> cst.BaseExpression | None:
+    """``<owner>.weight`` of a torch layer of class ``kind`` as its NNX twin names it
+    (``Embed.embedding``, a norm's ``scale``, ``Linear.kernel.T``), None for other layers."""
+    if kind == "Embedding":
+        return _expr(f"{owner}.embedding")
+    if kind in ("LayerNorm", "GroupNorm", "RMSNorm") or kind.startswith("BatchNorm"):
+        return _expr(f"{owner}.scale")
+    if kind == "Linear":
+        return _expr(f"{owner}.kernel.T")
+    return None
 
 
 def _is_mask_expr(expr: cst.BaseExpression) -> bool:
