@@ -380,6 +380,8 @@ class _FlowKinds:
         self.targets = targets
         self.tensor_calls = tensor_calls
         self.callers: Mapping[str, Sequence[tuple[str, str]]] = callers or {}
+        self.contexts = contexts
+        self._resets: dict[tuple[str, str], list[str]] | None = None
         self.param: dict[tuple[str, str], set[str]] = defaultdict(set)
         self.ret: dict[tuple[str, int | str], set[str]] = defaultdict(set)  # (int: tuple item, str: dict key)
         self.memo: dict[tuple[str, str], tuple[str, ...]] = {}
@@ -464,6 +466,8 @@ class _FlowKinds:
             return {"L"} if (fn, key[2:]) in self.lost else set()
         if key.startswith("o:"):
             return {"X"} if self._outside(fn, key[2:]) else set()
+        if key.startswith("k:"):
+            return set() if self._reset_per_call(fn, key[2:]) else {"X"}
         got = self.known.get((fn, key))
         if got is None:
             got = self.known[(fn, key)] = self._ret_kinds(fn, key)
@@ -495,6 +499,20 @@ class _FlowKinds:
             if inner:
                 active.discard((fn, key))
         return out
+
+    def _reset_per_call(self, fn: str, attr: str) -> bool:
+        """Whether a traced method of ``fn``'s class sets ``self.<attr>`` to a literal
+        unconditionally (``FunctionSummary.resets``): a counter on it in ``fn`` then restarts on
+        every traced call (funnel's ``self.pooling_mult = 1`` in ``init_attention_inputs``, then
+        ``*= 2`` per block), trace-time Python rather than state carried between steps."""
+        if self._resets is None:
+            index: dict[tuple[str, str], list[str]] = defaultdict(list)
+            for q, s in self.summaries.items():
+                for a in s.resets:
+                    index[(q.rsplit(".", 1)[0], a)].append(q)
+            self._resets = index
+        cls = fn.rsplit(".", 1)[0]
+        return any(self.contexts.get(q) == "traced" for q in self._resets.get((cls, attr), ()))
 
     def _outside(self, fn: str, param: str) -> bool:
         """Whether ``fn``'s parameter ``param`` may hold an object from outside the call that

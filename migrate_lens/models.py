@@ -400,6 +400,10 @@ class FunctionSummary:
     #: a local dict read back by key): ``(key, flow)`` sorted by key, joined over the returns
     #: that have the key; a caller's ``out["n_pos"]`` is the input ``r:<callee>#n_pos``
     ret_keys: tuple[tuple[str, Flow], ...] = ()
+    #: ``self`` attributes the method sets to a literal unconditionally (``self.pooling_mult = 1``):
+    #: when traced code runs it, a counter on that attribute (``self.pooling_mult *= 2``) in the
+    #: same class restarts on every call, trace-time Python, not state (key ``k:<attr>``)
+    resets: tuple[str, ...] = ()
 
     @property
     def named(self) -> tuple[str, ...]:

@@ -210,6 +210,8 @@ class _FuncScope:
     ret_reduced: set[str] = field(default_factory=set)
     #: per string key of the dicts returned (``return {"loss": l, "n_pos": k}``): their flows
     ret_keys: dict[str, list[Flow]] = field(default_factory=dict)
+    #: ``self`` attributes this method sets to a literal unconditionally (``self.pooling_mult = 1``)
+    resets: set[str] = field(default_factory=set)
     ret_items: list[list[Flow]] | None = None
     call_flows: list[CallFlow] = field(default_factory=list)
     #: per call flow holding local names outside a loop: (its index in ``call_flows``, the
@@ -2031,12 +2033,18 @@ class FileVisitor(cst.CSTVisitor):
                                                                      line=self._line(value)))
         if ctx != "init":
             memo = not aug and bool(self.func_stack) and any(attr in m for m in self.func_stack[-1].memo_attrs)
-            self._site("self-write", stmt, name=attr, data={
+            counter = aug or _reads_self_attr(value, attr)
+            if self.func_stack and not aug and value is not None and not counter and not self.func_stack[-1].branches \
+                    and not self.func_stack[-1].loops and type(literal(value)) in (int, float, bool):
+                # `self.pooling_mult = 1` unconditionally in a method: reset on every call of it
+                self.func_stack[-1].resets.add(attr)
+            self._site("self-write", stmt, name=attr, requires=(f"k:{attr}=X",) if counter and vkind == K.S else (),
+                       data={
                 "how": "aug" if aug else "assign", "value": vkind, "aug": aug, "memo": memo,
                 "is_buffer": bool(cls and attr in cls.buffers),
                 "attr_kind": cls.attr_kinds.get(attr, K.S) if cls else K.U,
                 # `self.n = self.n + 1` is a counter like `self.n += 1`
-                "counter": aug or _reads_self_attr(value, attr),
+                "counter": counter,
                 "placement": not aug and value is not None and _is_placement_of(attr, value),
                 # `self.weights = self.get_embedding(n)`, `Cls.get_sinusoid_embeddings(n, d)`: a
                 # table built by the class's own code (its kind unknown until the project step)
@@ -5215,15 +5223,16 @@ def _with_flows(summary: FunctionSummary | None, scope: _FuncScope) -> FunctionS
         static_items = ()
     ret_reduced = tuple(sorted(scope.ret_reduced))
     ret_keys = tuple((k, j) for k, acc in sorted(scope.ret_keys.items()) if (j := _join_flows(acc)) is not None)
+    resets = tuple(sorted(scope.resets))
     if summary is None and ret is None and not items and not params and not kwonly and not calls and not static_ret and \
-            not static_items and not scope.forwards and not ret_reduced and not ret_keys:
+            not static_items and not scope.forwards and not ret_reduced and not ret_keys and not resets:
         return None
     defaults = tuple(sorted(scope.static_defaults)) if assumed or scope.symbolic else ()
     base = summary or FunctionSummary(scope.qualname)
     return FunctionSummary(base.qualname, base.role, base.loop_calls, params, ret, items, calls,
                            mutated, tuple(sorted(scope.returned)) if mutated else (),
                            assumed, defaults, static_ret, static_items, forwards=_forward_plan(scope),
-                           kwonly=kwonly, ret_reduced=ret_reduced, ret_keys=ret_keys)
+                           kwonly=kwonly, ret_reduced=ret_reduced, ret_keys=ret_keys, resets=resets)
 
 
 def _forward_plan(scope: _FuncScope) -> tuple[str, ...]:
