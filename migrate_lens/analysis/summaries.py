@@ -254,6 +254,12 @@ class SummaryBuilder:
                 self.model_uses += 1
         return 0
 
+    def sampling_call(self) -> None:
+        """A call, inside a loop of a sampling-named module method, of one of the module's own
+        submodules or methods (``x = self.p_sample(x, t)``, ``self.net(x, sigma)``): the model
+        stepped by a host loop, as :func:`is_model_use` calls on ``model`` are."""
+        self.loop_model_uses += 1
+
     def weight_write(self) -> None:
         """An assignment or augmented assignment to a ``.data`` attribute in this function."""
         self.weight_writes += 1

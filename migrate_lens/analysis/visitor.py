@@ -2829,6 +2829,13 @@ class FileVisitor(cst.CSTVisitor):
                     scope.summary.step_end(ends, self._lines(node)[1])
             if scope.loops and scope.context != "traced":
                 self._loop_callee(scope, func, name)
+                if scope.summary is not None and scope.cls is not None and scope.cls.is_module and \
+                        _SAMPLING_METHOD.search(scope.name) and _is_self_attr(func) and (
+                            scope.cls.attr_kinds.get(func.attr.value) == K.M or  # type: ignore[union-attr]
+                            func.attr.value in scope.cls.method_nodes):  # type: ignore[union-attr]
+                    # `for t in timesteps: x = self.p_sample(x, t)` / `self.net(x, sigma)` in a sampler:
+                    # a decoding loop over the model, held under any name (weak: forward's reach wins)
+                    scope.summary.sampling_call()
         emitted = not self._is_bound_torch_class(func, name)
         if emitted:
             self._site("call", node, name=name, method=method, receiver=receiver, data=data)
@@ -4880,6 +4887,10 @@ def _is_1d(expr: cst.BaseExpression, qual: Callable[[cst.BaseExpression], str],
 #: beside its kernels, run by hand or from ``__main__``, never by the model; host code unless
 #: traced code calls them (pytest's ``test_`` convention, and the same for benchmarks). Not when
 #: decorated by anything but pytest/unittest: ``@register_model def test_vit()`` builds a model.
+#: Method names of a module's sampling/decoding drivers (diffusion samplers, autoregressive
+#: generators, rollouts; not ``decode``, a VAE's model code): ``sample``, ``p_sample_loop``, ``ddim_sample``, ``sample_using_dpmpp``,
+#: ``generate_images``, ``denoise``, ``rollout``.
+_SAMPLING_METHOD = re.compile(r"(^|_)(sample|sampling|generate|denoise|rollout)(_|s?$)|_loop$")
 _SCRIPT_FUNCTION = re.compile(r"^(test|benchmark|bench|profile)(_|$)")
 _KERNEL_NAME = re.compile(r"kernel", re.IGNORECASE)
 _GRID_NAME = re.compile(r"^_?grid", re.IGNORECASE)
