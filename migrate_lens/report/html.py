@@ -270,6 +270,12 @@ def _context(view: dict[str, Any], data_json: Markup | None = None) -> dict[str,
     of the payload)."""
     by_qual = {m["qualname"]: m for m in view["modules"]}
     root_name = posixpath.basename(view["root"].rstrip("/")) or view["root"]
+    # the one top-level package the units live in names the project better than its folder
+    # (`src/segment_anything/...` is segment_anything, not src)
+    tops = {str(m.get("qualname", "")).split(".", 1)[0] for m in view.get("modules") or () if isinstance(m, dict)}
+    tops.discard("")
+    if len(tops) == 1:
+        root_name = tops.pop()
     app_js, graph_js = _inline_script("report.js"), _inline_script("cytoscape.min.js")
     if data_json is None:
         data_json = json_for_script(payload(view))  # before the charts: a helper may still be drawing them
