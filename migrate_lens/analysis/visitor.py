@@ -55,6 +55,13 @@ _EXTENSION_BUILDERS = frozenset({
     "distutils.extension.Extension", "pybind11.setup_helpers.Pybind11Extension",
 })
 _TRACED_METHODS = frozenset({"forward", "__call__", "_forward", "forward_features", "forward_head"})
+#: methods of matplotlib's ``Axes``/``Figure`` that no tensor library spells alike: a function
+#: calling one draws on a figure it was handed (``ax2 = f.axes[0].twinx()`` in an override
+#: that decorates ``super().plot_prediction(...)``'s figure), the ``plotting`` summary role
+_AXES_METHODS = frozenset({
+    "twinx", "twiny", "set_xlabel", "set_ylabel", "set_title", "suptitle", "tight_layout", "savefig",
+    "set_xticks", "set_yticks", "set_xticklabels", "set_yticklabels", "fill_between", "add_subplot",
+})
 _MODULE_BASES = ("torch.nn.",)
 _CONTAINER_CTORS = frozenset({
     "torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict",
@@ -2676,6 +2683,9 @@ class FileVisitor(cst.CSTVisitor):
                     before.append((self.kind(a.value), literal(a.value)))
             args[:0] = before
         scope = self.func_stack[-1] if self.func_stack else None
+        if scope is not None and scope.summary is not None and (
+                name.startswith("matplotlib.") or (method in _AXES_METHODS and not name.startswith("torch."))):
+            scope.summary.plots += 1  # a figure drawn: host code (summaries' ``plotting`` role)
         result_kind = parts.result
         call_used = self.values.used
         if scope is not None and node.args and (
