@@ -354,6 +354,9 @@ class FileVisitor(cst.CSTVisitor):
         self.name_leaves = frozenset(n.rsplit(".", 1)[-1] for n in name_interest)
         self.bindings = Bindings(module, is_package, result_interest)
         self.local_classes: dict[str, _ClassInfo] = {}
+        #: names of the classes defined inside a function body (``class Output(OutputMixIn,
+        #: OutputTuple)`` built per call or memoized on ``self``): what a name there holds is a class
+        self.function_classes: set[str] = set()
         self.class_stack: list[_ClassInfo] = []
         self.func_stack: list[_FuncScope] = []
         self.scope_kinds: list[str] = []
@@ -713,6 +716,8 @@ class FileVisitor(cst.CSTVisitor):
             info.attr_binds[attr] = (fn,)
         if not self.class_stack and not self.func_stack:
             self.local_classes[node.name.value] = info
+        elif self.func_stack:
+            self.function_classes.add(node.name.value)
             self.bindings.declare_class(node.name.value)
         if not is_module and (node.decorators or any(b in _NAMEDTUPLE_BASES for b in bases)):
             info.dataclass_fields = self._dataclass_start(node, bases)
@@ -1959,6 +1964,11 @@ class FileVisitor(cst.CSTVisitor):
                     value: cst.BaseExpression | None = None) -> None:
         cls = self.func_stack[-1].cls if self.func_stack else None
         ctx = self.context
+        if not aug and type(value) is cst.Name and vkind not in K.TENSORISH and (
+                value.value in self.local_classes or value.value in self.function_classes):
+            # `self._output_class = Output` with `class Output(...)` defined in the file (in the
+            # method itself, memoized): a class object is trace-time Python, no state a trace loses
+            vkind = K.S
         if cls is not None:
             if value is not None and type(value) is cst.Call and not aug:
                 built = self.qual(value.func)
