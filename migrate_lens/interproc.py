@@ -38,7 +38,7 @@ _replace_finding = replacer(Finding)  # dataclasses.replace for findings, withou
 if TYPE_CHECKING:
     from migrate_lens.catalog import Rule
 
-HOST_ROLES = frozenset({"generation", "train-loop", "decode-loop"})
+HOST_ROLES = frozenset({"generation", "train-loop", "decode-loop", "plotting"})
 #: Host roles inferred from what a loop calls rather than from a name or a training call: a
 #: function of this role that traced code reaches is traced (it does not stop reachability).
 WEAK_HOST_ROLES = frozenset({"decode-loop"})

@@ -345,7 +345,8 @@ class FunctionSummary:
     """What the project-level step needs to know of one function (``qualname``, dotted),
     computed in the per-file pass (``analysis/summaries.py``), combined by ``interproc.py``.
 
-    ``role``: ``train-step`` | ``train-loop`` | ``generation`` | ``weight-surgery`` | ""; ``loop_calls``: for a
+    ``role``: ``train-step`` | ``train-loop`` | ``generation`` | ``weight-surgery`` | ``decode-loop`` |
+    ``plotting`` | ""; ``loop_calls``: for a
     ``train-loop``, the last dotted part of each name it calls inside a loop (sorted: a set's
     order would follow the string hash seed into the cached facts); ``params``: the
     parameter names in positional order (``self``/``cls`` left out), given when some parameter's

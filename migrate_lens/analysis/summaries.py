@@ -24,6 +24,14 @@ under JAX:
   function that does (whisper's ``DecodingTask._main_loop`` calling ``self.inference.logits``):
   host code as well, but what ``forward`` reaches stays traced (the role does not stop traced
   reachability, see :func:`migrate_lens.interproc.function_contexts`).
+- ``plotting``: a function outside ``forward`` that draws with matplotlib (``plt.subplots()``,
+  ``matplotlib.pyplot.figure()``, its own ``import matplotlib.pyplot as plt`` included): a
+  figure needs concrete arrays, so no port draws it inside a jitted step; a training step
+  that logs a figure every ``log_interval`` batches (pytorch-forecasting's
+  ``log_prediction`` -> ``plot_prediction``) hands the step's outputs to it on the host. Its
+  read-backs (``y_hat.detach().cpu()``) are the plot's own host code, not the step's: the
+  role stops traced reachability like generation glue; the logging call that hands over the
+  figure (``add_figure``) stays where it is.
 
 The role is read from calls and names only (sources: the PyTorch training loop idiom
 ``loss.backward(); optimizer.step()``, Lightning's ``LightningModule`` hook names, Hugging
@@ -37,7 +45,7 @@ import sys
 
 from migrate_lens.models import CallFlow, Flow, FunctionSummary
 
-ROLES = ("", "train-step", "train-loop", "generation", "weight-surgery", "decode-loop")
+ROLES = ("", "train-step", "train-loop", "generation", "weight-surgery", "decode-loop", "plotting")
 
 #: Framework hooks run once per batch inside the training step (Lightning ``LightningModule``
 #: and ``Callback`` hooks; Accelerate/Ignite style ``train_step``/``update``-named steps are
@@ -141,7 +149,7 @@ class SummaryBuilder:
 
     __slots__ = ("qualname", "name", "context", "in_module", "module_method", "weight_writes", "steps", "loop_steps",
                  "loop_model_calls", "loop_names", "model_uses", "loop_model_uses", "_path", "_targets", "_next_loop",
-                 "_strong", "_weak", "_handler", "_end_lines")
+                 "_strong", "_weak", "_handler", "_end_lines", "plots")
 
     def __init__(self, qualname: str, name: str, context: str, in_module: bool = True,
                  module_method: bool = False) -> None:
@@ -172,6 +180,8 @@ class SummaryBuilder:
         self._handler = 0  # open `except` handlers inside a loop: error recovery on the host
         #: strong step loop -> the last line of its last backward()/step() so far (:meth:`step_end`)
         self._end_lines: dict[int, int] = {}
+        #: calls of matplotlib (``plt.subplots()``, ``matplotlib.pyplot.figure()``) in this function
+        self.plots = 0
 
     def enter_loop(self, targets: frozenset[str] = frozenset()) -> None:
         """A ``for``/``while`` of this function opens; ``targets``: the names a ``for`` binds."""
@@ -296,6 +306,8 @@ class SummaryBuilder:
             role = "weight-surgery"  # `merge()`, `fuse()`, `reparameterize()`: eager edits of the weights
         elif self.loop_model_uses and self.context != "traced":
             role = "decode-loop"  # a loop outside forward running a model object's methods
+        elif self.plots and self.context != "traced":
+            role = "plotting"  # draws a matplotlib figure: host code whoever calls it
         if not role:
             return None
         inside: tuple[str, ...] = ()

@@ -55,6 +55,13 @@ _EXTENSION_BUILDERS = frozenset({
     "distutils.extension.Extension", "pybind11.setup_helpers.Pybind11Extension",
 })
 _TRACED_METHODS = frozenset({"forward", "__call__", "_forward", "forward_features", "forward_head"})
+#: methods of matplotlib's ``Axes``/``Figure`` that no tensor library spells alike: a function
+#: calling one draws on a figure it was handed (``ax2 = f.axes[0].twinx()`` in an override
+#: that decorates ``super().plot_prediction(...)``'s figure), the ``plotting`` summary role
+_AXES_METHODS = frozenset({
+    "twinx", "twiny", "set_xlabel", "set_ylabel", "set_title", "suptitle", "tight_layout", "savefig",
+    "set_xticks", "set_yticks", "set_xticklabels", "set_yticklabels", "fill_between", "add_subplot",
+})
 _MODULE_BASES = ("torch.nn.",)
 _CONTAINER_CTORS = frozenset({
     "torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict",
@@ -349,6 +356,9 @@ class FileVisitor(cst.CSTVisitor):
         self.name_leaves = frozenset(n.rsplit(".", 1)[-1] for n in name_interest)
         self.bindings = Bindings(module, is_package, result_interest)
         self.local_classes: dict[str, _ClassInfo] = {}
+        #: names of the classes defined inside a function body (``class Output(OutputMixIn,
+        #: OutputTuple)`` built per call or memoized on ``self``): what a name there holds is a class
+        self.function_classes: set[str] = set()
         self.class_stack: list[_ClassInfo] = []
         self.func_stack: list[_FuncScope] = []
         self.scope_kinds: list[str] = []
@@ -708,6 +718,8 @@ class FileVisitor(cst.CSTVisitor):
             info.attr_binds[attr] = (fn,)
         if not self.class_stack and not self.func_stack:
             self.local_classes[node.name.value] = info
+        elif self.func_stack:
+            self.function_classes.add(node.name.value)
             self.bindings.declare_class(node.name.value)
         if not is_module and (node.decorators or any(b in _NAMEDTUPLE_BASES for b in bases)):
             info.dataclass_fields = self._dataclass_start(node, bases)
@@ -1954,6 +1966,11 @@ class FileVisitor(cst.CSTVisitor):
                     value: cst.BaseExpression | None = None) -> None:
         cls = self.func_stack[-1].cls if self.func_stack else None
         ctx = self.context
+        if not aug and type(value) is cst.Name and vkind not in K.TENSORISH and (
+                value.value in self.local_classes or value.value in self.function_classes):
+            # `self._output_class = Output` with `class Output(...)` defined in the file (in the
+            # method itself, memoized): a class object is trace-time Python, no state a trace loses
+            vkind = K.S
         if cls is not None:
             if value is not None and type(value) is cst.Call and not aug:
                 built = self.qual(value.func)
@@ -2684,6 +2701,9 @@ class FileVisitor(cst.CSTVisitor):
                     before.append((self.kind(a.value), literal(a.value)))
             args[:0] = before
         scope = self.func_stack[-1] if self.func_stack else None
+        if scope is not None and scope.summary is not None and (
+                name.startswith("matplotlib.") or (method in _AXES_METHODS and not name.startswith("torch."))):
+            scope.summary.plots += 1  # a figure drawn: host code (summaries' ``plotting`` role)
         result_kind = parts.result
         call_used = self.values.used
         if scope is not None and node.args and (
