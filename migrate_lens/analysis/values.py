@@ -401,6 +401,10 @@ class ValueKinds:
                 scope = self.v.func_stack[-1]
                 if node.value.value == scope.star_kwargs:
                     return self._kwarg_kind(node.slice[0].slice)  # `kwargs["attention_mask"]`
+                if scope.tensor_maps and node.value.value in scope.tensor_maps and \
+                        node.value.value in scope.params and type(node.slice[0].slice) is cst.Index and \
+                        type(literal(node.slice[0].slice.value)) is str:
+                    return K.T  # `x["encoder_lengths"]` of `x: Dict[str, torch.Tensor]`
                 entries = scope.dict_kinds.get(node.value.value) if scope.dict_kinds else None
                 if entries is not None and type(node.slice[0].slice) is cst.Index:
                     key = literal(node.slice[0].slice.value)

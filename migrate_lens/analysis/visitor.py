@@ -246,6 +246,9 @@ class _FuncScope:
     input_devices: set[str] = field(default_factory=set)
     #: the ``**kwargs`` parameter's name ("" without one)
     star_kwargs: str = ""
+    #: parameters annotated as a mapping of tensors (``x: Dict[str, torch.Tensor]``): an entry
+    #: read by a string key is a tensor (pytorch-forecasting's ``x["encoder_lengths"]``)
+    tensor_maps: set[str] = field(default_factory=set)
     #: names bound to a single Python number's expression (``approx = float(a) / float(b)``):
     #: ``torch.tensor(approx)`` of one is a static number, not tensor data
     scalars: set[str] = field(default_factory=set)
@@ -1023,6 +1026,8 @@ class FileVisitor(cst.CSTVisitor):
             else:
                 scope.kwonly_order.append(pname)
             scope.param_meta[pname] = (p.annotation, p.default)
+            if p.annotation is not None and self._is_tensor_mapping(p.annotation.annotation):
+                scope.tensor_maps.add(pname)
             ann = self._annotation_kind(p.annotation)
             if ann != K.U and p.default is not None and type(literal(p.default)) is bool:
                 kind = K.S  # `output_attentions: Optional[torch.Tensor] = False`: the default says flag
@@ -1538,6 +1543,24 @@ class FileVisitor(cst.CSTVisitor):
         if type(func) is cst.Attribute and not name.startswith("torch."):
             return self._constant_tensor(func.value, depth + 1) and all(self.kind(a) == K.S for a in args)
         return False
+
+    def _is_tensor_mapping(self, ann: cst.BaseExpression) -> bool:
+        """``ann`` is ``Dict[str, torch.Tensor]`` / ``dict[str, Tensor]`` / ``Mapping[str,
+        Tensor]`` (also inside ``Optional[...]``)."""
+        if type(ann) is not cst.Subscript:
+            return False
+        outer = self.qual(ann.value) or (ann.value.value if type(ann.value) is cst.Name else "")
+        if outer in ("typing.Optional", "Optional") and len(ann.slice) == 1 and type(ann.slice[0].slice) is cst.Index:
+            return self._is_tensor_mapping(ann.slice[0].slice.value)
+        if outer not in ("typing.Dict", "dict", "typing.Mapping", "collections.abc.Mapping", "Dict", "Mapping",
+                         "typing.MutableMapping") or len(ann.slice) != 2:
+            return False
+        value = ann.slice[1].slice
+        if type(value) is not cst.Index:
+            return False
+        v = value.value
+        name = self.qual(v) or (v.value if type(v) is cst.Name else "")
+        return name in K.TENSOR_TYPE_NAMES or name in ("Tensor", "FloatTensor", "LongTensor")
 
     def _dict_entry_kinds(self, value: cst.BaseExpression) -> dict[str, cst.BaseExpression] | None:
         """Key -> value expression of a dict display with string keys (``{"loss": l, "n": k}``)
