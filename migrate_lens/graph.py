@@ -1202,12 +1202,7 @@ class _Builder:
                             t = member(cls, [name])
                             if t is not None and t != _EXTERNAL and kind.get(t) == "function":
                                 targets.append(t)
-                        found = call_targets.setdefault((caller, callee), [])
-                        for t in targets:
-                            if t in kind and t != caller:
-                                resolved += 1
-                                edges[caller].add((t, "call"))
-                                found.append(t)
+                        resolved += _link_calls(edges, call_targets, kind, caller, callee, targets)
                         continue
                     r = member(cls, [first])
                     if single:
@@ -1272,12 +1267,8 @@ class _Builder:
                         if kind[r] == "class":
                             self.constructs.add((caller, r))
                     continue
-                found = call_targets.setdefault((caller, callee), [])
-                for t in targets:
-                    if t in kind and t != caller:
-                        resolved += 1
-                        edges[caller].add((t, "call"))
-                        found.append(t)
+                resolved += _link_calls(edges, call_targets, kind, caller, callee, targets)
+                found = call_targets[(caller, callee)]
                 # argument kinds flow into the overrides too (but no edge: see self.dispatch)
                 if virtual:
                     found.extend(o for o in virtual if o not in found)
@@ -1738,6 +1729,20 @@ def _unit_deps(units: set[str], dep: Mapping[str, list[str]], own_nodes: Mapping
             else:
                 stack.extend(dep.get(v, ()))
     return out
+
+
+def _link_calls(edges: Mapping[str, set[tuple[str, str]]], call_targets: dict[tuple[str, str], list[str]],
+                kind: Mapping[str, str], caller: str, callee: str, targets: Iterable[str]) -> int:
+    """Record ``caller``'s call of ``callee`` (as written) resolved to ``targets``: a call edge
+    and a ``call_targets`` entry per project node other than the caller itself. Returns how many."""
+    found = call_targets.setdefault((caller, callee), [])
+    n = 0
+    for t in targets:
+        if t in kind and t != caller:
+            n += 1
+            edges[caller].add((t, "call"))
+            found.append(t)
+    return n
 
 
 def build_project(files: Sequence[FileFacts], catalog: Catalog, config: Config) -> Project:

@@ -70,6 +70,10 @@ GENERATION_NAMES = frozenset({
 #: method. They name generation glue only as a method of an ``nn.Module`` (``GenerationMixin``
 #: is mixed into the model); elsewhere the function's calls decide (a decoding loop).
 AMBIGUOUS_GENERATION_NAMES = frozenset({"sample"})
+#: Method names of a module's sampling/decoding drivers besides :data:`GENERATION_NAMES`
+#: (diffusion samplers, generators, rollouts; not ``decode``, a VAE's model code):
+#: ``p_sample_loop``, ``ddim_sample``, ``sample_using_dpmpp``, ``generate_images``, ``denoise``.
+SAMPLING_NAME = re.compile(r"(^|_)(sample|sampling|generate|denoise|rollout)(_|s?$)|_loop$")
 #: A receiver that holds an optimizer (``optimizer``, ``self.optim``, ``opt_g``, ``scaler``
 #: stepping one).
 _OPTIMIZER_RECEIVER = re.compile(r"(^|[._])(optim\w*|opt(_\w+)?|\w*optimizer\w*|scaler)$", re.IGNORECASE)
@@ -265,10 +269,12 @@ class SummaryBuilder:
         return 0
 
     def sampling_call(self) -> None:
-        """A call, inside a loop of a sampling-named module method, of one of the module's own
-        submodules or methods (``x = self.p_sample(x, t)``, ``self.net(x, sigma)``): the model
-        stepped by a host loop, as :func:`is_model_use` calls on ``model`` are."""
-        self.loop_model_uses += 1
+        """A call, inside a loop of this module method, of one of the module's own submodules or
+        methods (``x = self.p_sample(x, t)``, ``self.net(x, sigma)``): when the method is named as a
+        sampler (:data:`SAMPLING_NAME`), the model stepped by a host loop, as :func:`is_model_use`
+        calls on ``model`` are."""
+        if SAMPLING_NAME.search(self.name):
+            self.loop_model_uses += 1
 
     def weight_write(self) -> None:
         """An assignment or augmented assignment to a ``.data`` attribute in this function."""

@@ -1762,24 +1762,14 @@ class FileVisitor(cst.CSTVisitor):
         """Whether ``value`` is a 0-d tensor reduced from data: a reduction without a dimension
         (``lengths.max()``, ``torch.sum(mask)``, :data:`~.kinds.FULL_REDUCTION_METHODS`) of a
         tensor, through scalar casts (``.long()``) and arithmetic (``lengths.max() + 1``)."""
-        stack = [value]
-        while stack:
-            e = stack.pop()
-            t = type(e)
-            if t is cst.BinaryOperation:
-                stack += (e.left, e.right)  # type: ignore[attr-defined]
-                continue
-            if t is not cst.Call:
-                continue
-            func = e.func  # type: ignore[attr-defined]
-            args = e.args  # type: ignore[attr-defined]
+        for e in _scalar_calls(value):
+            func = e.func
+            args = e.args
             if any(a.star or (a.keyword is not None and a.keyword.value in ("dim", "axis")) for a in args):
                 continue
             if type(func) is cst.Attribute:
                 method = func.attr.value
-                if method in K.SCALAR_CASTS:
-                    stack.append(func.value)
-                elif method in K.FULL_REDUCTION_METHODS and not any(a.keyword is None for a in args) and \
+                if method in K.FULL_REDUCTION_METHODS and not any(a.keyword is None for a in args) and \
                         not self.qual(func).startswith("torch.") and self.kind(func.value) in K.TENSORISH:
                     return True
                 elif method in K.FULL_REDUCTION_METHODS and self.qual(func) in K.FULL_REDUCTION_FUNCS and \
@@ -1813,25 +1803,15 @@ class FileVisitor(cst.CSTVisitor):
         (:attr:`~migrate_lens.models.FunctionSummary.ret_reduced`, checked with this call's
         arguments by :mod:`migrate_lens.interproc`)."""
         out: list[str] = []
-        stack = [value]
         values = self.values
-        while stack:
-            e = stack.pop()
-            t = type(e)
-            if t is cst.BinaryOperation:
-                stack += (e.left, e.right)  # type: ignore[attr-defined]
-            elif t is cst.Call:
-                func = e.func  # type: ignore[attr-defined]
-                if type(func) is cst.Attribute and func.attr.value in K.SCALAR_CASTS:
-                    stack.append(func.value)
-                    continue
-                name = self.qual(func)
-                if not name or name.startswith("torch.") or name in BUILTINS:
-                    continue  # (only a function the project may define has a summary)
-                key = "r:" + name
-                self._fresh()
-                if self.kind(e) not in (K.S, K.H) and key in values.used:
-                    out.append(f"{key}={K.RETURNED_REDUCTION}")
+        for e in _scalar_calls(value):
+            name = self.qual(e.func)
+            if not name or name.startswith("torch.") or name in BUILTINS:
+                continue  # (only a function the project may define has a summary)
+            key = "r:" + name
+            self._fresh()
+            if self.kind(e) not in (K.S, K.H) and key in values.used:
+                out.append(f"{key}={K.RETURNED_REDUCTION}")
         return tuple(out)
 
     def _shape_uses(self, exprs: Iterable[cst.BaseExpression | None], use: str, at: cst.CSTNode,
@@ -2873,7 +2853,7 @@ class FileVisitor(cst.CSTVisitor):
             if scope.loops and scope.context != "traced":
                 self._loop_callee(scope, func, name)
                 if scope.summary is not None and scope.cls is not None and scope.cls.is_module and \
-                        _SAMPLING_METHOD.search(scope.name) and _is_self_attr(func) and (
+                        _is_self_attr(func) and (
                             scope.cls.attr_kinds.get(func.attr.value) == K.M or  # type: ignore[union-attr]
                             func.attr.value in scope.cls.method_nodes):  # type: ignore[union-attr]
                     # `for t in timesteps: x = self.p_sample(x, t)` / `self.net(x, sigma)` in a sampler:
@@ -4121,6 +4101,23 @@ def _is_self_attr(node: cst.BaseExpression) -> bool:
     return type(node) is cst.Attribute and type(node.value) is cst.Name and node.value.value == "self"
 
 
+def _scalar_calls(value: cst.BaseExpression) -> Iterator[cst.Call]:
+    """The calls a scalar expression combines, through arithmetic (``lengths.max() + 1``) and
+    scalar casts (``.long()``, ``.to(...)``: their receivers are followed, not yielded)."""
+    stack = [value]
+    while stack:
+        e = stack.pop()
+        t = type(e)
+        if t is cst.BinaryOperation:
+            stack += (e.left, e.right)  # type: ignore[attr-defined]
+        elif t is cst.Call:
+            func = e.func  # type: ignore[attr-defined]
+            if type(func) is cst.Attribute and func.attr.value in K.SCALAR_CASTS:
+                stack.append(func.value)
+            else:
+                yield e  # type: ignore[misc]
+
+
 def _size_query_of(node: cst.BaseExpression) -> cst.BaseExpression:
     """The tensor whose static size ``node`` reads (``t.size(0)``, ``t.shape[0]``, ``t.numel()``,
     ``len(t)``), else ``node``: a cache on ``self`` keyed by its own length
@@ -4930,10 +4927,6 @@ def _is_1d(expr: cst.BaseExpression, qual: Callable[[cst.BaseExpression], str],
 #: beside its kernels, run by hand or from ``__main__``, never by the model; host code unless
 #: traced code calls them (pytest's ``test_`` convention, and the same for benchmarks). Not when
 #: decorated by anything but pytest/unittest: ``@register_model def test_vit()`` builds a model.
-#: Method names of a module's sampling/decoding drivers (diffusion samplers, autoregressive
-#: generators, rollouts; not ``decode``, a VAE's model code): ``sample``, ``p_sample_loop``, ``ddim_sample``, ``sample_using_dpmpp``,
-#: ``generate_images``, ``denoise``, ``rollout``.
-_SAMPLING_METHOD = re.compile(r"(^|_)(sample|sampling|generate|denoise|rollout)(_|s?$)|_loop$")
 _SCRIPT_FUNCTION = re.compile(r"^(test|benchmark|bench|profile)(_|$)")
 _KERNEL_NAME = re.compile(r"kernel", re.IGNORECASE)
 _GRID_NAME = re.compile(r"^_?grid", re.IGNORECASE)
