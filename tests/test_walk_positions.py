@@ -17,6 +17,8 @@ SNIPPETS = {
     "decorators": (
         "import torch\n\n\n# leading comment\n@torch.jit.script\n@ decorator(  1,\n    2)\n"
         "# between\n@other\ndef f(x, y=torch.ones(1)) -> torch.Tensor:\n    return x.add_(y)\n"
+        "class K:\n    @  (wrap)\n    @ \\\n  continued(1)\n    @é(ü(1),\n       2) # ö\n    def g(self): pass\n"
+        "@dataclass\nclass C: x: int = 1\n"
     ),
     "elif-else": (
         "def f(x):\n    if x.sum() > 0:\n        y = x.item()\n    # comment before elif\n"

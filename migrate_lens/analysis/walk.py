@@ -817,8 +817,34 @@ class Positions:
                     twin = self._pairs(unit).twin(node)
                     if twin is not None:
                         return twin.lineno, twin.end_lineno or twin.lineno
+                if type(node) is cst.Decorator:
+                    got = self._decorator_lines(unit, node)
+                    if got is not None:
+                        return got
         rng = self[node]
         return rng.start.line, rng.end.line
+
+    def _decorator_lines(self, unit: cst.CSTNode, node: cst.Decorator) -> tuple[int, int] | None:
+        """Lines of a decorator of the definition ``unit`` from the ``ast`` twin's
+        ``decorator_list`` (its expression's lines; libcst's range starts at the ``@``, which
+        the grammar keeps on the expression's first line unless a backslash continues it:
+        then, or when anything else disagrees, None and the range is generated). Most position
+        requests inside a definition's header are its decorators' lines."""
+        twin = self._twin.get(id(unit))
+        decorators = getattr(unit, "decorators", None)
+        if twin is None or not decorators:
+            return None
+        listed = getattr(twin, "decorator_list", None)
+        if listed is None or len(listed) != len(decorators):
+            return None
+        for c, a in zip(decorators, listed):
+            if c is node:
+                # (the text before the expression on its line is only the ``@`` and blanks)
+                head = self._line_text(a.lineno).encode("utf-8")[:a.col_offset]
+                if head.strip() != b"@":
+                    return None
+                return a.lineno, a.end_lineno or a.lineno
+        return None
 
     def _pairs(self, unit: cst.CSTNode) -> _UnitPairs:
         """The :data:`_PAIRED` nodes of a unit (a simple-statement line, or a compound
