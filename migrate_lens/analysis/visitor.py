@@ -239,6 +239,9 @@ class _FuncScope:
     #: (``if seq_len != self._seq_len_cached:``): the ``self`` attributes its body assigns, a
     #: memo cache recomputed when the static key changes (:meth:`FileVisitor._memo_attrs`)
     memo_attrs: list[frozenset[str]] = field(default_factory=list)
+    #: ``self`` attributes of a memo cache whose hit returns early (``if key <= self.n.item():
+    #: return self.table[:key]``), for the rest of the function (:meth:`FileVisitor._memo_hit`)
+    memo_hits: set[str] = field(default_factory=set)
     #: name -> another live name (or ``self.attr``) bound to the same object (``q = p`` binds
     #: both ways): an in-place write through one is seen through the other
     shared: dict[str, str] = field(default_factory=dict)
@@ -442,6 +445,9 @@ class FileVisitor(cst.CSTVisitor):
         self.type_test_ifs: set[int] = set()
         #: ``if`` statements that opened an entry of :attr:`_FuncScope.memo_attrs`
         self.memo_ifs: set[int] = set()
+        #: ``self.cached_len.item()``-like reads of a memo cache's key in its hit test
+        #: (:meth:`_memo_hit`): no site (the port deletes the test with the cache)
+        self.memo_key_reads: set[int] = set()
         #: `nn.Flatten()` layers of an `nn.Sequential` that flatten a conv's NCHW output
         self.flatten_after_conv: set[int] = set()
         self.summaries: list[FunctionSummary] = []
@@ -493,6 +499,8 @@ class FileVisitor(cst.CSTVisitor):
         """Hand a :class:`Site` (its fields, in the current scope) to the rules (``emit``)."""
         if self.export_only or self.error_only:
             return  # a branch only TorchScript/ONNX export runs, or error reporting: no port runs it
+        if self.memo_key_reads and id(node) in self.memo_key_reads:
+            return  # a memo cache's own key read in its hit test: deleted with the cache (ML717)
         if self.func_stack:  # (self.context and self.symbol, read once)
             scope = self.func_stack[-1]
             context, symbol = scope.context, scope.qualname
@@ -1689,6 +1697,67 @@ class FileVisitor(cst.CSTVisitor):
                                     attrs.add(v.attr.value)  # type: ignore[union-attr]
         return frozenset(attrs)
 
+    def _memo_hit(self, node: cst.If) -> frozenset[str]:
+        """The ``self`` attributes of a memo cache whose hit ``node`` returns early: its body
+        ends in ``return`` of a table on ``self`` (``self.cached_freqs[offset:offset + n]``,
+        through slices and ``.detach()``/``.to()``-like calls) and its test compares a key read
+        off ``self`` (``self.n``, ``self.t.size(0)``, ``self.cached_len.item()``) with anything
+        but None: the table and the keys (rotary-embedding-torch's ``RotaryEmbedding.forward``:
+        ``if should_cache and (offset + seq_len) <= self.cached_freqs_seq_len.item(): return
+        self.cached_freqs[offset:offset + seq_len].detach()``, then ``self.cached_freqs[:seq_len]
+        = freqs.detach()`` further down). Writes to them later in the function are the cache's
+        fill (``memo``): a port computes the table in the call. Empty for anything else (a KV
+        cache tested only against None, a return of a fresh value)."""
+        scope = self.func_stack[-1]
+        if scope.cls is None or type(node.body) is not cst.IndentedBlock or not node.body.body:
+            return frozenset()
+        last = node.body.body[-1]
+        if type(last) is not cst.SimpleStatementLine or type(last.body[-1]) is not cst.Return:
+            return frozenset()
+        table = _returned_self_table(last.body[-1].value)  # type: ignore[attr-defined]
+        if not table:
+            return frozenset()
+        keys: set[str] = set()
+        stack: list[cst.CSTNode] = [node.test]
+        while stack:
+            e = stack.pop()
+            t = type(e)
+            if t is cst.BooleanOperation:
+                stack += (e.left, e.right)  # type: ignore[attr-defined]
+            elif t is cst.UnaryOperation:
+                stack.append(e.expression)  # type: ignore[attr-defined]
+            elif t is cst.Comparison:
+                sides = [e.left, *(c.comparator for c in e.comparisons)]  # type: ignore[attr-defined]
+                if not all(type(c.operator) in _KEY_COMPARE_OPS for c in e.comparisons) or \
+                        any(literal(x) is None for x in sides):  # type: ignore[attr-defined]
+                    continue
+                found: list[str] = []
+                others: list[cst.BaseExpression] = []
+                for x in sides:
+                    read = _size_query_of(_host_read_of(x))
+                    while type(read) is cst.Attribute and not _is_self_attr(read):
+                        read = read.value  # type: ignore[attr-defined]
+                    if _is_self_attr(read):
+                        found.append(read.attr.value)  # type: ignore[attr-defined]
+                    else:
+                        others.append(x)
+                # the key is compared with what the call is asked for (a length, an offset),
+                # never with data (`x.sum() > self.threshold`) nor only with other state
+                self._fresh()
+                if found and others and not any(self.kind(x) in K.TENSORISH or self.kind(x) in K.VALUE_KINDS
+                                                for x in others):
+                    keys.update(found)
+        return frozenset({table, *keys}) if keys else frozenset()
+
+    def _is_memo(self, attr: str) -> bool:
+        """Whether a write to ``self.<attr>`` here fills a memo cache: in the body of an ``if``
+        keyed on a static value (:meth:`_memo_attrs`), or after the cache's early-return hit
+        (:meth:`_memo_hit`)."""
+        if not self.func_stack:
+            return False
+        scope = self.func_stack[-1]
+        return attr in scope.memo_hits or any(attr in m for m in scope.memo_attrs)
+
     def _state_write(self, stmt: cst.CSTNode, target: cst.BaseExpression, how: str, vkind: str) -> None:
         """A mutation of ``self.<attr>`` (or of what it holds) outside init code; through its
         ``.data`` too (``self.embed.data.copy_(e)`` writes the buffer's storage)."""
@@ -1698,7 +1767,7 @@ class FileVisitor(cst.CSTVisitor):
         assert type(target) is cst.Attribute
         cls = self.func_stack[-1].cls if self.func_stack else None
         attr = target.attr.value
-        memo = bool(self.func_stack) and any(attr in m for m in self.func_stack[-1].memo_attrs)
+        memo = self._is_memo(attr)
         self._site("self-write", stmt, name=attr, data={
             "how": how, "value": vkind, "aug": how == "aug", "memo": memo,
             "is_buffer": bool(cls and attr in cls.buffers),
@@ -2052,7 +2121,7 @@ class FileVisitor(cst.CSTVisitor):
                                 self.submodules.append(SubmoduleFact(owner=cls.qualname, attr=attr, target=t,
                                                                      line=self._line(value)))
         if ctx != "init":
-            memo = not aug and bool(self.func_stack) and any(attr in m for m in self.func_stack[-1].memo_attrs)
+            memo = not aug and self._is_memo(attr)
             counter = aug or _reads_self_attr(value, attr)
             if self.func_stack and not aug and value is not None and not counter and not self.func_stack[-1].branches \
                     and not self.func_stack[-1].loops and type(literal(value)) in (int, float, bool):
@@ -2111,6 +2180,7 @@ class FileVisitor(cst.CSTVisitor):
 
     def visit_If(self, node: cst.If) -> None:
         exits = _exit_kind(node.body)
+        hit: frozenset[str] = frozenset()
         if _is_availability_test(node.test):
             self.bindings.guard_depth += 1  # imports under it are optional, like try/except ImportError
             self.guard_tries.add(id(node))
@@ -2123,6 +2193,11 @@ class FileVisitor(cst.CSTVisitor):
             if memo:
                 scope.memo_attrs.append(memo)
                 self.memo_ifs.add(id(node))
+            if exits == "return":
+                hit = self._memo_hit(node)
+            if hit:
+                scope.memo_hits |= hit
+                self.memo_key_reads.update(_key_reads(node.test, hit))
             if scope.branches and scope.branches[-1][0] == id(node):
                 self._enter_else(scope)  # an `elif`: the enclosing if's else branch
             dead = _export_only_test(self, node.test)
@@ -2148,6 +2223,13 @@ class FileVisitor(cst.CSTVisitor):
             # `if not padding_mask.any(): padding_mask = None`: a shortcut that skips an optional
             # input the data shows has no effect; applying it always gives the same result
             self._condition(node.test, "if", exit_kind="drop")
+            return
+        if hit:
+            # the cache hit's test reads the cache's own key (`self.cached_len.item()`): the port
+            # deletes the test with the cache (ML717 at its writes); its other operands stay
+            for part in _and_operands(node.test):
+                if not _reads_self_attrs(part, hit):
+                    self._condition(part, "if", exit_kind=exits)
             return
         self._condition(node.test, "if", exit_kind=exits)
 
@@ -4132,6 +4214,72 @@ def _size_query_of(node: cst.BaseExpression) -> cst.BaseExpression:
     elif t is cst.Subscript and type(node.value) is cst.Attribute and node.value.attr.value == "shape":  # type: ignore[attr-defined]
         return node.value.value  # type: ignore[attr-defined]
     return node
+
+
+#: Calls that hand back the table they are called on (a copy, a view, another device or dtype).
+_SAME_TABLE_METHODS = frozenset({"detach", "clone", "to", "type", "type_as", "float", "half", "contiguous"})
+
+
+def _returned_self_table(node: cst.BaseExpression | None) -> str:
+    """The attribute of ``self`` a returned expression hands back, through slices and
+    :data:`_SAME_TABLE_METHODS` calls (``self.cached_freqs[a:b].detach()`` -> "cached_freqs"),
+    else ""."""
+    while node is not None:
+        t = type(node)
+        if t is cst.Subscript:
+            node = node.value  # type: ignore[attr-defined]
+        elif t is cst.Call and type(node.func) is cst.Attribute and \
+                node.func.attr.value in _SAME_TABLE_METHODS:  # type: ignore[attr-defined]
+            node = node.func.value  # type: ignore[attr-defined]
+        elif _is_self_attr(node):
+            return node.attr.value  # type: ignore[attr-defined,no-any-return]
+        else:
+            return ""
+    return ""
+
+
+def _host_read_of(node: cst.BaseExpression) -> cst.BaseExpression:
+    """The tensor a host read takes its value from (``t.item()``, ``int(t)``), else ``node``."""
+    if type(node) is cst.Call:
+        func = node.func  # type: ignore[attr-defined]
+        if type(func) is cst.Attribute and func.attr.value == "item" and not node.args:  # type: ignore[attr-defined]
+            return func.value  # type: ignore[no-any-return]
+        if type(func) is cst.Name and func.value in ("int", "float") and len(node.args) == 1:  # type: ignore[attr-defined]
+            return node.args[0].value  # type: ignore[attr-defined,no-any-return]
+    return node
+
+
+def _key_reads(test: cst.BaseExpression, attrs: frozenset[str]) -> list[int]:
+    """Ids of the host reads in ``test`` of ``self.<a>`` for ``a`` in ``attrs``
+    (``self.cached_len.item()``, ``int(self.n)``)."""
+    out: list[int] = []
+    stack: list[Any] = [test]
+    while stack:
+        n = stack.pop()
+        if type(n) is cst.Call:
+            read = _host_read_of(n)
+            if read is not n and _is_self_attr(read) and read.attr.value in attrs:  # type: ignore[attr-defined]
+                out.append(id(n))
+        stack.extend(c for c in n.children if isinstance(c, cst.CSTNode))
+    return out
+
+
+def _and_operands(test: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The operands of an ``and`` chain, in source order (``[test]`` for any other test)."""
+    if type(test) is cst.BooleanOperation and type(test.operator) is cst.And:  # type: ignore[attr-defined]
+        return [*_and_operands(test.left), *_and_operands(test.right)]  # type: ignore[attr-defined]
+    return [test]
+
+
+def _reads_self_attrs(node: cst.CSTNode, attrs: frozenset[str]) -> bool:
+    """Whether ``node`` reads ``self.<a>`` for some ``a`` in ``attrs`` anywhere inside."""
+    stack: list[Any] = [node]
+    while stack:
+        n = stack.pop()
+        if _is_self_attr(n) and n.attr.value in attrs:
+            return True
+        stack.extend(c for c in n.children if isinstance(c, cst.CSTNode))
+    return False
 
 
 def _self_rooted(node: cst.BaseExpression) -> bool:
