@@ -63,7 +63,9 @@ def build(view: dict[str, Any]) -> list[Table | Text]:
     head.add_row("Risk", _t(f"{est['risk_score']}/100"))
     roi = est["roi"]
     money = _summary.fmt_money
-    if roi["payback_months"]["mid"] is None:
+    if not roi["cost"]["p50"]:
+        head.add_row("Payback", _t("n/a (nothing to port)"))
+    elif roi["payback_months"]["mid"] is None:
         head.add_row("Payback", _t(f"cost {money(roi['cost']['p50'], roi['currency'])} likely; no monthly spend given: pays "
                                      f"back within {fmt(roi['horizon_months'])} months if the monthly accelerator spend is "
                                      f"at least {money(roi['breakeven_monthly_spend'], roi['currency'])} (break-even)"))
