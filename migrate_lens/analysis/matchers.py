@@ -312,6 +312,11 @@ def _kwargs_ok(site: Site, m: "Matcher") -> bool:
     constant = p.get("constant_receiver")
     if constant is not None and bool(site.data.get("receiver_constant")) != constant:
         return False
+    for key, wanted in _table(p.get("constant_arg")).items():
+        index = _position_of(site, m, key)
+        held = site.data.get("constant_args", ())
+        if (key in held or (index is not None and str(index) in held)) != bool(wanted):
+            return False
     ceil_key = p.get("ceil_division_arg")
     if ceil_key:
         index = _position_of(site, m, ceil_key)
@@ -477,6 +482,8 @@ def match_call(site: Site, m: "Matcher") -> str | None:
     one of those literals: ``num_classes`` omitted or ``-1``), ``ceil_division_arg`` (the argument
     is written as a ceiling division: ``int(np.ceil(n / size))``, ``-(-n // size)``), ``exact_positional`` (number of positional arguments), ``constant_receiver`` (true: only, false:
     never when the tensor read back is built from static values only, ``torch.arange(1, x.ndim)``),
+    ``constant_arg`` ({arg = true/false}: the argument is, or is not, a tensor built from static
+    values only, ``torch.tensor(self.sizes)``),
     ``kwarg_literal`` ({arg = [string globs]}), ``skip_if_literal`` ({arg = [values]}; with ``or_param_default``, also an enclosing
     function's parameter passed on whose literal default is one of the values),
     ``skip_if_nonliteral`` ([args]), ``skip_if_none`` ([args] passed as a literal ``None``:

@@ -4851,6 +4851,13 @@ class _CallExtras:
                      if _is_ceil_division(bound.get(a.value.value, a.value) if type(a.value) is cst.Name else a.value,
                                           qual))
 
+    def constant_args(self) -> tuple[str, ...]:
+        """Keys (keyword, or position as a string) of the arguments that are tensors built only
+        from values known at trace time (:meth:`FileVisitor._constant_tensor`:
+        ``torch.tensor(self.output_size)``)."""
+        return tuple((a.keyword.value if a.keyword is not None else str(i))
+                     for i, a in enumerate(self.node.args) if not a.star and self.v._constant_tensor(a.value))
+
     def input_1d(self) -> bool:
         """The padded tensor (``F.pad``'s first argument) is known to be 1-D (:func:`_is_1d`)."""
         first = next((a.value for a in self.node.args if a.keyword is None or a.keyword.value == "input"), None)
@@ -5011,7 +5018,7 @@ _CALL_EXTRAS: dict[str, Callable[[_CallExtras], Any]] = {
         "exports_weight", "arg_texts", "value_args_all_params", "receiver_fresh", "receiver_ctor", "input_ctor",
         "random_args", "arg_alias", "own_method", "arg_ctor", "after_conv", "autograd_functions", "own_classes",
         "project_names", "ceil_args", "inherited_self_args", "input_1d", "param_default_args",
-        "receiver_constant")
+        "receiver_constant", "constant_args")
 }
 
 #: Functions that round a quotient up (``math.ceil(n / size)``).
