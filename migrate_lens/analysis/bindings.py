@@ -176,6 +176,8 @@ class Bindings:
             value = node.value
             if type(value) is cst.Name and value.value == "self":
                 return f"self.{node.attr.value}"
+            if _is_own_class(value):
+                return f"self.{node.attr.value}"  # `type(self).pool(x)`, `self.__class__.mask_of(x)`
             if type(value) is cst.Call and self.getters and type(value.func) is cst.Name:
                 handle = self.getters.get(value.func.value) if value.func.value not in shadowed else None
                 return f"{handle}.{node.attr.value}" if handle else ""  # `_get_plugin().upfirdn2d`
@@ -685,3 +687,12 @@ def is_dict_call(node: cst.BaseExpression) -> bool:
     tables it copies: ``dict(ACTS, clamp=torch.clamp_)``, ``dict(**ACTS)``)."""
     return type(node) is cst.Call and type(node.func) is cst.Name and node.func.value == "dict" \
         and bool(node.args)
+
+
+def _is_own_class(node: cst.BaseExpression) -> bool:
+    """``type(self)`` or ``self.__class__``: the class of the instance (its methods and
+    static methods are looked up as ``self.<name>``)."""
+    if type(node) is cst.Attribute:
+        return node.attr.value == "__class__" and type(node.value) is cst.Name and node.value.value == "self"
+    return type(node) is cst.Call and type(node.func) is cst.Name and node.func.value == "type" \
+        and len(node.args) == 1 and type(node.args[0].value) is cst.Name and node.args[0].value.value == "self"

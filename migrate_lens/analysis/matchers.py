@@ -383,6 +383,8 @@ def _kwargs_ok(site: Site, m: "Matcher") -> bool:
     wanted_text = p.get("receiver_text")
     if wanted_text and not _any_glob(site.data.get("receiver_text", ""), wanted_text):
         return False
+    if p.get("skip_loaded_copy") is True and site.data.get("loaded_copy"):
+        return False
     if p.get("skip_fresh_receiver") is True and site.data.get("receiver_fresh"):
         return False
     if p.get("skip_one_shot_hook") is True and site.data.get("one_shot_hook"):
@@ -499,7 +501,8 @@ def match_call(site: Site, m: "Matcher") -> str | None:
     ``exclude_receiver`` (globs on the receiver's source text), ``aliased_arg`` (the first
     argument shares its tensor with another live name), ``receiver_text`` (globs the
     receiver's source text must match), ``receiver_ctor`` (globs on the resolved callee that
-    built the receiver: a call, or the local name it was bound to), ``skip_fresh_receiver``
+    built the receiver: a call, or the local name it was bound to), ``skip_loaded_copy`` (a
+    ``copy_`` of weights loaded from outside the model: ``p.copy_(torch.from_numpy(w[n]))``), ``skip_fresh_receiver``
     (not when the receiver is a tensor the function has just made: a factory, a ``clone``, an
     arithmetic result, or a local bound to one), ``skip_one_shot_hook`` (not a hook
     registration whose callback removes its own handle on its first run: lazy shape inference,
@@ -571,10 +574,12 @@ def match_condition(site: Site, m: "Matcher") -> str | None:
 
 def match_subscript_assign(site: Site, m: "Matcher") -> str | None:
     """``t[idx] = v`` / ``t[idx] += v`` on a tensor; ``mask`` requires (true) or forbids
-    (false) a boolean-mask index; ``aug`` likewise for augmented assignment."""
+    (false) a boolean-mask index; ``aug`` likewise for augmented assignment; ``select`` for a
+    write of a static value or of another tensor read through the same index (``x[x < 0] = 0``,
+    ``out[m] = inp[m]``: ``jnp.where`` writes it)."""
     if site.receiver not in _kinds(m, "receiver", (K.T, K.B)):
         return None
-    for key in ("mask", "aug", "no_grad"):
+    for key in ("mask", "aug", "no_grad", "select"):
         want = _param(m, key)
         if want is not None and bool(site.data.get(key)) != want:
             return None

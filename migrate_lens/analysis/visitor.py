@@ -379,6 +379,10 @@ class FileVisitor(cst.CSTVisitor):
         #: id of a lambda that init code stores on self (``self.act = lambda x: ...``) -> the
         #: qualname its body is analyzed under, as a closure's (:meth:`visit_Lambda`)
         self.self_lambdas: dict[int, str] = {}
+        #: ``map(lambda b: f(b), boxes)``: id(lambda) -> the iterables its parameters walk
+        self.map_lambdas: dict[int, list[cst.BaseExpression]] = {}
+        #: the enclosing function's bindings a mapped lambda's parameters hide while it is walked
+        self._lambda_saved: list[tuple[int, dict[str, str | None]]] = []
         #: a class of this file that subclasses a torch class without an ``__init__`` of its own
         #: -> that torch class: building it runs the torch constructor (:meth:`_subclass_ctor`)
         self.ctor_bases: dict[str, str] = {}
@@ -933,6 +937,17 @@ class FileVisitor(cst.CSTVisitor):
         as ``def act(x): return ...; self.act = act`` is: its parameters are symbolic inputs
         that the calls ``self.act(x)`` give kinds to, and its context is decided by who calls
         it (the project graph). Other lambdas stay part of the enclosing code."""
+        if self.map_lambdas and id(node) in self.map_lambdas and self.func_stack:
+            # `map(lambda b: crop(feat, b), boxes)`: each parameter walks its iterable, as a
+            # comprehension's target does (`[crop(feat, b) for b in boxes]`)
+            env = self.func_stack[-1].env
+            saved: dict[str, str | None] = {}
+            params = [*node.params.posonly_params, *node.params.params]
+            for p, it in zip(params, self.map_lambdas[id(node)]):
+                for n, k in self.values.iteration_kinds(p.name, it).items():
+                    saved.setdefault(n, env.get(n))
+                    env[n] = k
+            self._lambda_saved.append((id(node), saved))
         qualname = self.self_lambdas.get(id(node)) if self.self_lambdas else None
         if qualname is None:
             return
@@ -952,6 +967,13 @@ class FileVisitor(cst.CSTVisitor):
         self.scope_kinds.append("func")
 
     def leave_Lambda(self, original_node: cst.Lambda) -> None:
+        if self._lambda_saved and self._lambda_saved[-1][0] == id(original_node) and self.func_stack:
+            env = self.func_stack[-1].env
+            for n, old in self._lambda_saved.pop()[1].items():
+                if old is None:
+                    env.pop(n, None)
+                else:
+                    env[n] = old
         if not self.self_lambdas or not self.func_stack or \
                 self.self_lambdas.get(id(original_node)) != self.func_stack[-1].qualname:
             return  # (a module-level lambda after a registered one: no scope of its own)
@@ -1015,7 +1037,7 @@ class FileVisitor(cst.CSTVisitor):
 
     def _bind_params(self, scope: _FuncScope, params: cst.Parameters, is_method: bool, accessor: bool = False,
                      fn: cst.FunctionDef | None = None) -> None:
-        non_tensor: frozenset[str] | None = None
+        evidence: tuple[frozenset[str], frozenset[str]] | None = None
         all_params = [*params.posonly_params, *params.params, *params.kwonly_params]
         traced = scope.guess == "traced" or (
             scope.guess == "function" and scope.cls is not None and scope.cls.is_module and is_method
@@ -1048,11 +1070,15 @@ class FileVisitor(cst.CSTVisitor):
             elif K.STATIC_PARAM_NAME.search(pname):
                 kind = K.S
             elif traced and fn is not None and pname in (
-                    non_tensor if non_tensor is not None else (non_tensor := self._mapping_params(fn))):
+                    evidence if evidence is not None else (evidence := self._param_evidence(fn)))[0]:
                 # `def upgrade_state_dict_named(self, state_dict, name)` / `def load_hook(self,
                 # state_dict, prefix, *args)` that calls `state_dict.keys()` / `.pop(k)`: a
                 # mapping (or str, list) for the whole body, not a tensor the module method takes
                 kind = K.U
+            elif traced and fn is not None and pname in evidence[1]:  # type: ignore[index]
+                # `math.floor(nfe / 3)`, `range(n_steps)`: a Python number (k-diffusion's
+                # DPMSolver.dpm_solver_fast), not a tensor the module method takes
+                kind = K.S
             elif traced:
                 kind = K.T
                 if p.default is not None:
@@ -1242,7 +1268,7 @@ class FileVisitor(cst.CSTVisitor):
         if type(target) is cst.Subscript:
             self.targets.add(id(target))
             base = self.kind(target.value)
-            self._subscript_write(node, target, base, vkind, aug=True)
+            self._subscript_write(node, target, base, vkind, aug=True, value=node.value)
         elif type(target) is cst.Attribute:
             if _is_self_attr(target):
                 self._self_write(node, target.attr.value, K.join(self.kind(target), vkind), aug=True)
@@ -1353,9 +1379,13 @@ class FileVisitor(cst.CSTVisitor):
                     not any(type(e) is cst.StarredElement for e in target.elements):
                 # `self.anchors, self.strides = (t.transpose(0, 1) for t in make_anchors(...))`: each
                 # name is one element of the comprehension
+                # (`x0, y0, x1, y1 = [int(v) for v in box]`: host values when a caller passes a
+                # tensor `box`, so the element's kind under each hypothesis goes with each name)
+                self._fresh()
                 ekind = self.values.element_kind(value)  # type: ignore[arg-type]
+                edrv = self._derived(lambda: self.values.element_kind(value))  # type: ignore[arg-type]
                 for el in target.elements:
-                    self._assign_target(el.value, ekind, stmt, value)
+                    self._assign_target(el.value, ekind, stmt, value, edrv)
                 return
             # `z, done = step(...)`: each name is the callee's i-th returned item
             key = f"r:{self.qual(value.func)}" if type(value) is cst.Call else ""
@@ -1374,7 +1404,7 @@ class FileVisitor(cst.CSTVisitor):
             root = _root_name(target.value)
             if root and self._is_outer_container(root):
                 self._site("global-write", stmt, name=root, data={"how": "subscript"})
-            self._subscript_write(stmt, target, base, vkind, aug=False)
+            self._subscript_write(stmt, target, base, vkind, aug=False, value=value)
             if self.func_stack and type(target.value) is cst.Name and len(target.slice) == 1:
                 entries = self.func_stack[-1].dict_kinds.get(target.value.value)
                 key = literal(target.slice[0].slice.value) if type(target.slice[0].slice) is cst.Index else None
@@ -1441,6 +1471,28 @@ class FileVisitor(cst.CSTVisitor):
                 if bound is not None and bound is not expr and self._random_draw(bound, scope, depth - 1):
                     return True
                 continue
+            stack.extend(node.children)
+        return False
+
+    def _draws(self, expr: cst.BaseExpression) -> bool:
+        """``expr`` draws random numbers: a call matching :data:`_RNG_CALL`, a functional
+        dropout, a dropout layer held on ``self`` (``self.drop(torch.ones_like(m))``) or an
+        in-place sampling method (``.bernoulli_()``, ``.uniform_()``)."""
+        cls = self.func_stack[-1].cls if self.func_stack else None
+        stack: list[cst.CSTNode] = [expr]
+        budget = 256
+        while stack and budget:
+            budget -= 1
+            node = stack.pop()
+            if type(node) is cst.Call:
+                func = node.func
+                name = self.qual(func)
+                if _RNG_CALL.match(name) or "dropout" in name.rsplit(".", 1)[-1].lower():
+                    return True
+                if type(func) is cst.Attribute and func.attr.value in _SAMPLING_METHODS:
+                    return True
+                if cls is not None and _is_self_attr(func) and "Dropout" in cls.attr_ctor.get(func.attr.value, ""):
+                    return True
             stack.extend(node.children)
         return False
 
@@ -1609,8 +1661,13 @@ class FileVisitor(cst.CSTVisitor):
         return False
 
     def _subscript_write(self, stmt: cst.CSTNode, target: cst.Subscript, base: str, vkind: str,
-                         aug: bool) -> None:
+                         aug: bool, value: cst.BaseExpression | None = None) -> None:
         mask = self._index_has_mask(target)
+        # a select (`x[x < 0] = 0`, `out[m] = inp[m]`): `jnp.where(mask, v, x)` writes it
+        # (or a tensor held on self, built before this mask: `h[mask] = self.mask_embed.to(h.dtype)`
+        # broadcasts it, `jnp.where(mask[..., None], self.mask_embed, h)`)
+        select = vkind == K.S or (value is not None and (
+            _same_mask_read(value, target) or bool(_returned_self_table(value))))
         keyed = any(type(el.slice) is cst.Index and type(el.slice.value) in STRING_NODES for el in target.slice)
         root = target.value
         if type(root) is cst.Name and (keyed or (base not in K.TENSORISH and not mask)) and self.func_stack and \
@@ -1627,8 +1684,35 @@ class FileVisitor(cst.CSTVisitor):
             base = K.T  # only arrays take a boolean-mask index
         self._site("subscript-assign", stmt, receiver=base, data={
             "aug": aug, "mask": mask, "value": vkind, "base_is_self": _is_self_attr(target.value),
-            "no_grad": self._no_grad(),
+            "no_grad": self._no_grad(), "select": select,
         })
+        if base == K.U and not mask and not keyed and self.func_stack and self.func_stack[-1].symbolic:
+            # `usage[codes] += 1` in a helper whose `usage` only its callers type (a buffer
+            # handed in by forward): an in-place write when a caller passes a tensor
+            saved = self.values.used
+            self._fresh()
+            self.kind(target.value)
+            for req, k in self._variants(lambda: self.kind(target.value)):
+                if k in K.TENSORISH:
+                    self._site("subscript-assign", stmt, receiver=k, data={
+                        "aug": aug, "mask": False, "value": vkind, "base_is_self": False,
+                        "no_grad": self._no_grad(), "select": select,
+                    }, requires=(req,))
+            self.values.used = saved
+        if not mask and not keyed and self.func_stack:
+            # `outputs[outside] = inputs[outside]` in a helper whose `outside` comes from its
+            # parameters (`(inputs < left) | (inputs > right)`): a boolean-mask write when a
+            # caller passes tensors, as the read beside it (nflows' splines)
+            saved = self.values.used
+            self._fresh()
+            self._index_has_mask(target)  # (the symbolic inputs it consults)
+            for req, held in self._variants(lambda: self._index_has_mask(target)):
+                if held:
+                    self._site("subscript-assign", stmt, receiver=K.T, data={
+                        "aug": aug, "mask": True, "value": vkind, "base_is_self": _is_self_attr(target.value),
+                        "no_grad": self._no_grad(), "select": select,
+                    }, requires=(req,))
+            self.values.used = saved
         if not mask and any(type(el.slice) is cst.Slice and (el.slice.lower is not None or el.slice.upper is not None)
                             for el in target.slice):
             # `m[i, start[j]:end[j]] = 0` with bounds from tensor values: the written window's
@@ -2121,7 +2205,9 @@ class FileVisitor(cst.CSTVisitor):
                                 self.submodules.append(SubmoduleFact(owner=cls.qualname, attr=attr, target=t,
                                                                      line=self._line(value)))
         if ctx != "init":
-            memo = not aug and self._is_memo(attr)
+            # (a random draw kept until the key changes, speechbrain's LiGRU dropout masks, is
+            # state: a memo is a function of its key)
+            memo = not aug and self._is_memo(attr) and not (value is not None and self._draws(value))
             counter = aug or _reads_self_attr(value, attr)
             if self.func_stack and not aug and value is not None and not counter and not self.func_stack[-1].branches \
                     and not self.func_stack[-1].loops and type(literal(value)) in (int, float, bool):
@@ -2773,6 +2859,9 @@ class FileVisitor(cst.CSTVisitor):
             declared = kwargs.get("name") or (args[0] if args else None)
             if declared is not None and type(declared[1]) is str and declared[1]:
                 self.extension_modules.append(declared[1])
+        if name == "map" and len(node.args) >= 2 and type(node.args[0].value) is cst.Lambda and \
+                not any(a.star or a.keyword is not None for a in node.args):
+            self.map_lambdas[id(node.args[0].value)] = [a.value for a in node.args[1:]]
         bound_partial = self.bindings.partial_of(func, self.func_stack[-1].binds if self.func_stack else None)
         if bound_partial is not None:  # `norm = partial(nn.LayerNorm, eps=1e-6)`; `norm(d)` is `nn.LayerNorm(d, eps=1e-6)`
             before: list[tuple[str, Any]] = []
@@ -3099,7 +3188,10 @@ class FileVisitor(cst.CSTVisitor):
             if not on_instance and not self._is_bound_torch_class(func, alt) and not (
                     name.startswith("self.") and alt.startswith("torch.") and is_class_like(alt)):
                 self._site("call", node, name=alt, method=method, receiver=receiver, data=data)
-            if (not name or name.startswith("self.")) and not is_class_like(alt) and _is_project_callee(alt):
+            if (not name or name.startswith("self.") or (type(func) is cst.Name and func.value in scope.binds.callables)) \
+                    and not is_class_like(alt) and _is_project_callee(alt):
+                # (`spline_fn = spl2 if self.tails is None else spl3; spline_fn(inputs=x)`: each
+                # alternative gets the arguments, not only the first one, which `name` is)
                 # `self.crit(logits, y)` with `self.crit = focal_loss` (imported): the function's
                 # parameters get the kinds passed, as for a direct call of it
                 self._call_flow(scope, node, alt)
@@ -3713,9 +3805,13 @@ class FileVisitor(cst.CSTVisitor):
         mask = self._index_has_mask(node)
         if base == K.U and mask:
             base = K.T  # only arrays take a boolean-mask index
+        if base not in K.TENSORISH and base != K.U:
+            return None
+        # (asked for an unknown base too: the bounds' symbolic inputs join the base's, so that
+        # `feat[:, y0:y1]` with `y0 = int(box[1])` in a helper is tried with both as tensors)
+        host_bound = self._index_has_host_value(node)
         if base not in K.TENSORISH:
             return None
-        host_bound = self._index_has_host_value(node)
         return (base, mask, host_bound) if mask or host_bound else None
 
     def _index_has_mask(self, node: cst.Subscript) -> bool:
@@ -3955,19 +4051,25 @@ class FileVisitor(cst.CSTVisitor):
     def _line(self, node: cst.CSTNode) -> int:
         return self._lines(node)[0]
 
-    def _mapping_params(self, fn: cst.FunctionDef) -> frozenset[str]:
-        """Names in ``fn``'s source text that take a method ``torch.Tensor`` does not have
-        (``state_dict.keys()``, ``sd.pop(k)``, ``prefix.endswith(...)``:
-        :data:`~.kinds.NON_TENSOR_METHODS`) anywhere in its body: a parameter so used is a
-        mapping, a string or a list, whatever the module-method guess says. A text match (a
+    def _param_evidence(self, fn: cst.FunctionDef) -> tuple[frozenset[str], frozenset[str]]:
+        """(mapping names, scalar names) in ``fn``'s source text, whatever the module-method
+        guess says of a parameter so used. Mapping: a name that takes a method ``torch.Tensor``
+        does not have (``state_dict.keys()``, ``sd.pop(k)``, ``prefix.endswith(...)``:
+        :data:`~.kinds.NON_TENSOR_METHODS`): a mapping, a string or a list. Scalar: a bare name
+        given to a ``math`` function or as ``range``'s argument (``math.floor(nfe / 3)``,
+        ``range(n_steps)``; not ``math.sqrt(x.shape[-1])``): a Python number. A text match (a
         comment counts), read only when a parameter would otherwise be guessed a tensor."""
         positions = self.metadata.get(PositionProvider)
         text_after = getattr(positions, "text_after", None)
         if text_after is None:
-            return frozenset()
+            return frozenset(), frozenset()
         start, end = self._lines(fn)
         text = text_after(start - 1, end)
-        return frozenset(_NON_TENSOR_CALL.findall(text)) if "." in text else frozenset()
+        if "." not in text:
+            return frozenset(), frozenset()
+        scalars = frozenset(n for pair in _SCALAR_USE.findall(text) for n in pair if n) \
+            if "math." in text or "range(" in text else frozenset()
+        return frozenset(_NON_TENSOR_CALL.findall(text)), scalars
 
     def _lines(self, node: cst.CSTNode) -> tuple[int, int]:
         """First and last line of ``node``: through the fast walk's line-only lookup (no code
@@ -3984,6 +4086,22 @@ class FileVisitor(cst.CSTVisitor):
 #: ``<name>.<method>(`` for a method ``torch.Tensor`` lacks (:meth:`FileVisitor._mapping_params`)
 _NON_TENSOR_CALL = re.compile(
     r"(?<![\w.])([A-Za-z_]\w*)\s*\.\s*(?:" + "|".join(sorted(K.NON_TENSOR_METHODS)) + r")\s*\(")
+
+#: A bare name given to a ``math`` function (``math.floor(nfe / 3)``) or to ``range``
+#: (``range(n_steps)``, ``range(0, n)``): a Python number (:meth:`FileVisitor._param_evidence`)
+_SCALAR_USE = re.compile(
+    r"(?<![\w.])math\.[a-z]\w*\(\s*([A-Za-z_]\w*)\s*(?:[-+*/%,)])"
+    r"|(?<![\w.])range\(\s*(?:[\w.]+\s*,\s*)?([A-Za-z_]\w*)\s*[,)]")
+
+#: Calls that make a tensor from data loaded outside the model (:meth:`_CallExtras.loaded_copy`).
+_LOADED_SOURCES = frozenset({"torch.from_numpy", "torch.tensor", "torch.as_tensor", "torch.load",
+                             "torch.Tensor", "torch.FloatTensor"})
+#: Views and casts a loader applies to what it copies (``w.t()``, ``w.to(p.dtype)``, ``w.view_as(p)``).
+_LOADED_VIEWS = frozenset({"to", "t", "T", "float", "half", "view", "view_as", "reshape", "reshape_as",
+                           "permute", "transpose", "type", "type_as", "contiguous", "squeeze", "unsqueeze"})
+#: Names of weight mappings (``weights[name]``, ``state_dict[k]``, ``ckpt["model"][k]``, ``tf_vars[n]``).
+_LOADED_NAME = re.compile(r"(weights?|state_?dict|sd|ckpt|checkpoint|pretrained|params_?dict|vars|arrays?|npz|loaded)$",
+                          re.IGNORECASE)
 
 _PLAIN_BASE_PREFIXES = ("torch.", *PLAIN_BASE_PREFIXES)
 _PLAIN_BASES = PLAIN_BASES
@@ -4264,6 +4382,13 @@ def _key_reads(test: cst.BaseExpression, attrs: frozenset[str]) -> list[int]:
     return out
 
 
+def _same_mask_read(value: cst.BaseExpression, target: cst.Subscript) -> bool:
+    """``value`` reads another tensor through the very index ``target`` writes through
+    (``outputs[outside] = inputs[outside]``): a masked copy between same-shaped tensors."""
+    return type(value) is cst.Subscript and len(value.slice) == len(target.slice) and all(
+        a.deep_equals(b) for a, b in zip(value.slice, target.slice))
+
+
 def _and_operands(test: cst.BaseExpression) -> list[cst.BaseExpression]:
     """The operands of an ``and`` chain, in source order (``[test]`` for any other test)."""
     if type(test) is cst.BooleanOperation and type(test.operator) is cst.And:  # type: ignore[attr-defined]
@@ -4410,6 +4535,9 @@ def _root_name(node: cst.BaseExpression) -> str:
 
 
 #: Calls that draw a random number on the host (Python's and NumPy's global RNG, torch's).
+#: Tensor methods that fill a tensor with random numbers.
+_SAMPLING_METHODS = frozenset({"bernoulli", "bernoulli_", "uniform_", "normal_", "random_", "exponential_",
+                               "geometric_", "cauchy_", "log_normal_", "multinomial"})
 _RNG_CALL = re.compile(r"^(random|numpy\.random|torch\.rand\w*|torch\.multinomial|torch\.normal)(\.\w+)?$")
 
 #: Tensor methods that only move or cast a tensor (device, dtype, memory format).
@@ -4937,6 +5065,29 @@ class _CallExtras:
         func = self.func
         return type(func) is cst.Attribute and self.v._fresh_tensor(func.value, self.scope)
 
+    def loaded_copy(self) -> bool:
+        """``p.copy_(<loaded data>)``: the copied value comes from outside the model, a
+        conversion from NumPy or Python data (``torch.from_numpy(w)``, ``torch.tensor(w)``,
+        ``torch.as_tensor``), an entry of a weight mapping (``weights[name]``,
+        ``state_dict[k]``, ``ckpt["w"]``), or ``.to``/``.t()``-like views of those: a weight
+        loader (converted once, outside the step), not an update computed from the parameters."""
+        node = self.node
+        if self.method != "copy_" or not node.args or node.args[0].star:
+            return False
+        value = node.args[0].value
+        while type(value) is cst.Call and type(value.func) is cst.Attribute and \
+                value.func.attr.value in _LOADED_VIEWS:
+            value = value.func.value
+        if type(value) is cst.Call:
+            name = self.v.qual(value.func)
+            return name in _LOADED_SOURCES or name.startswith("numpy.")
+        if type(value) is cst.Subscript:
+            root = value.value
+            while type(root) in (cst.Subscript, cst.Attribute):
+                root = root.value  # type: ignore[attr-defined]
+            return type(root) is cst.Name and _LOADED_NAME.search(root.value) is not None
+        return False
+
     def arg_ctor(self) -> str:
         """The callee that built the first positional argument (:meth:`FileVisitor._built_by`:
         ``.state_dict`` for ``target.load_state_dict(source.state_dict())`` or for a local
@@ -5018,7 +5169,7 @@ _CALL_EXTRAS: dict[str, Callable[[_CallExtras], Any]] = {
         "exports_weight", "arg_texts", "value_args_all_params", "receiver_fresh", "receiver_ctor", "input_ctor",
         "random_args", "arg_alias", "own_method", "arg_ctor", "after_conv", "autograd_functions", "own_classes",
         "project_names", "ceil_args", "inherited_self_args", "input_1d", "param_default_args",
-        "receiver_constant", "constant_args")
+        "receiver_constant", "constant_args", "loaded_copy")
 }
 
 #: Functions that round a quotient up (``math.ceil(n / size)``).
