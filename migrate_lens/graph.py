@@ -1279,15 +1279,24 @@ class _Builder:
         """A function handed as an argument (:attr:`CallFact.passed`): a call edge from
         ``caller`` when ``callee`` is a project function or method, else nothing (a variable, a
         library function: no reference the resolution statistics count)."""
+        found: list[str] = []
         if callee.startswith("self."):
             cls = self.class_of.get(caller)
             parts = callee.split(".")[1:]
-            r = self.res.member(cls, parts[:1]) if cls is not None and len(parts) == 1 else None
+            if cls is not None and len(parts) == 1:
+                found.append(self.res.member(cls, parts) or "")
+            elif cls is not None and len(parts) == 2:
+                # `self.layers.__iter__` (a loop over a held container): the method of each class
+                # the attribute may hold that defines it
+                for sub in self.submodule_targets(cls, parts[0]):
+                    if sub != _EXTERNAL:
+                        found.append(self.res.member(sub, parts[1:]) or "")
         else:
-            r = self.res.resolve(callee)
-        if r is not None and r != caller and self.kind.get(r) == "function":
-            self.edges[caller].add((r, "call"))
-            self.call_targets.setdefault((caller, callee), []).append(r)
+            found.append(self.res.resolve(callee) or "")
+        for r in found:
+            if r and r != caller and self.kind.get(r) == "function":
+                self.edges[caller].add((r, "call"))
+                self.call_targets.setdefault((caller, callee), []).append(r)
 
     # -- traced reachability and findings ----------------------------------------------------
     def successors(self, n: str) -> list[str]:

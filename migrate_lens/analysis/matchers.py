@@ -754,7 +754,9 @@ def match_attribute(site: Site, m: "Matcher") -> str | None:
     parameter or attribute); for writes, ``value_literal`` (the assigned
     literal is one of these; with ``or_variable``, a value that is no literal passes too:
     ``p.requires_grad = flag`` in a helper its callers pass ``False``) and ``value_attr`` (globs:
-    the assigned value is another object's attribute of that name, ``head.weight = embed.weight``)."""
+    the assigned value is another object's attribute of that name, ``head.weight = embed.weight``);
+    ``data_init`` (true: only, false: never) a module's own parameter set through ``.data``
+    outside init code from a value that does not read it (``self.log_scale.data = -torch.log(std)``)."""
     if not _any_glob(site.name, _param(m, "names")):
         return None
     on_self = _param(m, "on_self")
@@ -774,6 +776,9 @@ def match_attribute(site: Site, m: "Matcher") -> str | None:
         return None
     value_attrs = _param(m, "value_attr")
     if value_attrs and not (site.data.get("value_param") and _any_glob(site.data.get("value_attr", ""), value_attrs)):
+        return None
+    data_init = _param(m, "data_init")
+    if data_init is not None and bool(site.data.get("data_init")) != data_init:
         return None
     return f".{site.name}"
 

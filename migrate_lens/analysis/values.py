@@ -401,6 +401,8 @@ class ValueKinds:
                 scope = self.v.func_stack[-1]
                 if node.value.value == scope.star_kwargs:
                     return self._kwarg_kind(node.slice[0].slice)  # `kwargs["attention_mask"]`
+                if scope.weight_maps and node.value.value in scope.weight_maps:
+                    return K.T  # `averaged_params[name]` of `averaged_params = dict(m.named_parameters())`
                 if scope.tensor_maps and node.value.value in scope.tensor_maps and \
                         node.value.value in scope.params and type(node.slice[0].slice) is cst.Index and \
                         type(literal(node.slice[0].slice.value)) is str:

@@ -24,7 +24,7 @@ from migrate_lens.analysis.bindings import dotted as _dotted
 from migrate_lens.analysis.bindings import names_in_target as _names_in_target
 from migrate_lens.analysis.bindings import is_dict_call as _is_dict_call
 from migrate_lens.analysis.sites import NOT_LITERAL, LazyData, Site
-from migrate_lens.analysis.summaries import SummaryBuilder, is_model_use
+from migrate_lens.analysis.summaries import DATA_CLASS, SummaryBuilder, is_model_use
 from migrate_lens.analysis.values import HYPOTHESES, IDENTITY, ValueKinds, literal
 from migrate_lens.models import (
     PLAIN_BASE_PREFIXES, PLAIN_BASES, CallFact, CallFlow, ClassFact, Flow, FunctionFact, FunctionSummary, ImportFact, InjectionFact, SubmoduleFact,
@@ -252,6 +252,9 @@ class _FuncScope:
     #: parameters annotated as a mapping of tensors (``x: Dict[str, torch.Tensor]``): an entry
     #: read by a string key is a tensor (pytorch-forecasting's ``x["encoder_lengths"]``)
     tensor_maps: set[str] = field(default_factory=set)
+    #: locals that map names to a module's tensors (``p = dict(model.named_parameters())``,
+    #: ``sd = model.state_dict()``): any entry read back is a tensor
+    weight_maps: set[str] = field(default_factory=set)
     #: names bound to a single Python number's expression (``approx = float(a) / float(b)``):
     #: ``torch.tensor(approx)`` of one is a static number, not tensor data
     scalars: set[str] = field(default_factory=set)
@@ -892,7 +895,9 @@ class FileVisitor(cst.CSTVisitor):
                            toggle=bool(decorators & _CONTEXT_MANAGER_DECORATORS) or (
                                is_method and name in ("__enter__", "__exit__")))
         scope.summary = SummaryBuilder(qualname, name, guess, in_module=cls is None or cls.is_module,
-                                       module_method=is_method and cls is not None and cls.is_module)
+                                       module_method=is_method and cls is not None and cls.is_module,
+                                       data=is_method and cls is not None and not cls.is_module and
+                                       any(DATA_CLASS.search(b) for b in cls.bases))
         for d in node.decorators:
             dec = d.decorator.func if type(d.decorator) is cst.Call else d.decorator
             if self.qual(dec) in ("torch.no_grad", "torch.inference_mode"):
@@ -1330,6 +1335,10 @@ class FileVisitor(cst.CSTVisitor):
                 else:
                     scope.fresh.discard(target.value)
                 self._bind_alias(scope, target.value, value)
+                if _is_weight_map(value):
+                    scope.weight_maps.add(target.value)
+                else:
+                    scope.weight_maps.discard(target.value)
                 entries = self._dict_entry_kinds(value)
                 if entries is not None:
                     scope.dict_kinds[target.value] = entries
@@ -1421,6 +1430,7 @@ class FileVisitor(cst.CSTVisitor):
                 self._site("attribute-write", stmt, name=target.attr.value,
                            receiver=self.kind(target.value), data={
                                "aug": False, "value_literal": literal(value),
+                               "data_init": self._data_init(target, value, vkind),
                                "value_attr": value.attr.value if type(value) is cst.Attribute else "",
                                "value_param": type(value) is cst.Attribute and
                                self.qual(value) not in ("", "torch.nn.Parameter") and
@@ -2112,6 +2122,18 @@ class FileVisitor(cst.CSTVisitor):
         scope = self.func_stack[-1]
         return name in self.bindings.globals and name not in scope.env
 
+    def _data_init(self, target: cst.Attribute, value: cst.BaseExpression, vkind: str) -> bool:
+        """``self.<p>.data = <tensor>`` (or ``.data.copy_``'s assignment form) in a method that is
+        not init code, with a value that does not read ``self.<p>`` itself: a parameter set from
+        what the call computes (Glow/nflows ActNorm's ``self.log_scale.data = -torch.log(std)``
+        from the first batch), not a projection of the parameter (``self.w.data =
+        self.w.data.clamp(-1, 1)``)."""
+        if target.attr.value != "data" or not _is_self_attr(target.value) or vkind not in K.TENSORISH \
+                or not self.func_stack or self.func_stack[-1].name == "__init__":
+            return False  # (an init-named helper is judged by who reaches it: the rule's contexts)
+        param = target.value.attr.value  # type: ignore[attr-defined]
+        return not _reads_self_attrs(value, frozenset({param}))
+
     def _data_write(self, target: cst.Attribute) -> None:
         """``<w>.data = ...`` / ``<w>.data += ...``: the enclosing function rewrites a tensor's
         storage (the summary's weight-surgery evidence)."""
@@ -2670,6 +2692,14 @@ class FileVisitor(cst.CSTVisitor):
         if self.func_stack:
             self._enter_loop(self.func_stack[-1], node)
         it = node.iter
+        if self.func_stack and _is_self_attr(it) and self.func_stack[-1].cls is not None:
+            # `for layer in self.layers:` runs the container's `__iter__` (fairseq's
+            # LayerDropModuleList draws which layers run there): an edge when the project finds one
+            scope = self.func_stack[-1]
+            callee = f"self.{it.attr.value}.__iter__"  # type: ignore[attr-defined]
+            if (scope.qualname, callee) not in self._call_seen:
+                self._call_seen.add((scope.qualname, callee))
+                self.calls.append(CallFact(caller=scope.qualname, callee=callee, line=self._line(node), passed=True))
         if type(it) is cst.Call and self.qual(it.func) == "range":
             rng = it
             self._fresh()
@@ -3844,6 +3874,16 @@ class FileVisitor(cst.CSTVisitor):
                     return True
         return False
 
+    def _attribute_edge(self, scope: _FuncScope, attr: str, node: cst.CSTNode) -> None:
+        """``self.<attr>`` read (not called) in a method: a call fact marked ``passed`` (an edge
+        only where the project resolves it to a method of the class or a base: a ``@property``
+        body runs at every read, and what it reaches gets the reader's context; no reference
+        counted otherwise)."""
+        callee = f"self.{attr}"
+        if (scope.qualname, callee) not in self._call_seen:
+            self._call_seen.add((scope.qualname, callee))
+            self.calls.append(CallFact(caller=scope.qualname, callee=callee, line=self._line(node), passed=True))
+
     def _state_read(self, node: cst.Attribute, attr: str, scope: _FuncScope) -> None:
         """Record a read of a plain Python attribute of a module (``self.temperature``) or of a
         class of this file (``MultiHeadAttention.use_sdpa``, ``self.__class__.flag``) in code
@@ -3892,9 +3932,19 @@ class FileVisitor(cst.CSTVisitor):
                 attr != "training" and id(node) not in self.targets:
             scope = self.func_stack[-1]
             cls = scope.cls
-            if tv is cst.Name and value.value == "self" and cls is not None and attr in cls.methods \
-                    and id(node) not in self.called_funcs:
-                self.escaped_methods.add(attr)  # `fns = [self.a, self.b]`: called with unknown arguments
+            if tv is cst.Name and value.value == "self" and cls is not None and id(node) not in self.called_funcs:
+                if attr in cls.methods:
+                    self.escaped_methods.add(attr)  # `fns = [self.a, self.b]`: called with unknown arguments
+                    if not scope.init_like and not _has_setter(cls.method_nodes.get(attr)):
+                        # a property read runs its body (init code reading a method binds it:
+                        # `self.forward = self.forward_slicing`; a property with a setter shares
+                        # its name with the setter, whose body a read does not run)
+                        self._attribute_edge(scope, attr, node)
+                elif cls.bases and attr not in cls.attr_kinds and attr not in cls.attr_ctor and \
+                        not scope.init_like and attr not in _class_self_writes(cls)[0]:
+                    # an attribute this class never sets: a property (or method) of a base
+                    # in another file, when the project finds one there
+                    self._attribute_edge(scope, attr, node)
             if scope.context in ("traced", "function") and not scope.init_like and not scope.toggle:
                 self._state_read(node, attr, scope)
         elif self.func_stack and tv is cst.Attribute and _is_self_attr(value) and \
@@ -4380,6 +4430,32 @@ def _key_reads(test: cst.BaseExpression, attrs: frozenset[str]) -> list[int]:
                 out.append(id(n))
         stack.extend(c for c in n.children if isinstance(c, cst.CSTNode))
     return out
+
+
+#: Module methods that return (or iterate) its tensors by name.
+_WEIGHT_MAP_METHODS = frozenset({"named_parameters", "named_buffers", "state_dict"})
+
+
+def _is_weight_map(value: cst.BaseExpression) -> bool:
+    """``dict(m.named_parameters())``, ``dict(m.named_buffers())``, ``m.state_dict()``: a
+    mapping of a module's tensors by name (k-diffusion's ``ema_update``)."""
+    if type(value) is not cst.Call:
+        return False
+    func = value.func
+    if type(func) is cst.Name and func.value in ("dict", "OrderedDict") and len(value.args) == 1:
+        value = value.args[0].value
+        if type(value) is not cst.Call:
+            return False
+        func = value.func
+    return type(func) is cst.Attribute and func.attr.value in _WEIGHT_MAP_METHODS
+
+
+def _has_setter(fn: cst.FunctionDef | None) -> bool:
+    """``fn`` (the last definition of its name in a class) is a property setter or deleter
+    (``@padding_side.setter``)."""
+    return fn is not None and any(
+        type(d.decorator) is cst.Attribute and d.decorator.attr.value in ("setter", "deleter")
+        for d in fn.decorators)
 
 
 def _same_mask_read(value: cst.BaseExpression, target: cst.Subscript) -> bool:

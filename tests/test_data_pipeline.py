@@ -1,0 +1,24 @@
+"""The input pipeline is host code: a dataset's methods (its own class or a project base named
+``*Dataset``) and a batch collation function get the ``data-pipeline`` role, so their random
+crops, NumPy reads and in-place fills are reported at the host's severity, never as the
+jitted step's obstacles, while the training step that consumes the batches stays traced."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from migrate_lens.config import Config
+from migrate_lens.pipeline import scan
+
+ROOT = Path(__file__).resolve().parent.parent / "fixtures" / "projects" / "data_pipeline"
+
+
+def test_dataset_and_collate_are_host_code() -> None:
+    result = scan(ROOT, Config(), jobs=1, use_cache=False)
+    found = {(f.path, f.span.line, f.code): f for f in result.project.findings}
+    data = [f for (path, _, _), f in found.items() if path == "data.py"]
+    # the random crop, the in-place fills and the collation's padding are found, as host code
+    assert {("data.py", 21, "ML601"), ("data.py", 24, "ML304"), ("data.py", 32, "ML304")} <= set(found)
+    assert data and all(f.context == "host" and f.severity in ("low", "info") for f in data)
+    # the training step that reads the batches stays the traced step
+    step = [f for (path, _, code), f in found.items() if path == "train.py" and code == "ML1019"]
+    assert step and step[0].context == "traced"
