@@ -434,6 +434,10 @@ class FileVisitor(cst.CSTVisitor):
         self.field_default = False
         #: sites decided once the file is walked, with the line they point at (no node)
         self.late_sites: list[tuple[Site, int]] = []
+        #: ``self.<attr>`` reads in methods of classes with bases, the attribute not set so far:
+        #: (class, reader, attribute, line), decided in :meth:`leave_Module`
+        self._base_reads: list[tuple[_ClassInfo, str, str, int]] = []
+        self._base_reads_seen: set[tuple[str, str]] = set()
         #: ids of the `torch.no_grad()`/`torch.inference_mode()` calls written in the plain form,
         #: a function's decorator or a `with` item itself (not `A if c else torch.no_grad()`):
         #: their call sites say so (`plain_no_grad`)
@@ -620,6 +624,11 @@ class FileVisitor(cst.CSTVisitor):
         self.bindings.declare_module(node)
 
     def leave_Module(self, original_node: cst.Module) -> None:
+        for cls, reader, attr, line in self._base_reads:
+            if attr not in cls.attr_kinds and attr not in cls.attr_ctor and attr not in cls.methods and \
+                    (reader, f"self.{attr}") not in self._call_seen:
+                self._call_seen.add((reader, f"self.{attr}"))
+                self.calls.append(CallFact(caller=reader, callee=f"self.{attr}", line=line, passed=True))
         self._host_state_reads()
         self._decode_loops()
         if self.escaped_methods:
@@ -3941,10 +3950,12 @@ class FileVisitor(cst.CSTVisitor):
                         # its name with the setter, whose body a read does not run)
                         self._attribute_edge(scope, attr, node)
                 elif cls.bases and attr not in cls.attr_kinds and attr not in cls.attr_ctor and \
-                        not scope.init_like and attr not in _class_self_writes(cls)[0]:
-                    # an attribute this class never sets: a property (or method) of a base
-                    # in another file, when the project finds one there
-                    self._attribute_edge(scope, attr, node)
+                        not scope.init_like and (scope.qualname, attr) not in self._base_reads_seen:
+                    # an attribute this class may never set: a property (or method) of a base in
+                    # another file, when the project finds one there (kept if, once the file is
+                    # walked, no method of the class has set it: leave_Module)
+                    self._base_reads_seen.add((scope.qualname, attr))
+                    self._base_reads.append((cls, scope.qualname, attr, self._line(node)))
             if scope.context in ("traced", "function") and not scope.init_like and not scope.toggle:
                 self._state_read(node, attr, scope)
         elif self.func_stack and tv is cst.Attribute and _is_self_attr(value) and \
