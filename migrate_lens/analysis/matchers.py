@@ -681,6 +681,12 @@ def match_argument_inplace(site: Site, m: "Matcher") -> str | None:
     return f"{site.name}{site.data.get('how', '')}".strip()
 
 
+def match_memoized_function(site: Site, m: "Matcher") -> str | None:
+    """A function (or property) cached by a ``functools`` decorator (``name``: ``lru_cache``,
+    ``cache``, ``cached_property``) that computes tensors and returns a value."""
+    return f"@{site.name}"
+
+
 def match_argument_inplace_returning(site: Site, m: "Matcher") -> str | None:
     """An in-place write into a parameter as passed (``how`` as for ``argument-inplace``) in a
     function that also returns a value, kept where some caller (in any file) holds the object
@@ -1119,6 +1125,7 @@ MATCHERS: dict[str, MatcherSpec] = {
     "method-def": MatcherSpec("method-def", match_mode_override, match_mode_override.__doc__ or ""),
     "host-read-use": MatcherSpec("host-read-use", match_host_read_use, match_host_read_use.__doc__ or ""),
     "argument-inplace": MatcherSpec("argument-inplace", match_argument_inplace, match_argument_inplace.__doc__ or ""),
+    "memoized-function": MatcherSpec("memoized-function", match_memoized_function, match_memoized_function.__doc__ or ""),
     "argument-inplace-returning": MatcherSpec("argument-inplace-returning", match_argument_inplace_returning,
                                               match_argument_inplace_returning.__doc__ or ""),
     "cache-length-use": MatcherSpec("cache-length-use", match_host_read_use,

@@ -242,6 +242,9 @@ class _FuncScope:
     #: ``self`` attributes of a memo cache whose hit returns early (``if key <= self.n.item():
     #: return self.table[:key]``), for the rest of the function (:meth:`FileVisitor._memo_hit`)
     memo_hits: set[str] = field(default_factory=set)
+    #: (line, decorator) of a ``functools`` cache on this function (``@lru_cache``, ``@cache``,
+    #: ``@cached_property``), else None
+    cached_by: tuple[int, str] | None = None
     #: name -> another live name (or ``self.attr``) bound to the same object (``q = p`` binds
     #: both ways): an in-place write through one is seen through the other
     shared: dict[str, str] = field(default_factory=dict)
@@ -909,9 +912,12 @@ class FileVisitor(cst.CSTVisitor):
                                        any(DATA_CLASS.search(b) for b in cls.bases))
         for d in node.decorators:
             dec = d.decorator.func if type(d.decorator) is cst.Call else d.decorator
-            if self.qual(dec) in ("torch.no_grad", "torch.inference_mode"):
+            dname = self.qual(dec)
+            if dname in ("torch.no_grad", "torch.inference_mode"):
                 scope.no_grad += 1
                 self.plain_no_grad.add(id(d.decorator))
+            elif dname in _FUNCTOOLS_CACHES:
+                scope.cached_by = (self._line(d), dname.rsplit(".", 1)[-1])
         static = any(_dotted(d.decorator) in ("staticmethod", "classmethod") for d in node.decorators)
         # `@end2end.setter def end2end(self, value)`: an attribute assignment passes `value`
         # (a flag as often as a tensor); what the assignments pass decides, not the module
@@ -999,6 +1005,12 @@ class FileVisitor(cst.CSTVisitor):
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         scope = self.func_stack.pop()
         self.scope_kinds.pop()
+        if scope.cached_by is not None and scope.tensor_ops and scope.returns_value:
+            # `@lru_cache def freq_weight(n): return torch.linspace(...)`: traced, the cache keeps
+            # the first trace's tracer (decided by the project: the function's context)
+            line, how = scope.cached_by
+            self.late_sites.append((Site(kind="memoized-function", node=None, context=scope.context,  # type: ignore[arg-type]
+                                         symbol=scope.qualname, name=how, data={"whole_line": True}), line))
         if scope.arg_writes and not scope.returns_value:
             # a helper that returns nothing: its in-place writes are its only output
             for line, param, how in scope.arg_writes:
@@ -4625,6 +4637,8 @@ def _root_name(node: cst.BaseExpression) -> str:
 #: Tensor methods that fill a tensor with random numbers.
 _SAMPLING_METHODS = frozenset({"bernoulli", "bernoulli_", "uniform_", "normal_", "random_", "exponential_",
                                "geometric_", "cauchy_", "log_normal_", "multinomial"})
+#: ``functools`` decorators that keep a function's (or property's) results across calls.
+_FUNCTOOLS_CACHES = frozenset({"functools.lru_cache", "functools.cache", "functools.cached_property"})
 _RNG_CALL = re.compile(r"^(random|numpy\.random|torch\.rand\w*|torch\.multinomial|torch\.normal)(\.\w+)?$")
 
 #: Tensor methods that only move or cast a tensor (device, dtype, memory format).
