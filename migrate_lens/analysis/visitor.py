@@ -1447,6 +1447,15 @@ class FileVisitor(cst.CSTVisitor):
             if _is_self_attr(target):
                 self._self_write(stmt, target.attr.value, vkind, aug=False, value=value)
             else:
+                own_result = vkind == K.U and type(value) is cst.Call and _is_self_attr(value.func)
+                if _is_self_attr(target.value) and target.attr.value != "data" and \
+                        (vkind in K.TENSORISH or own_result) and self.func_stack and not self.func_stack[-1].init_like:
+                    # `self.cache.weight = w` on an object the module holds (nflows' LinearCache):
+                    # tensor state kept across calls as on self (a jitted step leaks the tracer)
+                    self._site("self-write", stmt, name=f"{target.value.attr.value}.{target.attr.value}", data={
+                        "how": "assign", "value": vkind, "aug": False, "memo": False, "is_buffer": False,
+                        "attr_kind": K.U, "held_object": True, "holds_tensors": own_result,
+                    })
                 self._data_write(target)
                 self._site("attribute-write", stmt, name=target.attr.value,
                            receiver=self.kind(target.value), data={
