@@ -4490,11 +4490,51 @@ def _has_setter(fn: cst.FunctionDef | None) -> bool:
         for d in fn.decorators)
 
 
-def _same_mask_read(value: cst.BaseExpression, target: cst.Subscript) -> bool:
-    """``value`` reads another tensor through the very index ``target`` writes through
-    (``outputs[outside] = inputs[outside]``): a masked copy between same-shaped tensors."""
-    return type(value) is cst.Subscript and len(value.slice) == len(target.slice) and all(
-        a.deep_equals(b) for a, b in zip(value.slice, target.slice))
+def _same_mask_read(value: cst.BaseExpression, target: cst.Subscript, depth: int = 0) -> bool:
+    """``value`` is computed elementwise from tensors read through the very index ``target``
+    writes through, and from scalars (``outputs[outside] = inputs[outside]``, ``loss[small] =
+    width * torch.log1p(diff[small] / c)``): a masked select between same-shaped tensors,
+    ``jnp.where(mask, f(x), out)``. Names and other expressions are accepted only as operands
+    of arithmetic with such a read (a scalar ``width``; a whole tensor would not broadcast in
+    PyTorch either)."""
+    if depth > 8:
+        return False
+    t = type(value)
+    if t is cst.Subscript:
+        return len(value.slice) == len(target.slice) and all(  # type: ignore[attr-defined]
+            a.deep_equals(b) for a, b in zip(value.slice, target.slice))  # type: ignore[attr-defined]
+    if t is cst.UnaryOperation:
+        return _same_mask_read(value.expression, target, depth + 1)  # type: ignore[attr-defined]
+    if t is cst.BinaryOperation:
+        sides = (value.left, value.right)  # type: ignore[attr-defined]
+        reads = [_same_mask_read(x, target, depth + 1) for x in sides]
+        return any(reads) and all(r or _scalar_operand(x) for r, x in zip(reads, sides))
+    if t is cst.Call:
+        func = value.func  # type: ignore[attr-defined]
+        args = [a.value for a in value.args if a.keyword is None]  # type: ignore[attr-defined]
+        if type(func) is cst.Attribute and func.attr.value in _ELEMENTWISE:
+            if type(func.value) is cst.Name and func.value.value in ("torch", "F", "math"):
+                return bool(args) and _same_mask_read(args[0], target, depth + 1) and all(
+                    _scalar_operand(x) for x in args[1:])
+            return _same_mask_read(func.value, target, depth + 1) and all(_scalar_operand(x) for x in args)
+    return False
+
+
+#: Elementwise torch functions and tensor methods (their result has their input's shape).
+_ELEMENTWISE = frozenset({"abs", "exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "sigmoid", "tanh", "relu",
+                          "clamp", "clamp_min", "clamp_max", "clip", "pow", "square", "sin", "cos", "neg",
+                          "reciprocal", "floor", "ceil", "round", "sign", "softplus", "float", "half", "to",
+                          "type_as", "detach", "clone", "log_softmax", "erf"})
+
+
+def _scalar_operand(node: cst.BaseExpression) -> bool:
+    """A literal, a plain name or an attribute (``width``, ``self.eps``, ``cfg.scale``): the
+    operand a masked elementwise expression combines its reads with."""
+    t = type(node)
+    if t is cst.UnaryOperation:
+        return _scalar_operand(node.expression)  # type: ignore[attr-defined]
+    return t in (cst.Integer, cst.Float, cst.Name, cst.Attribute) or (
+        t is cst.BinaryOperation and _scalar_operand(node.left) and _scalar_operand(node.right))  # type: ignore[attr-defined]
 
 
 def _and_operands(test: cst.BaseExpression) -> list[cst.BaseExpression]:
