@@ -2915,6 +2915,17 @@ class FileVisitor(cst.CSTVisitor):
                 kwargs[keyword] = (k, lit)
             else:
                 args.append((k, lit))
+        if kwsplat and self.func_stack and self.func_stack[-1].dict_kinds:
+            # `kw = dict(pretrained=True, features_only=True); timm.create_model(name, **kw)`: the
+            # local dict's known entries are keywords of the call (the splat stays: it may hold more).
+            # Not the factory keywords `device`/`dtype`: timm spreads `dd = dict(device=device,
+            # dtype=dtype)` into every layer it builds, which a port drops with the argument
+            entries = self.func_stack[-1].dict_kinds
+            for a in node.args:
+                if a.star == "**" and type(a.value) is cst.Name and a.value.value in entries:
+                    for key, v in entries[a.value.value].items():
+                        if key not in kwargs and key not in ("device", "dtype"):
+                            kwargs[key] = (self.kind(v), literal(v))
         if name in _EXTENSION_BUILDERS:
             declared = kwargs.get("name") or (args[0] if args else None)
             if declared is not None and type(declared[1]) is str and declared[1]:
