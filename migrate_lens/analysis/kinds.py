@@ -91,6 +91,18 @@ BOOL_METHODS = frozenset({
 })
 
 #: torch functions that never return a tensor value (static queries, config, device/dist APIs).
+#: Functions under the :data:`STATIC_TORCH_PREFIXES` namespaces that return tensors (or
+#: tuples of them): gradient clipping's total norm, activation checkpointing's output, padded
+#: batches, autograd's gradients (PyTorch 2.x signatures).
+TENSOR_UTILS = frozenset({
+    "torch.nn.utils.clip_grad_norm_", "torch.nn.utils.clip_grad.clip_grad_norm_", "torch.nn.utils.clip_grad_norm",
+    "torch.nn.utils.get_total_norm", "torch.nn.utils.parameters_to_vector",
+    "torch.nn.utils.rnn.pad_sequence", "torch.nn.utils.rnn.pad_packed_sequence", "torch.nn.utils.rnn.unpad_sequence",
+    "torch.utils.checkpoint.checkpoint", "torch.utils.checkpoint.checkpoint_sequential",
+    "torch.autograd.grad", "torch.autograd.functional.jacobian", "torch.autograd.functional.hessian",
+    "torch.autograd.functional.vjp", "torch.autograd.functional.jvp",
+    "torch.func.grad", "torch.func.vmap",
+})
 STATIC_TORCH_PREFIXES = (
     "torch.jit.", "torch.cuda.", "torch.distributed.", "torch.backends.", "torch.compiler.",
     "torch._dynamo.", "torch.onnx.", "torch.fx.", "torch.utils.", "torch.autograd.",
@@ -230,6 +242,8 @@ def torch_call_kind(qualname: str) -> str:
     """
     if qualname in HOST_TORCH:
         return H
+    if qualname in TENSOR_UTILS:
+        return T
     if qualname in STATIC_TORCH or qualname.startswith(STATIC_TORCH_PREFIXES):
         return S
     last = qualname.rsplit(".", 1)[-1]
