@@ -592,6 +592,11 @@ class Bindings:
             classes = self.annotation_classes(annotation.annotation)
             if classes:
                 scope.typed[name] = classes
+            built = self.annotation_types(annotation.annotation)
+            if built and default is None:
+                # `block: type[Union[BasicBlock, Bottleneck]]` (torchvision's ResNet): the
+                # parameter holds one of these classes, which calling it builds
+                scope.callables[name] = built
         if type(default) is cst.Name and default.value == "None" and annotation is None:
             scope.optional.add(name)
         if default is not None:
@@ -601,6 +606,28 @@ class Bindings:
                 if self.is_partial(default):
                     scope.partials[name] = default  # type: ignore[assignment]
 
+
+    def annotation_types(self, node: cst.BaseExpression) -> tuple[str, ...]:
+        """The project or library classes a ``type[...]`` / ``Type[...]`` annotation names
+        (``type[Union[BasicBlock, Bottleneck]]``, ``Optional[Type[Block]]``); () otherwise."""
+        t = type(node)
+        if t is cst.Subscript:
+            head = self.resolve(node.value) or (node.value.value if type(node.value) is cst.Name else "")
+            if head in ("type", "typing.Type", "Type"):
+                out: tuple[str, ...] = ()
+                for el in node.slice:
+                    if type(el.slice) is cst.Index:
+                        out = merge(out, self.annotation_classes(el.slice.value))
+                return out
+            if head in ("typing.Optional", "typing.Union", "Optional", "Union"):
+                out = ()
+                for el in node.slice:
+                    if type(el.slice) is cst.Index:
+                        out = merge(out, self.annotation_types(el.slice.value))
+                return out
+        if t is cst.BinaryOperation and type(node.operator) is cst.BitOr:
+            return merge(self.annotation_types(node.left), self.annotation_types(node.right))
+        return ()
 
     def annotation_classes(self, node: cst.BaseExpression) -> tuple[str, ...]:
         """The non-torch classes a parameter annotation names: ``X``, ``Optional[X]``,

@@ -440,6 +440,11 @@ class FileVisitor(cst.CSTVisitor):
         #: ``self.<attr>`` reads in methods of classes with bases, the attribute not set so far:
         #: (class, reader, attribute, line), decided in :meth:`leave_Module`
         self._base_reads: list[tuple[_ClassInfo, str, str, int]] = []
+        #: init helpers' calls of a parameter: (class, method, parameter, its index, line)
+        self._helper_slots: list[tuple[_ClassInfo, str, str, int, int]] = []
+        #: `__init__` handing its parameters to its helpers: (class, method, helper parameter
+        #: index or keyword) -> (constructor parameter, its index, what it binds there itself)
+        self._init_forwards: dict[tuple[str, str, str], tuple[str, int, tuple[str, ...]]] = {}
         self._base_reads_seen: set[tuple[str, str]] = set()
         #: ids of the `torch.no_grad()`/`torch.inference_mode()` calls written in the plain form,
         #: a function's decorator or a `with` item itself (not `A if c else torch.no_grad()`):
@@ -627,6 +632,11 @@ class FileVisitor(cst.CSTVisitor):
         self.bindings.declare_module(node)
 
     def leave_Module(self, original_node: cst.Module) -> None:
+        for cls, method, param, index, line in self._helper_slots:
+            fwd = self._init_forwards.get((cls.qualname, method, str(index))) or \
+                self._init_forwards.get((cls.qualname, method, param))
+            if fwd is not None:
+                self._slot_facts(cls.qualname, "[]", fwd[0], fwd[1], line, fwd[2])
         for cls, reader, attr, line in self._base_reads:
             if attr not in cls.attr_kinds and attr not in cls.attr_ctor and attr not in cls.methods and \
                     (reader, f"self.{attr}") not in self._call_seen:
@@ -3236,6 +3246,18 @@ class FileVisitor(cst.CSTVisitor):
             bound = ()
         if scope.init_like and scope.cls is not None and type(func) is cst.Name:
             self._slot(func.value, self.ctor_attr.get(id(node), "[]"), node)
+        if scope.name == "__init__" and scope.cls is not None and type(func) is cst.Attribute and \
+                _is_self(func.value) and func.attr.value in scope.cls.methods | set(scope.cls.method_nodes):
+            # `self._make_layer(block, 64, n)`: the helper's parameter holds the constructor's
+            for i, a in enumerate(node.args):
+                if a.star or type(a.value) is not cst.Name:
+                    continue
+                index = scope.binds.param_index.get(a.value.value)
+                if index is None:
+                    continue
+                key = a.keyword.value if a.keyword is not None else str(i)
+                self._init_forwards[(scope.cls.qualname, func.attr.value, key)] = (
+                    a.value.value, index, scope.binds.callables.get(a.value.value, ()))
         # `ATTENTION_CLASSES[config.attn_impl](config)`: a class picked from a table by a setting
         # is matched where it is named, but builds no submodule (one alternative is built: which
         # the config says, not all of them)
@@ -3413,7 +3435,13 @@ class FileVisitor(cst.CSTVisitor):
         callers pass."""
         scope = self.func_stack[-1]
         index = scope.binds.param_index.get(param)
-        if index is None or scope.cls is None or scope.name != "__init__":
+        if index is None or scope.cls is None:
+            return
+        if scope.name != "__init__":
+            # an init helper's parameter (`_make_layer(self, block, ...)` calling `block(...)`):
+            # a slot of the constructor parameter that `__init__` hands it (joined in leave_Module)
+            if scope.init_like and scope.is_method:
+                self._helper_slots.append((scope.cls, scope.name, param, index, self._line(node)))
             return
         # what the constructor binds itself: `block = block or B`
         self._slot_facts(scope.cls.qualname, attr, param, index, self._line(node),
