@@ -1457,6 +1457,15 @@ class FileVisitor(cst.CSTVisitor):
             if _is_self_attr(target):
                 self._self_write(stmt, target.attr.value, vkind, aug=False, value=value)
             else:
+                scope = self.func_stack[-1] if self.func_stack else None
+                if scope is not None and type(target.value) is cst.Name and target.value.value in scope.params and \
+                        target.value.value not in ("self", "cls", "ctx") and not scope.init_like and \
+                        vkind in K.TENSORISH and target.attr.value != "data":
+                    # `state.h = h`, `ctx.last_attn = w`: a tensor stored on an object the caller
+                    # passed in (unless every caller builds it in that call: o:<param>=X)
+                    self._site("argument-write", stmt, name=f"{target.value.value}.{target.attr.value} = ...",
+                               data={"how": "argument", "method": "__setattr__"},
+                               requires=(f"o:{target.value.value}=X",))
                 own_result = vkind == K.U and type(value) is cst.Call and _is_self_attr(value.func)
                 if _is_self_attr(target.value) and target.attr.value != "data" and \
                         (vkind in K.TENSORISH or own_result) and self.func_stack and not self.func_stack[-1].init_like:
@@ -1726,6 +1735,8 @@ class FileVisitor(cst.CSTVisitor):
             # `incremental_state[key] = saved`: an entry written into the caller's decoding cache
             # or state mapping, as `.update(...)` would (a per-call container a parent forward
             # builds and reads back, `features["pair"] = ...`, is trace-time Python, not state)
+            # (a mapping parameter otherwise named, `outputs["logits"] = ...`, is most often one its
+            # caller builds for the call: a module's call records no flow to prove it, so it is left)
             self._site("argument-write", stmt, name=f"{root.value}[...] = ...",
                        data={"how": "argument", "method": "__setitem__"})
         if keyed:
@@ -5898,6 +5909,11 @@ def _is_local_container(value: cst.BaseExpression, bound: Mapping[str, cst.BaseE
         return False
     if type(value) in _CONTAINER_DISPLAYS:
         return True
+    if type(value) is cst.Call:
+        func = value.func
+        leaf = func.value if type(func) is cst.Name else func.attr.value if type(func) is cst.Attribute else ""
+        if leaf[:1].isupper() and not leaf.isupper() and not (type(func) is cst.Attribute and _root_name(func) == "torch"):
+            return True  # `st = State(); step(st, x)`: an object built for the call (not a torch class)
     return type(value) is cst.Call and type(value.func) is cst.Name and value.func.value in ("list", "dict", "set") \
         and (not value.args or type(value.args[0].value) in _CONTAINER_DISPLAYS)
 
