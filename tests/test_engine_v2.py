@@ -68,6 +68,8 @@ EXPECTED_STATUS: dict[str, tuple[str, str, str, str]] = {
                                             "the block class a builder passes reaches the layers through _make_layer"),
     "tv_resnet_forwarded.AnnotatedResNet": (">=", "redesign", "torchvision.models.resnet.ResNet (block: type[Union[...]])",
                                            "a `type[Union[...]]` annotation names the classes the parameter builds"),
+    "factory_router.MoELayer": (">=", "redesign", "(attack batch 3: a08) a router built by Cls.from_config(cfg)",
+                                "a classmethod factory builds its class: the holder composes it"),
     "hf_llama.LlamaModel": ("==", "redesign", "transformers.models.llama.modeling_llama.LlamaModel",
                             "DynamicCache built in forward and updated by every layer"),
     "hf_wav2vec2.Wav2Vec2PositionalConvEmbedding": ("!=", "pure", "transformers...Wav2Vec2PositionalConvEmbedding",

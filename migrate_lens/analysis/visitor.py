@@ -3029,6 +3029,13 @@ class FileVisitor(cst.CSTVisitor):
                 elif leaf[:1].isupper() and name not in _CONTAINER_CTORS and self._is_class_name(name):
                     attr = self.ctor_attr.get(id(node), "[]")
                     self.submodules.append(SubmoduleFact(owner=scope.cls.qualname, attr=attr, target=name, line=self._line(node)))
+                elif _FACTORY_METHOD.match(leaf) and "." in name and not name.startswith("torch."):
+                    # `TopKRouter.from_config(cfg)`: a classmethod factory builds its class
+                    built = name.rsplit(".", 1)[0]
+                    if built.rsplit(".", 1)[-1][:1].isupper() and self._is_class_name(built):
+                        attr = self.ctor_attr.get(id(node), "[]")
+                        self.submodules.append(SubmoduleFact(owner=scope.cls.qualname, attr=attr, target=built,
+                                                             line=self._line(node)))
             # Hook callbacks run inside forward: they are traced entries, except a one-shot
             # hook (lazy shape inference) that removes its own handle on its first run, and
             # hooks of saving and loading (`register_load_state_dict_post_hook`,
@@ -4733,6 +4740,9 @@ def _root_name(node: cst.BaseExpression) -> str:
 
 
 #: Calls that draw a random number on the host (Python's and NumPy's global RNG, torch's).
+#: Classmethod factories that build an instance of their class (``Block.from_config(cfg)``;
+#: not ``from_pretrained``: a checkpoint load, whose class the graph already knows by the call).
+_FACTORY_METHOD = re.compile(r"^(from_(config|cfg|args|dict|params|settings|kwargs|hparams|opts?)|build|create|make)$")
 #: Tensor methods that fill a tensor with random numbers.
 _SAMPLING_METHODS = frozenset({"bernoulli", "bernoulli_", "uniform_", "normal_", "random_", "exponential_",
                                "geometric_", "cauchy_", "log_normal_", "multinomial"})
