@@ -2261,8 +2261,16 @@ class FileVisitor(cst.CSTVisitor):
                     self._class_refs(value)
                 if type(value) is cst.Call and not (self.func_stack[-1].init_like and cls.is_module):
                     self._held_instance(cls, attr, value)
-                elif type(value) in (cst.List, cst.Tuple) and not (self.func_stack[-1].init_like and cls.is_module):
+                elif type(value) in (cst.List, cst.Tuple):
+                    # (in a module's init code too: `self.batch_callbacks = [LossHistory(), ...]` of
+                    # plain classes, whose methods the training step runs; a module class in the
+                    # list is a submodule as well, its methods the same call targets)
                     self._held_items(cls, attr, [e.value for e in value.elements])
+                elif type(value) is cst.Dict:
+                    self._held_items(cls, attr, [e.value for e in value.elements if type(e) is cst.DictElement])
+                elif type(value) in (cst.ListComp, cst.DictComp):
+                    # `self.observers = {n: MinMaxObserver() for n in names}`
+                    self._held_items(cls, attr, [value.value if type(value) is cst.DictComp else value.elt])
                 if self.func_stack[-1].init_like and type(value) is cst.Attribute and type(value.value) is cst.Name:
                     # `self.text_model = text_model.text_model` with `text_model = CLIPTextModel._from_config(c)`
                     for t in self.func_stack[-1].binds.instances.get(value.value.value, ()):
@@ -2901,6 +2909,14 @@ class FileVisitor(cst.CSTVisitor):
         self.called_funcs.add(id(func))
         if type(func) is cst.Subscript and self.func_stack and _is_kernel_launch(func, self.qual):
             self.kernel_launchers.add(self.func_stack[-1].qualname)
+        if type(func) is cst.Subscript and self.func_stack and _is_self_attr(func.value) and \
+                self.func_stack[-1].cls is not None:
+            # `self.observers["input"](x)`: an entry's `__call__` (an edge where the project finds
+            # the instances the container holds and their class defines it)
+            caller, callee = self.func_stack[-1].qualname, f"self.{func.value.attr.value}.__call__"
+            if (caller, callee) not in self._call_seen:
+                self._call_seen.add((caller, callee))
+                self.calls.append(CallFact(caller=caller, callee=callee, line=self._line(node), passed=True))
         name = self.qual(func)
         method = func.attr.value if type(func) is cst.Attribute else ""
         if name == "torch.nn.Sequential":
