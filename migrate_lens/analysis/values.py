@@ -419,6 +419,11 @@ class ValueKinds:
             base = self.kind(node.value)
             if base == K.B:
                 return K.B
+            if base == K.S and type(node.value) is _ATTRIBUTE and type(node.value.value) is _NAME and \
+                    node.value.value.value == "self" and self.v.func_stack:
+                cls = self.v.func_stack[-1].cls
+                if cls is not None and node.value.attr.value in cls.tensor_entries:
+                    return K.T  # `self._streaming_state["offset"]`: a dict on self its methods fill with tensors
             if base == K.M and self.parameter_container(node.value):
                 return K.T  # `self.logits[adapter]` of an `nn.ParameterDict`: a parameter, not a module
             if base in (K.T, K.H, K.S, K.M):

@@ -156,6 +156,9 @@ class _ClassInfo:
     attr_ctor: dict[str, str] = field(default_factory=dict)
     #: (attributes its methods set on ``self``, its base-constructor call): :func:`_class_self_writes`
     self_writes: tuple[frozenset[str], tuple[int, frozenset[str], bool] | None] | None = None
+    #: attributes holding a mapping (or list) that methods fill with tensors by key
+    #: (``self._streaming_state["past_keys"] = nk``): an entry read back is a tensor
+    tensor_entries: set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -1721,6 +1724,10 @@ class FileVisitor(cst.CSTVisitor):
 
     def _subscript_write(self, stmt: cst.CSTNode, target: cst.Subscript, base: str, vkind: str,
                          aug: bool, value: cst.BaseExpression | None = None) -> None:
+        if vkind in K.TENSORISH and _is_self_attr(target.value) and self.func_stack and \
+                self.func_stack[-1].cls is not None and base not in K.TENSORISH and not aug and len(target.slice) == 1 \
+                and type(target.slice[0].slice) is cst.Index:
+            self.func_stack[-1].cls.tensor_entries.add(target.value.attr.value)  # type: ignore[attr-defined]
         mask = self._index_has_mask(target)
         # a select (`x[x < 0] = 0`, `out[m] = inp[m]`): `jnp.where(mask, v, x)` writes it
         # (or a tensor held on self, built before this mask: `h[mask] = self.mask_embed.to(h.dtype)`
