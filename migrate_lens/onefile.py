@@ -164,11 +164,13 @@ def wires_project_classes(text: str, module: str) -> bool:
     """True for a file that imports from its own project (a relative import, or one of its
     top-level package) and calls a class: a builder that wires modules together without
     naming torch (segment-anything's ``build_sam.py`` passes ``ImageEncoderViT(...)`` to
-    ``Sam(image_encoder=...)``). Such a file passes the marker pre-filter: its constructor
-    arguments are how the graph learns which module holds which."""
+    ``Sam(image_encoder=...)``), or that declares a dataclass (a config whose fields default to
+    project classes: ``norm_layer: Callable = partial(RMSNorm, eps=1e-6)``). Such a file passes
+    the marker pre-filter: its constructor arguments and field defaults are how the graph learns
+    which module holds which."""
     top = re.escape(module.split(".", 1)[0])
     return bool(re.search(rf"^[ \t]*(?:from[ \t]+(?:\.|{top}\b)|import[ \t]+{top}\b)", text, re.M)) \
-        and _CLASS_CALL.search(text) is not None
+        and (_CLASS_CALL.search(text) is not None or "@dataclass" in text)
 
 
 def _unanalyzed(blanked: tuple[tuple[int, str], ...]) -> tuple[str, ...]:

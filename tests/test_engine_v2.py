@@ -70,6 +70,8 @@ EXPECTED_STATUS: dict[str, tuple[str, str, str, str]] = {
                                            "a `type[Union[...]]` annotation names the classes the parameter builds"),
     "factory_router.MoELayer": (">=", "redesign", "(attack batch 3: a08) a router built by Cls.from_config(cfg)",
                                 "a classmethod factory builds its class: the holder composes it"),
+    "cfg_norms.CfgLayer": (">=", "redesign", "(attack batch 3: a02) a config dataclass field = partial(RunningRMSNorm)",
+                           "the field's default class is what cfg.norm_layer(...) builds, in a file without torch"),
     "hf_llama.LlamaModel": ("==", "redesign", "transformers.models.llama.modeling_llama.LlamaModel",
                             "DynamicCache built in forward and updated by every layer"),
     "hf_wav2vec2.Wav2Vec2PositionalConvEmbedding": ("!=", "pure", "transformers...Wav2Vec2PositionalConvEmbedding",

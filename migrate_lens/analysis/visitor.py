@@ -829,7 +829,11 @@ class FileVisitor(cst.CSTVisitor):
             return
         name = node.target.value
         default = self.qual(value) if type(value) in (cst.Name, cst.Attribute) else ""
-        self._slot_facts(info.qualname, name, name, position, self._line(node), (default,) if default else ())
+        # (a `partial` of a class as the default, `norm_layer: Callable = partial(RMSNorm, eps=1e-6)`,
+        # binds that class, as for a constructor parameter's default)
+        defaults = (default,) if default else (
+            self.bindings.targets(value) if type(value) is cst.Call and self.bindings.is_partial(value) else ())
+        self._slot_facts(info.qualname, name, name, position, self._line(node), defaults)
         if value is not None:
             # `act_layer: Type[nn.Module] = nn.GELU`, `norm: Callable = partial(nn.LayerNorm, eps=1e-6)`:
             # a torch class named as a field default is used where init code builds the config's
