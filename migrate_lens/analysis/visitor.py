@@ -1478,8 +1478,10 @@ class FileVisitor(cst.CSTVisitor):
                         (vkind in K.TENSORISH or own_result) and self.func_stack and not self.func_stack[-1].init_like:
                     # `self.cache.weight = w` on an object the module holds (nflows' LinearCache):
                     # tensor state kept across calls as on self (a jitted step leaks the tracer)
+                    # (a value the module's own method computes, `self.weight_and_logabsdet()`,
+                    # cached until invalidated: a memo of the parameters a port recomputes, ML717)
                     self._site("self-write", stmt, name=f"{target.value.attr.value}.{target.attr.value}", data={
-                        "how": "assign", "value": vkind, "aug": False, "memo": False, "is_buffer": False,
+                        "how": "assign", "value": vkind, "aug": False, "memo": own_result, "is_buffer": False,
                         "attr_kind": K.U, "held_object": True, "holds_tensors": own_result,
                     })
                 self._data_write(target)
