@@ -1823,21 +1823,7 @@ class FileVisitor(cst.CSTVisitor):
         cached on the module and rebuilt when a static key changes (rotary cos/sin tables). A
         test on tensor values, or only against None (``if self.k is None:``, a cache that may
         grow with data), opens none."""
-        keyed = False
-        stack: list[cst.CSTNode] = [node.test]
-        while stack:
-            e = stack.pop()
-            t = type(e)
-            if t is cst.BooleanOperation:
-                stack += (e.left, e.right)  # type: ignore[attr-defined]
-            elif t is cst.UnaryOperation:
-                stack.append(e.expression)  # type: ignore[attr-defined]
-            elif t is cst.Comparison:
-                sides = [e.left, *(c.comparator for c in e.comparisons)]  # type: ignore[attr-defined]
-                ops_ok = all(type(c.operator) in _KEY_COMPARE_OPS for c in e.comparisons)  # type: ignore[attr-defined]
-                if ops_ok and any(_self_rooted(_size_query_of(x)) for x in sides) and \
-                        not any(literal(x) is None for x in sides):
-                    keyed = True
+        keyed = any(_self_rooted(_size_query_of(x)) for sides in _key_comparisons(node.test) for x in sides)
         if not keyed:
             return frozenset()
         self._fresh()
@@ -1876,35 +1862,23 @@ class FileVisitor(cst.CSTVisitor):
         if not table:
             return frozenset()
         keys: set[str] = set()
-        stack: list[cst.CSTNode] = [node.test]
-        while stack:
-            e = stack.pop()
-            t = type(e)
-            if t is cst.BooleanOperation:
-                stack += (e.left, e.right)  # type: ignore[attr-defined]
-            elif t is cst.UnaryOperation:
-                stack.append(e.expression)  # type: ignore[attr-defined]
-            elif t is cst.Comparison:
-                sides = [e.left, *(c.comparator for c in e.comparisons)]  # type: ignore[attr-defined]
-                if not all(type(c.operator) in _KEY_COMPARE_OPS for c in e.comparisons) or \
-                        any(literal(x) is None for x in sides):  # type: ignore[attr-defined]
-                    continue
-                found: list[str] = []
-                others: list[cst.BaseExpression] = []
-                for x in sides:
-                    read = _size_query_of(_host_read_of(x))
-                    while type(read) is cst.Attribute and not _is_self_attr(read):
-                        read = read.value  # type: ignore[attr-defined]
-                    if _is_self_attr(read):
-                        found.append(read.attr.value)  # type: ignore[attr-defined]
-                    else:
-                        others.append(x)
-                # the key is compared with what the call is asked for (a length, an offset),
-                # never with data (`x.sum() > self.threshold`) nor only with other state
-                self._fresh()
-                if found and others and not any(self.kind(x) in K.TENSORISH or self.kind(x) in K.VALUE_KINDS
-                                                for x in others):
-                    keys.update(found)
+        for sides in _key_comparisons(node.test):
+            found: list[str] = []
+            others: list[cst.BaseExpression] = []
+            for x in sides:
+                read = _size_query_of(_host_read_of(x))
+                while type(read) is cst.Attribute and not _is_self_attr(read):
+                    read = read.value  # type: ignore[attr-defined]
+                if _is_self_attr(read):
+                    found.append(read.attr.value)  # type: ignore[attr-defined]
+                else:
+                    others.append(x)
+            # the key is compared with what the call is asked for (a length, an offset),
+            # never with data (`x.sum() > self.threshold`) nor only with other state
+            self._fresh()
+            if found and others and not any(self.kind(x) in K.TENSORISH or self.kind(x) in K.VALUE_KINDS
+                                            for x in others):
+                keys.update(found)
         return frozenset({table, *keys}) if keys else frozenset()
 
     def _is_memo(self, attr: str) -> bool:
@@ -4504,6 +4478,24 @@ def _size_query_of(node: cst.BaseExpression) -> cst.BaseExpression:
 
 #: Calls that hand back the table they are called on (a copy, a view, another device or dtype).
 _SAME_TABLE_METHODS = frozenset({"detach", "clone", "to", "type", "type_as", "float", "half", "contiguous"})
+
+
+def _key_comparisons(test: cst.BaseExpression) -> Iterator[list[cst.BaseExpression]]:
+    """The sides of each comparison in ``test`` (through ``and``/``or``/``not``) that can compare a
+    cache key: ordering or (in)equality operators only, and no side a literal None."""
+    stack: list[cst.CSTNode] = [test]
+    while stack:
+        e = stack.pop()
+        t = type(e)
+        if t is cst.BooleanOperation:
+            stack += (e.left, e.right)  # type: ignore[attr-defined]
+        elif t is cst.UnaryOperation:
+            stack.append(e.expression)  # type: ignore[attr-defined]
+        elif t is cst.Comparison:
+            sides = [e.left, *(c.comparator for c in e.comparisons)]  # type: ignore[attr-defined]
+            if all(type(c.operator) in _KEY_COMPARE_OPS for c in e.comparisons) and \
+                    not any(literal(x) is None for x in sides):  # type: ignore[attr-defined]
+                yield sides
 
 
 def _returned_self_table(node: cst.BaseExpression | None) -> str:
