@@ -2204,6 +2204,11 @@ class FileVisitor(cst.CSTVisitor):
                     elif ctor.startswith("torch.nn.Adaptive") and value.args and \
                             literal(value.args[0].value) in (1, (1,), (1, 1), (1, 1, 1)):
                         cls.global_pools.add(attr)
+                    elif ctor == "torch.nn.Sequential" and value.args and _ends_in_global_pool(value, self.qual):
+                        # `nn.Sequential(..., nn.AdaptiveAvgPool2d((1, 1)))` (squeezenet's classifier):
+                        # its output is a (N, C, 1, 1) map as well
+                        cls.global_pools.add(attr)
+                        new_kind = K.M
                     elif ctor.startswith("torch.nn.") and ctor.rsplit(".", 1)[-1][:1].isupper():
                         new_kind = K.M
                     elif ctor and ctor.rsplit(".", 1)[-1][:1].isupper() and not ctor.startswith("torch."):
@@ -4566,6 +4571,27 @@ def _has_setter(fn: cst.FunctionDef | None) -> bool:
     return fn is not None and any(
         type(d.decorator) is cst.Attribute and d.decorator.attr.value in ("setter", "deleter")
         for d in fn.decorators)
+
+
+def _ends_in_global_pool(seq: cst.Call, qual: Callable[[cst.BaseExpression], str]) -> bool:
+    """``nn.Sequential(...)`` whose last layer is a 1x1 adaptive pool (``nn.AdaptiveAvgPool2d((1,
+    1))``, possibly followed by activations or dropout, which keep the shape)."""
+    for a in reversed(seq.args):
+        v = a.value
+        if a.star or type(v) is not cst.Call:
+            return False
+        name = qual(v.func)
+        if name.startswith("torch.nn.Adaptive"):
+            return bool(v.args) and literal(v.args[0].value) in (1, (1,), (1, 1), (1, 1, 1))
+        if name not in _SHAPE_KEEPING_LAYERS:
+            return False
+    return False
+
+
+#: Layers whose output has their input's shape (activations, dropout, identity).
+_SHAPE_KEEPING_LAYERS = frozenset({"torch.nn.ReLU", "torch.nn.ReLU6", "torch.nn.GELU", "torch.nn.SiLU",
+                                   "torch.nn.Dropout", "torch.nn.Identity", "torch.nn.Sigmoid", "torch.nn.Tanh",
+                                   "torch.nn.Hardswish", "torch.nn.LeakyReLU"})
 
 
 def _same_mask_read(value: cst.BaseExpression, target: cst.Subscript, depth: int = 0) -> bool:
