@@ -1363,6 +1363,13 @@ class _Builder:
             for q, c in guess.items():
                 if c == "function" and self.class_of.get(q) in pipeline:
                     guess[q] = "host"  # (traced still wins where forward reaches the method)
+        for f in self.files:
+            if is_test_path(f.path):
+                # test code (tests/, test_*.py) runs eagerly under pytest: host code, unless
+                # forward reaches it (a helper a test module also exports)
+                for fn in f.functions:
+                    if guess.get(fn.qualname) == "function":
+                        guess[fn.qualname] = "host"
         path_of = {s.qualname: f.path for f in self.files for s in f.summaries if s.role}
         roles = training_roles({s.qualname: s.role for f in self.files for s in f.summaries if s.qualname in guess},
                                path_of.__getitem__)

@@ -22,3 +22,15 @@ def test_dataset_and_collate_are_host_code() -> None:
     # the training step that reads the batches stays the traced step
     step = [f for (path, _, code), f in found.items() if path == "train.py" and code == "ML1019"]
     assert step and step[0].context == "traced"
+
+
+TESTS_ROOT = Path(__file__).resolve().parent.parent / "fixtures" / "projects" / "test_code"
+
+
+def test_test_code_is_host_code() -> None:
+    """A package's own tests (``tests/``, ``test_*.py``) run eagerly under pytest: their random
+    inputs and branches on results are host code (low), not obstacles of a traced function."""
+    result = scan(TESTS_ROOT, Config(), jobs=1, use_cache=False)
+    in_tests = [f for f in result.project.findings if f.path.startswith("tests/")]
+    assert in_tests and all(f.context == "host" and f.severity in ("low", "info") for f in in_tests)
+    assert not any(f.code == "ML101" for f in in_tests)  # a branch on a result: host Python

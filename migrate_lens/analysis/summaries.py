@@ -32,11 +32,11 @@ under JAX:
   read-backs (``y_hat.detach().cpu()``) are the plot's own host code, not the step's: the
   role stops traced reachability like generation glue; the logging call that hands over the
   figure (``add_figure``) stays where it is.
-- ``data-pipeline``: a method of a ``torch.utils.data`` dataset or sampler class (its own or a
-  project base's name ending in ``Dataset``/``Sampler``) or a batch collation function
-  (``collate_fn``, ``*_collate*``, ``worker_init_fn``): the input pipeline runs on the host
-  (a JAX port feeds the jitted step from NumPy, tf.data or Grain), so its random draws,
-  NumPy conversions and in-place fills are host code, not the step's.
+- ``data-pipeline``: a batch collation function (``collate_fn``, ``*_collate*``,
+  ``worker_init_fn``): the input pipeline runs on the host (a JAX port feeds the jitted step
+  from NumPy, tf.data or Grain), so its random draws, NumPy conversions and in-place fills are
+  host code, not the step's. (The methods of dataset and sampler classes are host code by their
+  classes: ``graph.Project.data_pipeline_classes``.)
 
 The role is read from calls and names only (sources: the PyTorch training loop idiom
 ``loss.backward(); optimizer.step()``, Lightning's ``LightningModule`` hook names, Hugging
@@ -52,10 +52,6 @@ from migrate_lens.models import CallFlow, Flow, FunctionSummary
 
 #: Names of batch collation and data-loader worker functions (the ``data-pipeline`` role).
 _COLLATE_NAME = re.compile(r"(^|_)collate(_|$|fn$)|^worker_init_fn$")
-#: A dataset or sampler class: ``torch.utils.data``'s (``Dataset``, ``IterableDataset``,
-#: ``Sampler``...), or a base whose name says dataset (``BaseDataset``; not any ``*Sampler``: a
-#: diffusion or Gumbel sampler may be a module).
-DATA_CLASS = re.compile(r"^torch\.utils\.data\.(\w+\.)?\w*(Dataset|Sampler|DataPipe)$|(^|\.)\w*Dataset$")
 
 ROLES = ("", "train-step", "train-loop", "generation", "weight-surgery", "decode-loop", "plotting", "data-pipeline")
 
@@ -168,7 +164,7 @@ class SummaryBuilder:
                  "_strong", "_weak", "_handler", "_end_lines", "plots", "data")
 
     def __init__(self, qualname: str, name: str, context: str, in_module: bool = True,
-                 module_method: bool = False, data: bool = False) -> None:
+                 module_method: bool = False) -> None:
         self.qualname = qualname
         self.name = name
         self.context = context
@@ -198,8 +194,8 @@ class SummaryBuilder:
         self._end_lines: dict[int, int] = {}
         #: calls of matplotlib (``plt.subplots()``, ``matplotlib.pyplot.figure()``) in this function
         self.plots = 0
-        #: a dataset/sampler method or a collation function (the ``data-pipeline`` role)
-        self.data = data or bool(_COLLATE_NAME.search(name))
+        #: a collation function (the ``data-pipeline`` role)
+        self.data = bool(_COLLATE_NAME.search(name))
 
     def enter_loop(self, targets: frozenset[str] = frozenset()) -> None:
         """A ``for``/``while`` of this function opens; ``targets``: the names a ``for`` binds."""

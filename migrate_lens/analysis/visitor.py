@@ -24,7 +24,7 @@ from migrate_lens.analysis.bindings import dotted as _dotted
 from migrate_lens.analysis.bindings import names_in_target as _names_in_target
 from migrate_lens.analysis.bindings import is_dict_call as _is_dict_call
 from migrate_lens.analysis.sites import NOT_LITERAL, LazyData, Site
-from migrate_lens.analysis.summaries import DATA_CLASS, SummaryBuilder, is_model_use
+from migrate_lens.analysis.summaries import SummaryBuilder, is_model_use
 from migrate_lens.analysis.values import HYPOTHESES, IDENTITY, ValueKinds, literal
 from migrate_lens.models import (
     PLAIN_BASE_PREFIXES, PLAIN_BASES, CallFact, CallFlow, ClassFact, Flow, FunctionFact, FunctionSummary, ImportFact, InjectionFact, SubmoduleFact,
@@ -924,9 +924,7 @@ class FileVisitor(cst.CSTVisitor):
                            toggle=bool(decorators & _CONTEXT_MANAGER_DECORATORS) or (
                                is_method and name in ("__enter__", "__exit__")))
         scope.summary = SummaryBuilder(qualname, name, guess, in_module=cls is None or cls.is_module,
-                                       module_method=is_method and cls is not None and cls.is_module,
-                                       data=is_method and cls is not None and not cls.is_module and
-                                       any(DATA_CLASS.search(b) for b in cls.bases))
+                                       module_method=is_method and cls is not None and cls.is_module)
         for d in node.decorators:
             dec = d.decorator.func if type(d.decorator) is cst.Call else d.decorator
             dname = self.qual(dec)
