@@ -385,6 +385,8 @@ def _kwargs_ok(site: Site, m: "Matcher") -> bool:
         return False
     if p.get("skip_loaded_copy") is True and site.data.get("loaded_copy"):
         return False
+    if p.get("skip_memo_fill") is True and site.data.get("memo_fill"):
+        return False
     if p.get("skip_fresh_receiver") is True and site.data.get("receiver_fresh"):
         return False
     if p.get("skip_one_shot_hook") is True and site.data.get("one_shot_hook"):
@@ -502,7 +504,8 @@ def match_call(site: Site, m: "Matcher") -> str | None:
     argument shares its tensor with another live name), ``receiver_text`` (globs the
     receiver's source text must match), ``receiver_ctor`` (globs on the resolved callee that
     built the receiver: a call, or the local name it was bound to), ``skip_loaded_copy`` (a
-    ``copy_`` of weights loaded from outside the model: ``p.copy_(torch.from_numpy(w[n]))``), ``skip_fresh_receiver``
+    ``copy_`` of weights loaded from outside the model: ``p.copy_(torch.from_numpy(w[n]))``), ``skip_memo_fill``
+    (a call in a method that rebuilds a memo table, ML717's), ``skip_fresh_receiver``
     (not when the receiver is a tensor the function has just made: a factory, a ``clone``, an
     arithmetic result, or a local bound to one), ``skip_one_shot_hook`` (not a hook
     registration whose callback removes its own handle on its first run: lazy shape inference,

@@ -159,6 +159,10 @@ class _ClassInfo:
     #: attributes holding a mapping (or list) that methods fill with tensors by key
     #: (``self._streaming_state["past_keys"] = nk``): an entry read back is a tensor
     tensor_entries: set[str] = field(default_factory=set)
+    #: methods a memo-keyed ``if`` of another method calls to rebuild its table
+    #: (``if seq_len > self.max_seq_len_cached: self._set_cos_sin_cache(seq_len, ...)``):
+    #: their writes to ``self`` fill the memo (:func:`_memo_fillers`)
+    memo_fillers: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -248,6 +252,9 @@ class _FuncScope:
     #: (line, decorator) of a ``functools`` cache on this function (``@lru_cache``, ``@cache``,
     #: ``@cached_property``), else None
     cached_by: tuple[int, str] | None = None
+    #: a method that rebuilds a memo table (:attr:`_ClassInfo.memo_fillers`): its writes to
+    #: ``self`` fill the memo
+    memo_filler: bool = False
     #: name -> another live name (or ``self.attr``) bound to the same object (``q = p`` binds
     #: both ways): an in-place write through one is seen through the other
     shared: dict[str, str] = field(default_factory=dict)
@@ -743,6 +750,7 @@ class FileVisitor(cst.CSTVisitor):
                             ann = self.qual(small.annotation.annotation)
                             if ann and ann.rsplit(".", 1)[-1][:1].isupper():
                                 info.attr_ctor[small.target.value] = ann
+        info.memo_fillers = _memo_fillers(info.method_nodes)
         # Inherit attribute kinds from a local base class.
         own_methods = set(info.methods)
         for b in bases:
@@ -925,6 +933,7 @@ class FileVisitor(cst.CSTVisitor):
                                is_method and name in ("__enter__", "__exit__")))
         scope.summary = SummaryBuilder(qualname, name, guess, in_module=cls is None or cls.is_module,
                                        module_method=is_method and cls is not None and cls.is_module)
+        scope.memo_filler = cls is not None and name in cls.memo_fillers and name != "__init__"
         for d in node.decorators:
             dec = d.decorator.func if type(d.decorator) is cst.Call else d.decorator
             dname = self.qual(dec)
@@ -1886,7 +1895,7 @@ class FileVisitor(cst.CSTVisitor):
         if not self.func_stack:
             return False
         scope = self.func_stack[-1]
-        return attr in scope.memo_hits or any(attr in m for m in scope.memo_attrs)
+        return scope.memo_filler or attr in scope.memo_hits or any(attr in m for m in scope.memo_attrs)
 
     def _state_write(self, stmt: cst.CSTNode, target: cst.BaseExpression, how: str, vkind: str) -> None:
         """A mutation of ``self.<attr>`` (or of what it holds) outside init code; through its
@@ -3071,6 +3080,12 @@ class FileVisitor(cst.CSTVisitor):
                     if scope.cls.attr_kinds.get(buf) != K.T:
                         parts.stale = True  # `self.<buf>` in this call's parts may change kind
                     scope.cls.attr_kinds[buf] = K.T
+                    if scope.memo_filler:  # (init-named or not: its reachability decides the context)
+                        # `self.register_buffer("cos_cached", emb.cos())` in the method a memo-keyed
+                        # `if` calls: the table's fill (ML717), not a new state variable (ML705)
+                        self._site("self-write", node, name=buf, data={
+                            "how": "assign", "value": K.T, "aug": False, "memo": True, "is_buffer": True,
+                            "attr_kind": K.T})
             if scope.init_like and scope.cls is not None and (
                     name.startswith(("torch.nn.Conv", "torch.nn.LazyConv"))):
                 scope.cls.has_conv = True
@@ -4483,6 +4498,62 @@ def _size_query_of(node: cst.BaseExpression) -> cst.BaseExpression:
 _SAME_TABLE_METHODS = frozenset({"detach", "clone", "to", "type", "type_as", "float", "half", "contiguous"})
 
 
+def _memo_fillers(methods: Mapping[str, cst.FunctionDef]) -> frozenset[str]:
+    """Names of the methods that a memo-keyed ``if`` of another method of the class calls on
+    ``self`` in its body (old transformers rotary embeddings: ``if seq_len >
+    self.max_seq_len_cached: self._set_cos_sin_cache(seq_len=seq_len, ...)``; Speech2Text2's
+    ``if max_pos > self.weights.size(0): self.make_weights(...)``): they rebuild the table a
+    static key selects. Read off the statements (no expression is walked but the tests and the
+    body's calls), once per class."""
+    out: set[str] = set()
+    for name, fn in methods.items():
+        if name == "__init__" or type(fn.body) is not cst.IndentedBlock:
+            continue
+        todo: list[Any] = list(fn.body.body)
+        while todo:
+            st = todo.pop()
+            t = type(st)
+            if t is cst.If:
+                if any(any(_self_rooted(_size_query_of(x)) for x in sides) and
+                       any(not _self_rooted(_size_query_of(x)) and _static_looking(x) for x in sides)
+                       for sides in _key_comparisons(st.test)):
+                    for inner in st.body.body:
+                        for small in (inner.body if type(inner) is cst.SimpleStatementLine else ()):
+                            call = small.value if type(small) is cst.Expr else None
+                            if type(call) is cst.Call and _is_self_attr(call.func) and \
+                                    call.func.attr.value in methods and call.func.attr.value != name:
+                                out.add(call.func.attr.value)
+                todo.extend(st.body.body)
+                if st.orelse is not None:
+                    todo.append(st.orelse)
+            elif t is cst.Else:
+                todo.extend(st.body.body)
+            elif t in (cst.For, cst.While, cst.With, cst.Try):
+                body = st.body
+                todo.extend(body.body if type(body) is cst.IndentedBlock else ())
+    return frozenset(out)
+
+
+def _static_looking(node: cst.BaseExpression, depth: int = 0) -> bool:
+    """``node`` reads like a length or an offset, not like data: names, attribute and subscript
+    chains, literals, size queries (``x.shape[1]``, ``x.size(-1)``, ``len(x)``) and arithmetic of
+    them; no other call (``x.sum()``, ``t.norm()`` are data)."""
+    if depth > 6:
+        return False
+    t = type(node)
+    if t in (cst.Name, cst.Integer, cst.Float):
+        return True
+    if t is cst.Attribute:
+        return _static_looking(node.value, depth + 1)  # type: ignore[attr-defined]
+    if t is cst.Subscript:
+        return _size_query_of(node) is not node or _static_looking(node.value, depth + 1)  # type: ignore[attr-defined]
+    if t is cst.BinaryOperation:
+        return _static_looking(node.left, depth + 1) and _static_looking(node.right, depth + 1)  # type: ignore[attr-defined]
+    if t is cst.UnaryOperation:
+        return _static_looking(node.expression, depth + 1)  # type: ignore[attr-defined]
+    return t is cst.Call and _size_query_of(node) is not node
+
+
 def _key_comparisons(test: cst.BaseExpression) -> Iterator[list[cst.BaseExpression]]:
     """The sides of each comparison in ``test`` (through ``and``/``or``/``not``) that can compare a
     cache key: ordering or (in)equality operators only, and no side a literal None."""
@@ -5320,6 +5391,10 @@ class _CallExtras:
         func = self.func
         return type(func) is cst.Attribute and self.v._fresh_tensor(func.value, self.scope)
 
+    def memo_fill(self) -> bool:
+        """The call sits in a method that rebuilds a memo table (:attr:`_FuncScope.memo_filler`)."""
+        return self.scope is not None and self.scope.memo_filler
+
     def loaded_copy(self) -> bool:
         """``p.copy_(<loaded data>)``: the copied value comes from outside the model, a
         conversion from NumPy or Python data (``torch.from_numpy(w)``, ``torch.tensor(w)``,
@@ -5424,7 +5499,7 @@ _CALL_EXTRAS: dict[str, Callable[[_CallExtras], Any]] = {
         "exports_weight", "arg_texts", "value_args_all_params", "receiver_fresh", "receiver_ctor", "input_ctor",
         "random_args", "arg_alias", "own_method", "arg_ctor", "after_conv", "autograd_functions", "own_classes",
         "project_names", "ceil_args", "inherited_self_args", "input_1d", "param_default_args",
-        "receiver_constant", "constant_args", "loaded_copy")
+        "receiver_constant", "constant_args", "loaded_copy", "memo_fill")
 }
 
 #: Functions that round a quotient up (``math.ceil(n / size)``).
