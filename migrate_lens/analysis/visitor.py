@@ -1746,7 +1746,7 @@ class FileVisitor(cst.CSTVisitor):
         # (or a tensor held on self, built before this mask: `h[mask] = self.mask_embed.to(h.dtype)`
         # broadcasts it, `jnp.where(mask[..., None], self.mask_embed, h)`)
         select = vkind == K.S or (value is not None and (
-            _same_mask_read(value, target) or bool(_returned_self_table(value))))
+            _same_mask_read(value, target) or _held_on_self(value)))
         keyed = any(type(el.slice) is cst.Index and type(el.slice.value) in STRING_NODES for el in target.slice)
         root = target.value
         if type(root) is cst.Name and (keyed or (base not in K.TENSORISH and not mask)) and self.func_stack and \
@@ -4570,6 +4570,22 @@ def _key_comparisons(test: cst.BaseExpression) -> Iterator[list[cst.BaseExpressi
             if all(type(c.operator) in _KEY_COMPARE_OPS for c in e.comparisons) and \
                     not any(literal(x) is None for x in sides):  # type: ignore[attr-defined]
                 yield sides
+
+
+def _held_on_self(node: cst.BaseExpression) -> bool:
+    """``node`` is a tensor the module holds, reached through attributes, items and
+    :data:`_SAME_TABLE_METHODS` calls from ``self`` (``self.masked_spec_embed.to(h.dtype)``,
+    ``self.not_a_point_embed.weight``, ``self.point_embeddings[0].weight``): built before any mask
+    of this call, so a mask write of it broadcasts it (a select)."""
+    while True:
+        t = type(node)
+        if t is cst.Attribute or t is cst.Subscript:
+            node = node.value  # type: ignore[attr-defined]
+        elif t is cst.Call and type(node.func) is cst.Attribute and \
+                node.func.attr.value in _SAME_TABLE_METHODS:  # type: ignore[attr-defined]
+            node = node.func.value  # type: ignore[attr-defined]
+        else:
+            return _is_self(node)
 
 
 def _returned_self_table(node: cst.BaseExpression | None) -> str:
