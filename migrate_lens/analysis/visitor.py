@@ -648,10 +648,8 @@ class FileVisitor(cst.CSTVisitor):
             if fwd is not None:
                 self._slot_facts(cls.qualname, "[]", fwd[0], fwd[1], line, fwd[2])
         for cls, reader, attr, line in self._base_reads:
-            if attr not in cls.attr_kinds and attr not in cls.attr_ctor and attr not in cls.methods and \
-                    (reader, f"self.{attr}") not in self._call_seen:
-                self._call_seen.add((reader, f"self.{attr}"))
-                self.calls.append(CallFact(caller=reader, callee=f"self.{attr}", line=line, passed=True))
+            if attr not in cls.attr_kinds and attr not in cls.attr_ctor and attr not in cls.methods:
+                self._passed_edge(reader, f"self.{attr}", line)
         self._host_state_reads()
         self._decode_loops()
         if self.escaped_methods:
@@ -1181,6 +1179,16 @@ class FileVisitor(cst.CSTVisitor):
         if not used or not self.func_stack:
             return None
         return self.values.derive(fn, set(used))
+
+    def _fresh_variants(self, fn: Callable[[], Any]) -> tuple[Any, list[tuple[str, Any]]]:
+        """``fn()`` evaluated afresh and its :meth:`_variants`, leaving the symbolic inputs
+        collected so far as they were (a side question asked in the middle of a statement)."""
+        saved = self.values.used
+        self._fresh()
+        got = fn()
+        out = self._variants(fn)
+        self.values.used = saved
+        return got, out
 
     def _variants(self, fn: Callable[[], Any]) -> list[tuple[str, Any]]:
         """``(requirement, fn() under it)`` for each hypothesis on the symbolic inputs consulted
@@ -1767,48 +1775,34 @@ class FileVisitor(cst.CSTVisitor):
             "aug": aug, "mask": mask, "value": vkind, "base_is_self": _is_self_attr(target.value),
             "no_grad": self._no_grad(), "select": select,
         })
-        if base == K.U and not mask and not keyed and self.func_stack and self.func_stack[-1].symbolic:
-            # `usage[codes] += 1` in a helper whose `usage` only its callers type (a buffer
-            # handed in by forward): an in-place write when a caller passes a tensor
-            saved = self.values.used
-            self._fresh()
-            self.kind(target.value)
-            for req, k in self._variants(lambda: self.kind(target.value)):
-                if k in K.TENSORISH:
-                    self._site("subscript-assign", stmt, receiver=k, data={
-                        "aug": aug, "mask": False, "value": vkind, "base_is_self": False,
-                        "no_grad": self._no_grad(), "select": select,
-                    }, requires=(req,))
-            self.values.used = saved
         if not mask and not keyed and self.func_stack:
-            # `outputs[outside] = inputs[outside]` in a helper whose `outside` comes from its
-            # parameters (`(inputs < left) | (inputs > right)`): a boolean-mask write when a
-            # caller passes tensors, as the read beside it (nflows' splines)
-            saved = self.values.used
-            self._fresh()
-            self._index_has_mask(target)  # (the symbolic inputs it consults)
-            for req, held in self._variants(lambda: self._index_has_mask(target)):
-                if held:
-                    self._site("subscript-assign", stmt, receiver=K.T, data={
-                        "aug": aug, "mask": True, "value": vkind, "base_is_self": _is_self_attr(target.value),
-                        "no_grad": self._no_grad(), "select": select,
-                    }, requires=(req,))
-            self.values.used = saved
+            # under the callers' kinds: `usage[codes] += 1` in a helper whose `usage` a caller
+            # hands a tensor (a buffer), an in-place write; `outputs[outside] = inputs[outside]`
+            # with `outside` from the helper's parameters, a boolean-mask write (nflows' splines)
+            variants: list[tuple[str, str, bool]] = []
+            if base == K.U and self.func_stack[-1].symbolic:
+                variants += [(req, k, False) for req, k in self._fresh_variants(lambda: self.kind(target.value))[1]
+                             if k in K.TENSORISH]
+            variants += [(req, K.T, True) for req, held in self._fresh_variants(lambda: self._index_has_mask(target))[1]
+                         if held]
+            for req, k, masked in variants:
+                self._site("subscript-assign", stmt, receiver=k, data={
+                    "aug": aug, "mask": masked, "value": vkind, "base_is_self": _is_self_attr(target.value),
+                    "no_grad": self._no_grad(), "select": select,
+                }, requires=(req,))
         if not mask and any(type(el.slice) is cst.Slice and (el.slice.lower is not None or el.slice.upper is not None)
                             for el in target.slice):
             # `m[i, start[j]:end[j]] = 0` with bounds from tensor values: the written window's
             # length is data-dependent, as for a read (jax: "Slice entries must be static
             # integers", IndexError under jit, checked in jax 0.10)
-            saved = self.values.used
-            self._fresh()
-            if self._store_window(target):
+            held_now, variants = self._fresh_variants(lambda: self._store_window(target))
+            if held_now:
                 self._site("subscript-read", target, receiver=base, data={"mask": False, "host_bound": True})
             else:
-                for req, held in self._variants(lambda: self._store_window(target)):
+                for req, held in variants:
                     if held:
                         self._site("subscript-read", target, receiver=K.T, data={"mask": False, "host_bound": True},
                                    requires=(req,))
-            self.values.used = saved
         self._state_write(stmt, target.value, "subscript", vkind)
         self._view_write(stmt, target.value)
         if base in K.TENSORISH or (base == K.U and any(  # an unknown base sliced like an array
@@ -2753,11 +2747,7 @@ class FileVisitor(cst.CSTVisitor):
         if self.func_stack and _is_self_attr(it) and self.func_stack[-1].cls is not None:
             # `for layer in self.layers:` runs the container's `__iter__` (fairseq's
             # LayerDropModuleList draws which layers run there): an edge when the project finds one
-            scope = self.func_stack[-1]
-            callee = f"self.{it.attr.value}.__iter__"  # type: ignore[attr-defined]
-            if (scope.qualname, callee) not in self._call_seen:
-                self._call_seen.add((scope.qualname, callee))
-                self.calls.append(CallFact(caller=scope.qualname, callee=callee, line=self._line(node), passed=True))
+            self._passed_edge(self.func_stack[-1].qualname, f"self.{it.attr.value}.__iter__", node)  # type: ignore[attr-defined]
         if type(it) is cst.Call and self.qual(it.func) == "range":
             rng = it
             self._fresh()
@@ -2912,10 +2902,7 @@ class FileVisitor(cst.CSTVisitor):
                 self.func_stack[-1].cls is not None:
             # `self.observers["input"](x)`: an entry's `__call__` (an edge where the project finds
             # the instances the container holds and their class defines it)
-            caller, callee = self.func_stack[-1].qualname, f"self.{func.value.attr.value}.__call__"
-            if (caller, callee) not in self._call_seen:
-                self._call_seen.add((caller, callee))
-                self.calls.append(CallFact(caller=caller, callee=callee, line=self._line(node), passed=True))
+            self._passed_edge(self.func_stack[-1].qualname, f"self.{func.value.attr.value}.__call__", node)
         name = self.qual(func)
         method = func.attr.value if type(func) is cst.Attribute else ""
         if name == "torch.nn.Sequential":
@@ -3286,7 +3273,7 @@ class FileVisitor(cst.CSTVisitor):
         if scope.init_like and scope.cls is not None and type(func) is cst.Name:
             self._slot(func.value, self.ctor_attr.get(id(node), "[]"), node)
         if scope.name == "__init__" and scope.cls is not None and type(func) is cst.Attribute and \
-                _is_self(func.value) and func.attr.value in scope.cls.methods | set(scope.cls.method_nodes):
+                _is_self(func.value) and func.attr.value in scope.cls.methods:
             # `self._make_layer(block, 64, n)`: the helper's parameter holds the constructor's
             for i, a in enumerate(node.args):
                 if a.star or type(a.value) is not cst.Name:
@@ -3982,15 +3969,16 @@ class FileVisitor(cst.CSTVisitor):
                     return True
         return False
 
-    def _attribute_edge(self, scope: _FuncScope, attr: str, node: cst.CSTNode) -> None:
-        """``self.<attr>`` read (not called) in a method: a call fact marked ``passed`` (an edge
-        only where the project resolves it to a method of the class or a base: a ``@property``
-        body runs at every read, and what it reaches gets the reader's context; no reference
-        counted otherwise)."""
-        callee = f"self.{attr}"
-        if (scope.qualname, callee) not in self._call_seen:
-            self._call_seen.add((scope.qualname, callee))
-            self.calls.append(CallFact(caller=scope.qualname, callee=callee, line=self._line(node), passed=True))
+    def _passed_edge(self, caller: str, callee: str, where: cst.CSTNode | int) -> None:
+        """A call fact marked ``passed``, once per (caller, callee): an edge only where the project
+        resolves ``callee`` (``self.<attr>`` read without a call: a ``@property`` body runs at
+        every read; ``self.<attr>.__iter__`` of a loop over a held container;
+        ``self.<attr>.__call__`` of an entry called by key), no reference counted otherwise.
+        ``where``: the node (its line is looked up only for a new fact) or the line."""
+        if (caller, callee) not in self._call_seen:
+            self._call_seen.add((caller, callee))
+            line = where if isinstance(where, int) else self._line(where)
+            self.calls.append(CallFact(caller=caller, callee=callee, line=line, passed=True))
 
     def _state_read(self, node: cst.Attribute, attr: str, scope: _FuncScope) -> None:
         """Record a read of a plain Python attribute of a module (``self.temperature``) or of a
@@ -4047,7 +4035,7 @@ class FileVisitor(cst.CSTVisitor):
                         # a property read runs its body (init code reading a method binds it:
                         # `self.forward = self.forward_slicing`; a property with a setter shares
                         # its name with the setter, whose body a read does not run)
-                        self._attribute_edge(scope, attr, node)
+                        self._passed_edge(scope.qualname, f"self.{attr}", node)
                 elif cls.bases and attr not in cls.attr_kinds and attr not in cls.attr_ctor and \
                         not scope.init_like and (scope.qualname, attr) not in self._base_reads_seen:
                     # an attribute this class may never set: a property (or method) of a base in
