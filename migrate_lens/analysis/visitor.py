@@ -1754,7 +1754,7 @@ class FileVisitor(cst.CSTVisitor):
         # (or a tensor held on self, built before this mask: `h[mask] = self.mask_embed.to(h.dtype)`
         # broadcasts it, `jnp.where(mask[..., None], self.mask_embed, h)`)
         select = vkind == K.S or (value is not None and (
-            _same_mask_read(value, target) or _held_on_self(value)))
+            _same_mask_read(value, target) or bool(_self_table(value))))
         keyed = any(type(el.slice) is cst.Index and type(el.slice.value) in STRING_NODES for el in target.slice)
         root = target.value
         if type(root) is cst.Name and (keyed or (base not in K.TENSORISH and not mask)) and self.func_stack and \
@@ -1824,7 +1824,7 @@ class FileVisitor(cst.CSTVisitor):
         cached on the module and rebuilt when a static key changes (rotary cos/sin tables). A
         test on tensor values, or only against None (``if self.k is None:``, a cache that may
         grow with data), opens none."""
-        keyed = any(_self_rooted(_size_query_of(x)) for sides in _key_comparisons(node.test) for x in sides)
+        keyed = any(_key_attr(x) for sides in _key_comparisons(node.test) for x in sides)
         if not keyed:
             return frozenset()
         self._fresh()
@@ -1859,7 +1859,7 @@ class FileVisitor(cst.CSTVisitor):
         last = node.body.body[-1]
         if type(last) is not cst.SimpleStatementLine or type(last.body[-1]) is not cst.Return:
             return frozenset()
-        table = _returned_self_table(last.body[-1].value)  # type: ignore[attr-defined]
+        table = _self_table(last.body[-1].value)  # type: ignore[attr-defined]
         if not table:
             return frozenset()
         keys: set[str] = set()
@@ -1867,11 +1867,9 @@ class FileVisitor(cst.CSTVisitor):
             found: list[str] = []
             others: list[cst.BaseExpression] = []
             for x in sides:
-                read = _size_query_of(_host_read_of(x))
-                while type(read) is cst.Attribute and not _is_self_attr(read):
-                    read = read.value  # type: ignore[attr-defined]
-                if _is_self_attr(read):
-                    found.append(read.attr.value)  # type: ignore[attr-defined]
+                key = _key_attr(x)
+                if key:
+                    found.append(key)
                 else:
                     others.append(x)
             # the key is compared with what the call is asked for (a length, an offset),
@@ -4502,8 +4500,7 @@ def _memo_fillers(methods: Mapping[str, cst.FunctionDef]) -> frozenset[str]:
             st = todo.pop()
             t = type(st)
             if t is cst.If:
-                if any(any(_self_rooted(_size_query_of(x)) for x in sides) and
-                       any(not _self_rooted(_size_query_of(x)) and _static_looking(x) for x in sides)
+                if any(any(_key_attr(x) for x in sides) and any(not _key_attr(x) and _static_looking(x) for x in sides)
                        for sides in _key_comparisons(st.test)):
                     for inner in st.body.body:
                         for small in (inner.body if type(inner) is cst.SimpleStatementLine else ()):
@@ -4560,38 +4557,33 @@ def _key_comparisons(test: cst.BaseExpression) -> Iterator[list[cst.BaseExpressi
                 yield sides
 
 
-def _held_on_self(node: cst.BaseExpression) -> bool:
-    """``node`` is a tensor the module holds, reached through attributes, items and
-    :data:`_SAME_TABLE_METHODS` calls from ``self`` (``self.masked_spec_embed.to(h.dtype)``,
-    ``self.not_a_point_embed.weight``, ``self.point_embeddings[0].weight``): built before any mask
-    of this call, so a mask write of it broadcasts it (a select)."""
-    while True:
+def _self_table(node: cst.BaseExpression | None) -> str:
+    """The attribute of ``self`` a tensor expression reads its table from, through attributes,
+    items and :data:`_SAME_TABLE_METHODS` calls (``self.cached_freqs[a:b].detach()`` ->
+    "cached_freqs", ``self.point_embeddings[0].weight`` -> "point_embeddings",
+    ``self.masked_spec_embed.to(h.dtype)``), else "". Such a tensor was built before this call's
+    masks (a mask write of it broadcasts it: a select), and a memo's hit returns one."""
+    while node is not None:
         t = type(node)
+        if _is_self_attr(node):
+            return node.attr.value  # type: ignore[attr-defined,no-any-return]
         if t is cst.Attribute or t is cst.Subscript:
             node = node.value  # type: ignore[attr-defined]
         elif t is cst.Call and type(node.func) is cst.Attribute and \
                 node.func.attr.value in _SAME_TABLE_METHODS:  # type: ignore[attr-defined]
             node = node.func.value  # type: ignore[attr-defined]
         else:
-            return _is_self(node)
-
-
-def _returned_self_table(node: cst.BaseExpression | None) -> str:
-    """The attribute of ``self`` a returned expression hands back, through slices and
-    :data:`_SAME_TABLE_METHODS` calls (``self.cached_freqs[a:b].detach()`` -> "cached_freqs"),
-    else ""."""
-    while node is not None:
-        t = type(node)
-        if t is cst.Subscript:
-            node = node.value  # type: ignore[attr-defined]
-        elif t is cst.Call and type(node.func) is cst.Attribute and \
-                node.func.attr.value in _SAME_TABLE_METHODS:  # type: ignore[attr-defined]
-            node = node.func.value  # type: ignore[attr-defined]
-        elif _is_self_attr(node):
-            return node.attr.value  # type: ignore[attr-defined,no-any-return]
-        else:
             return ""
     return ""
+
+
+def _key_attr(node: cst.BaseExpression) -> str:
+    """The attribute of ``self`` a cache key reads (``self.max_seq_len_cached``,
+    ``self.weights.size(0)``, ``self.cached_len.item()``, ``self._cos_cached.device``), else ""."""
+    read = _size_query_of(_host_read_of(node))
+    while type(read) is cst.Attribute and not _is_self_attr(read):
+        read = read.value  # type: ignore[attr-defined]
+    return read.attr.value if _is_self_attr(read) else ""  # type: ignore[attr-defined]
 
 
 def _host_read_of(node: cst.BaseExpression) -> cst.BaseExpression:
@@ -4730,13 +4722,6 @@ def _reads_self_attrs(node: cst.CSTNode, attrs: frozenset[str]) -> bool:
             return True
         stack.extend(c for c in n.children if isinstance(c, cst.CSTNode))
     return False
-
-
-def _self_rooted(node: cst.BaseExpression) -> bool:
-    """An attribute chain on ``self`` (``self.n``, ``self._cos_cached.device``)."""
-    while type(node) is cst.Attribute:
-        node = node.value  # type: ignore[attr-defined]
-    return _is_self(node)
 
 
 #: Methods of a KV cache object that return its current length (transformers ``Cache``).
