@@ -1364,12 +1364,14 @@ class _Builder:
                 if c == "function" and self.class_of.get(q) in pipeline:
                     guess[q] = "host"  # (traced still wins where forward reaches the method)
         for f in self.files:
-            if is_test_path(f.path):
-                # test code (tests/, test_*.py) runs eagerly under pytest: host code, unless
-                # forward reaches it (a helper a test module also exports)
-                for fn in f.functions:
-                    if guess.get(fn.qualname) == "function":
-                        guess[fn.qualname] = "host"
+            test_file = is_test_path(f.path)
+            for fn in f.functions:
+                # test code (tests/, test_*.py) runs eagerly under pytest, and a batch collation
+                # function (`collate_fn`, `pad_collate`, `worker_init_fn`) in the data loader:
+                # host code, unless forward reaches it (traced wins)
+                if guess.get(fn.qualname) == "function" and (
+                        test_file or _COLLATE_NAME.search(fn.qualname.rsplit(".", 1)[-1])):
+                    guess[fn.qualname] = "host"
         path_of = {s.qualname: f.path for f in self.files for s in f.summaries if s.role}
         roles = training_roles({s.qualname: s.role for f in self.files for s in f.summaries if s.qualname in guess},
                                path_of.__getitem__)
@@ -1745,6 +1747,10 @@ def _unit_deps(units: set[str], dep: Mapping[str, list[str]], own_nodes: Mapping
             else:
                 stack.extend(dep.get(v, ()))
     return out
+
+
+#: Names of batch collation and data-loader worker functions (host code of the input pipeline).
+_COLLATE_NAME = re.compile(r"(^|_)collate(_|$|fn$)|^worker_init_fn$")
 
 
 def _link_calls(edges: Mapping[str, set[tuple[str, str]]], call_targets: dict[tuple[str, str], list[str]],

@@ -38,11 +38,10 @@ _replace_finding = replacer(Finding)  # dataclasses.replace for findings, withou
 if TYPE_CHECKING:
     from migrate_lens.catalog import Rule
 
-HOST_ROLES = frozenset({"generation", "train-loop", "decode-loop", "plotting", "data-pipeline"})
-#: Host roles inferred from what a loop calls, or from a name or a base class that says input
-#: pipeline, rather than from a training call: a function of this role that traced code reaches
-#: is traced (it does not stop reachability: a model's forward that collates its own inputs).
-WEAK_HOST_ROLES = frozenset({"decode-loop", "data-pipeline"})
+HOST_ROLES = frozenset({"generation", "train-loop", "decode-loop", "plotting"})
+#: Host roles inferred from what a loop calls rather than from a name or a training call: a
+#: function of this role that traced code reaches is traced (it does not stop reachability).
+WEAK_HOST_ROLES = frozenset({"decode-loop"})
 #: Summary roles of training code: a jitted step, or the loop that drives one.
 TRAINING_ROLES = frozenset({"train-step", "train-loop"})
 #: Names that are init code whatever calls them (constructors, state-dict hooks); other

@@ -1,5 +1,5 @@
 """The input pipeline is host code: a dataset's methods (its own class or a project base named
-``*Dataset``) and a batch collation function get the ``data-pipeline`` role, so their random
+``*Dataset``) and a batch collation function are host code (``graph`` guesses), so their random
 crops, NumPy reads and in-place fills are reported at the host's severity, never as the
 jitted step's obstacles, while the training step that consumes the batches stays traced."""
 from __future__ import annotations

@@ -32,11 +32,6 @@ under JAX:
   read-backs (``y_hat.detach().cpu()``) are the plot's own host code, not the step's: the
   role stops traced reachability like generation glue; the logging call that hands over the
   figure (``add_figure``) stays where it is.
-- ``data-pipeline``: a batch collation function (``collate_fn``, ``*_collate*``,
-  ``worker_init_fn``): the input pipeline runs on the host (a JAX port feeds the jitted step
-  from NumPy, tf.data or Grain), so its random draws, NumPy conversions and in-place fills are
-  host code, not the step's. (The methods of dataset and sampler classes are host code by their
-  classes: ``graph.Project.data_pipeline_classes``.)
 
 The role is read from calls and names only (sources: the PyTorch training loop idiom
 ``loss.backward(); optimizer.step()``, Lightning's ``LightningModule`` hook names, Hugging
@@ -50,10 +45,7 @@ import sys
 
 from migrate_lens.models import CallFlow, Flow, FunctionSummary
 
-#: Names of batch collation and data-loader worker functions (the ``data-pipeline`` role).
-_COLLATE_NAME = re.compile(r"(^|_)collate(_|$|fn$)|^worker_init_fn$")
-
-ROLES = ("", "train-step", "train-loop", "generation", "weight-surgery", "decode-loop", "plotting", "data-pipeline")
+ROLES = ("", "train-step", "train-loop", "generation", "weight-surgery", "decode-loop", "plotting")
 
 #: Framework hooks run once per batch inside the training step (Lightning ``LightningModule``
 #: and ``Callback`` hooks; Accelerate/Ignite style ``train_step``/``update``-named steps are
@@ -161,7 +153,7 @@ class SummaryBuilder:
 
     __slots__ = ("qualname", "name", "context", "in_module", "module_method", "weight_writes", "steps", "loop_steps",
                  "loop_model_calls", "loop_names", "model_uses", "loop_model_uses", "_path", "_targets", "_next_loop",
-                 "_strong", "_weak", "_handler", "_end_lines", "plots", "data")
+                 "_strong", "_weak", "_handler", "_end_lines", "plots")
 
     def __init__(self, qualname: str, name: str, context: str, in_module: bool = True,
                  module_method: bool = False) -> None:
@@ -194,8 +186,6 @@ class SummaryBuilder:
         self._end_lines: dict[int, int] = {}
         #: calls of matplotlib (``plt.subplots()``, ``matplotlib.pyplot.figure()``) in this function
         self.plots = 0
-        #: a collation function (the ``data-pipeline`` role)
-        self.data = bool(_COLLATE_NAME.search(name))
 
     def enter_loop(self, targets: frozenset[str] = frozenset()) -> None:
         """A ``for``/``while`` of this function opens; ``targets``: the names a ``for`` binds."""
@@ -324,8 +314,6 @@ class SummaryBuilder:
             role = "decode-loop"  # a loop outside forward running a model object's methods
         elif self.plots and self.context != "traced":
             role = "plotting"  # draws a matplotlib figure: host code whoever calls it
-        elif self.data and self.context != "traced":
-            role = "data-pipeline"  # the input pipeline: host code feeding the step
         if not role:
             return None
         inside: tuple[str, ...] = ()
