@@ -70,7 +70,10 @@ def is_class_like(name: str) -> bool:
     """A dotted name whose last part is capitalised after any leading underscores
     (``torch.nn.GELU``, ``pkg.mod.Block``, ``pkg.mod._BlockConfig``):
     the naming convention of classes, the only evidence without importing the code. Constants
-    (``DEFAULT_CFG``) and exceptions are not."""
+    (``DEFAULT_CFG``) and exceptions are not, nor references to what a table holds or a
+    function returns (``pkg.acts.ACT2CLS[]``, ``pkg.blocks.make_block()``)."""
+    if name.endswith(("[]", "()")):
+        return False
     last = name.rsplit(".", 1)[-1]
     leaf = last.lstrip("_")  # private classes too: `_MBConvConfig`, `_ConvNd` (not `torch._C`)
     if leaf is not last and leaf.upper() == leaf:
