@@ -5372,9 +5372,20 @@ class _CallExtras:
 
     def value_args_all_params(self) -> bool:
         scope = self.scope
-        return scope is not None and all(
-            type(a.value) is cst.Name and a.value.value in scope.params
-            for a in self.node.args if self.v.kind(a.value) in K.VALUE_KINDS)
+        return scope is not None and self._params_only(self.node, scope.params)
+
+    def _params_only(self, call: cst.Call, params: Collection[str]) -> bool:
+        """Every argument of ``call`` with a value kind is a bare parameter, or a nested
+        ``max``/``min`` of such (``max(0, min(s, len(self.gain) - 1))``: a clamp of the
+        parameter ``s``, whose kind only the callers know)."""
+        for a in call.args:
+            v = a.value
+            if self.v.kind(v) not in K.VALUE_KINDS or (type(v) is cst.Name and v.value in params):
+                continue
+            if not (type(v) is cst.Call and type(v.func) is cst.Name and v.func.value in ("max", "min")
+                    and self._params_only(v, params)):
+                return False
+        return True
 
     def receiver_fresh(self) -> bool:
         func = self.func
