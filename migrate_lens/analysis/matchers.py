@@ -746,6 +746,22 @@ def match_pad_order(site: Site, m: "Matcher") -> str | None:
     return "padding given as an expression"
 
 
+def match_negative_pad(site: Site, m: "Matcher") -> str | None:
+    """``F.pad`` / padding layers (``names``) given a negative constant width (alone, or in
+    the pad tuple): a crop, which ``jnp.pad`` refuses."""
+    if not _any_glob(site.name, _param(m, "names")):
+        return None
+    got = _arg(site, m, "pad") or _arg(site, m, "padding")
+    if got is None:
+        return None
+    value = got[1]
+    widths = value if isinstance(value, tuple) else (value,)
+    negative = [w for w in widths if isinstance(w, int) and not isinstance(w, bool) and w < 0]
+    if not negative:
+        return None
+    return f"{site.name.rsplit('.', 1)[-1]} with negative widths {value}"
+
+
 def match_global_write(site: Site, m: "Matcher") -> str | None:
     """Writes to module globals or outer containers from a function (``how``: global,
     subscript, container, self-container)."""
@@ -1137,6 +1153,7 @@ MATCHERS: dict[str, MatcherSpec] = {
     "device-argument": MatcherSpec("call", match_device_argument, match_device_argument.__doc__ or "",
                                    keyword="device"),
     "pad-order": MatcherSpec("call", match_pad_order, match_pad_order.__doc__ or "", _gate_names),
+    "negative-pad": MatcherSpec("call", match_negative_pad, match_negative_pad.__doc__ or "", _gate_names),
     # a call given an integer constant outside int32: its own site kind (``int64-arg``, data
     # ``int64_args``), emitted only for such calls, so the rule costs nothing on the others
     "int64-constant": MatcherSpec("int64-arg", match_call, match_call.__doc__ or ""),
