@@ -927,11 +927,21 @@ def match_strided_padding(site: Site, m: "Matcher") -> str | None:
         return None
     if isinstance(padding, str):
         return None  # 'same' is only legal at stride 1 in PyTorch
+    via_default = False
     if stride is NOT_LITERAL:
-        return None  # a stride passed in by the caller: unknown here (precision over recall)
+        # a stride passed in by the caller: unknown here (precision over recall), unless it is
+        # a parameter of the enclosing factory passed on as it came with a literal default
+        # (compressai's `def conv(in_ch, out_ch, kernel_size=5, stride=2)`): the common call
+        defaults = site.data.get("param_default_args", {})
+        index = _position_of(site, m, "stride")
+        stride = defaults.get("stride", defaults.get(str(index), NOT_LITERAL)) if defaults else NOT_LITERAL
+        if stride is NOT_LITERAL:
+            return None
+        via_default = True
     strides = stride if isinstance(stride, tuple) else (stride,)
-    if any(isinstance(s, int) and s > 1 for s in strides):
-        return site.name.rsplit(".", 1)[-1]
+    if any(isinstance(s, int) and not isinstance(s, bool) and s > 1 for s in strides):
+        leaf = site.name.rsplit(".", 1)[-1]
+        return f"{leaf} (stride {stride} by its parameter's default)" if via_default else leaf
     return None
 
 
