@@ -38,7 +38,7 @@ from migrate_lens.gctools import gc_paused
 from migrate_lens.baseline import DEFAULT_BASELINE_NAME, Baseline, build_baseline, split_new
 from migrate_lens.catalog import Catalog, load_catalog
 from migrate_lens.config import Config, load_config
-from migrate_lens.discover import ALWAYS_EXCLUDED_DIRS, discover, holds_unread_code, module_name, read_bytes
+from migrate_lens.discover import ALWAYS_EXCLUDED_DIRS, discover, holds_unread_code, module_name, package_name, read_bytes
 from migrate_lens.filters import apply_config, check_codes
 from migrate_lens.fingerprint import fingerprint
 from migrate_lens.models import Finding, RuleError, Skipped, severity_rank
@@ -138,6 +138,7 @@ class _Project:
     remedies: dict[str, str]
     include: Any = None  # pathspec.PathSpec | None
     exclude: Any = None
+    package: str = ""  # the root's dotted package name (discover.package_name), "" if none
 
 
 @dataclass(slots=True)
@@ -170,7 +171,8 @@ class _Projects:
                 include = pathspec.GitIgnoreSpec.from_lines(config.include) if config.include else None
                 exclude = pathspec.GitIgnoreSpec.from_lines(config.exclude) if config.exclude else None
             remedies = {r.code: remedy_line(catalog, r.code) for r in catalog.rules}
-            self.projects[root] = _Project(root, config, catalog, index, remedies, include, exclude)
+            self.projects[root] = _Project(root, config, catalog, index, remedies, include, exclude,
+                                           package_name(root))
         return self.projects[root]
 
 
@@ -307,7 +309,7 @@ def _check_one(absolute: Path, rel: str, project: _Project) -> _FileResult:
     data, reason = read_bytes(absolute, project.config.max_file_bytes)
     if data is None:
         return _FileResult(skip_reason=reason, checked=False)
-    module = module_name(rel, (project.root / "__init__.py").is_file(), project.root.name)
+    module = module_name(rel, bool(project.package), project.package)
     try:
         with gc_paused():  # as in the scan's workers (gctools.py): the parse is allocation-heavy
             outcome = analyze_file(data, rel, module, project.catalog, project.index, project.config.markers)

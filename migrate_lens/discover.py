@@ -348,16 +348,38 @@ def decode_source(data: bytes) -> tuple[str | None, str]:
     return text, ""
 
 
+def package_name(root: Path, max_depth: int = 32) -> str:
+    """Dotted name of the package the scan root is, as Python imports it: the root's own name
+    and those of the parent folders that are packages too (each holds an ``__init__.py``), so
+    that scanning ``torchtune/modules`` names its files ``torchtune.modules.<mod>``, which is
+    how they import each other (``from torchtune.modules.kv_cache import KVCache``). "" when the
+    root holds no ``__init__.py``. At most ``max_depth`` folders up; a folder that cannot be
+    read counts as no package."""
+    parts: list[str] = []
+    folder = root.absolute()
+    for _ in range(max_depth):
+        try:
+            is_package = bool(folder.name) and (folder / "__init__.py").is_file()
+        except OSError:
+            is_package = False
+        if not is_package:
+            break
+        parts.append(folder.name)
+        folder = folder.parent
+    return ".".join(reversed(parts))
+
+
 def module_name(rel_path: str, root_is_package: bool = False, root_name: str = "") -> str:
     """Dotted module name of a relative path: ``pkg/sub/mod.py`` -> ``pkg.sub.mod``,
     ``pkg/__init__.py`` -> ``pkg``; a leading ``src/`` is dropped; when the scanned root is
-    itself a package its name prefixes the result."""
+    itself a package its name (dotted when it sits in a package: :func:`package_name`)
+    prefixes the result."""
     parts = list(PurePosixPath(rel_path).with_suffix("").parts)
     if parts and parts[-1] == "__init__":
         parts = parts[:-1]
     if parts and parts[0] in ("src", "lib") and len(parts) > 1:
         parts = parts[1:]
     if root_is_package and root_name:
-        parts = [root_name, *parts]
+        parts = [*root_name.split("."), *parts]
     name = ".".join(p.replace("-", "_") for p in parts)
     return name or (root_name or "__root__")

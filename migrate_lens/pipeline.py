@@ -16,7 +16,7 @@ from typing import Any, Callable
 from migrate_lens.cache import FactsCache, content_key, decode, file_digest
 from migrate_lens.catalog import Catalog, load_catalog
 from migrate_lens.config import Config
-from migrate_lens.discover import Discovery, discover, module_name, read_bytes, vendored_roots
+from migrate_lens.discover import Discovery, discover, module_name, package_name, read_bytes, vendored_roots
 from migrate_lens.filters import apply_config, check_codes
 from migrate_lens.models import SEVERITIES, FileFacts, FileOutcome, Skipped
 
@@ -158,7 +158,7 @@ def analyze_files(root: Path, discovery: Discovery, config: Config, catalog: Cat
     """Per-file stage for every discovered file: cache lookups, then the pool for misses.
     ``on_analysis(n)`` is called before the pool starts when ``n`` > 0 files need analysis (a
     fully cached rescan never calls it). Returns (outcomes sorted by path, cache hits)."""
-    root_is_pkg = (root / "__init__.py").is_file()
+    package = package_name(root)
     pending: list[tuple[bytes, str, str]] = []
     keys: dict[str, str] = {}
     outcomes: list[FileOutcome] = []
@@ -175,7 +175,7 @@ def analyze_files(root: Path, discovery: Discovery, config: Config, catalog: Cat
         if data is None:
             outcomes.append(FileOutcome(rel, skipped=Skipped(rel, reason)))
             continue
-        mod = module_name(rel, root_is_pkg, root.name)
+        mod = module_name(rel, bool(package), package)
         keys[rel] = content_key(digest, rel, mod, catalog.digest + "|" + ",".join(config.markers))
         pending.append((data, rel, mod))
     hits = 0

@@ -167,6 +167,59 @@ def test_submodule_defined_later_in_the_file_propagates_its_status(tmp_path: Pat
     assert modules["pk.m.User"]["explanation"][0].startswith("User -> Late: dynamic-control-flow")
 
 
+KV_CACHE = """import torch
+from torch import nn
+
+
+class KVCache(nn.Module):
+    def __init__(self, b: int, h: int, s: int, d: int):
+        super().__init__()
+        self.register_buffer("k_cache", torch.zeros(b, h, s, d), persistent=False)
+        self.register_buffer("cache_pos", torch.arange(s), persistent=False)
+
+    def update(self, k_val):
+        seq_len = k_val.shape[2]
+        self.k_cache[:, :, self.cache_pos[:seq_len]] = k_val
+        self.cache_pos.add_(seq_len)
+        return self.k_cache
+"""
+
+ATTN = """from torch import nn
+
+from tune.modules.kv_cache import KVCache
+
+
+class Attn(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.k_proj = nn.Linear(8, 8)
+        self.kv_cache = KVCache(1, 2, 16, 4)
+
+    def forward(self, x):
+        return self.kv_cache.update(self.k_proj(x).view(1, -1, 2, 4).transpose(1, 2))
+"""
+
+
+def test_scanning_a_subpackage_keeps_its_absolute_imports(tmp_path: Path) -> None:
+    """torchtune's shape: scanning ``tune/modules`` alone, whose files import each other as
+    ``tune.modules.<mod>``: the files are named as Python imports them, so the cache write in
+    another file is reached from forward and its holder is not pure."""
+    sub = tmp_path / "src" / "tune" / "modules"
+    sub.mkdir(parents=True)
+    (tmp_path / "src" / "tune" / "__init__.py").write_text("", encoding="utf-8")
+    (sub / "__init__.py").write_text("", encoding="utf-8")
+    (sub / "kv_cache.py").write_text(KV_CACHE, encoding="utf-8")
+    (sub / "attention.py").write_text(ATTN, encoding="utf-8")
+    out = tmp_path / "o"
+    code, output = _scan(["scan", str(sub), "--out", str(out), "--format", "json", "--no-cache", "-q", "-j", "1"])
+    assert code == 0, output
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    modules = {m["qualname"]: m["status"] for m in report["modules"]}
+    assert modules["tune.modules.attention.Attn"] == "redesign"
+    traced = {(f["path"], f["line"]) for f in report["findings"] if f["context"] == "traced"}
+    assert ("kv_cache.py", 14) in traced
+
+
 def test_config_code_typos_are_refused(project: Path, tmp_path: Path) -> None:
     (project / "pyproject.toml").write_text('[tool.migrate-lens]\nselect = ["XX9"]\n', encoding="utf-8")
     code, out = _scan(["scan", str(project), "--out", str(tmp_path / "o"), "--no-cache", "-q"])

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from migrate_lens.config import Config
-from migrate_lens.discover import decode_source, discover, module_name, read_bytes, vendored_roots
+from migrate_lens.discover import decode_source, discover, module_name, package_name, read_bytes, vendored_roots
 
 
 def _tree(root: Path, files: list[str]) -> None:
@@ -118,3 +118,14 @@ def test_decode_source(data: bytes, text: str | None, reason: str) -> None:
 ])
 def test_module_name(rel: str, pkg: bool, name: str, expected: str) -> None:
     assert module_name(rel, pkg, name) == expected
+
+
+def test_package_name_walks_up_the_packages(tmp_path: Path) -> None:
+    sub = tmp_path / "src" / "tune" / "modules"
+    sub.mkdir(parents=True)
+    assert package_name(sub) == ""
+    (sub / "__init__.py").write_text("", encoding="utf-8")
+    assert package_name(sub) == "modules"
+    (sub.parent / "__init__.py").write_text("", encoding="utf-8")
+    assert package_name(sub) == "tune.modules"
+    assert module_name("kv_cache.py", True, package_name(sub)) == "tune.modules.kv_cache"
