@@ -179,6 +179,9 @@ class _FuncScope:
     pending: list[tuple[str, str, Any, Any]] = field(default_factory=list)
     params: set[str] = field(default_factory=set)
     views: dict[str, str] = field(default_factory=dict)
+    #: local names bound to an attribute of self as it is (``k_out = self.k_cache``, or its
+    #: ``.data``): an in-place write through the name mutates that attribute (torchtune's KV cache)
+    self_aliases: dict[str, cst.Attribute] = field(default_factory=dict)
     binds: LocalBindings = field(default_factory=LocalBindings)
     #: the context the function's name and place suggest (``FunctionFact.context``); sites
     #: use ``context``, which is ``function`` (decided by reachability) for init-named helpers
@@ -1387,6 +1390,11 @@ class FileVisitor(cst.CSTVisitor):
                     scope.fresh.add(target.value)
                 else:
                     scope.fresh.discard(target.value)
+                stored = _storage_of(value)
+                if _is_self_attr(stored) and vkind in K.TENSORISH:
+                    scope.self_aliases[target.value] = stored  # type: ignore[assignment]
+                elif scope.self_aliases:
+                    scope.self_aliases.pop(target.value, None)
                 self._bind_alias(scope, target.value, value)
                 if _is_weight_map(value):
                     scope.weight_maps.add(target.value)
@@ -1893,6 +1901,9 @@ class FileVisitor(cst.CSTVisitor):
         """A mutation of ``self.<attr>`` (or of what it holds) outside init code; through its
         ``.data`` too (``self.embed.data.copy_(e)`` writes the buffer's storage)."""
         target = _storage_of(target)
+        if type(target) is cst.Name and self.func_stack:
+            # `k_out = self.k_cache; k_out[:, :, pos] = k_val`: the write goes to the buffer
+            target = self.func_stack[-1].self_aliases.get(target.value, target)
         if not _is_self_attr(target) or self.context == "init":
             return
         assert type(target) is cst.Attribute
@@ -4043,9 +4054,15 @@ class FileVisitor(cst.CSTVisitor):
                     self._base_reads.append((cls, scope.qualname, attr, self._line(node)))
             if scope.context in ("traced", "function") and not scope.init_like and not scope.toggle:
                 self._state_read(node, attr, scope)
-        elif self.func_stack and tv is cst.Attribute and _is_self_attr(value) and \
-                id(node) not in self.called_funcs and id(node) not in self.targets:
-            self.escaped_methods.add(attr)  # `fn = self.block.gate`: a submodule's method, maybe of this file
+        elif self.func_stack and tv is cst.Attribute and id(node) not in self.called_funcs and \
+                id(node) not in self.targets and (held := _self_chain(value)):
+            if _is_self_attr(value):
+                self.escaped_methods.add(attr)  # `fn = self.block.gate`: a submodule's method, maybe of this file
+            scope = self.func_stack[-1]
+            if not scope.init_like and attr not in _PLAIN_MODULE_ATTRS and not attr.startswith("__"):
+                # `self.attn.kv_cache.size` (torchtune): a property of the held object's class runs
+                # its body at every read; an edge only where the project resolves it to a function
+                self._passed_edge(scope.qualname, f"{held}.{attr}", node)
         if attr in self.attribute_interest:
             self._site("attribute-read", node, name=attr, receiver=self.kind(node.value),
                        data={"on_self": type(node.value) is cst.Name and node.value.value == "self",
@@ -4441,6 +4458,19 @@ def _setattr_target(node: cst.Call, name: str) -> tuple[cst.Attribute, cst.BaseE
 
 def _is_self(node: cst.BaseExpression) -> bool:
     return type(node) is cst.Name and node.value == "self"
+
+
+def _self_chain(node: cst.BaseExpression, depth: int = 3) -> str:
+    """``self.attn.kv_cache`` for an attribute chain of at most ``depth`` names rooted at
+    ``self`` (``self.attn`` included); "" for anything else (a call or subscript inside, ``self``
+    alone, a longer chain)."""
+    parts: list[str] = []
+    while type(node) is cst.Attribute and len(parts) < depth:
+        parts.append(node.attr.value)
+        node = node.value
+    if not parts or type(node) is not cst.Name or node.value != "self":
+        return ""
+    return "self." + ".".join(reversed(parts))
 
 
 def _is_self_attr(node: cst.BaseExpression) -> bool:
@@ -4851,6 +4881,17 @@ _FACTORY_METHOD = re.compile(r"^(from_(config|cfg|args|dict|params|settings|kwar
 #: Tensor methods that fill a tensor with random numbers.
 _SAMPLING_METHODS = frozenset({"bernoulli", "bernoulli_", "uniform_", "normal_", "random_", "exponential_",
                                "geometric_", "cauchy_", "log_normal_", "multinomial"})
+#: Attributes of torch modules and tensors read through a submodule (``self.conv.weight``,
+#: ``self.norm.eps``): never a project property, so no call fact is recorded for them.
+_PLAIN_MODULE_ATTRS = frozenset({
+    "weight", "bias", "training", "eps", "data", "shape", "dtype", "device", "grad", "T", "mT",
+    "in_features", "out_features", "in_channels", "out_channels", "kernel_size", "stride", "padding",
+    "dilation", "groups", "num_embeddings", "embedding_dim", "padding_idx", "normalized_shape",
+    "running_mean", "running_var", "num_features", "momentum", "p", "inplace", "num_heads",
+    "embed_dim", "head_dim", "hidden_size", "config", "requires_grad", "is_cuda", "ndim",
+})
+
+
 #: ``functools`` decorators that keep a function's (or property's) results across calls.
 _FUNCTOOLS_CACHES = frozenset({"functools.lru_cache", "functools.cache", "functools.cached_property"})
 _RNG_CALL = re.compile(r"^(random|numpy\.random|torch\.rand\w*|torch\.multinomial|torch\.normal)(\.\w+)?$")
