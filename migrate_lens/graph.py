@@ -1098,6 +1098,17 @@ class _Builder:
                 out.extend(match(site, call.callee, f.path, f.suppressions, compiled=True))
         return out
 
+    def held_classes(self, cls: str, attrs: Sequence[str]) -> list[str]:
+        """The project classes the attribute chain ``attrs`` of an instance of ``cls`` may hold
+        (``["attn", "kv_cache"]``: each class ``self.attn`` holds in its ``kv_cache``), through
+        :meth:`submodule_targets`; sorted, without duplicates or outside classes."""
+        classes = [cls]
+        for attr in attrs:
+            classes = sorted({t for c in classes for t in self.submodule_targets(c, attr) if t != _EXTERNAL})
+            if not classes:
+                break
+        return classes
+
     def submodule_targets(self, cls: str, attr: str, seen: frozenset[str] = frozenset()) -> list[str]:
         found = self.submods.get(cls, {}).get(attr)
         if found:
@@ -1226,6 +1237,13 @@ class _Builder:
                                 elif t == sub:
                                     self.instance_only.add((caller, t))
                                 continue
+                            if len(parts) > 2:
+                                # `self.attn.kv_cache.update(...)`: through what the submodule holds
+                                for held in self.held_classes(sub, parts[1:-1]):
+                                    m = member(held, parts[-1:])
+                                    if m is not None and m != _EXTERNAL:
+                                        targets.append(m)
+                                continue
                             m = member(sub, parts[1:2])
                             if m is None:
                                 unresolved += 1
@@ -1285,12 +1303,12 @@ class _Builder:
             parts = callee.split(".")[1:]
             if cls is not None and len(parts) == 1:
                 found.append(self.res.member(cls, parts) or "")
-            elif cls is not None and len(parts) == 2:
-                # `self.layers.__iter__` (a loop over a held container): the method of each class
-                # the attribute may hold that defines it
-                for sub in self.submodule_targets(cls, parts[0]):
-                    if sub != _EXTERNAL:
-                        found.append(self.res.member(sub, parts[1:]) or "")
+            elif cls is not None:
+                # `self.layers.__iter__` (a loop over a held container), `self.attn.kv_cache.size`
+                # (a property of an object a submodule holds): the method of each class the
+                # attribute chain may hold that defines it
+                for sub in self.held_classes(cls, parts[:-1]):
+                    found.append(self.res.member(sub, parts[-1:]) or "")
         else:
             found.append(self.res.resolve(callee) or "")
         for r in found:
