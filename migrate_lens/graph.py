@@ -636,6 +636,8 @@ class _Builder:
         #: through a base class in another file: their result is a tensor (filled by calls())
         self.tensor_calls: set[tuple[str, str]] = set()
         self._class_facts: dict[str, dict[str, ClassFact]] = {}  # see class_fact()
+        #: classes whose __init__ only hands its arguments to the base's (ClassFact.forwarding_init)
+        self.forwarding_inits = {c.qualname for f in files for c in f.classes if c.forwarding_init}
         #: (caller, callee as written) -> resolved project targets (filled by calls())
         self.call_targets: dict[tuple[str, str], list[str]] = {}
         #: `__call__` methods of plain classes that traced code calls on an instance (`self.sampler(x)`)
@@ -1043,7 +1045,8 @@ class _Builder:
 
         cls = self.res.resolve(dotted)
         for _ in range(8):
-            if not cls or cls not in self.res.classes or f"{cls}.__init__" in self.res.functions:
+            if not cls or cls not in self.res.classes or (
+                    f"{cls}.__init__" in self.res.functions and cls not in self.forwarding_inits):
                 return ""
             nxt = None
             for raw in self.res.classes[cls]:

@@ -256,7 +256,9 @@ class FunctionFact:
 class ClassFact:
     """A class: ``bases`` are resolved dotted names; ``is_module`` is True when it subclasses
     ``torch.nn.Module`` directly or through a base resolvable in this file (the project graph
-    completes inheritance across files)."""
+    completes inheritance across files). ``forwarding_init``: its ``__init__`` only hands every
+    argument to the base's (``def __init__(self, *args, **kwargs): super().__init__(*args,
+    **kwargs)``), so its instances keep the base constructor's defaults."""
 
     qualname: str
     line: int
@@ -264,6 +266,7 @@ class ClassFact:
     bases: tuple[str, ...]
     is_module: bool
     lines_of_code: int
+    forwarding_init: bool = False
 
 
 @_fast_pickle

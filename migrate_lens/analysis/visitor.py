@@ -866,7 +866,8 @@ class FileVisitor(cst.CSTVisitor):
     def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
         info = self.class_stack.pop()
         self.scope_kinds.pop()
-        if "__init__" not in info.methods:
+        forwarding = "__init__" in info.methods and _forwards_init(info.method_nodes.get("__init__"))
+        if "__init__" not in info.methods or forwarding:
             for b in info.bases:
                 base = self.ctor_bases.get(b) or (b if b.startswith("torch.") and is_class_like(b) else "")
                 if base:  # `class LayerNorm(nn.LayerNorm)` overriding forward only
@@ -875,7 +876,7 @@ class FileVisitor(cst.CSTVisitor):
         start, end = self._lines(original_node)
         self.classes.append(ClassFact(
             qualname=info.qualname, line=start, end_line=end, bases=info.bases,
-            is_module=info.is_module, lines_of_code=end - start + 1,
+            is_module=info.is_module, lines_of_code=end - start + 1, forwarding_init=forwarding,
         ))
 
     # ------------------------------------------------------------------ functions
@@ -4458,6 +4459,32 @@ def _setattr_target(node: cst.Call, name: str) -> tuple[cst.Attribute, cst.BaseE
 
 def _is_self(node: cst.BaseExpression) -> bool:
     return type(node) is cst.Name and node.value == "self"
+
+
+def _forwards_init(fn: cst.FunctionDef | None) -> bool:
+    """``def __init__(self, *args, **kwargs): super().__init__(*args, **kwargs)`` (a docstring
+    aside): the constructor hands every argument on unchanged, its defaults are the base's
+    (torchtune's ``Fp32LayerNorm(nn.LayerNorm)``)."""
+    if fn is None:
+        return False
+    params = fn.params
+    if params.params[1:] or params.kwonly_params or params.posonly_params or \
+            type(params.star_arg) is not cst.Param or params.star_kwarg is None:
+        return False
+    star, kw = params.star_arg.name.value, params.star_kwarg.name.value
+    body = [st for st in getattr(fn.body, "body", ()) if not (
+        type(st) is cst.SimpleStatementLine and len(st.body) == 1 and type(st.body[0]) is cst.Expr
+        and type(st.body[0].value) in STRING_NODES)]
+    if len(body) != 1 or type(body[0]) is not cst.SimpleStatementLine or len(body[0].body) != 1:
+        return False
+    expr = body[0].body[0]
+    call = expr.value if type(expr) is cst.Expr else None
+    if type(call) is not cst.Call or type(call.func) is not cst.Attribute or call.func.attr.value != "__init__" or \
+            type(call.func.value) is not cst.Call or _dotted(call.func.value.func) != "super":
+        return False
+    args = call.args
+    return len(args) == 2 and args[0].star == "*" and type(args[0].value) is cst.Name and args[0].value.value == star \
+        and args[1].star == "**" and type(args[1].value) is cst.Name and args[1].value.value == kw
 
 
 def _self_chain(node: cst.BaseExpression, depth: int = 3) -> str:
