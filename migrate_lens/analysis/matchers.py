@@ -355,6 +355,8 @@ def _kwargs_ok(site: Site, m: "Matcher") -> bool:
             return False
     for key, values in _table(p.get("require_literal")).items():
         got = _arg(site, m, key)
+        if got is not None and got[1] is NOT_LITERAL and p.get("or_computed") is True:
+            continue  # `p.requires_grad_(n in trainable)`: a flag computed per parameter
         if got is None or got[1] is NOT_LITERAL or not _literal_in(got[1], values):
             return False
     if p.get("skip_after_global_pool") is True and site.data.get("input_global_pool"):
@@ -492,7 +494,7 @@ def match_call(site: Site, m: "Matcher") -> str | None:
     function's parameter passed on whose literal default is one of the values),
     ``skip_if_nonliteral`` ([args]), ``skip_if_none`` ([args] passed as a literal ``None``:
     ``F.batch_norm(x, None, None, training=True)`` keeps no running statistics),
-    ``require_literal`` ({arg = [values]}), ``skip_if_base_default`` ({arg = {base glob =
+    ``require_literal`` ({arg = [values]}; with ``or_computed``, a non-literal argument passes too), ``skip_if_base_default`` ({arg = {base glob =
     position}}: the argument is ``self.<arg>`` left at a base constructor's default,
     :func:`_base_default`),
     ``skip_after_global_pool`` (the input is a global pooling result), ``arg_kind`` ({arg = [value kinds]}), ``arg_name``
