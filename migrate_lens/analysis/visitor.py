@@ -1752,6 +1752,20 @@ class FileVisitor(cst.CSTVisitor):
                 stack.extend((n.left, n.right))
         return False
 
+    def _string_key(self, index: cst.BaseExpression, depth: int = 2) -> bool:
+        """``index`` is a string: a literal, an f-string, a concatenation with a string literal
+        (``prefix + "weight"``), or a local name last bound to one (``new_key = prefix + "weight";
+        state_dict[new_key] = ...``: a mapping's key, no tensor index)."""
+        t = type(index)
+        if t in STRING_NODES or t is cst.FormattedString:
+            return True
+        if t is cst.BinaryOperation and type(index.operator) is cst.Add:
+            return self._string_key(index.left, 0) or self._string_key(index.right, 0)
+        if t is cst.Name and depth > 0 and self.func_stack:
+            bound = self.func_stack[-1].last_value.get(index.value)
+            return bound is not None and self._string_key(bound, depth - 1)
+        return False
+
     def _subscript_write(self, stmt: cst.CSTNode, target: cst.Subscript, base: str, vkind: str,
                          aug: bool, value: cst.BaseExpression | None = None) -> None:
         if vkind in K.TENSORISH and _is_self_attr(target.value) and self.func_stack and \
@@ -1764,7 +1778,7 @@ class FileVisitor(cst.CSTVisitor):
         # broadcasts it, `jnp.where(mask[..., None], self.mask_embed, h)`)
         select = vkind == K.S or (value is not None and (
             _same_mask_read(value, target) or bool(_self_table(value))))
-        keyed = any(type(el.slice) is cst.Index and type(el.slice.value) in STRING_NODES for el in target.slice)
+        keyed = any(type(el.slice) is cst.Index and self._string_key(el.slice.value) for el in target.slice)
         root = target.value
         if type(root) is cst.Name and (keyed or (base not in K.TENSORISH and not mask)) and self.func_stack and \
                 root.value in self.func_stack[-1].params and not self.func_stack[-1].init_like and \
