@@ -356,7 +356,11 @@ def _kwargs_ok(site: Site, m: "Matcher") -> bool:
     for key, values in _table(p.get("require_literal")).items():
         got = _arg(site, m, key)
         if got is not None and got[1] is NOT_LITERAL and p.get("or_computed") is True:
-            continue  # `p.requires_grad_(n in trainable)`: a flag computed per parameter
+            # `p.requires_grad_(n in trainable)`: a flag computed per parameter (not one copied
+            # from the layer it replaces: `new.weight.requires_grad_(old.weight.requires_grad)`)
+            if any(t.endswith(".requires_grad") for t in site.data.get("arg_texts", ())):
+                return False
+            continue
         if got is None or got[1] is NOT_LITERAL or not _literal_in(got[1], values):
             return False
     if p.get("skip_after_global_pool") is True and site.data.get("input_global_pool"):
@@ -746,6 +750,29 @@ def match_pad_order(site: Site, m: "Matcher") -> str | None:
     if isinstance(value, tuple):
         return f"asymmetric padding {value}"
     return "padding given as an expression"
+
+
+def match_static_argument(site: Site, m: "Matcher") -> str | None:
+    """Calls whose arguments must be Python ints (dims, sizes, repeats: ``methods`` on a
+    tensor, ``names`` after their first positional argument, the input) given a tensor built
+    only from values known at trace time (``constant_args``), spread (``x.permute(*perm)``:
+    ``constant_star_args``) or not. Tensors read from data there are the data-dependent shape
+    rules' (ML208 and kin)."""
+    if site.method and not site.name.startswith("torch."):
+        if not _any_glob(site.method, _param(m, "methods") or ()) or site.receiver not in (K.T, K.B, K.U):
+            return None
+        label, skip = f".{site.method}()", ""
+    elif site.name and _any_glob(site.name, _param(m, "names") or ()):
+        label, skip = site.name, "0"  # (the input tensor)
+    else:
+        return None
+    args: tuple[tuple[str, Any], ...] = site.data.get("args", ())
+    kwargs: dict[str, tuple[str, Any]] = site.data.get("kwargs", {})
+    for key in site.data.get("constant_args", ()):
+        got = kwargs.get(key) if not key.isdigit() else (args[int(key)] if int(key) < len(args) else None)
+        if key != skip and got is not None and got[0] in (K.T, K.B):  # (`t.size(0)` is an int)
+            return label
+    return label if site.data.get("constant_star_args") else None
 
 
 def match_negative_pad(site: Site, m: "Matcher") -> str | None:
@@ -1166,6 +1193,8 @@ MATCHERS: dict[str, MatcherSpec] = {
                                    keyword="device"),
     "pad-order": MatcherSpec("call", match_pad_order, match_pad_order.__doc__ or "", _gate_names),
     "negative-pad": MatcherSpec("call", match_negative_pad, match_negative_pad.__doc__ or "", _gate_names),
+    "static-argument": MatcherSpec("call", match_static_argument, match_static_argument.__doc__ or "",
+                                   _gate_names_or_methods),
     # a call given an integer constant outside int32: its own site kind (``int64-arg``, data
     # ``int64_args``), emitted only for such calls, so the rule costs nothing on the others
     "int64-constant": MatcherSpec("int64-arg", match_call, match_call.__doc__ or ""),

@@ -1692,6 +1692,11 @@ class FileVisitor(cst.CSTVisitor):
         name = self.qual(func)
         if name in _CONSTANT_FACTORIES:
             return bool(args) and all(self.kind(a) == K.S for a in args)
+        if name in ("torch.cat", "torch.concat", "torch.concatenate", "torch.stack") and args and \
+                type(args[0]) in (cst.List, cst.Tuple) and args[0].elements:  # type: ignore[attr-defined]
+            # `torch.cat((torch.tensor([1, 0]), torch.arange(2, x.ndim)))`: joined constants
+            return all(type(e) is cst.Element and self._constant_tensor(e.value, depth + 1)
+                       for e in args[0].elements) and all(self.kind(a) == K.S for a in args[1:])  # type: ignore[attr-defined]
         if type(func) is cst.Attribute and not name.startswith("torch."):
             return self._constant_tensor(func.value, depth + 1) and all(self.kind(a) == K.S for a in args)
         return False
@@ -5429,6 +5434,12 @@ class _CallExtras:
         return tuple(kind(el.value) for a in self.node.args if a.keyword is None and type(a.value) in (cst.Tuple, cst.List)
                      for el in a.value.elements if type(el) is not cst.StarredElement)
 
+    def constant_star_args(self) -> bool:
+        """A value spread into the positional arguments is a tensor built only from values
+        known at trace time (``x.permute(*perm)`` with ``perm = torch.cat((torch.tensor([1, 0]),
+        torch.arange(2, x.ndim)))``: :meth:`FileVisitor._constant_tensor`)."""
+        return any(a.star == "*" and self.v._constant_tensor(a.value) for a in self.node.args)
+
     def arg_names(self) -> tuple[str, ...]:
         qual = self.v.qual
         return tuple(qual(a.value) for a in self.node.args if a.keyword is None and not a.star)
@@ -5581,7 +5592,7 @@ _CALL_EXTRAS: dict[str, Callable[[_CallExtras], Any]] = {
         "exports_weight", "arg_texts", "value_args_all_params", "receiver_fresh", "receiver_ctor", "input_ctor",
         "random_args", "arg_alias", "own_method", "arg_ctor", "after_conv", "autograd_functions", "own_classes",
         "project_names", "ceil_args", "inherited_self_args", "input_1d", "param_default_args",
-        "receiver_constant", "constant_args", "loaded_copy", "memo_fill")
+        "receiver_constant", "constant_args", "loaded_copy", "memo_fill", "constant_star_args")
 }
 
 #: Functions that round a quotient up (``math.ceil(n / size)``).
