@@ -3074,9 +3074,15 @@ class FileVisitor(cst.CSTVisitor):
             if method.startswith(("register_", "_register_")) and method.endswith("hook") \
                     and "state_dict" not in method and "load" not in method:
                 handle = self.ctor_attr.get(id(node), "")
+                temporary = not scope.init_like and _removes_hooks(scope.node)
                 for a in node.args:
                     cb = self.qual(a.value) or self._closure_def(a.value)
-                    if cb and not cb.startswith("self."):
+                    if cb and not cb.startswith("self.") and temporary:
+                        # registered and removed in one function (a probe: run the model, read
+                        # the activations, `h.remove()`): the callback runs where that function
+                        # runs, traced in a forward, host code in an analysis script
+                        self._passed_edge(scope.qualname, cb, node)
+                    elif cb and not cb.startswith("self."):
                         self.traced_entries.append(cb)
                     elif cb.count(".") == 2 and scope.cls is not None and cb.split(".")[1] in scope.cls.attr_ctor:
                         # `register_forward_hook(self.store.hook)` with `self.store = FeatureStore()`:
@@ -4995,6 +5001,19 @@ def _small_statements(body: Sequence[cst.BaseStatement]) -> Iterator[cst.BaseSma
             elif type(part) in (cst.IndentedBlock, cst.SimpleStatementSuite):
                 inner.extend(part.body)
         todo.extend(reversed(inner))
+
+
+def _removes_hooks(fn: cst.FunctionDef | None) -> bool:
+    """``fn`` calls ``<handle>.remove()`` with no argument in its own body (``for h in handles:
+    h.remove()``): the hooks it registers live for that one call."""
+    if fn is None or type(fn.body) is not cst.IndentedBlock:
+        return False
+    for st in _small_statements(fn.body.body):
+        call = st.value if type(st) is cst.Expr else None  # type: ignore[attr-defined]
+        if type(call) is cst.Call and not call.args and type(call.func) is cst.Attribute and \
+                call.func.attr.value == "remove":
+            return True
+    return False
 
 
 def _removes_handle(fn: cst.FunctionDef | None, handle: str) -> bool:
