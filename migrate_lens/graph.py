@@ -825,9 +825,20 @@ class _Builder:
         (its ``nn.Module`` base in another file) composes only once inheritance across files
         makes it one: a plain helper class's init is no composition."""
         direct = {c.qualname for f in self.files for c in f.classes if c.is_module}
+        tables: dict[str, tuple[str, ...]] | None = None
         for f in self.files:
             for s in f.submodules:
                 if s.owner not in direct and self.module_kind.get(s.owner) != "nn.Module":
+                    continue
+                if s.target.endswith("[]"):
+                    # every entry of a table another file defines, built in a loop over it
+                    if tables is None:
+                        tables = {name: entries for g in self.files for name, entries in g.dispatch_tables}
+                    for entry in tables.get(self.res.chase(s.target[:-2], tables.__contains__), ()):
+                        r = self.res.resolve(entry)
+                        if r is not None and r != _EXTERNAL and r in self.res.classes and s.owner in self.kind:
+                            self.submods[s.owner][s.attr].append(r)
+                            self.add_edge(s.owner, r, "composition")
                     continue
                 r = self.res.resolve(s.target)
                 self._count(r)

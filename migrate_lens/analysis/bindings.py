@@ -313,6 +313,12 @@ class Bindings:
             return self._table(value.value, shadowed, local, methods)
         return ()
 
+    def table_of(self, node: cst.BaseExpression, shadowed: Container[str] = (),
+                 local: Mapping[str, tuple[str, ...]] | None = None) -> tuple[str, ...]:
+        """The entries of the dispatch table ``node`` names (a literal, a table of this file, or
+        ``<pkg.acts.ACTS>[]`` for one imported from the project): iterated whole, each runs."""
+        return self._table(node, shadowed, local)
+
     def _table(self, node: cst.BaseExpression, shadowed: Container[str] = (),
                local: Mapping[str, tuple[str, ...]] | None = None, methods: Container[str] = (),
                imported: bool = True) -> tuple[str, ...]:

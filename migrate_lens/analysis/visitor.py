@@ -2748,6 +2748,7 @@ class FileVisitor(cst.CSTVisitor):
         used = set(self.values.used)
         variants = {key: {h: self.values.under(key, h, lambda: self.values.iteration_kinds(target, it))
                           for h in HYPOTHESES} for key in sorted(used)}
+        self._bind_table_iteration(target, it)
         for n, k in kinds.items():
             scope.env[n] = k
             if scope.assumed:
@@ -2756,6 +2757,53 @@ class FileVisitor(cst.CSTVisitor):
                 scope.derived[n] = {key: {h: vs[h].get(n, K.U) for h in HYPOTHESES} for key, vs in variants.items()}
             else:
                 scope.derived.pop(n, None)
+
+    def _picked_from_table(self, func: cst.BaseExpression, scope: _FuncScope) -> bool:
+        """The callee is one entry of a table picked by a setting (``ATTENTION_CLASSES[
+        config.attn_impl]``, or a local last bound to such a pick): one alternative runs, which
+        the config says. Not when the key varies with a loop (``TYPES[config.block_types[i]]``
+        for each layer ``i``: Jamba builds every kind the list names)."""
+        if type(func) is cst.Name:
+            bound = scope.last_value.get(func.value)
+            if type(bound) is not cst.Subscript:
+                return False
+            func = bound
+        if type(func) is not cst.Subscript:
+            return False
+        if not scope.iter_names:
+            return True
+        for el in func.slice:
+            stack: list[cst.CSTNode] = [el]
+            while stack:
+                n = stack.pop()
+                if type(n) is cst.Name and n.value in scope.iter_names:
+                    return False
+                stack.extend(n.children)
+        return True
+
+    def _bind_table_iteration(self, target: cst.BaseExpression, it: cst.BaseExpression) -> None:
+        """A loop over a whole dispatch table binds its name to every entry: ``for k, cls in
+        NORMS.items()``, ``for cls in NORMS.values()``, ``for f in AUGMENT_FNS`` (a list or
+        tuple of callables): ``cls(dim)`` builds each of them, ``f(x)`` calls each."""
+        scope = self.func_stack[-1]
+        table: cst.BaseExpression | None = None
+        name = ""
+        if type(it) is cst.Call and type(it.func) is cst.Attribute and not it.args and \
+                it.func.attr.value in ("values", "items"):
+            table = it.func.value
+            if it.func.attr.value == "values" and type(target) is cst.Name:
+                name = target.value
+            elif type(target) is cst.Tuple and len(target.elements) == 2 and type(target.elements[1].value) is cst.Name:
+                name = target.elements[1].value.value  # type: ignore[attr-defined]
+        elif type(it) is cst.Name and type(target) is cst.Name:
+            table, name = it, target.value
+        if not name:
+            return
+        entries = self.bindings.table_of(table, scope.env, scope.binds.callables) if table is not None else ()
+        if entries:
+            scope.binds.callables[name] = entries
+        elif name in scope.binds.callables:
+            scope.binds.callables.pop(name, None)
 
     def visit_ListComp(self, node: cst.ListComp) -> None:
         self._bind_comprehension(node.for_in)
@@ -3042,6 +3090,11 @@ class FileVisitor(cst.CSTVisitor):
                 data["structural"] = scope.type_tests > 0
             callee = name or (f"{self.qual(func.value)}.{method}" if method and self.qual(func.value) else "") or \
                 _self_lookup_prefix(func)
+            if callee and type(func) is cst.Name and func.value in scope.binds.callables and \
+                    is_class_like(callee) and self._picked_from_table(func, scope):
+                # `norm_cls = NORMS[norm_type]; norm_cls(dim)`: one entry the config picks (matched
+                # at the call, as `NORMS[norm_type](dim)` is): no edge to the first entry alone
+                callee = ""
             if callee:
                 key = f"{scope.cls.qualname}.{callee[5:]}" if callee.startswith("self.") and scope.cls is not None \
                     else callee
@@ -3057,7 +3110,8 @@ class FileVisitor(cst.CSTVisitor):
                 leaf = name.rsplit(".", 1)[-1]
                 if name in _CONTAINER_CTORS and id(node) in self.ctor_attr:
                     self._container_contents(node, self.ctor_attr[id(node)])
-                elif leaf[:1].isupper() and name not in _CONTAINER_CTORS and self._is_class_name(name):
+                elif leaf[:1].isupper() and name not in _CONTAINER_CTORS and self._is_class_name(name) and \
+                        callee:  # (a class picked from a table by a setting builds none assumed)
                     attr = self.ctor_attr.get(id(node), "[]")
                     self.submodules.append(SubmoduleFact(owner=scope.cls.qualname, attr=attr, target=name, line=self._line(node)))
                 elif _FACTORY_METHOD.match(leaf) and "." in name and not name.startswith("torch."):
@@ -3322,7 +3376,7 @@ class FileVisitor(cst.CSTVisitor):
         # `ATTENTION_CLASSES[config.attn_impl](config)`: a class picked from a table by a setting
         # is matched where it is named, but builds no submodule (one alternative is built: which
         # the config says, not all of them)
-        picked = type(func) is cst.Subscript
+        picked = self._picked_from_table(func, scope)
         for alt in bound:
             if alt == name or (picked and is_class_like(alt) and not alt.startswith("torch.")):
                 continue
@@ -3335,8 +3389,11 @@ class FileVisitor(cst.CSTVisitor):
                 # (`<f>()`, what a project function returned: an edge only when it is a closure)
                 self.calls.append(CallFact(caller=scope.qualname, callee=alt, line=self._line(node),
                                            passed=alt.endswith("()")))
-            if scope.init_like and scope.cls is not None and scope.cls.composes and \
-                    is_class_like(alt) and alt not in _CONTAINER_CTORS and self._is_class_name(alt):
+            if scope.init_like and scope.cls is not None and scope.cls.composes and (
+                    (is_class_like(alt) and alt not in _CONTAINER_CTORS and self._is_class_name(alt)) or
+                    (not picked and alt.endswith("[]") and self.bindings.is_project(alt[:-2]))):
+                # (`cls(dim) for k, cls in NORMS.items()` over a table imported from the project:
+                # every entry is built, the graph reads them off the table)
                 self.submodules.append(SubmoduleFact(owner=scope.cls.qualname, attr=self.ctor_attr.get(id(node), "[]"),
                                                      target=alt, line=self._line(node)))
             if not on_instance and not self._is_bound_torch_class(func, alt) and not (
