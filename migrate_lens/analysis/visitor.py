@@ -2307,6 +2307,13 @@ class FileVisitor(cst.CSTVisitor):
                             if not t.startswith("self.") and self._is_class_name(t):
                                 self.submodules.append(SubmoduleFact(owner=cls.qualname, attr=attr, target=t,
                                                                      line=self._line(value)))
+                elif self.func_stack[-1].init_like and type(value) in (cst.IfExp, cst.BooleanOperation):
+                    # `self.processor = processor if processor is not None else AttnProcessor()`,
+                    # `self.norm = norm or LayerNorm(d)`: what callers pass lands here too
+                    for alt in _alternatives(value):
+                        if type(alt) is cst.Name and alt.value in self.func_stack[-1].params and \
+                                self._may_hold_class(alt.value):
+                            self._slot(alt.value, attr, value)
         if ctx != "init":
             # (a random draw kept until the key changes, speechbrain's LiGRU dropout masks, is
             # state: a memo is a function of its key)
