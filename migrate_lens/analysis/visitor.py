@@ -4578,10 +4578,15 @@ def _forwards_init(fn: cst.FunctionDef | None) -> bool:
 
 def _self_chain(node: cst.BaseExpression, depth: int = 3) -> str:
     """``self.attn.kv_cache`` for an attribute chain of at most ``depth`` names rooted at
-    ``self`` (``self.attn`` included); "" for anything else (a call or subscript inside, ``self``
-    alone, a longer chain)."""
+    ``self`` (``self.attn`` included; an index inside is an element of what the attribute holds:
+    ``self.layers[0].kv_cache`` -> ``self.layers.kv_cache``); "" for anything else (a call
+    inside, ``self`` alone, a longer chain)."""
     parts: list[str] = []
-    while type(node) is cst.Attribute and len(parts) < depth:
+    while len(parts) < depth:
+        if type(node) is cst.Subscript and parts:
+            node = node.value  # `self.layers[0].kv_cache`: an element of what self.layers holds
+        if type(node) is not cst.Attribute:
+            break
         parts.append(node.attr.value)
         node = node.value
     if not parts or type(node) is not cst.Name or node.value != "self":
