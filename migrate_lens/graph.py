@@ -216,6 +216,8 @@ class _Resolver:
         self.closures = {q: c for f in files for q, c in f.closure_factories}
         #: module-level data names (``FileFacts.module_globals``) as ``<module>.<name>``
         self.variables = {f"{f.module}.{n}" for f in files for n in f.module_globals}
+        #: module-level instances of project classes (``FileFacts.module_instances``) -> class
+        self.instances = {name: cls for f in files for name, cls in f.module_instances}
         #: every module and package name with source in the tree, and each of their parents
         self.module_paths = {".".join(m.split(".")[:k]) for m in self.modules for k in range(1, m.count(".") + 2)}
         self.classes: dict[str, tuple[str, ...]] = {}  # class qualname -> raw bases
@@ -345,6 +347,12 @@ class _Resolver:
                 found = self._in_module(star, rest, depth + 1)
                 if found is not None and found != _EXTERNAL:
                     return found
+        held = self.instances.get(head)
+        if held is not None and len(rest) > 1:
+            # `AUX_LOSSES.add(...)` with `AUX_LOSSES = AuxLossCollector()`: the class's method
+            cls = self._resolve(held, depth + 1)
+            if cls is not None and cls in self.classes:
+                return self.member(cls, rest[1:])
         if head in self.variables:
             # module-level data (`IS_NPU`, `ACT2FN`, a config dict) or what it holds: found, and
             # no node of the graph (an object the scan does not follow, like a library's)

@@ -485,6 +485,10 @@ class FileFacts:
     #: names the file's module-level code assigns (``IS_NPU = ...``, ``ACT2FN = {...}``, also
     #: inside a top-level ``if``/``try``), sorted: data another module may import
     module_globals: tuple[str, ...] = ()
+    #: module-level names bound to an instance of a project class (``AUX_LOSSES =
+    #: AuxLossCollector()``), as (dotted name, the class's dotted name after the file's
+    #: bindings), sorted: ``AUX_LOSSES.add(...)`` anywhere in the project runs that class's method
+    module_instances: tuple[tuple[str, str], ...] = ()
     #: the file's module-level dispatch tables (``ACTS = {"relu": torch.relu_, "gelu": F.gelu}``),
     #: as (dotted table name, its entries' dotted names after the file's bindings), sorted:
     #: ``self.act = ACTS[name]`` in another file calls one of the entries

@@ -95,7 +95,7 @@ class Bindings:
 
     __slots__ = ("module", "is_package", "aliases", "classes", "functions", "globals", "func_returns", "alts",
                  "partials", "project_names", "guarded", "guard_depth", "assigned", "str_consts", "handles", "getters",
-                 "factories", "module_names", "tables", "returns", "project_star")
+                 "factories", "module_names", "tables", "returns", "project_star", "module_instances")
 
     def __init__(self, module: str, is_package: bool, handles: frozenset[str] = frozenset()) -> None:
         self.module = module
@@ -143,6 +143,9 @@ class Bindings:
         #: module-level dispatch tables: a name bound to a dict, list or tuple literal of
         #: callables (``ACTS = {"relu": torch.relu_, "gelu": F.gelu}``) -> every entry
         self.tables: dict[str, tuple[str, ...]] = {}
+        #: module-level names bound to an instance of a project class (``AUX_LOSSES =
+        #: AuxLossCollector()``) -> the class, as resolved in this file
+        self.module_instances: dict[str, str] = {}
         #: top-level functions that return callables (``def get_act(name): return ACTS[name]``)
         #: -> what they return
         self.returns: dict[str, tuple[str, ...]] = {}
@@ -536,6 +539,12 @@ class Bindings:
         name already held (``try: from flash_attn import f`` / ``except ImportError: f = ref``
         keeps both). A non-callable value (``f = None``) leaves the binding alone."""
         self.module_names.add(name)
+        if type(value) is cst.Call:
+            # `AUX_LOSSES = AuxLossCollector()`: a process-wide object of a project class
+            for c in self.instances(value):
+                if not c.startswith("torch.") and (c.startswith(f"{self.module}.") or self.is_project(c)):
+                    self.module_instances[name] = c
+                    break
         new = self.targets(value)
         if not new:
             # a table literal, or another name for a table of this file (`ALIAS = ACTS`)

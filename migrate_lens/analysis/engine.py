@@ -526,6 +526,8 @@ def analyze_source(source: str, path: str, module_name: str, catalog: Catalog,
         summaries=tuple(sorted(visitor.summaries, key=lambda s: s.qualname)),
         extension_modules=tuple(sorted(set(visitor.extension_modules))),
         module_globals=tuple(sorted(visitor.bindings.globals | visitor.bindings.module_names)),
+        module_instances=tuple(sorted((f"{module_name}.{name}", cls)
+                                      for name, cls in visitor.bindings.module_instances.items())),
         member_factories=tuple(sorted((f"{module_name}.{name}", holder)
                                       for name, (holder, _, _) in visitor.bindings.factories.items())),
         dispatch_tables=tuple(sorted((f"{module_name}.{name}", entries)
