@@ -3190,6 +3190,11 @@ class FileVisitor(cst.CSTVisitor):
                             scope.cls.attr_kinds.get(root.attr.value) != K.M and \
                             root.attr.value not in scope.cls.held:  # type: ignore[union-attr]
                         self._state_write(node, root, "container", result_kind)
+                    elif type(root) is cst.Subscript and _is_self_attr(root.value) and scope.cls is not None and \
+                            scope.cls.attr_kinds.get(root.value.attr.value) != K.M and \
+                            root.value.attr.value not in scope.cls.held:  # type: ignore[union-attr]
+                        # `self.step_store[key].append(attn)`: a list held in a dict on self
+                        self._state_write(node, root.value, "container", result_kind)
                     elif type(root) is cst.Name and self._is_outer_container(root.value):
                         self._site("global-write", node, name=root.value, data={"how": "container", "method": method})
                     elif type(root) is cst.Name and method in _STATE_METHODS and (
