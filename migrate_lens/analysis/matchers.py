@@ -1045,6 +1045,14 @@ def match_interpolation(site: Site, m: "Matcher") -> str | None:
 
     if _any_glob(site.name, _param(m, "always_align_corners") or ()):
         return f"{leaf} (bilinear with align_corners=True)"
+    if get("align_corners") is NOT_LITERAL:
+        # `align_corners=self.align_corners` that init code sets from a default of True
+        index = _position_of(site, m, "align_corners")
+        fixed = site.data.get("self_default_args", {})
+        if fixed.get("align_corners", fixed.get(str(index))) is True:
+            mode = get("mode")
+            if isinstance(mode, str):
+                return f"{mode} with align_corners=True (self.align_corners, set so by the constructor's default)"
     mode = get("mode")
     if mode is None:
         mode = str(_table(_param(m, "default_mode")).get(leaf, "nearest"))

@@ -129,6 +129,10 @@ class _ClassInfo:
     #: project graph, which completes inheritance across files, keeps them for modules only
     composes: bool = False
     attr_kinds: dict[str, str] = field(default_factory=dict)
+    #: plain attributes init code sets to a literal, or to a constructor parameter as it came
+    #: with a literal default (``self.align_corners = align_corners`` with ``align_corners=True``),
+    #: and no other method sets: attribute -> that value (the common construction's)
+    attr_literals: dict[str, Any] = field(default_factory=dict)
     buffers: set[str] = field(default_factory=set)
     has_conv: bool = False
     returns: dict[str, cst.Annotation] = field(default_factory=dict)
@@ -2212,6 +2216,8 @@ class FileVisitor(cst.CSTVisitor):
                     value: cst.BaseExpression | None = None) -> None:
         cls = self.func_stack[-1].cls if self.func_stack else None
         ctx = self.context
+        if cls is not None:
+            self._note_attr_literal(cls, attr, None if aug else value)
         if not aug and type(value) is cst.Name and vkind not in K.TENSORISH and (
                 value.value in self.local_classes or value.value in self.function_classes):
             # `self._output_class = Output` with `class Output(...)` defined in the file (in the
@@ -2338,6 +2344,23 @@ class FileVisitor(cst.CSTVisitor):
                                                           value.func.value.value in self.local_classes),
                 "holds_tensors": value is not None and vkind not in K.TENSORISH and self._holds_tensors(value),
             })
+
+    def _note_attr_literal(self, cls: _ClassInfo, attr: str, value: cst.BaseExpression | None) -> None:
+        """Keep :attr:`_ClassInfo.attr_literals` for a write of ``self.<attr>``: ``__init__``
+        storing a literal or a parameter with a literal default records it; any other write
+        (another method, an augmented assignment, a second value) forgets it for good."""
+        scope = self.func_stack[-1]
+        lit: Any = NOT_LITERAL
+        if value is not None and scope.name == "__init__":
+            lit = literal(value)
+            if lit is NOT_LITERAL and type(value) is cst.Name and value.value in scope.params and \
+                    value.value not in scope.last_value:
+                default = scope.param_meta.get(value.value, (None, None))[1]
+                lit = literal(default) if default is not None else NOT_LITERAL
+        if lit is NOT_LITERAL or (attr in cls.attr_literals and cls.attr_literals[attr] != lit):
+            cls.attr_literals[attr] = NOT_LITERAL
+        else:
+            cls.attr_literals[attr] = lit
 
     def _held_items(self, cls: _ClassInfo, attr: str, items: Iterable[cst.BaseExpression]) -> None:
         """``self.logit_filters = [SuppressBlank(...)]`` or ``self.logit_filters.append(
@@ -5502,6 +5525,23 @@ class _CallExtras:
             return False
         return self.v._constant_tensor(target)
 
+    def self_default_args(self) -> dict[str, Any]:
+        """Keys (keyword, or position as a string) of the arguments that read a plain attribute
+        of self whose value init code fixes (:attr:`_ClassInfo.attr_literals`:
+        ``align_corners=self.align_corners`` with a constructor default of True), mapped to it."""
+        scope = self.scope
+        cls = scope.cls if scope is not None else None
+        if cls is None or not cls.attr_literals:
+            return {}
+        out: dict[str, Any] = {}
+        for i, a in enumerate(self.node.args):
+            v = a.value
+            if _is_self_attr(v) and not a.star:
+                lit = cls.attr_literals.get(v.attr.value, NOT_LITERAL)  # type: ignore[attr-defined]
+                if lit is not NOT_LITERAL:
+                    out[a.keyword.value if a.keyword is not None else str(i)] = lit
+        return out
+
     def param_default_args(self) -> dict[str, Any]:
         """Keys (keyword, or position as a string) of the arguments that pass on a parameter
         of the enclosing function as it came (not rebound), mapped to that parameter's literal
@@ -5685,7 +5725,7 @@ _CALL_EXTRAS: dict[str, Callable[[_CallExtras], Any]] = {
         "exports_weight", "arg_texts", "value_args_all_params", "receiver_fresh", "receiver_ctor", "input_ctor",
         "random_args", "arg_alias", "own_method", "arg_ctor", "after_conv", "autograd_functions", "own_classes",
         "project_names", "ceil_args", "inherited_self_args", "input_1d", "param_default_args",
-        "receiver_constant", "constant_args", "loaded_copy", "memo_fill", "constant_star_args")
+        "receiver_constant", "constant_args", "loaded_copy", "memo_fill", "constant_star_args", "self_default_args")
 }
 
 #: Functions that round a quotient up (``math.ceil(n / size)``).
