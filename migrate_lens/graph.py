@@ -35,7 +35,8 @@ from migrate_lens.fastinit import fast_init, replacer
 from migrate_lens.gctools import gc_paused
 from migrate_lens.fold import fold_duplicates, fold_table
 from migrate_lens.interproc import flow_kinds, function_contexts, holds, is_test_path, recontext, training_roles
-from migrate_lens.models import PLAIN_BASE_PREFIXES, PLAIN_BASES, CallSiteFact, ClassFact, FileFacts, Finding, InjectionFact
+from migrate_lens.models import PLAIN_BASE_PREFIXES, PLAIN_BASES, CallSiteFact, ClassFact, FileFacts, Finding, InjectionFact, WrapperFact
+from migrate_lens.wrappers import blind, through_wrapper
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -1004,10 +1005,28 @@ class _Builder:
         top_level = {m for m in self.res.declared_extensions if not self.res.is_projectish(m)}
         tables = {name: entries for f in self.files for name, entries in f.dispatch_tables}
         partials = {name: (target, kw) for f in self.files for name, target, kw in f.library_partials}
+        wrappers: dict[str, list[WrapperFact]] = defaultdict(list)
+        for f in self.files:
+            for w in f.library_wrappers:
+                wrappers[w.qualname].append(w)
         for f in self.files:
             found: list[Finding] = []
             built: set[tuple[int, str]] = set()  # (line, torch class) matched for a subclass: once per line
             for call in f.calls_to_project:
+                wrapped = wrappers.get(self.res.resolve(call.callee) or "") if wrappers and not call.method else None
+                if wrapped:
+                    # `resize(x, size=s, mode="bilinear", align_corners=True)` of another file's
+                    # wrapper of F.interpolate: each library call it makes, with these literals
+                    for w in wrapped:
+                        got = through_wrapper(w, call.args, call.kwargs)
+                        if got is None:
+                            continue
+                        # only what the caller's literals cause: the rest is the wrapper's own
+                        own = {x.code for x in match(replace(call, args=blind(w)[0], kwargs=blind(w)[1]),
+                                                     w.callee, f.path, ())}
+                        found.extend(x for x in match(replace(call, args=got[0], kwargs=got[1]), w.callee, f.path,
+                                                      f.suppressions) if x.code not in own)
+                    continue
                 part = partials.get(call.callee) if partials and not call.method else None
                 if part is not None and call.bound:
                     continue  # `norm_layer(c)` of a default `norm_layer=BN`: matched where it is named

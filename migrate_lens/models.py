@@ -235,6 +235,26 @@ class CallSiteFact:
     bound: bool = False
 
 
+@_fast_pickle
+@dataclass(frozen=True, slots=True)
+class WrapperFact:
+    """A top-level function that passes its own parameters on to a library call (mmseg's
+    ``def resize(input, size=None, ..., align_corners=None): return F.interpolate(input, size,
+    scale_factor, mode, align_corners)``, compressai's ``def conv(in_ch, out_ch, kernel_size=5,
+    stride=2): return nn.Conv2d(...)``): a call of the wrapper with literal arguments is a call
+    of ``callee`` with them (:func:`migrate_lens.wrappers.through_wrapper`). ``params``: the
+    wrapper's positional parameter names in order; ``args``/``kwargs``: the library call's arguments, each
+    ``"p:<param>"`` (the parameter as it came), a literal repr or :data:`NONLITERAL`
+    (``kwargs`` as (keyword, source)); ``line``: the library call's line in the wrapper."""
+
+    qualname: str
+    callee: str
+    params: tuple[str, ...]
+    args: tuple[str, ...]
+    kwargs: tuple[tuple[str, str], ...]
+    line: int
+
+
 #: The stand-in for "not a literal" in :class:`CallSiteFact` arguments (picklable).
 NONLITERAL = "\0not-literal"
 
@@ -489,6 +509,9 @@ class FileFacts:
     #: AuxLossCollector()``), as (dotted name, the class's dotted name after the file's
     #: bindings), sorted: ``AUX_LOSSES.add(...)`` anywhere in the project runs that class's method
     module_instances: tuple[tuple[str, str], ...] = ()
+    #: the file's top-level functions that pass their parameters on to library calls
+    #: (:class:`WrapperFact`), sorted by (qualname, line)
+    library_wrappers: tuple[WrapperFact, ...] = ()
     #: the file's module-level dispatch tables (``ACTS = {"relu": torch.relu_, "gelu": F.gelu}``),
     #: as (dotted table name, its entries' dotted names after the file's bindings), sorted:
     #: ``self.act = ACTS[name]`` in another file calls one of the entries

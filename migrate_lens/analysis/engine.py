@@ -526,6 +526,8 @@ def analyze_source(source: str, path: str, module_name: str, catalog: Catalog,
         summaries=tuple(sorted(visitor.summaries, key=lambda s: s.qualname)),
         extension_modules=tuple(sorted(set(visitor.extension_modules))),
         module_globals=tuple(sorted(visitor.bindings.globals | visitor.bindings.module_names)),
+        library_wrappers=tuple(sorted((w for ws in visitor.library_wrappers.values() for w in ws),
+                                      key=lambda w: (w.qualname, w.line, w.callee))),
         module_instances=tuple(sorted((f"{module_name}.{name}", cls)
                                       for name, cls in visitor.bindings.module_instances.items())),
         member_factories=tuple(sorted((f"{module_name}.{name}", holder)

@@ -27,7 +27,8 @@ from migrate_lens.analysis.sites import NOT_LITERAL, LazyData, Site
 from migrate_lens.analysis.summaries import SummaryBuilder, is_model_use
 from migrate_lens.analysis.values import HYPOTHESES, IDENTITY, ValueKinds, literal
 from migrate_lens.models import (
-    PLAIN_BASE_PREFIXES, PLAIN_BASES, CallFact, CallFlow, ClassFact, Flow, FunctionFact, FunctionSummary, ImportFact, InjectionFact, SubmoduleFact,
+    NONLITERAL, PLAIN_BASE_PREFIXES, PLAIN_BASES, CallFact, CallFlow, ClassFact, Flow, FunctionFact, FunctionSummary, ImportFact,
+    InjectionFact, SubmoduleFact, WrapperFact,
 )
 
 _INIT_NAMES = re.compile(
@@ -444,6 +445,9 @@ class FileVisitor(cst.CSTVisitor):
         #: (first line, last line, callee, method, data, context, symbol): lines taken while the
         #: walk is in the statement (positions of earlier statements would cost a full re-walk)
         self.project_calls: list[tuple[int, int, str, str, Any, str, str]] = []
+        #: top-level functions that hand their parameters on to library calls, by qualname
+        #: (:class:`~migrate_lens.models.WrapperFact`; calls of them later in the file go through)
+        self.library_wrappers: dict[str, list[WrapperFact]] = {}
         #: closures nested in a top-level function that call a member of an object the outer
         #: function's parameter names: closure name -> (outer qualname, object, position, parameter)
         self._closure_members: dict[str, tuple[str, str, int, str]] = {}
@@ -3291,6 +3295,11 @@ class FileVisitor(cst.CSTVisitor):
                         scope.kernel_use = True
                 if self.bindings.is_project(c):  # matched by the project graph (aliases across files)
                     self._project_call(node, c, method, data, bound)
+        if scope is not None and name:
+            if name.startswith("torch.") and len(self.func_stack) == 1 and not self.class_stack:
+                self._note_wrapper(node, scope, name)
+            elif self.library_wrappers and name in self.library_wrappers:
+                self._through_wrapper(node, name, data)
         if scope is not None:
             self._bound_calls(node, scope, name, method, receiver, data)
             self._injected_args(node, scope, name)
@@ -3479,12 +3488,69 @@ class FileVisitor(cst.CSTVisitor):
                                for code, ms in sorted(by_code.items()))
             self._site("dynamic-member", node, name=holder, data={"members": listed})
 
+    def _note_wrapper(self, node: cst.Call, scope: _FuncScope, name: str) -> None:
+        """A library call in a top-level function that passes some of the function's
+        parameters on as they came: a :class:`~migrate_lens.models.WrapperFact` (a call with a
+        spread argument is none)."""
+        sources: list[tuple[str, str]] = []
+        passes = False
+        for i, a in enumerate(node.args):
+            if a.star:
+                return
+            v = a.value
+            if type(v) is cst.Name and v.value in scope.params and v.value not in scope.last_value:
+                src = f"p:{v.value}"
+                passes = True
+            else:
+                lit = literal(v)
+                src = NONLITERAL if lit is NOT_LITERAL else repr(lit)
+            sources.append((a.keyword.value if a.keyword is not None else "", src))
+        if not passes:
+            return
+        self.library_wrappers.setdefault(scope.qualname, []).append(WrapperFact(
+            qualname=scope.qualname, callee=name, params=tuple(scope.param_order),
+            args=tuple(src for kw, src in sources if not kw), kwargs=tuple((kw, src) for kw, src in sources if kw),
+            line=self._line(node)))
+
+    def _fixed_self_args(self, node: cst.Call, data: Any) -> tuple[tuple[tuple[str, Any], ...], dict[str, tuple[str, Any]]]:
+        """The call's (args, kwargs) as the call rules read them, with an argument that reads a
+        plain attribute init code fixes (:attr:`_ClassInfo.attr_literals`: ``align_corners=
+        self.align_corners``, a constructor default of True) given that value: what a call handed
+        on to a wrapper or another file's function passes in the common construction."""
+        args: tuple[tuple[str, Any], ...] = dict.get(data, "args")
+        kwargs: dict[str, tuple[str, Any]] = dict.get(data, "kwargs")
+        cls = self.func_stack[-1].cls if self.func_stack else None
+        if cls is None or not cls.attr_literals:
+            return args, kwargs
+        out_args, out_kwargs, i = list(args), dict(kwargs), 0
+        for a in node.args:
+            if a.star:
+                continue
+            v = a.value
+            lit = cls.attr_literals.get(v.attr.value, NOT_LITERAL) if _is_self_attr(v) else NOT_LITERAL  # type: ignore[attr-defined]
+            if a.keyword is not None:
+                if lit is not NOT_LITERAL and a.keyword.value in out_kwargs:
+                    out_kwargs[a.keyword.value] = (K.S, lit)
+            else:
+                if lit is not NOT_LITERAL and i < len(out_args):
+                    out_args[i] = (K.S, lit)
+                i += 1
+        return tuple(out_args), out_kwargs
+
+    def _through_wrapper(self, node: cst.Call, name: str, data: Any) -> None:
+        """A call of a wrapper defined earlier in this file: kept for the project graph, which
+        matches it as each library call the wrapper makes with this call's literal arguments
+        (:func:`migrate_lens.wrappers.through_wrapper`), as it does for another file's wrappers."""
+        self._project_call(node, name, "", data)
+
     def _project_call(self, node: cst.CSTNode, callee: str, method: str, data: Any, bound: bool = False) -> None:
         """Keep a call of ``callee``, a name of the project, for the project graph to match once
         it knows what the name is (:class:`~migrate_lens.models.CallSiteFact`). The call's own
         arguments only: a LazyData holds the visitor (a reference cycle that kept the whole tree
         for the cyclic GC after each file)."""
         args_only = {k: dict.get(data, k) for k in _PROJECT_CALL_KEYS}
+        if type(node) is cst.Call:
+            args_only["args"], args_only["kwargs"] = self._fixed_self_args(node, data)
         args_only["bound"] = bound  # `norm_layer(d)`: a name bound to the callee (a parameter default)
         self.project_calls.append((*self._lines(node), callee, method, args_only, self.context, self.symbol))
 
