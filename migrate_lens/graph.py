@@ -35,7 +35,7 @@ from migrate_lens.fastinit import fast_init, replacer
 from migrate_lens.gctools import gc_paused
 from migrate_lens.fold import fold_duplicates, fold_table
 from migrate_lens.interproc import flow_kinds, function_contexts, holds, is_test_path, recontext, training_roles
-from migrate_lens.models import PLAIN_BASE_PREFIXES, PLAIN_BASES, CallSiteFact, ClassFact, FileFacts, Finding, InjectionFact, WrapperFact
+from migrate_lens.models import AUTOGRAD_FUNCTION_BASES, PLAIN_BASE_PREFIXES, PLAIN_BASES, CallSiteFact, ClassFact, FileFacts, Finding, InjectionFact, WrapperFact
 from migrate_lens.wrappers import blind, through_wrapper
 
 if TYPE_CHECKING:
@@ -67,7 +67,7 @@ _NN_MODULE_API = frozenset({
     "state_dict", "to", "to_empty", "train", "type", "xpu", "zero_grad", "forward", "__call__",
     "_apply", "_get_name", "_register_load_state_dict_pre_hook", "_register_state_dict_hook",
 })
-_AUTOGRAD_BASES = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
+_AUTOGRAD_BASES = AUTOGRAD_FUNCTION_BASES
 #: Bases of the input pipeline's classes: their methods (``__getitem__``, ``__iter__``, a
 #: dataset's ``process``) run in the host data loader, never under a trace; a port keeps them
 #: on numpy. Any spelling (``torch.utils.data.dataset.Dataset``) matches its leaf under this prefix.

@@ -33,6 +33,13 @@ def _fast_pickle(cls: _C) -> _C:
         cls.__reduce__ = lambda self: (cls, get(self))  # type: ignore[attr-defined]
     return cls
 
+#: Bases of a custom autograd function (``forward``/``backward`` staticmethods run by ``apply``):
+#: ``InplaceFunction`` marks its output dirty in place (quantization's straight-through estimators).
+AUTOGRAD_FUNCTION_BASES = frozenset({
+    "torch.autograd.Function", "torch.autograd.function.Function", "torch.autograd.function.InplaceFunction",
+    "torch.autograd.InplaceFunction",
+})
+
 #: Obstacle categories, exactly the vocabulary of the JSON contract (docs/report-json.md).
 CATEGORIES: tuple[str, ...] = (
     "dynamic-control-flow",

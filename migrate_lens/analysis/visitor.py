@@ -27,7 +27,7 @@ from migrate_lens.analysis.sites import NOT_LITERAL, LazyData, Site
 from migrate_lens.analysis.summaries import SummaryBuilder, is_model_use
 from migrate_lens.analysis.values import HYPOTHESES, IDENTITY, ValueKinds, literal
 from migrate_lens.models import (
-    NONLITERAL, PLAIN_BASE_PREFIXES, PLAIN_BASES, CallFact, CallFlow, ClassFact, Flow, FunctionFact, FunctionSummary, ImportFact,
+    AUTOGRAD_FUNCTION_BASES, NONLITERAL, PLAIN_BASE_PREFIXES, PLAIN_BASES, CallFact, CallFlow, ClassFact, Flow, FunctionFact, FunctionSummary, ImportFact,
     InjectionFact, SubmoduleFact, WrapperFact,
 )
 
@@ -720,7 +720,7 @@ class FileVisitor(cst.CSTVisitor):
             prefix = self.func_stack[-1].qualname
         qualname = f"{prefix}.{node.name.value}"
         bases = tuple(b for b in (self.qual(a.value) for a in node.bases if a.keyword is None) if b)
-        is_fn = any(b in ("torch.autograd.Function", "torch.autograd.function.Function") for b in bases)
+        is_fn = any(b in AUTOGRAD_FUNCTION_BASES for b in bases)
         defines_forward = any(
             type(s) is cst.FunctionDef and s.name.value == "forward" for s in node.body.body
         ) if type(node.body) is cst.IndentedBlock else False
@@ -1105,6 +1105,9 @@ class FileVisitor(cst.CSTVisitor):
         )
         n_positional = len(params.posonly_params) + len(params.params)
         offset = 1 if is_method and all_params and all_params[0].name.value in ("self", "cls", "ctx") else 0
+        # a custom autograd function's `forward(ctx, input, ...)` takes a tensor first, its
+        # `backward(ctx, *grad_outputs)` only tensors (what `apply` hands them)
+        autograd = scope.cls is not None and scope.cls.is_autograd_function and scope.name in ("forward", "backward")
         for i, p in enumerate(all_params):
             pname = p.name.value
             if is_method and i == 0 and pname in ("self", "cls", "ctx"):
@@ -1125,6 +1128,8 @@ class FileVisitor(cst.CSTVisitor):
                 kind = ann
             elif p.annotation is not None:
                 kind = K.U  # annotated with a non-tensor type (a cache object, a config class)
+            elif autograd and p.default is None and i > 0 and (scope.name == "backward" or i == 1):
+                kind = K.T  # (i == 0 is ctx, a staticmethod's first parameter)
             elif p.default is not None and literal(p.default) not in (NOT_LITERAL, None):
                 kind = K.S
             elif K.STATIC_PARAM_NAME.search(pname):
