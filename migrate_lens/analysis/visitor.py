@@ -3169,7 +3169,7 @@ class FileVisitor(cst.CSTVisitor):
                 handle = self.ctor_attr.get(id(node), "")
                 temporary = not scope.init_like and _removes_hooks(scope.node)
                 for a in node.args:
-                    cb = self.qual(a.value) or self._closure_def(a.value)
+                    cb = self.qual(a.value) or self._closure_def(a.value) or self._made_hook(a.value, scope)
                     if cb and not cb.startswith("self.") and temporary:
                         # registered and removed in one function (a probe: run the model, read
                         # the activations, `h.remove()`): the callback runs where that function
@@ -4166,6 +4166,17 @@ class FileVisitor(cst.CSTVisitor):
                 if p is not None and self.kind(p) in (K.H, K.T) and not self._is_optional_param(p):
                     return True
         return False
+
+    def _made_hook(self, value: cst.BaseExpression, scope: _FuncScope) -> str:
+        """The closure a hook factory method returns (``register_forward_hook(self._make_hook(name))``
+        with ``def _make_hook(self, name): def hook(m, i, o): ...; return hook``), as a qualname;
+        "" for anything else. The method may come later in the class (its node is read)."""
+        if type(value) is not cst.Call or not _is_self_attr(value.func) or scope.cls is None:
+            return ""
+        name = value.func.attr.value  # type: ignore[attr-defined]
+        fn = scope.cls.method_nodes.get(name)
+        inner = _returned_def(fn) if fn is not None else ""
+        return f"{scope.cls.qualname}.{name}.{inner}" if inner else ""
 
     def _passed_edge(self, caller: str, callee: str, where: cst.CSTNode | int) -> None:
         """A call fact marked ``passed``, once per (caller, callee): an edge only where the project
@@ -5169,6 +5180,18 @@ def _small_statements(body: Sequence[cst.BaseStatement]) -> Iterator[cst.BaseSma
             elif type(part) in (cst.IndentedBlock, cst.SimpleStatementSuite):
                 inner.extend(part.body)
         todo.extend(reversed(inner))
+
+
+def _returned_def(fn: cst.FunctionDef) -> str:
+    """The name of a function ``fn`` defines in its own body and returns (``def hook(...): ...;
+    return hook``), or ""."""
+    if type(fn.body) is not cst.IndentedBlock:
+        return ""
+    defs = {st.name.value for st in fn.body.body if type(st) is cst.FunctionDef}
+    for st in _small_statements(fn.body.body):
+        if type(st) is cst.Return and type(st.value) is cst.Name and st.value.value in defs:
+            return st.value.value
+    return ""
 
 
 def _removes_hooks(fn: cst.FunctionDef | None) -> bool:
