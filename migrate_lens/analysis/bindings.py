@@ -356,7 +356,10 @@ class Bindings:
             return out
         for e in getattr(node, "elements", ()):
             t = type(e)
-            if t in (cst.DictElement, cst.Element):
+            if t is cst.DictElement and type(e.value) in (cst.List, cst.Tuple):
+                # `{"color": [rand_brightness, rand_contrast], ...}`: a table of lists of callables
+                out = merge(out, self.table_entries(e.value, shadowed, local, methods))
+            elif t in (cst.DictElement, cst.Element):
                 out = merge(out, self.targets(e.value, shadowed, local, methods))
             elif t in (cst.StarredDictElement, cst.StarredElement):  # `{**BASE, "relu": F.relu_}`
                 out = merge(out, self._copied_table(e.value, shadowed, local, methods))
@@ -519,6 +522,18 @@ class Bindings:
                         else:
                             self.str_consts.difference_update(names)
                         self.globals.update(names)
+        for stmt in node.body:
+            # a table of the file's own functions or classes defined below the code that uses it
+            # (DiffAugment's `AUGMENT_FNS = {"color": [rand_brightness, ...]}` at the end of the
+            # file): its own entries now, the rest once the walk binds the file's imports
+            if type(stmt) is cst.SimpleStatementLine and len(stmt.body) == 1 and type(stmt.body[0]) is cst.Assign:
+                small = stmt.body[0]
+                if len(small.targets) == 1 and type(small.targets[0].target) is cst.Name and \
+                        type(small.value) in (cst.Dict, cst.List, cst.Tuple):
+                    own = tuple(e for e in self.table_entries(small.value) if e.startswith(f"{self.module}."))
+                    if own:
+                        name = small.targets[0].target.value
+                        self.tables[name] = merge(self.tables.get(name, ()), own)
 
     def declare_class(self, name: str) -> None:
         """A class statement met at module level (also inside a top-level ``if``/``try``)."""

@@ -2823,7 +2823,8 @@ class FileVisitor(cst.CSTVisitor):
     def _bind_table_iteration(self, target: cst.BaseExpression, it: cst.BaseExpression) -> None:
         """A loop over a whole dispatch table binds its name to every entry: ``for k, cls in
         NORMS.items()``, ``for cls in NORMS.values()``, ``for f in AUGMENT_FNS`` (a list or
-        tuple of callables): ``cls(dim)`` builds each of them, ``f(x)`` calls each."""
+        tuple of callables), ``for f in AUGMENT_FNS[p]`` (a list a table of lists holds):
+        ``cls(dim)`` builds each of them, ``f(x)`` calls each."""
         scope = self.func_stack[-1]
         table: cst.BaseExpression | None = None
         name = ""
@@ -2834,8 +2835,9 @@ class FileVisitor(cst.CSTVisitor):
                 name = target.value
             elif type(target) is cst.Tuple and len(target.elements) == 2 and type(target.elements[1].value) is cst.Name:
                 name = target.elements[1].value.value  # type: ignore[attr-defined]
-        elif type(it) is cst.Name and type(target) is cst.Name:
-            table, name = it, target.value
+        elif type(it) in (cst.Name, cst.Subscript) and type(target) is cst.Name:
+            # (`for f in AUGMENT_FNS[p]`: a list picked from a table of lists, each entry of which may run)
+            table, name = (it if type(it) is cst.Name else it.value), target.value  # type: ignore[attr-defined]
         if not name:
             return
         entries = self.bindings.table_of(table, scope.env, scope.binds.callables) if table is not None else ()
