@@ -134,6 +134,9 @@ class _ClassInfo:
     #: with a literal default (``self.align_corners = align_corners`` with ``align_corners=True``),
     #: and no other method sets: attribute -> that value (the common construction's)
     attr_literals: dict[str, Any] = field(default_factory=dict)
+    #: containers on self holding instances of plain classes (``self.caches = [LayerCache()
+    #: for _ in range(n)]``): attribute -> the classes of their items
+    held_items: dict[str, tuple[str, ...]] = field(default_factory=dict)
     buffers: set[str] = field(default_factory=set)
     has_conv: bool = False
     returns: dict[str, cst.Annotation] = field(default_factory=dict)
@@ -2384,6 +2387,7 @@ class FileVisitor(cst.CSTVisitor):
                     self._is_class_name(ctor):
                 self.injections.append(InjectionFact(kind="held", owner=cls.qualname, attr=attr, param="", index=-1,
                                                      target=ctor, line=self._line(v)))
+                cls.held_items[attr] = merge(cls.held_items.get(attr, ()), (ctor,))
 
     def _held_instance(self, cls: _ClassInfo, attr: str, value: cst.Call) -> None:
         """``self.ema = ModelEMA(model)`` outside a module's init code (a trainer's setup
@@ -3781,13 +3785,17 @@ class FileVisitor(cst.CSTVisitor):
                 self._slot(v.value, "[injected]", v)  # a parameter passed on: `block(dim, norm_layer=norm_layer)`
             classes = tuple(t for t in self._targets(v) if is_class_like(t))
             held = classes or self.bindings.instances(v, scope.env, scope.binds.callables, scope.binds.instances)
-            for t in held:
+            items = () if held or cls is None or not cls.held_items else tuple(
+                t for alt in _alternatives(v) if type(alt) is cst.Subscript and _is_self_attr(alt.value)
+                for t in cls.held_items.get(alt.value.attr.value, ()))  # type: ignore[attr-defined]
+            for t in held or items:
                 if ctor:
                     self.injections.append(InjectionFact(kind="arg", owner=callee, attr="", param=keyword,
                                                          index=index, target=t, line=self._line(a.value)))
-                elif (keyword or callee) and not classes and type(v) is cst.Name and not scope.init_like:
+                elif (keyword or callee) and not classes and (type(v) is cst.Name or items) and not scope.init_like:
                     # an object built here handed on (`layer(x, past_key_values=cache)`,
-                    # `train_step(model, batch, meter)` with `meter = Meter()`): the graph joins
+                    # `train_step(model, batch, meter)` with `meter = Meter()`; an item of a list of
+                    # such objects on self, `blk(x, cache=self.caches[i])`): the graph joins
                     # it with method calls on the parameter it lands in (by keyword: any
                     # parameter of that name; by position: that parameter of the callee)
                     self.injections.append(InjectionFact(kind="pass", owner=scope.qualname, attr=callee, param=keyword,
