@@ -245,7 +245,9 @@ class CallSiteFact:
 @_fast_pickle
 @dataclass(frozen=True, slots=True)
 class WrapperFact:
-    """A top-level function that passes its own parameters on to a library call (mmseg's
+    """A top-level function (or a top-level class, by its ``__init__``: ultralytics' ``Conv(c1,
+    c2, k, s)`` building ``nn.Conv2d(c1, c2, k, s, autopad(k, p))``) that passes its own
+    parameters on to a library call (mmseg's
     ``def resize(input, size=None, ..., align_corners=None): return F.interpolate(input, size,
     scale_factor, mode, align_corners)``, compressai's ``def conv(in_ch, out_ch, kernel_size=5,
     stride=2): return nn.Conv2d(...)``): a call of the wrapper with literal arguments is a call

@@ -3307,7 +3307,10 @@ class FileVisitor(cst.CSTVisitor):
                 if self.bindings.is_project(c):  # matched by the project graph (aliases across files)
                     self._project_call(node, c, method, data, bound)
         if scope is not None and name:
-            if name.startswith("torch.") and len(self.func_stack) == 1 and not self.class_stack:
+            if name.startswith("torch.") and len(self.func_stack) == 1 and (not self.class_stack or (
+                    len(self.class_stack) == 1 and scope.name == "__init__" and scope.cls is not None)):
+                # (a class whose constructor hands its parameters on to a torch constructor:
+                # ultralytics' `Conv(c1, c2, k, s)` building `nn.Conv2d(c1, c2, k, s, autopad(k, p))`)
                 self._note_wrapper(node, scope, name)
             elif self.library_wrappers and name in self.library_wrappers:
                 self._through_wrapper(node, name, data)
@@ -3500,9 +3503,9 @@ class FileVisitor(cst.CSTVisitor):
             self._site("dynamic-member", node, name=holder, data={"members": listed})
 
     def _note_wrapper(self, node: cst.Call, scope: _FuncScope, name: str) -> None:
-        """A library call in a top-level function that passes some of the function's
-        parameters on as they came: a :class:`~migrate_lens.models.WrapperFact` (a call with a
-        spread argument is none)."""
+        """A library call in a top-level function (or a top-level class's ``__init__``, the
+        wrapper then being the class) that passes some of the function's parameters on as they
+        came: a :class:`~migrate_lens.models.WrapperFact` (a call with a spread argument is none)."""
         sources: list[tuple[str, str]] = []
         passes = False
         for i, a in enumerate(node.args):
@@ -3518,8 +3521,9 @@ class FileVisitor(cst.CSTVisitor):
             sources.append((a.keyword.value if a.keyword is not None else "", src))
         if not passes:
             return
-        self.library_wrappers.setdefault(scope.qualname, []).append(WrapperFact(
-            qualname=scope.qualname, callee=name, params=tuple(scope.param_order),
+        owner = scope.cls.qualname if self.class_stack and scope.cls is not None else scope.qualname
+        self.library_wrappers.setdefault(owner, []).append(WrapperFact(
+            qualname=owner, callee=name, params=tuple(scope.param_order),
             args=tuple(src for kw, src in sources if not kw), kwargs=tuple((kw, src) for kw, src in sources if kw),
             line=self._line(node)))
 
