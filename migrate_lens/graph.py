@@ -843,7 +843,7 @@ class _Builder:
                     # every entry of a table another file defines, built in a loop over it
                     if tables is None:
                         tables = {name: entries for g in self.files for name, entries in g.dispatch_tables}
-                    for entry in tables.get(self.res.chase(s.target[:-2], tables.__contains__), ()):
+                    for entry in tables.get(self.table_name(s.target[:-2], tables), ()):
                         r = self.res.resolve(entry)
                         if r is not None and r != _EXTERNAL and r in self.res.classes and s.owner in self.kind:
                             self.submods[s.owner][s.attr].append(r)
@@ -1045,9 +1045,14 @@ class _Builder:
                         found.extend(match(call, base, f.path, f.suppressions, subclass_of=call.callee))
                     continue
                 if call.callee.endswith("[]"):
-                    # an entry of a dispatch table in another file: a call of each entry
+                    # an entry of a dispatch table in another file: a call of each entry (one
+                    # finding per rule: `Conv["conv", 3]` may be Conv1d, Conv2d or Conv3d)
+                    codes: set[str] = set()
                     for entry in self._table_entries(call.callee[:-2], tables):
-                        found.extend(match(call, entry, f.path, f.suppressions))
+                        for x in match(call, entry, f.path, f.suppressions):
+                            if x.code not in codes:
+                                codes.add(x.code)
+                                found.append(x)
                     continue
                 applied = self.applied_function(call.callee)
                 if applied:
@@ -1106,13 +1111,22 @@ class _Builder:
             return applied
         return ""
 
+    def table_name(self, table: str, tables: Mapping[str, tuple[str, ...]]) -> str:
+        """The name ``tables`` holds the dispatch table ``table`` under, followed through the
+        project's imports and aliases (:meth:`_Resolver.chase`); a registry's keyed table
+        (``pkg.layers.Norm[batch]``) through its registry's name, the key kept."""
+        base, bracket, key = table.partition("[")
+        if not bracket:
+            return self.res.chase(table, tables.__contains__)
+        return self.res.chase(base, lambda d: f"{d}[{key}" in tables) + f"[{key}"
+
     def _table_entries(self, table: str, tables: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
         """The library callables a dispatch table holds (``pkg.acts.ACTS`` -> ``torch.relu_``,
         ``torch.nn.functional.gelu``), following the table's name through the project's imports
         and aliases to where it is defined (:meth:`_Resolver.chase`), and each entry to the
         library name it stands for."""
         out: list[str] = []
-        for entry in tables.get(self.res.chase(table, tables.__contains__), ()):
+        for entry in tables.get(self.table_name(table, tables), ()):
             name = entry if not self.res.is_projectish(entry) else self.res.follow(entry)[0]
             if name and name not in out:
                 out.append(name)

@@ -312,9 +312,44 @@ class Bindings:
             # a dispatch table, written in place (`{"quaternion": quaternion_init, "unitary":
             # unitary_init}[criterion]`, `[nn.ReLU, nn.GELU][i]`) or bound to a module-level name
             # (`ACTS[name]`; `<pkg.acts.ACTS>[]` for one imported from the project, whose entries
-            # the project graph knows): every entry is an alternative
+            # the project graph knows): every entry is an alternative; a registry's entries of
+            # the keys the subscript names (`Conv[Conv.CONVTRANS if t else Conv.CONV, 3]`)
+            keys = registry_keys(value)
+            if keys:
+                keyed = self._keyed_table(value.value, keys, shadowed, local)
+                if keyed:
+                    return keyed
             return self._table(value.value, shadowed, local, methods)
         return ()
+
+    def _keyed_table(self, node: cst.BaseExpression, keys: Sequence[str], shadowed: Container[str] = (),
+                     local: Mapping[str, tuple[str, ...]] | None = None) -> tuple[str, ...]:
+        """The entries a registry (:meth:`bind_registration`) holds under ``keys``: of this
+        file, or ``<pkg.layers.Norm[batch]>[]`` for one imported from the project; () if none
+        (the caller falls back to every entry)."""
+        if type(node) is not cst.Name or node.value in shadowed or (local and node.value in local):
+            return ()
+        out: tuple[str, ...] = ()
+        if node.value in self.tables:
+            for k in keys:
+                out = merge(out, self.tables.get(f"{node.value}[{k}]", ()))
+            return out
+        source = self.aliases.get(node.value, "")
+        if source and self.is_project(source) and node.value not in self.functions and node.value not in self.classes:
+            return tuple(f"{source}[{k}][]" for k in keys)
+        return ()
+
+    def bind_registration(self, registry: str, key: str, entries: Sequence[str]) -> None:
+        """Module-level code registers ``entries`` (classes or callables) under ``key`` in the
+        module-level object ``registry`` (MONAI's ``Norm.add_factory_class("group", nn.GroupNorm)``,
+        ``@Norm.factory_function("batch")`` on a function returning a class): a table of every
+        entry, and one per key (lower case), read by subscripts of the object."""
+        if not entries:
+            return
+        self.tables[registry] = merge(self.tables.get(registry, ()), tuple(entries))
+        if key:
+            name = f"{registry}[{key.lower()}]"
+            self.tables[name] = merge(self.tables.get(name, ()), tuple(entries))
 
     def table_of(self, node: cst.BaseExpression, shadowed: Container[str] = (),
                  local: Mapping[str, tuple[str, ...]] | None = None) -> tuple[str, ...]:
@@ -495,6 +530,8 @@ class Bindings:
         """``name`` (resolved) is, or is under, a name this file imports from its own project."""
         if "()" in name:  # a factory's member (`_make_lazy_cuda_func().fwd`): the factory's name
             name = name.replace("()", "")
+        if "[" in name:  # a registry's entries under a key (`pkg.layers.Norm[batch]`): the registry
+            name = name.split("[", 1)[0]
         return bool(self.project_names) and bool(self._under(name, self.project_names))
 
     def declare_module(self, node: cst.Module) -> None:
@@ -740,6 +777,28 @@ def _identifier(arg: cst.Arg) -> str:
         return ""
     text = value.evaluated_value
     return text if type(text) is str and text.isidentifier() else ""
+
+
+def registry_keys(node: cst.Subscript) -> tuple[str, ...]:
+    """The registry keys a subscript names, lower case: a string literal first (``Norm["batch",
+    3]``, ``Act["gelu"]``), a constant attribute of the subscripted name itself (MONAI's
+    ``Norm[Norm.BATCH, 3]``), or either side of a conditional of those; () when a key is not
+    known (a variable: every entry may be picked)."""
+    if not node.slice or type(node.slice[0].slice) is not cst.Index:
+        return ()
+    first = node.slice[0].slice.value
+    if type(first) is cst.Tuple and first.elements:
+        first = first.elements[0].value
+    base = node.value.value if type(node.value) is cst.Name else ""
+    out: list[str] = []
+    for alt in ([first.body, first.orelse] if type(first) is cst.IfExp else [first]):
+        if type(alt) is cst.SimpleString and isinstance(alt.evaluated_value, str):
+            out.append(alt.evaluated_value.lower())
+        elif type(alt) is cst.Attribute and type(alt.value) is cst.Name and base and alt.value.value == base:
+            out.append(alt.attr.value.lower())
+        else:
+            return ()
+    return tuple(out)
 
 
 def is_dict_call(node: cst.BaseExpression) -> bool:

@@ -117,6 +117,10 @@ _MUTATING_CONTAINER_METHODS = frozenset({
 #: methods by which module-level code adds entries to a dispatch table (their arguments, a
 #: ``setdefault``'s or ``insert``'s after the first)
 _TABLE_FILLS = frozenset({"update", "append", "extend", "setdefault", "insert"})
+#: methods (and decorator factories) of a module-level registry object that register a class or
+#: a factory under a key (MONAI's LayerFactory, mmcv/mmdet's Registry)
+_REGISTRATIONS = frozenset({"add_factory_class", "add_factory_callable", "factory_function", "add", "register",
+                            "register_module", "register_class"})
 
 
 @dataclass
@@ -448,6 +452,10 @@ class FileVisitor(cst.CSTVisitor):
         #: (first line, last line, callee, method, data, context, symbol): lines taken while the
         #: walk is in the statement (positions of earlier statements would cost a full re-walk)
         self.project_calls: list[tuple[int, int, str, str, Any, str, str]] = []
+        #: module-level registrations into registry objects (`Norm.add_factory_class("group",
+        #: nn.GroupNorm)`, `@Norm.factory_function("batch")`): (registry name, key, the value
+        #: registered or the decorated definition), resolved once the file is walked
+        self._registrations: list[tuple[str, str, cst.BaseExpression | cst.FunctionDef | cst.ClassDef]] = []
         #: top-level functions that hand their parameters on to library calls, by qualname
         #: (:class:`~migrate_lens.models.WrapperFact`; calls of them later in the file go through)
         self.library_wrappers: dict[str, list[WrapperFact]] = {}
@@ -656,6 +664,18 @@ class FileVisitor(cst.CSTVisitor):
         self.bindings.declare_module(node)
 
     def leave_Module(self, original_node: cst.Module) -> None:
+        for registry, key, value in self._registrations:
+            if type(value) is cst.ClassDef:
+                entries: tuple[str, ...] = (f"{self.module}.{value.name.value}",)
+            elif type(value) is cst.FunctionDef:
+                entries = self.bindings.returns.get(value.name.value, ())
+            elif type(value) is cst.Lambda:
+                entries = self.bindings.targets(value.body)
+            elif type(value) is cst.Name and value.value in self.bindings.returns:
+                entries = self.bindings.returns[value.value]  # a factory function registered by name
+            else:
+                entries = self.bindings.targets(value)
+            self.bindings.bind_registration(registry, key, entries)
         for cls, method, param, index, line in self._helper_slots:
             fwd = self._init_forwards.get((cls.qualname, method, str(index))) or \
                 self._init_forwards.get((cls.qualname, method, param))
@@ -717,7 +737,26 @@ class FileVisitor(cst.CSTVisitor):
                                              name=f"{text}` (set by `{setter}", data={"setter": setter}), line))
 
     # ------------------------------------------------------------------ classes
+    def _note_registration(self, node: cst.FunctionDef | cst.ClassDef) -> None:
+        """``@Norm.factory_function("batch")`` / ``@MODELS.register_module()`` on a module-level
+        definition: registered into that module-level registry object (key from the first
+        argument or ``name=``, else the definition's name)."""
+        for d in node.decorators:
+            dec = d.decorator
+            if type(dec) is not cst.Call or type(dec.func) is not cst.Attribute or \
+                    type(dec.func.value) is not cst.Name or dec.func.attr.value not in _REGISTRATIONS or \
+                    dec.func.value.value not in self.bindings.module_instances:
+                continue
+            key: Any = NOT_LITERAL
+            for a in dec.args:
+                if a.keyword is None or a.keyword.value == "name":
+                    key = literal(a.value)
+                    break
+            self._registrations.append((dec.func.value.value, key if isinstance(key, str) else node.name.value, node))
+
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        if not self.class_stack and not self.func_stack and node.decorators and self.bindings.module_instances:
+            self._note_registration(node)
         prefix = self.class_stack[-1].qualname if self.class_stack else self.module
         if self.func_stack:
             prefix = self.func_stack[-1].qualname
@@ -894,6 +933,8 @@ class FileVisitor(cst.CSTVisitor):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         name = node.name.value
         innermost = self.scope_kinds[-1] if self.scope_kinds else "module"
+        if innermost == "module" and node.decorators and self.bindings.module_instances:
+            self._note_registration(node)
         decorators = {self.qual(d.decorator) for d in node.decorators}
         if innermost == "class":
             cls: _ClassInfo | None = self.class_stack[-1]
@@ -1272,7 +1313,14 @@ class FileVisitor(cst.CSTVisitor):
             self.call_use[id(node.value)] = "-"  # a call statement: the result is dropped
         elif type(node.value) is cst.Call and not self.class_stack:
             func = node.value.func
-            if type(func) is cst.Attribute and type(func.value) is cst.Name and func.attr.value in _TABLE_FILLS:
+            if type(func) is cst.Attribute and type(func.value) is cst.Name and func.attr.value in _REGISTRATIONS \
+                    and func.value.value in self.bindings.module_instances and node.value.args:
+                # `Act.add_factory_class("gelu", nn.GELU)` into a module-level registry object
+                args = node.value.args
+                key = literal(args[0].value)
+                value = args[1].value if len(args) > 1 else args[0].value
+                self._registrations.append((func.value.value, key if isinstance(key, str) else "", value))
+            elif type(func) is cst.Attribute and type(func.value) is cst.Name and func.attr.value in _TABLE_FILLS:
                 # module-level code filling a dispatch table: `ACTS.update({...})`, `OPS.append(fn)`
                 args = node.value.args
                 self.bindings.bind_table_write(func.value.value, [a.value for a in (
@@ -4381,8 +4429,11 @@ class FileVisitor(cst.CSTVisitor):
             # `def _get_plugin(): ... return _plugin` (a compiled extension): `_get_plugin().op(x)`
             self.bindings.bind_getter(scope.qualname.rsplit(".", 1)[-1], self._targets(value))
         if len(self.func_stack) == 1 and not self.class_stack and type(value) is cst.Subscript:
-            # `def get_act(name): return ACTS[name]`: a call of it is one of the table's entries
-            self.bindings.bind_returned(scope.qualname.rsplit(".", 1)[-1], self._targets(value))
+            # `def get_act(name): return ACTS[name]`: a call of it is one of the table's entries;
+            # `types = (nn.BatchNorm1d, nn.BatchNorm2d); return types[dim - 1]` (a local table)
+            local = scope.last_value.get(value.value.value) if type(value.value) is cst.Name else None
+            entries = self.bindings.table_entries(local) if type(local) in (cst.Tuple, cst.List) else ()
+            self.bindings.bind_returned(scope.qualname.rsplit(".", 1)[-1], entries or self._targets(value))
         elif len(self.func_stack) == 1 and not self.class_stack and type(value) is cst.Name and \
                 value.value in scope.local_defs:
             # `def make_attention(scale): def attention(q, k, v): ...; return attention`, a
