@@ -940,6 +940,12 @@ class FileVisitor(cst.CSTVisitor):
             cls: _ClassInfo | None = self.class_stack[-1]
             assert cls is not None
             qualname = f"{cls.qualname}.{name}"
+            accessor_kind = next((dn.rsplit(".", 1)[1] for dn in (_dotted(d.decorator) for d in node.decorators)
+                                  if dn in (f"{name}.setter", f"{name}.deleter")), "")
+            if accessor_kind:
+                # `@end2end.setter def end2end(self, value)`: runs on assignment, not on a read of
+                # the property (a call edge to `<cls>.end2end` is the getter's): `<cls>.end2end__setter`
+                qualname = f"{qualname}__{accessor_kind}"
             is_method = True
             if cls.is_autograd_function:
                 context = "function"
