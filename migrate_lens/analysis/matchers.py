@@ -1033,8 +1033,9 @@ def match_interpolation(site: Site, m: "Matcher") -> str | None:
     ``nearest`` with a non-integer literal factor or to a given ``size`` (identical only for
     integer upsampling), and modes JAX lacks (``area``). Bilinear upsampling without
     ``align_corners`` and integer-factor ``nearest`` upsampling match exactly (measured: max
-    difference 2e-7 and 0). Unknown (non-literal) modes or factors are not flagged.
-    Positions per callee come from ``arg_positions``."""
+    difference 2e-7 and 0). A ``mode``/``align_corners`` passed on from the enclosing function's
+    parameter, or read from an attribute ``__init__`` fixes, takes that literal default; other
+    non-literal modes or factors are not flagged. Positions per callee come from ``arg_positions``."""
     if not _any_glob(site.name, _param(m, "names")):
         return None
     leaf = site.name.rsplit(".", 1)[-1]
@@ -1043,22 +1044,30 @@ def match_interpolation(site: Site, m: "Matcher") -> str | None:
         got = _arg(site, m, key)
         return None if got is None else got[1]
 
+    def fixed(key: str) -> Any:
+        """The argument's literal, else the default it takes (a parameter's, an attribute's)."""
+        value = get(key)
+        if value is not NOT_LITERAL:
+            return value
+        index = _position_of(site, m, key)
+        for table in (site.data.get("param_default_args", {}), site.data.get("self_default_args", {})):
+            if table:
+                got = table.get(key, table.get(str(index), NOT_LITERAL))
+                if got is not NOT_LITERAL:
+                    return got
+        return NOT_LITERAL
+
     if _any_glob(site.name, _param(m, "always_align_corners") or ()):
         return f"{leaf} (bilinear with align_corners=True)"
-    if get("align_corners") is NOT_LITERAL:
-        # `align_corners=self.align_corners` that init code sets from a default of True
-        index = _position_of(site, m, "align_corners")
-        fixed = site.data.get("self_default_args", {})
-        if fixed.get("align_corners", fixed.get(str(index))) is True:
-            mode = get("mode")
-            if isinstance(mode, str):
-                return f"{mode} with align_corners=True (self.align_corners, set so by the constructor's default)"
-    mode = get("mode")
+    mode = fixed("mode")
     if mode is None:
         mode = str(_table(_param(m, "default_mode")).get(leaf, "nearest"))
+    align = fixed("align_corners")
+    if mode is NOT_LITERAL and align is True:
+        return "an interpolating mode with align_corners=True"  # (torch refuses it with nearest/area)
     if mode is NOT_LITERAL or not isinstance(mode, str):
         return None
-    if get("align_corners") is True:
+    if align is True:
         return f"{mode} with align_corners=True"
     if mode == "bicubic":
         return "bicubic (PyTorch a=-0.75, jax.image.resize Keys a=-0.5)"
