@@ -775,6 +775,23 @@ def match_static_argument(site: Site, m: "Matcher") -> str | None:
     return label if site.data.get("constant_star_args") else None
 
 
+def match_flatten_reshape(site: Site, m: "Matcher") -> str | None:
+    """A 2-D flatten written as a reshape (``methods``: ``h.view(h.size(0), -1)``) of what a
+    convolution held on self returns (``receiver_conv_output``): two positional arguments, the
+    second a literal -1, with the shared call conditions (``class_has_conv``,
+    ``skip_after_global_pool``, ``exclude_receiver``; see :func:`match_call`)."""
+    if not site.method or not _any_glob(site.method, _param(m, "methods") or ()) or site.receiver != K.T:
+        return None
+    if site.data.get("star") or site.data.get("kwargs"):
+        return None
+    args: tuple[tuple[str, Any], ...] = site.data.get("args", ())
+    if len(args) != 2 or args[1][1] != -1 or isinstance(args[1][1], bool) or args[0][1] == -1:
+        return None  # (`view(-1, C)` keeps channels whole: a (N, C, 1, 1) map, layout-free)
+    if not site.data.get("receiver_conv_output"):
+        return None
+    return f".{site.method}(batch, -1)" if _kwargs_ok(site, m) else None
+
+
 def match_negative_pad(site: Site, m: "Matcher") -> str | None:
     """``F.pad`` / padding layers (``names``) given a negative constant width (alone, or in
     the pad tuple): a crop, which ``jnp.pad`` refuses."""
@@ -1210,6 +1227,8 @@ MATCHERS: dict[str, MatcherSpec] = {
                                    keyword="device"),
     "pad-order": MatcherSpec("call", match_pad_order, match_pad_order.__doc__ or "", _gate_names),
     "negative-pad": MatcherSpec("call", match_negative_pad, match_negative_pad.__doc__ or "", _gate_names),
+    "flatten-reshape": MatcherSpec("call", match_flatten_reshape, match_flatten_reshape.__doc__ or "",
+                                   _gate_names_or_methods),
     "static-argument": MatcherSpec("call", match_static_argument, match_static_argument.__doc__ or "",
                                    _gate_names_or_methods),
     # a call given an integer constant outside int32: its own site kind (``int64-arg``, data

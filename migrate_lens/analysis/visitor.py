@@ -5817,6 +5817,36 @@ class _CallExtras:
         first = node.args[0].value if node.args and node.args[0].keyword is None and not node.args[0].star else None
         return self.v._built_by(first, self.scope) if first is not None else ""
 
+    def receiver_conv_output(self) -> bool:
+        """The method's receiver is what a convolution held on self returns: ``self.conv(x)``,
+        ``self.features(x)`` (an ``nn.Sequential`` of a class that builds convolutions), through an
+        activation (``F.relu(...)``, ``.relu()``) or a local last bound to one (a few hops)."""
+        func, scope = self.func, self.scope
+        if type(func) is not cst.Attribute or scope is None or scope.cls is None or not scope.cls.has_conv:
+            return False
+        expr: cst.BaseExpression = func.value
+        for _ in range(4):
+            if type(expr) is cst.Name:
+                bound = scope.last_value.get(expr.value)
+                if bound is None or bound is expr:
+                    return False
+                expr = bound
+                continue
+            if type(expr) is not cst.Call:
+                return False
+            f = expr.func
+            if _is_self_attr(f):
+                ctor = scope.cls.attr_ctor.get(f.attr.value, "")  # type: ignore[attr-defined]
+                return ctor.startswith(("torch.nn.Conv", "torch.nn.LazyConv")) or ctor == "torch.nn.Sequential"
+            name = self.v.qual(f)
+            if name in _ACTIVATION_CALLS and expr.args:
+                expr = expr.args[0].value
+            elif type(f) is cst.Attribute and f.attr.value in _ACTIVATION_METHODS:
+                expr = f.value
+            else:
+                return False
+        return False
+
     def after_conv(self) -> bool:
         """An ``nn.Flatten()`` layer after a conv in one ``nn.Sequential``
         (:meth:`FileVisitor._flatten_layers_after_conv`)."""
@@ -5890,11 +5920,20 @@ _CALL_EXTRAS: dict[str, Callable[[_CallExtras], Any]] = {
         "exports_weight", "arg_texts", "value_args_all_params", "receiver_fresh", "receiver_ctor", "input_ctor",
         "random_args", "arg_alias", "own_method", "arg_ctor", "after_conv", "autograd_functions", "own_classes",
         "project_names", "ceil_args", "inherited_self_args", "input_1d", "param_default_args",
-        "receiver_constant", "constant_args", "loaded_copy", "memo_fill", "constant_star_args", "self_default_args")
+        "receiver_constant", "constant_args", "loaded_copy", "memo_fill", "constant_star_args", "self_default_args", "receiver_conv_output")
 }
 
 #: Functions that round a quotient up (``math.ceil(n / size)``).
 _CEIL_FUNCS = frozenset({"math.ceil", "numpy.ceil", "torch.ceil", "triton.cdiv"})
+
+
+#: Elementwise activations a convolution's output goes through before a flatten.
+_ACTIVATION_CALLS = frozenset({
+    "torch.relu", "torch.nn.functional.relu", "torch.nn.functional.gelu", "torch.nn.functional.silu",
+    "torch.nn.functional.leaky_relu", "torch.nn.functional.elu", "torch.sigmoid", "torch.tanh",
+    "torch.nn.functional.dropout",
+})
+_ACTIVATION_METHODS = frozenset({"relu", "sigmoid", "tanh", "contiguous", "float"})
 
 
 #: Tensor methods (and ``torch.<name>`` functions) that keep a tensor's rank when called
