@@ -1068,10 +1068,8 @@ def match_interpolation(site: Site, m: "Matcher") -> str | None:
             return value
         index = _position_of(site, m, key)
         for table in (site.data.get("param_default_args", {}), site.data.get("self_default_args", {})):
-            if table:
-                got = table.get(key, table.get(str(index), NOT_LITERAL))
-                if got is not NOT_LITERAL:
-                    return got
+            if table and (key in table or str(index) in table):
+                return table.get(key, table.get(str(index)))
         return NOT_LITERAL
 
     if _any_glob(site.name, _param(m, "always_align_corners") or ()):
@@ -1097,7 +1095,7 @@ def match_interpolation(site: Site, m: "Matcher") -> str | None:
         if mode == "nearest" and any(f != int(f) for f in scale):
             return f"nearest with a non-integer factor {get('scale_factor')!r}"
         return None
-    if mode == "nearest" and get("size") is not None:
+    if mode == "nearest" and fixed("size") is not None:
         return "nearest to a given size (matches JAX only for integer upsampling factors)"
     return None
 
