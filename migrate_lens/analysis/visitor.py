@@ -1532,8 +1532,17 @@ class FileVisitor(cst.CSTVisitor):
             key = f"r:{self.qual(value.func)}" if type(value) is cst.Call else ""
             by_item = bool(derived and key in derived) and not any(type(e) is cst.StarredElement for e in target.elements)
             for i, el in enumerate(target.elements):
+                inner = el.value
+                if by_item and type(inner) in (cst.Tuple, cst.List) and \
+                        not any(type(e) is cst.StarredElement for e in inner.elements):  # type: ignore[attr-defined]
+                    # `(fg_mask, idx), loss, _ = self.assign(scores)`: the items of a returned
+                    # tuple's item (the callee's `ret_keys` "i.j")
+                    for j, sub in enumerate(inner.elements):  # type: ignore[attr-defined]
+                        self._assign_target(sub.value, vkind if vkind != K.B else K.T, stmt, value,
+                                            {f"{key}#{i}.{j}": IDENTITY})
+                    continue
                 d = {f"{key}#{i}": IDENTITY} if by_item else derived
-                self._assign_target(el.value, vkind if vkind != K.B else K.T, stmt, value, d)
+                self._assign_target(inner, vkind if vkind != K.B else K.T, stmt, value, d)
         elif type(target) is cst.StarredElement:
             self._assign_target(target.value, K.S if vkind == K.S else K.U, stmt, value)
         elif type(target) is cst.Subscript:
@@ -4474,6 +4483,12 @@ class FileVisitor(cst.CSTVisitor):
         tuple_items = type(value) is cst.Tuple and not any(type(e) is cst.StarredElement for e in value.elements)
         scope.ret_items = _join_items(scope.ret_items, [self._flow(e.value) for e in value.elements],
                                       not scope.ret_flows[:-1]) if tuple_items else []
+        if tuple_items:
+            for i, e in enumerate(value.elements):
+                if type(e.value) is cst.Tuple and not any(type(x) is cst.StarredElement for x in e.value.elements):
+                    # `return (fg_mask, idx), loss, {}`: the nested items, as "i.j" keys
+                    for j, sub in enumerate(e.value.elements):
+                        scope.ret_keys.setdefault(f"{i}.{j}", []).append(self._flow(sub.value))
         if scope.is_method:
             # whether the result is static (a flag `y, flag = self.get_state(x)` passes on)
             describe = self._static_of
