@@ -3398,7 +3398,7 @@ class FileVisitor(cst.CSTVisitor):
                 # (a method of a submodule takes tensors by assumption: its argument kinds say nothing)
                 self._call_flow(scope, node, name, kinds=not (own and scope.cls is not None and scope.cls.attr_kinds.get(
                     name[5:].split(".", 1)[0]) == K.M), statics=own and (
-                    "." not in name[5:] or (name.count(".") == 2 and _may_be_method(scope.cls, name))))
+                    "." not in name[5:] or (name.count(".") >= 2 and _may_be_method(scope.cls, name))))
             elif name[5:] in scope.cls.static_methods:
                 # a staticmethod takes no tensors by assumption: `self.get_reference_points(
                 # spatial_shapes, ...)` passes the kinds its parameters get, a module method's
@@ -6251,17 +6251,18 @@ _NOT_PROJECT = ("torch.", "math.", "numpy.", "np.", "einops.", "typing.", "funct
 
 
 def _may_be_method(cls: _ClassInfo | None, name: str) -> bool:
-    """``self.<m>`` or ``self.<sub>.<m>`` may name a method whose parameters' static kinds the
-    project proves from calls (``interproc.static_inputs``): ``m`` a method of the class, or
-    an attribute the class never binds (a base class's method); ``sub`` an attribute holding a
-    module or an unknown object, ``m`` no forward-like or dunder method."""
+    """``self.<m>`` or ``self.<sub>[.<sub2>...].<m>`` may name a method whose parameters' static
+    kinds the project proves from calls (``interproc.static_inputs``): ``m`` a method of the
+    class, or an attribute the class never binds (a base class's method); ``sub`` an attribute
+    holding a module or an unknown object (what it holds in turn, the graph resolves), ``m`` no
+    forward-like or dunder method."""
     if cls is None or not name.startswith("self."):
         return False
     parts = name[5:].split(".")
     if len(parts) == 1:
         return parts[0] in cls.methods or (parts[0] not in cls.attr_kinds and parts[0] not in cls.attr_binds)
-    return len(parts) == 2 and cls.attr_kinds.get(parts[0]) in (K.M, K.U) and \
-        parts[1] not in _TRACED_METHODS and not parts[1].startswith("__")
+    return cls.attr_kinds.get(parts[0]) in (K.M, K.U) and \
+        parts[-1] not in _TRACED_METHODS and not parts[-1].startswith("__")
 
 
 def _join_items(acc: list[list[Any]] | None, items: list[Any], first: bool) -> list[list[Any]]:
