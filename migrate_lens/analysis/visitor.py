@@ -4336,9 +4336,16 @@ class FileVisitor(cst.CSTVisitor):
             if _is_self_attr(value):
                 self.escaped_methods.add(attr)  # `fn = self.block.gate`: a submodule's method, maybe of this file
             scope = self.func_stack[-1]
-            if not scope.init_like and attr not in _PLAIN_MODULE_ATTRS and not attr.startswith("__"):
+            head = held[5:].split(".", 1)[0]
+            if not scope.init_like and attr not in _PLAIN_MODULE_ATTRS and not attr.startswith("__") and \
+                    head != "config" and not head.endswith("_config") and not (scope.cls is not None and (
+                        (scope.cls.attr_ctor.get(head, "").startswith("torch.") and
+                         scope.cls.attr_ctor[head] not in _CONTAINER_CTORS) or
+                        scope.cls.attr_kinds.get(head) in K.TENSORISH)):
                 # `self.attn.kv_cache.size` (torchtune): a property of the held object's class runs
                 # its body at every read; an edge only where the project resolves it to a function
+                # (not through a torch module, a tensor or the model's config: `self.norm.normalized_shape`,
+                # `self.config.hidden_size` are no project properties that compute)
                 self._passed_edge(scope.qualname, f"{held}.{attr}", node)
         if attr in self.attribute_interest:
             self._site("attribute-read", node, name=attr, receiver=self.kind(node.value),
