@@ -344,7 +344,7 @@ class _Resolver:
                 return found
             return None
         for star in self.stars.get(mod, ()):
-            if star in self.modules and star != mod:
+            if star in self.modules and star != mod and depth < 12:  # (star imports may form a cycle)
                 found = self._in_module(star, rest, depth + 1)
                 if found is not None and found != _EXTERNAL:
                     return found

@@ -638,3 +638,30 @@ def test_a_file_with_an_enormous_line_is_skipped_quickly_in_scan_and_check(tmp_p
     out = CliRunner().invoke(main, ["check", str(big)])
     assert out.exit_code == 1
     assert "not checked: a line longer than" in out.output
+
+
+def test_star_import_cycle_does_not_abort_the_scan(tmp_path: Path) -> None:
+    """Repro (break-test, stop 33): `a` and `b` star-importing each other sent the graph's name
+    resolution round the cycle until RecursionError aborted the whole scan."""
+    root = tmp_path / "star"
+    root.mkdir()
+    (root / "__init__.py").write_text("", encoding="utf-8")
+    (root / "a.py").write_text("from .b import *\n", encoding="utf-8")
+    (root / "b.py").write_text("from .a import *\n", encoding="utf-8")
+    (root / "c.py").write_text("import torch\nfrom .a import f\n\n\ndef g(x):\n    return f(x).item()\n", encoding="utf-8")
+    result = scan(root, Config(), jobs=1, use_cache=False)
+    assert not result.skipped
+    assert {f.path for f in result.files} >= {"a.py", "b.py", "c.py"}
+
+
+def test_dict_entry_written_from_itself_is_analyzed(tmp_path: Path) -> None:
+    """Repro (break-test, stop 33): `d["a"] = d["a"][:-1]` made the value kinds read the entry
+    from itself forever; the file was dropped as "nesting too deep" (4 transformers 5.x files)."""
+    root = tmp_path / "selfref"
+    root.mkdir()
+    (root / "m.py").write_text(
+        "import torch\n\n\ndef f(x):\n    d = {\"a\": x}\n    d[\"a\"] = d[\"a\"][:-1]\n"
+        "    if d[\"a\"].sum() > 0:\n        return d[\"a\"]\n    return x\n", encoding="utf-8")
+    result = scan(root, Config(), jobs=1, use_cache=False)
+    assert not result.skipped
+    assert [f.path for f in result.files] == ["m.py"]

@@ -181,7 +181,7 @@ class ValueKinds:
     parameters an evaluation read through them, and :meth:`assuming_static` evaluates again
     with some of those parameters static (callers that pass ``True`` make ``not flag`` static)."""
 
-    __slots__ = ("v", "hyp", "used", "assumed_read", "static_params")
+    __slots__ = ("v", "hyp", "used", "assumed_read", "static_params", "_entries_open")
 
     def __init__(self, visitor: FileVisitor) -> None:
         self.v = visitor
@@ -190,6 +190,8 @@ class ValueKinds:
         self.assumed_read: set[str] = set()
         #: the assumed parameters taken static (:meth:`assuming_static`), None: none
         self.static_params: frozenset[str] | None = None
+        #: ids of dict entries whose kind is being evaluated (an entry that reads itself)
+        self._entries_open: set[int] = set()
 
     def under(self, key: str | dict[str, str], hypothesis: str, fn: Callable[[], Any]) -> Any:
         """``fn()`` evaluated with the symbolic input ``key`` taking kind ``hypothesis`` (or,
@@ -411,7 +413,16 @@ class ValueKinds:
                 if entries is not None and type(node.slice[0].slice) is cst.Index:
                     key = literal(node.slice[0].slice.value)
                     if type(key) is str and key in entries and entries[key] is not node:
-                        return self.kind(entries[key])  # `out["n_pos"]` of `out = {"n_pos": (t > 0).sum()}`
+                        # `out["n_pos"]` of `out = {"n_pos": (t > 0).sum()}` (an entry written from
+                        # itself, `d["a"] = d["a"][:-1]`, is evaluated once: no endless recursion)
+                        entry = entries[key]
+                        if id(entry) in self._entries_open:
+                            return K.U
+                        self._entries_open.add(id(entry))
+                        try:
+                            return self.kind(entry)
+                        finally:
+                            self._entries_open.discard(id(entry))
                 elif type(node.slice[0].slice) is cst.Index and type(key := literal(node.slice[0].slice.value)) is str:
                     got = self._returned_entry(scope, node.value.value, key)
                     if got is not None:
