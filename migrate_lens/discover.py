@@ -14,10 +14,12 @@ from __future__ import annotations
 import codecs
 import errno
 import io
+import keyword
 import os
 import re
 import stat
 import tokenize
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -348,13 +350,16 @@ def decode_source(data: bytes) -> tuple[str | None, str]:
     return text, ""
 
 
-def package_name(root: Path, max_depth: int = 32) -> str:
-    """Dotted name of the package the scan root is, as Python imports it: the root's own name
-    and those of the parent folders that are packages too (each holds an ``__init__.py``), so
-    that scanning ``torchtune/modules`` names its files ``torchtune.modules.<mod>``, which is
-    how they import each other (``from torchtune.modules.kv_cache import KVCache``). "" when the
-    root holds no ``__init__.py``. At most ``max_depth`` folders up; a folder that cannot be
-    read counts as no package."""
+def package_name(root: Path, texts: Iterable[bytes] | None = None, max_depth: int = 100) -> str:
+    """Dotted name of the package the scan root is, as its files import it: the root's own name,
+    preceded by the names of the parent folders that are packages too (each holds an
+    ``__init__.py`` and is named as an identifier), so that scanning ``torchtune/modules`` names
+    its files ``torchtune.modules.<mod>``, which is how they import each other
+    (``from torchtune.modules.kv_cache import KVCache``). With ``texts`` (the scanned files'
+    bytes) a parent is taken only when some file imports from it: a stray ``__init__.py`` in a
+    folder above a repository whose files import ``models.cache`` keeps the name ``models``.
+    "" when the root holds no ``__init__.py``. At most ``max_depth`` folders up; a folder that
+    cannot be read counts as no package."""
     parts: list[str] = []
     folder = root.absolute()
     for _ in range(max_depth):
@@ -362,11 +367,19 @@ def package_name(root: Path, max_depth: int = 32) -> str:
             is_package = bool(folder.name) and (folder / "__init__.py").is_file()
         except OSError:
             is_package = False
-        if not is_package:
+        if not is_package or (parts and not (folder.name.isidentifier() and not keyword.iskeyword(folder.name))):
             break
         parts.append(folder.name)
         folder = folder.parent
-    return ".".join(reversed(parts))
+    parts.reverse()  # outermost first
+    if len(parts) > 1 and texts is not None:
+        blobs = [t for t in texts if t]
+        for k in range(len(parts) - 1):
+            pattern = re.compile(rb"^[ \t]*(?:from|import)[ \t]+" + re.escape(parts[k].encode()) + rb"\b", re.M)
+            if any(pattern.search(b) for b in blobs):
+                return ".".join(parts[k:])
+        return parts[-1]
+    return ".".join(parts)
 
 
 def module_name(rel_path: str, root_is_package: bool = False, root_name: str = "") -> str:

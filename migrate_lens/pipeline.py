@@ -158,7 +158,6 @@ def analyze_files(root: Path, discovery: Discovery, config: Config, catalog: Cat
     """Per-file stage for every discovered file: cache lookups, then the pool for misses.
     ``on_analysis(n)`` is called before the pool starts when ``n`` > 0 files need analysis (a
     fully cached rescan never calls it). Returns (outcomes sorted by path, cache hits)."""
-    package = package_name(root)
     pending: list[tuple[bytes, str, str]] = []
     keys: dict[str, str] = {}
     outcomes: list[FileOutcome] = []
@@ -171,6 +170,7 @@ def analyze_files(root: Path, discovery: Discovery, config: Config, catalog: Cat
     # so a warm rescan hashes its files (27 MB on core) on both cores; results in file order
     with ThreadPoolExecutor(max_workers=2) as readers:
         read = list(readers.map(read_and_digest, discovery.files))
+    package = package_name(root, (data for data, _, _ in read if data is not None))
     for rel, (data, reason, digest) in zip(discovery.files, read):
         if data is None:
             outcomes.append(FileOutcome(rel, skipped=Skipped(rel, reason)))

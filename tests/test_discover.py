@@ -129,3 +129,19 @@ def test_package_name_walks_up_the_packages(tmp_path: Path) -> None:
     (sub.parent / "__init__.py").write_text("", encoding="utf-8")
     assert package_name(sub) == "tune.modules"
     assert module_name("kv_cache.py", True, package_name(sub)) == "tune.modules.kv_cache"
+
+
+def test_package_name_takes_a_parent_only_when_the_files_import_it(tmp_path: Path) -> None:
+    """A stray ``__init__.py`` above a repository whose files import ``models.cache`` (break-test,
+    stop 33) keeps the name ``models``; a parent folder named as no identifier is no package."""
+    sub = tmp_path / "myrepo" / "models"
+    sub.mkdir(parents=True)
+    (sub / "__init__.py").write_text("", encoding="utf-8")
+    (sub.parent / "__init__.py").write_text("", encoding="utf-8")
+    assert package_name(sub, [b"from models.cache import KVCache\n"]) == "models"
+    assert package_name(sub, [b"import torch\nfrom myrepo.models.cache import KVCache\n"]) == "myrepo.models"
+    odd = tmp_path / "my-proj.v2" / "pkg"
+    odd.mkdir(parents=True)
+    (odd / "__init__.py").write_text("", encoding="utf-8")
+    (odd.parent / "__init__.py").write_text("", encoding="utf-8")
+    assert package_name(odd) == "pkg"
