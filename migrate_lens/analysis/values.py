@@ -589,7 +589,8 @@ class ValueKinds:
         func = node.func
         if type(func) is _ATTRIBUTE and type(func.value) is _NAME and func.attr.value in ("get", "pop") and \
                 node.args and self.v.func_stack and func.value.value == self.v.func_stack[-1].star_kwargs:
-            if len(node.args) > 1 and literal(node.args[1].value) not in (NOT_LITERAL, None):
+            if len(node.args) > 1 and type(literal(node.args[1].value)) is bool and \
+                    literal(node.args[0].value) not in self.v.func_stack[-1].kwargs_written:
                 return K.S  # `kwargs.get("keep_cache", False)`: a flag, as a parameter with that default
             return self._kwarg_kind(node.args[0])  # `kwargs.get("attention_mask")`
         if name is None:

@@ -277,6 +277,8 @@ class _FuncScope:
     input_devices: set[str] = field(default_factory=set)
     #: the ``**kwargs`` parameter's name ("" without one)
     star_kwargs: str = ""
+    #: keys the function writes into its own ``**kwargs`` (``kwargs["flag"] = x.sum() > 0``)
+    kwargs_written: set[str] = field(default_factory=set)
     #: parameters annotated as a mapping of tensors (``x: Dict[str, torch.Tensor]``): an entry
     #: read by a string key is a tensor (pytorch-forecasting's ``x["encoder_lengths"]``)
     tensor_maps: set[str] = field(default_factory=set)
@@ -1852,6 +1854,11 @@ class FileVisitor(cst.CSTVisitor):
 
     def _subscript_write(self, stmt: cst.CSTNode, target: cst.Subscript, base: str, vkind: str,
                          aug: bool, value: cst.BaseExpression | None = None) -> None:
+        if self.func_stack and type(target.value) is cst.Name and target.value.value == self.func_stack[-1].star_kwargs \
+                and len(target.slice) == 1 and type(target.slice[0].slice) is cst.Index:
+            key = literal(target.slice[0].slice.value)
+            if type(key) is str:
+                self.func_stack[-1].kwargs_written.add(key)
         if vkind in K.TENSORISH and _is_self_attr(target.value) and self.func_stack and \
                 self.func_stack[-1].cls is not None and base not in K.TENSORISH and not aug and len(target.slice) == 1 \
                 and type(target.slice[0].slice) is cst.Index:
