@@ -969,6 +969,9 @@ def match_strided_padding(site: Site, m: "Matcher") -> str | None:
         stride = get("kernel_size")
     if stride is None or padding is None:
         return None
+    kernel = get("kernel_size")
+    if kernel in (1, (1,), (1, 1), (1, 1, 1)) and padding is NOT_LITERAL:
+        return None  # a 1x1 kernel takes no padding (ultralytics' autopad(1) is 0)
     if padding in (0, (0,), (0, 0), (0, 0, 0), "valid"):
         return None
     if isinstance(padding, str):

@@ -672,9 +672,12 @@ class FileVisitor(cst.CSTVisitor):
             elif type(value) is cst.FunctionDef:
                 entries = self.bindings.returns.get(value.name.value, ())
             elif type(value) is cst.Lambda:
-                entries = self.bindings.targets(value.body)
+                # (`lambda: partial(nn.GELU, approximate="tanh")`: the partial's keywords would be lost)
+                entries = () if self.bindings.is_partial(value.body) else self.bindings.targets(value.body)
             elif type(value) is cst.Name and value.value in self.bindings.returns:
                 entries = self.bindings.returns[value.value]  # a factory function registered by name
+            elif self.bindings.is_partial(value):
+                entries = ()  # `partial(nn.GELU, approximate="tanh")`: its keywords would be lost
             else:
                 entries = self.bindings.targets(value)
             self.bindings.bind_registration(registry, key, entries)
@@ -3575,7 +3578,17 @@ class FileVisitor(cst.CSTVisitor):
     def _note_wrapper(self, node: cst.Call, scope: _FuncScope, name: str) -> None:
         """A library call in a top-level function (or a top-level class's ``__init__``, the
         wrapper then being the class) that passes some of the function's parameters on as they
-        came: a :class:`~migrate_lens.models.WrapperFact` (a call with a spread argument is none)."""
+        came: a :class:`~migrate_lens.models.WrapperFact` (a call with a spread argument, or one
+        under a condition or in a loop, is none)."""
+        if scope.branches or scope.loops:
+            return  # (under a condition: timm's create_conv2d builds a dynamic-'SAME' conv when padding="same")
+        passed = {a.value.value for a in node.args if type(a.value) is cst.Name and a.value.value in scope.params}
+        if scope.node is not None and type(scope.node.body) is cst.IndentedBlock and any(
+                type(st) is cst.If and passed & {n.value for n in _names_read(st.test)} and _returns_or_binds(st, passed)
+                for st in scope.node.body.body):
+            return  # (after a test of a parameter it passes on that returns or rebinds: `if stride > 1:
+            # return nn.Sequential(pool, conv)`, `if padding is None: padding = 1`; a check that only
+            # raises, `if in_channels % groups != 0: raise ...`, decides nothing)
         sources: list[tuple[str, str]] = []
         passes = False
         for i, a in enumerate(node.args):
@@ -5280,6 +5293,32 @@ def _small_statements(body: Sequence[cst.BaseStatement]) -> Iterator[cst.BaseSma
             elif type(part) in (cst.IndentedBlock, cst.SimpleStatementSuite):
                 inner.extend(part.body)
         todo.extend(reversed(inner))
+
+
+def _returns_or_binds(stmt: cst.If, names: set[str]) -> bool:
+    """A ``return`` inside ``stmt`` (an ``if`` and its ``else``/``elif``), or an assignment to
+    one of ``names``."""
+    for st in _small_statements([stmt]):
+        if type(st) is cst.Return:
+            return True
+        if type(st) in (cst.Assign, cst.AugAssign, cst.AnnAssign):
+            targets = [t.target for t in st.targets] if type(st) is cst.Assign else [st.target]  # type: ignore[attr-defined]
+            if any(type(t) is cst.Name and t.value in names for t in targets):
+                return True
+    return False
+
+
+def _names_read(node: cst.CSTNode) -> list[cst.Name]:
+    """The ``Name`` nodes inside ``node`` (an expression: a few dozen nodes at most)."""
+    out: list[cst.Name] = []
+    stack: list[cst.CSTNode] = [node]
+    while stack:
+        n = stack.pop()
+        if type(n) is cst.Name:
+            out.append(n)
+        else:
+            stack.extend(n.children)
+    return out
 
 
 def _returned_def(fn: cst.FunctionDef) -> str:
