@@ -2886,16 +2886,8 @@ class FileVisitor(cst.CSTVisitor):
             func = bound
         if type(func) is not cst.Subscript:
             return False
-        if not scope.iter_names:
-            return True
-        for el in func.slice:
-            stack: list[cst.CSTNode] = [el]
-            while stack:
-                n = stack.pop()
-                if type(n) is cst.Name and n.value in scope.iter_names:
-                    return False
-                stack.extend(n.children)
-        return True
+        return not scope.iter_names or not any(
+            n.value in scope.iter_names for el in func.slice for n in _names_read(el))
 
     def _bind_table_iteration(self, target: cst.BaseExpression, it: cst.BaseExpression) -> None:
         """A loop over a whole dispatch table binds its name to every entry: ``for k, cls in
