@@ -499,6 +499,17 @@ class _Resolver:
 
 
 # ---------------------------------------------------------------------------- algorithms
+def dispatch_tables(files: Iterable[FileFacts]) -> dict[str, tuple[str, ...]]:
+    """Every file's dispatch tables by dotted name, entries merged in file order: a registry one
+    file defines is filled by the files that register into it (``@MODELS.register_module()``)."""
+    out: dict[str, tuple[str, ...]] = {}
+    for f in files:
+        for name, entries in f.dispatch_tables:
+            old = out.get(name)
+            out[name] = entries if old is None else old + tuple(e for e in entries if e not in old)
+    return out
+
+
 def strongly_connected(nodes: Iterable[str], adj: Mapping[str, Iterable[str]]) -> list[list[str]]:
     """Strongly connected components (Tarjan, iterative), in reverse topological order: a
     component comes after every component it reaches. ``adj`` maps a node to its successors;
@@ -842,7 +853,7 @@ class _Builder:
                 if s.target.endswith("[]"):
                     # every entry of a table another file defines, built in a loop over it
                     if tables is None:
-                        tables = {name: entries for g in self.files for name, entries in g.dispatch_tables}
+                        tables = dispatch_tables(self.files)
                     for entry in tables.get(self.table_name(s.target[:-2], tables), ()):
                         r = self.res.resolve(entry)
                         if r is not None and r != _EXTERNAL and r in self.res.classes and s.owner in self.kind:
@@ -1003,7 +1014,7 @@ class _Builder:
 
         # extensions the build declares outside the project's packages (`import MultiScaleDeformableAttention`)
         top_level = {m for m in self.res.declared_extensions if not self.res.is_projectish(m)}
-        tables = {name: entries for f in self.files for name, entries in f.dispatch_tables}
+        tables = dispatch_tables(self.files)
         partials = {name: (target, kw) for f in self.files for name, target, kw in f.library_partials}
         wrappers: dict[str, list[WrapperFact]] = defaultdict(list)
         for f in self.files:

@@ -68,6 +68,8 @@ EXPECTED_STATUS: dict[str, tuple[str, str, str, str]] = {
                                             "the block class a builder passes reaches the layers through _make_layer"),
     "tv_resnet_forwarded.AnnotatedResNet": (">=", "redesign", "torchvision.models.resnet.ResNet (block: type[Union[...]])",
                                            "a `type[Union[...]]` annotation names the classes the parameter builds"),
+    "mm_registry.Neck": (">=", "redesign", "(attack batch 4: p05) MODELS.build(plugin) with plugin=dict(type=\"DropBlock\")",
+                         "the registry's DropBlock, built from the config default, draws from the global RNG"),
     "norm_tables.NormBank": (">=", "redesign", "(attack batch 4: p03) nn.ModuleDict({k: cls(dim) for k, cls in NORMS.items()})",
                              "every entry of the table is built, the running-statistics norm among them"),
     "norm_tables.PickedNorm": ("<=", "mechanical", "a local bound to NORMS[norm_type], then built",

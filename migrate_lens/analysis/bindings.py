@@ -95,7 +95,8 @@ class Bindings:
 
     __slots__ = ("module", "is_package", "aliases", "classes", "functions", "globals", "func_returns", "alts",
                  "partials", "project_names", "guarded", "guard_depth", "assigned", "str_consts", "handles", "getters",
-                 "factories", "module_names", "tables", "returns", "project_star", "module_instances")
+                 "factories", "module_names", "tables", "returns", "project_star", "module_instances",
+                 "foreign_tables")
 
     def __init__(self, module: str, is_package: bool, handles: frozenset[str] = frozenset()) -> None:
         self.module = module
@@ -146,6 +147,10 @@ class Bindings:
         #: module-level names bound to an instance of a project class (``AUX_LOSSES =
         #: AuxLossCollector()``) -> the class, as resolved in this file
         self.module_instances: dict[str, str] = {}
+        #: entries this file registers into a registry object another file of the project defines
+        #: (``@MODELS.register_module()`` with ``from .registry import MODELS``), by the registry's
+        #: dotted name (and ``<name>[<key>]``): exported as they are, merged by the project graph
+        self.foreign_tables: dict[str, tuple[str, ...]] = {}
         #: top-level functions that return callables (``def get_act(name): return ACTS[name]``)
         #: -> what they return
         self.returns: dict[str, tuple[str, ...]] = {}
@@ -339,6 +344,12 @@ class Bindings:
             return tuple(f"{source}[{k}][]" for k in keys)
         return ()
 
+    def registry_source(self, name: str) -> str:
+        """The dotted name a registry object this file imports from the project is defined under
+        (``MODELS`` of ``from .registry import MODELS``), or "" (a name of this file, or none)."""
+        source = self.aliases.get(name, "")
+        return source if source and name not in self.module_instances and self.is_project(source) else ""
+
     def bind_registration(self, registry: str, key: str, entries: Sequence[str]) -> None:
         """Module-level code registers ``entries`` (classes or callables) under ``key`` in the
         module-level object ``registry`` (MONAI's ``Norm.add_factory_class("group", nn.GroupNorm)``,
@@ -346,10 +357,13 @@ class Bindings:
         entry, and one per key (lower case), read by subscripts of the object."""
         if not entries:
             return
-        self.tables[registry] = merge(self.tables.get(registry, ()), tuple(entries))
+        source = self.registry_source(registry)
+        tables = self.foreign_tables if source else self.tables
+        base = source or registry
+        tables[base] = merge(tables.get(base, ()), tuple(entries))
         if key:
-            name = f"{registry}[{key.lower()}]"
-            self.tables[name] = merge(self.tables.get(name, ()), tuple(entries))
+            name = f"{base}[{key.lower()}]"
+            tables[name] = merge(tables.get(name, ()), tuple(entries))
 
     def table_of(self, node: cst.BaseExpression, shadowed: Container[str] = (),
                  local: Mapping[str, tuple[str, ...]] | None = None) -> tuple[str, ...]:

@@ -532,8 +532,9 @@ def analyze_source(source: str, path: str, module_name: str, catalog: Catalog,
                                       for name, cls in visitor.bindings.module_instances.items())),
         member_factories=tuple(sorted((f"{module_name}.{name}", holder)
                                       for name, (holder, _, _) in visitor.bindings.factories.items())),
-        dispatch_tables=tuple(sorted((f"{module_name}.{name}", entries)
-                                     for name, entries in visitor.bindings.tables.items())),
+        dispatch_tables=tuple(sorted([*((f"{module_name}.{name}", entries)
+                                        for name, entries in visitor.bindings.tables.items()),
+                                      *visitor.bindings.foreign_tables.items()])),
         closure_factories=tuple(sorted(visitor.closure_factories.items())),
         library_partials=library_partials,
     )

@@ -749,8 +749,9 @@ class FileVisitor(cst.CSTVisitor):
         for d in node.decorators:
             dec = d.decorator
             if type(dec) is not cst.Call or type(dec.func) is not cst.Attribute or \
-                    type(dec.func.value) is not cst.Name or dec.func.attr.value not in _REGISTRATIONS or \
-                    dec.func.value.value not in self.bindings.module_instances:
+                    type(dec.func.value) is not cst.Name or dec.func.attr.value not in _REGISTRATIONS or not (
+                        dec.func.value.value in self.bindings.module_instances or
+                        self.bindings.registry_source(dec.func.value.value)):
                 continue
             key: Any = NOT_LITERAL
             for a in dec.args:
@@ -760,7 +761,7 @@ class FileVisitor(cst.CSTVisitor):
             self._registrations.append((dec.func.value.value, key if isinstance(key, str) else node.name.value, node))
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        if not self.class_stack and not self.func_stack and node.decorators and self.bindings.module_instances:
+        if not self.class_stack and not self.func_stack and node.decorators:
             self._note_registration(node)
         prefix = self.class_stack[-1].qualname if self.class_stack else self.module
         if self.func_stack:
@@ -938,7 +939,7 @@ class FileVisitor(cst.CSTVisitor):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         name = node.name.value
         innermost = self.scope_kinds[-1] if self.scope_kinds else "module"
-        if innermost == "module" and node.decorators and self.bindings.module_instances:
+        if innermost == "module" and node.decorators:
             self._note_registration(node)
         decorators = {self.qual(d.decorator) for d in node.decorators}
         if innermost == "class":
@@ -2874,6 +2875,36 @@ class FileVisitor(cst.CSTVisitor):
             else:
                 scope.derived.pop(n, None)
 
+    def _registry_build(self, node: cst.Call, registry: cst.Name, scope: _FuncScope) -> tuple[tuple[str, ...], bool]:
+        """``(entries, picked)`` for ``<registry>.build(cfg)`` (mmcv's Registry, a module-level
+        registry object of this file or imported): the classes registered under the config's
+        ``type`` when the call spells it (``dict(type="DropBlock", ...)``, ``{"type": ...}``), else
+        every registered class, picked by the config. ``((), False)`` for anything else."""
+        if not node.args or registry.value in scope.env or registry.value in scope.params:
+            return (), False
+        cfg = node.args[0].value
+        if type(cfg) is cst.Name and cfg.value in scope.params and cfg.value not in scope.last_value:
+            # `def __init__(self, plugin=dict(type="DropBlock", ...))`: the default config
+            default = scope.param_meta.get(cfg.value, (None, None))[1]
+            cfg = default if default is not None else cfg
+        key: Any = NOT_LITERAL
+        if type(cfg) is cst.Dict:
+            for el in cfg.elements:
+                if type(el) is cst.DictElement and literal(el.key) == "type":
+                    key = literal(el.value)
+        elif type(cfg) is cst.Call and _is_dict_call(cfg):
+            key = next((literal(a.value) for a in cfg.args if a.keyword is not None and a.keyword.value == "type"),
+                       NOT_LITERAL)
+        own = registry.value in self.bindings.module_instances and registry.value not in self.bindings.tables
+        if isinstance(key, str):
+            # (a registry of this file is filled by registrations met later: the graph reads it)
+            keyed = (f"{self.module}.{registry.value}[{key.lower()}][]",) if own else \
+                self.bindings._keyed_table(registry, (key.lower(),))
+            if keyed:
+                return keyed, False
+        entries = (f"{self.module}.{registry.value}[]",) if own else self.bindings.table_of(registry)
+        return (entries, True) if entries else ((), False)
+
     def _picked_from_table(self, func: cst.BaseExpression, scope: _FuncScope) -> bool:
         """The callee is one entry of a table picked by a setting (``ATTENTION_CLASSES[
         config.attn_impl]``, or a local last bound to such a pick): one alternative runs, which
@@ -3440,6 +3471,7 @@ class FileVisitor(cst.CSTVisitor):
         code (``block(dim)``, ``norm_layer(dim)``) is an injection slot."""
         func = node.func
         on_instance = False
+        registry_pick = False
         if name.startswith("self.") and not (type(func) is cst.Name and func.value in scope.binds.callables):
             bound = scope.cls.attr_binds.get(name[5:], ()) if scope.cls is not None else ()
         elif type(func) is cst.Attribute and type(func.value) is cst.Name and (
@@ -3460,6 +3492,11 @@ class FileVisitor(cst.CSTVisitor):
         elif type(func) is cst.Subscript:
             # `self.pool_fns[self.mode](h, mask)`, `ACTS[name](x)`: a call of each entry
             bound = self._targets(func)
+        elif method == "build" and type(func.value) is cst.Name and \
+                (built := self._registry_build(node, func.value, scope))[0]:  # type: ignore[attr-defined]
+            # `MODELS.build(dict(type="DropBlock", ...))` of a registry object: the class registered
+            # under that type (every registered class for a config passed in: one the config picks)
+            bound, registry_pick = built
         elif type(func) is cst.Name or (type(func) is cst.Attribute and type(func.value) is cst.Name):
             bound = self.bindings.resolve_all(func, scope.env, scope.binds.callables)
             if type(func) is cst.Name and scope.cls is not None and scope.cls.attr_binds and \
@@ -3499,7 +3536,7 @@ class FileVisitor(cst.CSTVisitor):
         # `ATTENTION_CLASSES[config.attn_impl](config)`: a class picked from a table by a setting
         # is matched where it is named, but builds no submodule (one alternative is built: which
         # the config says, not all of them)
-        picked = self._picked_from_table(func, scope)
+        picked = registry_pick or self._picked_from_table(func, scope)
         for alt in bound:
             if alt == name or (picked and is_class_like(alt) and not alt.startswith("torch.")):
                 continue
@@ -3514,7 +3551,8 @@ class FileVisitor(cst.CSTVisitor):
                                            passed=alt.endswith("()")))
             if scope.init_like and scope.cls is not None and scope.cls.composes and (
                     (is_class_like(alt) and alt not in _CONTAINER_CTORS and self._is_class_name(alt)) or
-                    (not picked and alt.endswith("[]") and self.bindings.is_project(alt[:-2]))):
+                    (not picked and alt.endswith("[]") and (self.bindings.is_project(alt[:-2]) or
+                                                             alt.startswith(f"{self.module}.")))):
                 # (`cls(dim) for k, cls in NORMS.items()` over a table imported from the project:
                 # every entry is built, the graph reads them off the table)
                 self.submodules.append(SubmoduleFact(owner=scope.cls.qualname, attr=self.ctor_attr.get(id(node), "[]"),
@@ -3529,7 +3567,7 @@ class FileVisitor(cst.CSTVisitor):
                 # `self.crit(logits, y)` with `self.crit = focal_loss` (imported): the function's
                 # parameters get the kinds passed, as for a direct call of it
                 self._call_flow(scope, node, alt)
-            if (alt.endswith("[]") and self.bindings.is_project(alt[:-2])) or (
+            if (alt.endswith("[]") and (self.bindings.is_project(alt[:-2]) or alt.startswith(f"{self.module}."))) or (
                     alt.endswith(".apply") and self.bindings.is_project(alt[:-6])):
                 # an entry of a dispatch table imported from the project (`self.act = ACTS[name]`):
                 # the project graph matches the call against each entry (`FileFacts.dispatch_tables`);
