@@ -21,6 +21,7 @@ Name resolution is best effort and never guesses: a reference that points into t
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter, defaultdict, deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -67,7 +68,6 @@ _NN_MODULE_API = frozenset({
     "state_dict", "to", "to_empty", "train", "type", "xpu", "zero_grad", "forward", "__call__",
     "_apply", "_get_name", "_register_load_state_dict_pre_hook", "_register_state_dict_hook",
 })
-_AUTOGRAD_BASES = AUTOGRAD_FUNCTION_BASES
 #: Bases of the input pipeline's classes: their methods (``__getitem__``, ``__iter__``, a
 #: dataset's ``process``) run in the host data loader, never under a trace; a port keeps them
 #: on numpy. Any spelling (``torch.utils.data.dataset.Dataset``) matches its leaf under this prefix.
@@ -731,7 +731,7 @@ class _Builder:
         direct: dict[str, str] = {}
         for f in self.files:
             for c in f.classes:
-                if any(b in _AUTOGRAD_BASES for b in c.bases):
+                if any(b in AUTOGRAD_FUNCTION_BASES for b in c.bases):
                     direct.setdefault(c.qualname, "autograd.Function")
                 elif c.is_module:
                     if self._unseen_module_base(c.qualname):
@@ -845,15 +845,13 @@ class _Builder:
         (its ``nn.Module`` base in another file) composes only once inheritance across files
         makes it one: a plain helper class's init is no composition."""
         direct = {c.qualname for f in self.files for c in f.classes if c.is_module}
-        tables: dict[str, tuple[str, ...]] | None = None
         for f in self.files:
             for s in f.submodules:
                 if s.owner not in direct and self.module_kind.get(s.owner) != "nn.Module":
                     continue
                 if s.target.endswith("[]"):
                     # every entry of a table another file defines, built in a loop over it
-                    if tables is None:
-                        tables = dispatch_tables(self.files)
+                    tables = self.tables
                     for entry in tables.get(self.table_name(s.target[:-2], tables), ()):
                         r = self.res.resolve(entry)
                         if r is not None and r != _EXTERNAL and r in self.res.classes and s.owner in self.kind:
@@ -1014,7 +1012,7 @@ class _Builder:
 
         # extensions the build declares outside the project's packages (`import MultiScaleDeformableAttention`)
         top_level = {m for m in self.res.declared_extensions if not self.res.is_projectish(m)}
-        tables = dispatch_tables(self.files)
+        tables = self.tables
         partials = {name: (target, kw) for f in self.files for name, target, kw in f.library_partials}
         wrappers: dict[str, list[WrapperFact]] = defaultdict(list)
         for f in self.files:
@@ -1033,7 +1031,8 @@ class _Builder:
                         if got is None:
                             continue
                         # only what the caller's literals cause: the rest is the wrapper's own
-                        own = {x.code for x in match(replace(call, args=blind(w)[0], kwargs=blind(w)[1]),
+                        unknown = blind(w)
+                        own = {x.code for x in match(replace(call, args=unknown[0], kwargs=unknown[1]),
                                                      w.callee, f.path, ())}
                         found.extend(x for x in match(replace(call, args=got[0], kwargs=got[1]), w.callee, f.path,
                                                       f.suppressions) if x.code not in own)
@@ -1121,6 +1120,12 @@ class _Builder:
         if applied and self.module_kind.get(self.res.resolve(applied[: -len(".apply")]) or "") == "autograd.Function":
             return applied
         return ""
+
+    @functools.cached_property
+    def tables(self) -> dict[str, tuple[str, ...]]:
+        """Every dispatch table of the project, by dotted name (:func:`dispatch_tables`), made
+        on first use: read by composition and by the project calls' matching."""
+        return dispatch_tables(self.files)
 
     def table_name(self, table: str, tables: Mapping[str, tuple[str, ...]]) -> str:
         """The name ``tables`` holds the dispatch table ``table`` under, followed through the

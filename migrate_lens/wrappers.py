@@ -36,24 +36,23 @@ def through_wrapper(wrapper: WrapperFact, args: tuple[tuple[str, str], ...],
         given[kw] = (kind, text)
     if not any(given.get(src[2:], ("", NONLITERAL))[1] != NONLITERAL for src in _sources(wrapper)):
         return None
-
-    def value(src: str) -> tuple[str, str]:
-        if src.startswith("p:"):
-            return given.get(src[2:], (_UNKNOWN, NONLITERAL))
-        return (_STATIC, src) if src != NONLITERAL else (_UNKNOWN, NONLITERAL)
-
-    out_args = tuple(value(src) for src in wrapper.args)
-    out_kwargs = tuple((kw, *value(src)) for kw, src in wrapper.kwargs)
-    return out_args, out_kwargs  # type: ignore[return-value]
+    return _library_call(wrapper, given)
 
 
 def blind(wrapper: WrapperFact) -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str, str], ...]]:
     """The library call's (args, kwargs) with every parameter the wrapper passes on unknown:
     what a rule finds there is the wrapper's own (reported at its line), not the caller's."""
+    return _library_call(wrapper, {})
+
+
+def _library_call(wrapper: WrapperFact, given: dict[str, tuple[str, str]]
+                  ) -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str, str], ...]]:
+    """The library call's (args, kwargs): a passed-on parameter takes its value in ``given``
+    (parameter -> (kind, literal repr)), unknown when absent; the wrapper's literals are static."""
     def value(src: str) -> tuple[str, str]:
-        if src.startswith("p:") or src == NONLITERAL:
-            return (_UNKNOWN, NONLITERAL)
-        return (_STATIC, src)
+        if src.startswith("p:"):
+            return given.get(src[2:], (_UNKNOWN, NONLITERAL))
+        return (_STATIC, src) if src != NONLITERAL else (_UNKNOWN, NONLITERAL)
 
     return tuple(value(src) for src in wrapper.args), tuple((kw, *value(src)) for kw, src in wrapper.kwargs)  # type: ignore[misc]
 

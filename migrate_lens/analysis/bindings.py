@@ -321,13 +321,13 @@ class Bindings:
             # the keys the subscript names (`Conv[Conv.CONVTRANS if t else Conv.CONV, 3]`)
             keys = registry_keys(value)
             if keys:
-                keyed = self._keyed_table(value.value, keys, shadowed, local)
+                keyed = self.keyed_table(value.value, keys, shadowed, local)
                 if keyed:
                     return keyed
             return self._table(value.value, shadowed, local, methods)
         return ()
 
-    def _keyed_table(self, node: cst.BaseExpression, keys: Sequence[str], shadowed: Container[str] = (),
+    def keyed_table(self, node: cst.BaseExpression, keys: Sequence[str], shadowed: Container[str] = (),
                      local: Mapping[str, tuple[str, ...]] | None = None) -> tuple[str, ...]:
         """The entries a registry (:meth:`bind_registration`) holds under ``keys``: of this
         file, or ``<pkg.layers.Norm[batch]>[]`` for one imported from the project; () if none

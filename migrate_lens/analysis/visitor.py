@@ -2899,7 +2899,7 @@ class FileVisitor(cst.CSTVisitor):
         if isinstance(key, str):
             # (a registry of this file is filled by registrations met later: the graph reads it)
             keyed = (f"{self.module}.{registry.value}[{key.lower()}][]",) if own else \
-                self.bindings._keyed_table(registry, (key.lower(),))
+                self.bindings.keyed_table(registry, (key.lower(),))
             if keyed:
                 return keyed, False
         entries = (f"{self.module}.{registry.value}[]",) if own else self.bindings.table_of(registry)
@@ -3409,7 +3409,10 @@ class FileVisitor(cst.CSTVisitor):
                 # ultralytics' `Conv(c1, c2, k, s)` building `nn.Conv2d(c1, c2, k, s, autopad(k, p))`)
                 self._note_wrapper(node, scope, name)
             elif self.library_wrappers and name in self.library_wrappers:
-                self._through_wrapper(node, name, data)
+                # a wrapper defined earlier in this file: the graph matches the call as each library
+                # call the wrapper makes with these literals (migrate_lens/wrappers.py), as it does
+                # for another file's wrappers
+                self._project_call(node, name, "", data)
         if scope is not None:
             self._bound_calls(node, scope, name, method, receiver, data)
             self._injected_args(node, scope, name)
@@ -3654,8 +3657,7 @@ class FileVisitor(cst.CSTVisitor):
         for a in node.args:
             if a.star:
                 continue
-            v = a.value
-            lit = cls.attr_literals.get(v.attr.value, NOT_LITERAL) if _is_self_attr(v) else NOT_LITERAL  # type: ignore[attr-defined]
+            lit = _fixed_attr(cls, a)
             if a.keyword is not None:
                 if lit is not NOT_LITERAL and a.keyword.value in out_kwargs:
                     out_kwargs[a.keyword.value] = (K.S, lit)
@@ -3664,12 +3666,6 @@ class FileVisitor(cst.CSTVisitor):
                     out_args[i] = (K.S, lit)
                 i += 1
         return tuple(out_args), out_kwargs
-
-    def _through_wrapper(self, node: cst.Call, name: str, data: Any) -> None:
-        """A call of a wrapper defined earlier in this file: kept for the project graph, which
-        matches it as each library call the wrapper makes with this call's literal arguments
-        (:func:`migrate_lens.wrappers.through_wrapper`), as it does for another file's wrappers."""
-        self._project_call(node, name, "", data)
 
     def _project_call(self, node: cst.CSTNode, callee: str, method: str, data: Any, bound: bool = False) -> None:
         """Keep a call of ``callee``, a name of the project, for the project graph to match once
@@ -4803,6 +4799,15 @@ def _is_self(node: cst.BaseExpression) -> bool:
     return type(node) is cst.Name and node.value == "self"
 
 
+def _fixed_attr(cls: _ClassInfo, arg: cst.Arg) -> Any:
+    """The literal an argument reading ``self.<attr>`` takes when init code fixes that attribute
+    (:attr:`_ClassInfo.attr_literals`); :data:`NOT_LITERAL` for anything else (a spread too)."""
+    v = arg.value
+    if arg.star or not _is_self_attr(v):
+        return NOT_LITERAL
+    return cls.attr_literals.get(v.attr.value, NOT_LITERAL)  # type: ignore[attr-defined]
+
+
 def _forwards_init(fn: cst.FunctionDef | None) -> bool:
     """``def __init__(self, *args, **kwargs): super().__init__(*args, **kwargs)`` (a docstring
     aside): the constructor hands every argument on unchanged, its defaults are the base's
@@ -5798,11 +5803,9 @@ class _CallExtras:
             return {}
         out: dict[str, Any] = {}
         for i, a in enumerate(self.node.args):
-            v = a.value
-            if _is_self_attr(v) and not a.star:
-                lit = cls.attr_literals.get(v.attr.value, NOT_LITERAL)  # type: ignore[attr-defined]
-                if lit is not NOT_LITERAL:
-                    out[a.keyword.value if a.keyword is not None else str(i)] = lit
+            lit = _fixed_attr(cls, a)
+            if lit is not NOT_LITERAL:
+                out[a.keyword.value if a.keyword is not None else str(i)] = lit
         return out
 
     def param_default_args(self) -> dict[str, Any]:
