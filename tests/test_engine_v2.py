@@ -214,3 +214,17 @@ def test_subclass_references_on_one_line_are_one_finding(catalog) -> None:
     project = scan_package(ROOT / "injection" / "norm_subclass_eps", catalog)
     lines = [f.span.line for f in project.findings if f.code == "ML903" and f.path.endswith("towers.py")]
     assert lines == [10]
+
+
+def test_registry_filled_from_other_files_composes_its_builds(catalog) -> None:
+    """OpenMMLab's shape across files: ``@MODELS.register_module()`` in the files that import the
+    registry fill it, and ``MODELS.build(plugin)`` (a config default naming ``DropBlock``) builds
+    that class: the neck holds the DropBlock (its global-RNG draw makes the neck a redesign), and
+    the registry's keyed table lists each registered class under its own key."""
+    from helpers_engine_v2 import ROOT, scan_package
+
+    project = scan_package(ROOT / "injection" / "registry_build_config", catalog)
+    modules = {m.qualname: m.status for m in project.modules}
+    assert modules["registry_build_config.neck.FPNWithDropBlock"] == "redesign"
+    edges = {(u, v) for u, v, k in project.graph.edges(data="kind") if k == "composition"}
+    assert ("registry_build_config.neck.FPNWithDropBlock", "registry_build_config.dropblock.DropBlock") in edges
