@@ -794,7 +794,8 @@ def match_flatten_reshape(site: Site, m: "Matcher") -> str | None:
 
 def match_negative_pad(site: Site, m: "Matcher") -> str | None:
     """``F.pad`` / padding layers (``names``) given a negative constant width (alone, or in
-    the pad tuple): a crop, which ``jnp.pad`` refuses."""
+    the pad tuple), or a negated expression in the pad tuple (``negated_widths``): a crop, which
+    ``jnp.pad`` refuses."""
     if not _any_glob(site.name, _param(m, "names")):
         return None
     got = _arg(site, m, "pad") or _arg(site, m, "padding")
@@ -803,9 +804,12 @@ def match_negative_pad(site: Site, m: "Matcher") -> str | None:
     value = got[1]
     widths = value if isinstance(value, tuple) else (value,)
     negative = [w for w in widths if isinstance(w, int) and not isinstance(w, bool) and w < 0]
-    if not negative:
-        return None
-    return f"{site.name.rsplit('.', 1)[-1]} with negative widths {value}"
+    if negative:
+        return f"{site.name.rsplit('.', 1)[-1]} with negative widths {value}"
+    if value is NOT_LITERAL and site.data.get("negated_widths"):
+        # `F.pad(t, (0, 0, amount, -amount))`: a shift, padding one side and cropping the other
+        return f"{site.name.rsplit('.', 1)[-1]} with a negated width (a crop when it is positive)"
+    return None
 
 
 def match_global_write(site: Site, m: "Matcher") -> str | None:

@@ -5918,6 +5918,17 @@ class _CallExtras:
         first = node.args[0].value if node.args and node.args[0].keyword is None and not node.args[0].star else None
         return self.v._built_by(first, self.scope) if first is not None else ""
 
+    def negated_widths(self) -> bool:
+        """A tuple or list argument holds a negated expression (``F.pad(t, (0, 0, amount,
+        -amount))``: a shift that crops one side): a negative width unless the name is."""
+        for a in self.node.args:
+            v = a.value
+            if type(v) in (cst.Tuple, cst.List) and any(
+                    type(e) is cst.Element and type(e.value) is cst.UnaryOperation and type(e.value.operator) is cst.Minus
+                    and literal(e.value) is NOT_LITERAL for e in v.elements):  # type: ignore[attr-defined]
+                return True
+        return False
+
     def receiver_conv_output(self) -> bool:
         """The method's receiver is what a convolution held on self returns: ``self.conv(x)``,
         ``self.features(x)`` (an ``nn.Sequential`` of a class that builds convolutions), through an
@@ -6021,7 +6032,7 @@ _CALL_EXTRAS: dict[str, Callable[[_CallExtras], Any]] = {
         "exports_weight", "arg_texts", "value_args_all_params", "receiver_fresh", "receiver_ctor", "input_ctor",
         "random_args", "arg_alias", "own_method", "arg_ctor", "after_conv", "autograd_functions", "own_classes",
         "project_names", "ceil_args", "inherited_self_args", "input_1d", "param_default_args",
-        "receiver_constant", "constant_args", "loaded_copy", "memo_fill", "constant_star_args", "self_default_args", "receiver_conv_output")
+        "receiver_constant", "constant_args", "loaded_copy", "memo_fill", "constant_star_args", "self_default_args", "receiver_conv_output", "negated_widths")
 }
 
 #: Functions that round a quotient up (``math.ceil(n / size)``).
