@@ -26,6 +26,7 @@ from migrate_lens.analysis.bindings import is_dict_call as _is_dict_call
 from migrate_lens.analysis.sites import NOT_LITERAL, LazyData, Site
 from migrate_lens.analysis.summaries import SummaryBuilder, is_model_use
 from migrate_lens.analysis.values import HYPOTHESES, IDENTITY, ValueKinds, literal
+from migrate_lens.analysis.walk import child_nodes
 from migrate_lens.models import (
     AUTOGRAD_FUNCTION_BASES, NONLITERAL, PLAIN_BASE_PREFIXES, PLAIN_BASES, CallFact, CallFlow, ClassFact, Flow, FunctionFact, FunctionSummary, ImportFact,
     InjectionFact, SubmoduleFact, WrapperFact,
@@ -1648,7 +1649,7 @@ class FileVisitor(cst.CSTVisitor):
                 if bound is not None and bound is not expr and self._random_draw(bound, scope, depth - 1):
                     return True
                 continue
-            stack.extend(node.children)
+            stack.extend(child_nodes(node))
         return False
 
     def _draws(self, expr: cst.BaseExpression) -> bool:
@@ -1670,7 +1671,7 @@ class FileVisitor(cst.CSTVisitor):
                     return True
                 if cls is not None and _is_self_attr(func) and "Dropout" in cls.attr_ctor.get(func.attr.value, ""):
                     return True
-            stack.extend(node.children)
+            stack.extend(child_nodes(node))
         return False
 
     def _built_by(self, expr: cst.BaseExpression | None, scope: _FuncScope | None) -> str:
@@ -3615,13 +3616,6 @@ class FileVisitor(cst.CSTVisitor):
         under a condition or in a loop, is none)."""
         if scope.branches or scope.loops:
             return  # (under a condition: timm's create_conv2d builds a dynamic-'SAME' conv when padding="same")
-        passed = {a.value.value for a in node.args if type(a.value) is cst.Name and a.value.value in scope.params}
-        if scope.node is not None and type(scope.node.body) is cst.IndentedBlock and any(
-                type(st) is cst.If and passed & {n.value for n in _names_read(st.test)} and _returns_or_binds(st, passed)
-                for st in scope.node.body.body):
-            return  # (after a test of a parameter it passes on that returns or rebinds: `if stride > 1:
-            # return nn.Sequential(pool, conv)`, `if padding is None: padding = 1`; a check that only
-            # raises, `if in_channels % groups != 0: raise ...`, decides nothing)
         sources: list[tuple[str, str]] = []
         passes = False
         for i, a in enumerate(node.args):
@@ -3637,6 +3631,13 @@ class FileVisitor(cst.CSTVisitor):
             sources.append((a.keyword.value if a.keyword is not None else "", src))
         if not passes:
             return
+        passed = {a.value.value for a in node.args if type(a.value) is cst.Name and a.value.value in scope.params}
+        if scope.node is not None and type(scope.node.body) is cst.IndentedBlock and any(
+                type(st) is cst.If and passed & {n.value for n in _names_read(st.test)} and _returns_or_binds(st, passed)
+                for st in scope.node.body.body):
+            return  # (after a test of a parameter it passes on that returns or rebinds: `if stride > 1:
+            # return nn.Sequential(pool, conv)`, `if padding is None: padding = 1`; a check that only
+            # raises, `if in_channels % groups != 0: raise ...`, decides nothing)
         owner = scope.cls.qualname if self.class_stack and scope.cls is not None else scope.qualname
         self.library_wrappers.setdefault(owner, []).append(WrapperFact(
             qualname=owner, callee=name, params=tuple(scope.param_order),
@@ -4652,7 +4653,7 @@ def _rebound_names(func: cst.FunctionDef | None) -> frozenset[str]:
             bind(n.asname.name)  # type: ignore[attr-defined]
         elif t is cst.ExceptHandler and n.name is not None:  # type: ignore[attr-defined]
             bind(n.name.name)  # type: ignore[attr-defined]
-        todo.extend(n.children)
+        todo.extend(child_nodes(n))
     return frozenset(k for k, v in counts.items() if v > 1)
 
 
@@ -5017,7 +5018,7 @@ def _key_reads(test: cst.BaseExpression, attrs: frozenset[str]) -> list[int]:
             read = _host_read_of(n)
             if read is not n and _is_self_attr(read) and read.attr.value in attrs:  # type: ignore[attr-defined]
                 out.append(id(n))
-        stack.extend(c for c in n.children if isinstance(c, cst.CSTNode))
+        stack.extend(child_nodes(n))
     return out
 
 
@@ -5129,7 +5130,7 @@ def _reads_self_attrs(node: cst.CSTNode, attrs: frozenset[str]) -> bool:
         n = stack.pop()
         if _is_self_attr(n) and n.attr.value in attrs:
             return True
-        stack.extend(c for c in n.children if isinstance(c, cst.CSTNode))
+        stack.extend(child_nodes(n))
     return False
 
 
@@ -5211,7 +5212,7 @@ def _switches_modes(node: cst.FunctionDef) -> bool:
                 return True
         elif type(n) is cst.Attribute and n.attr.value == "requires_grad":
             return True
-        stack.extend(n.children)
+        stack.extend(child_nodes(n))
     return False
 
 
@@ -5352,7 +5353,7 @@ def _names_read(node: cst.CSTNode) -> list[cst.Name]:
         if type(n) is cst.Name:
             out.append(n)
         else:
-            stack.extend(n.children)
+            stack.extend(child_nodes(n))
     return out
 
 
@@ -5631,7 +5632,7 @@ def _drops_tested(body: cst.BaseSuite, test: cst.BaseExpression) -> bool:
         elif type(n) is cst.Attribute:
             stack.append(n.value)
         else:
-            stack.extend(n.children)
+            stack.extend(child_nodes(n))
     return dropped <= read
 
 
@@ -6290,7 +6291,7 @@ def _class_self_writes(cls: _ClassInfo) -> tuple[frozenset[str], tuple[int, froz
                         init = (sum(1 for a in args if a.keyword is None and not a.star),
                                 frozenset(a.keyword.value for a in args if a.keyword is not None),
                                 any(a.star for a in args))
-            stack.extend(n.children)
+            stack.extend(child_nodes(n))
     result = (frozenset(writes), init)
     cls.self_writes = result
     return result
