@@ -154,6 +154,10 @@ class _ClassInfo:
     #: attributes holding an instance of a class built outside a module's init code
     #: (``self.ema = ModelEMA(model)``): ``self.ema.update(...)`` is its method, no dict update
     held: set[str] = field(default_factory=set)
+    #: attributes ``__init__`` stores from a constructor parameter as it came (``self.balancer =
+    #: balancer``): an object the caller passes, whose ``.update(...)`` is its own method (the
+    #: graph resolves it through what callers inject), not a dict update
+    param_slots: set[str] = field(default_factory=set)
     #: a ``@dataclass`` (non-module) class with a generated ``__init__``: how many of its
     #: positional ``__init__`` parameters were met so far (the next field's position), -1 once
     #: fields are keyword-only (``kw_only=True``, after ``_: KW_ONLY``); None for other classes
@@ -3323,7 +3327,8 @@ class FileVisitor(cst.CSTVisitor):
                                          type(last) in (cst.List, cst.Tuple) else [last])
                     if _is_self_attr(root) and scope.cls is not None and \
                             scope.cls.attr_kinds.get(root.attr.value) != K.M and \
-                            root.attr.value not in scope.cls.held:  # type: ignore[union-attr]
+                            root.attr.value not in scope.cls.held and not (  # type: ignore[union-attr]
+                                method == "update" and root.attr.value in scope.cls.param_slots):  # type: ignore[union-attr]
                         self._state_write(node, root, "container", result_kind)
                     elif type(root) is cst.Subscript and _is_self_attr(root.value) and scope.cls is not None and \
                             scope.cls.attr_kinds.get(root.value.attr.value) != K.M and \
@@ -3788,6 +3793,7 @@ class FileVisitor(cst.CSTVisitor):
                 self._helper_slots.append((scope.cls, scope.name, param, index, self._line(node)))
             return
         # what the constructor binds itself: `block = block or B`
+        scope.cls.param_slots.add(attr)
         self._slot_facts(scope.cls.qualname, attr, param, index, self._line(node),
                          scope.binds.callables.get(param, ()))
 
@@ -3899,6 +3905,10 @@ class FileVisitor(cst.CSTVisitor):
                 self._slot(v.value, "[injected]", v)  # a parameter passed on: `block(dim, norm_layer=norm_layer)`
             classes = tuple(t for t in self._targets(v) if is_class_like(t))
             held = classes or self.bindings.instances(v, scope.env, scope.binds.callables, scope.binds.instances)
+            if not held and ctor and type(v) is cst.Name:
+                # a parameter typed by its annotation handed on to a constructor
+                # (`Proc(controller, "down")` with `controller: Optional[AttentionStore] = None`)
+                held = tuple(t for t in scope.binds.typed.get(v.value, ()) if not t.startswith("self."))
             items = () if held or cls is None or not cls.held_items else tuple(
                 t for alt in _alternatives(v) if type(alt) is cst.Subscript and _is_self_attr(alt.value)
                 for t in cls.held_items.get(alt.value.attr.value, ()))  # type: ignore[attr-defined]
