@@ -37,7 +37,7 @@ from migrate_lens.gctools import gc_paused
 from migrate_lens.fold import fold_duplicates, fold_table
 from migrate_lens.interproc import flow_kinds, function_contexts, holds, is_test_path, recontext, training_roles
 from migrate_lens.models import AUTOGRAD_FUNCTION_BASES, PLAIN_BASE_PREFIXES, PLAIN_BASES, CallSiteFact, ClassFact, FileFacts, Finding, InjectionFact, WrapperFact
-from migrate_lens.wrappers import blind, through_wrapper
+from migrate_lens.wrappers import blind, through_member_wrapper, through_wrapper
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -1027,6 +1027,15 @@ class _Builder:
                     # `resize(x, size=s, mode="bilinear", align_corners=True)` of another file's
                     # wrapper of F.interpolate: each library call it makes, with these literals
                     for w in wrapped:
+                        if w.member:
+                            # `make_norm("LayerNorm", d)` of `getattr(nn, name)(dim)`: the member the
+                            # caller names, all of its findings the caller's (the wrapper's own
+                            # line holds the dynamic-member finding)
+                            picked = through_member_wrapper(w, call.args, call.kwargs)
+                            if picked is not None:
+                                found.extend(match(replace(call, args=picked[1], kwargs=picked[2]), picked[0],
+                                                   f.path, f.suppressions))
+                            continue
                         got = through_wrapper(w, call.args, call.kwargs)
                         if got is None:
                             continue

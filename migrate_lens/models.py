@@ -254,7 +254,9 @@ class WrapperFact:
     of ``callee`` with them (:func:`migrate_lens.wrappers.through_wrapper`). ``params``: the
     wrapper's positional parameter names in order; ``args``/``kwargs``: the library call's arguments, each
     ``"p:<param>"`` (the parameter as it came), a literal repr or :data:`NONLITERAL`
-    (``kwargs`` as (keyword, source)); ``line``: the library call's line in the wrapper."""
+    (``kwargs`` as (keyword, source)); ``line``: the library call's line in the wrapper;
+    ``member``: the parameter that names the member of ``callee`` called (``def make_norm(name,
+    dim): return getattr(nn, name)(dim)``: callee ``torch.nn``), "" for a fixed callee."""
 
     qualname: str
     callee: str
@@ -262,6 +264,7 @@ class WrapperFact:
     args: tuple[str, ...]
     kwargs: tuple[tuple[str, str], ...]
     line: int
+    member: str = ""
 
 
 #: The stand-in for "not a literal" in :class:`CallSiteFact` arguments (picklable).

@@ -11,6 +11,8 @@ literal repr) pairs as in :class:`~migrate_lens.models.CallSiteFact` (a non-lite
 
 from __future__ import annotations
 
+import ast
+
 from migrate_lens.models import NONLITERAL, WrapperFact
 
 #: value kind given to a wrapper's own literals
@@ -37,6 +39,40 @@ def through_wrapper(wrapper: WrapperFact, args: tuple[tuple[str, str], ...],
     if not any(given.get(src[2:], ("", NONLITERAL))[1] != NONLITERAL for src in _sources(wrapper)):
         return None
     return _library_call(wrapper, given)
+
+
+def through_member_wrapper(wrapper: WrapperFact, args: tuple[tuple[str, str], ...],
+                           kwargs: tuple[tuple[str, str, str], ...]
+                           ) -> tuple[str, tuple[tuple[str, str], ...], tuple[tuple[str, str, str], ...]] | None:
+    """For a wrapper that calls a member of a library module by a name it is given
+    (``def make_norm(name, dim): return getattr(nn, name)(dim)``, :attr:`WrapperFact.member`):
+    (the member's dotted name, args, kwargs) of the call ``make_norm("LayerNorm", d)`` makes,
+    the other parameters as :func:`through_wrapper` gives them. None unless the caller passes
+    the name as a string literal naming an identifier."""
+    if not wrapper.member:
+        return None
+    text = ""
+    if wrapper.member in wrapper.params:
+        i = wrapper.params.index(wrapper.member)
+        if i < len(args):
+            text = args[i][1]
+    for kw, _, value in kwargs:
+        if kw == wrapper.member:
+            text = value
+    try:
+        name = ast.literal_eval(text) if text and text != NONLITERAL else None
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
+    if type(name) is not str or not name.isidentifier():
+        return None
+    given: dict[str, tuple[str, str]] = {}
+    for i, value in enumerate(args):
+        if i < len(wrapper.params):
+            given[wrapper.params[i]] = value
+    for kw, kind, literal_text in kwargs:
+        given[kw] = (kind, literal_text)
+    got = _library_call(wrapper, given)
+    return f"{wrapper.callee}.{name}", got[0], got[1]
 
 
 def blind(wrapper: WrapperFact) -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str, str], ...]]:

@@ -3597,6 +3597,19 @@ class FileVisitor(cst.CSTVisitor):
         members = self.members.get(holder)
         if not members or self.export_only or self.error_only:
             return
+        chosen = self._member_name(lookup.args[1].value)
+        if chosen:
+            # `getattr(nn, act)()` with `act="GELU"` a parameter's default, a local bound to a
+            # literal or an attribute __init__ fixes: the member of the common construction
+            self._site("call", node, name=f"{holder}.{chosen}", data=data)
+            return
+        scope = self.func_stack[-1] if self.func_stack else None
+        name_arg = lookup.args[1].value
+        if scope is not None and type(name_arg) is cst.Name and name_arg.value in scope.params and \
+                name_arg.value not in scope.last_value and len(self.func_stack) == 1 and not self.class_stack:
+            # `def make_act(name): return getattr(nn, name)()`: a wrapper whose callers' literal
+            # names pick the member (the project graph matches them, migrate_lens/wrappers.py)
+            self._note_wrapper(node, scope, holder, member=name_arg.value)
         if self.func_stack:
             context, symbol = self.func_stack[-1].context, self.func_stack[-1].qualname
         else:
@@ -3614,15 +3627,16 @@ class FileVisitor(cst.CSTVisitor):
                                for code, ms in sorted(by_code.items()))
             self._site("dynamic-member", node, name=holder, data={"members": listed})
 
-    def _note_wrapper(self, node: cst.Call, scope: _FuncScope, name: str) -> None:
+    def _note_wrapper(self, node: cst.Call, scope: _FuncScope, name: str, member: str = "") -> None:
         """A library call in a top-level function (or a top-level class's ``__init__``, the
         wrapper then being the class) that passes some of the function's parameters on as they
         came: a :class:`~migrate_lens.models.WrapperFact` (a call with a spread argument, or one
-        under a condition or in a loop, is none)."""
+        under a condition or in a loop, is none). ``member``: the parameter naming the member of
+        ``name`` called (``getattr(nn, name)(dim)``)."""
         if scope.branches or scope.loops:
             return  # (under a condition: timm's create_conv2d builds a dynamic-'SAME' conv when padding="same")
         sources: list[tuple[str, str]] = []
-        passes = False
+        passes = bool(member)
         for i, a in enumerate(node.args):
             if a.star:
                 return
@@ -3637,6 +3651,8 @@ class FileVisitor(cst.CSTVisitor):
         if not passes:
             return
         passed = {a.value.value for a in node.args if type(a.value) is cst.Name and a.value.value in scope.params}
+        if member:
+            passed.add(member)
         if scope.node is not None and type(scope.node.body) is cst.IndentedBlock and any(
                 type(st) is cst.If and passed & {n.value for n in _names_read(st.test)} and _returns_or_binds(st, passed)
                 for st in scope.node.body.body):
@@ -3647,23 +3663,48 @@ class FileVisitor(cst.CSTVisitor):
         self.library_wrappers.setdefault(owner, []).append(WrapperFact(
             qualname=owner, callee=name, params=tuple(scope.param_order),
             args=tuple(src for kw, src in sources if not kw), kwargs=tuple((kw, src) for kw, src in sources if kw),
-            line=self._line(node)))
+            line=self._line(node), member=member))
+
+    def _member_name(self, value: cst.BaseExpression) -> str:
+        """The member name a ``getattr(<torch module>, value)`` picks in the common construction:
+        a parameter's string default (``act="GELU"``) when the function has not rebound it, a
+        local name bound to a string literal, or ``self.<attr>`` that ``__init__`` fixes to one
+        (:attr:`_ClassInfo.attr_literals`); "" otherwise."""
+        lit: Any = NOT_LITERAL
+        scope = self.func_stack[-1] if self.func_stack else None
+        if scope is not None and type(value) is cst.Name:
+            bound = scope.last_value.get(value.value)
+            if bound is None and value.value in scope.params:
+                bound = scope.param_meta.get(value.value, (None, None))[1]
+            if bound is not None:
+                lit = literal(bound)
+        elif scope is not None and scope.cls is not None and _is_self_attr(value):
+            lit = scope.cls.attr_literals.get(value.attr.value, NOT_LITERAL)  # type: ignore[attr-defined]
+        return lit if type(lit) is str and lit.isidentifier() else ""
 
     def _fixed_self_args(self, node: cst.Call, data: Any) -> tuple[tuple[tuple[str, Any], ...], dict[str, tuple[str, Any]]]:
         """The call's (args, kwargs) as the call rules read them, with an argument that reads a
         plain attribute init code fixes (:attr:`_ClassInfo.attr_literals`: ``align_corners=
-        self.align_corners``, a constructor default of True) given that value: what a call handed
-        on to a wrapper or another file's function passes in the common construction."""
+        self.align_corners``, a constructor default of True) or a parameter passed on as it came
+        with a literal default (``make_act(act)`` with ``act="GELU"``) given that value: what a
+        call handed on to a wrapper or another file's function passes in the common construction."""
         args: tuple[tuple[str, Any], ...] = dict.get(data, "args")
         kwargs: dict[str, tuple[str, Any]] = dict.get(data, "kwargs")
-        cls = self.func_stack[-1].cls if self.func_stack else None
-        if cls is None or not cls.attr_literals:
+        scope = self.func_stack[-1] if self.func_stack else None
+        if scope is None:
             return args, kwargs
+        cls = scope.cls
+        fixed = cls.attr_literals if cls is not None else {}
         out_args, out_kwargs, i = list(args), dict(kwargs), 0
         for a in node.args:
             if a.star:
                 continue
-            lit = _fixed_attr(cls, a)
+            lit = _fixed_attr(cls, a) if fixed else NOT_LITERAL  # type: ignore[arg-type]
+            if lit is NOT_LITERAL and type(a.value) is cst.Name and a.value.value in scope.params and \
+                    a.value.value not in scope.last_value:
+                # a parameter passed on as it came, with a literal default (`make_act(act)`, `act="GELU"`)
+                default = scope.param_meta.get(a.value.value, (None, None))[1]
+                lit = literal(default) if default is not None else NOT_LITERAL
             if a.keyword is not None:
                 if lit is not NOT_LITERAL and a.keyword.value in out_kwargs:
                     out_kwargs[a.keyword.value] = (K.S, lit)
