@@ -70,7 +70,10 @@ def _within(inner: Span, outer: Span) -> bool:
 
 def _can_absorb(keep: Finding, drop: Finding, survives: Mapping[str, frozenset[str]] | None) -> bool:
     return (keep.suppressed == drop.suppressed and (drop.traced_only or not keep.traced_only)
-            and (bool(drop.requires) or not keep.requires)  # a conditional finding may be dropped later
+            # a conditional finding may be dropped later: it absorbs only what holds under the
+            # same hypotheses (an ML315 that holds when a caller loses the update must not take
+            # an ML304 that holds when a caller gives the argument)
+            and (not keep.requires or keep.requires == drop.requires)
             # an undecided finding that the project drops in a context where the other stays
             # (a trace-only ML211 in host code, beside the ecosystem ML1013 of the same NMS call)
             and (keep.context != "function" or survives is None

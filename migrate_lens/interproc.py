@@ -466,6 +466,8 @@ class _FlowKinds:
             return {"L"} if (fn, key[2:]) in self.lost else set()
         if key.startswith("o:"):
             return {"X"} if self._outside(fn, key[2:]) else set()
+        if key.startswith("g:"):
+            return {"P"} if self._passed(fn, key[2:]) else set()
         if key.startswith("k:"):
             return set() if self._reset_per_call(fn, key[2:]) else {"X"}
         got = self.known.get((fn, key))
@@ -531,6 +533,29 @@ class _FlowKinds:
                 return True
             for c in flows:
                 if c.spread or not ((0 <= idx and idx in c.local) or param in c.local_kw):
+                    return True
+        return False
+
+    def _passed(self, fn: str, param: str) -> bool:
+        """Whether some call may give ``fn``'s optional parameter ``param`` (default None) a
+        value: a call resolved to ``fn`` that passes it by position or keyword, spreads its
+        arguments, or whose arguments were not recorded; also True when ``fn`` has no known
+        caller or is handed on as a value (a public function, a callback). False only when
+        every known call leaves it out: code under ``if param is not None:`` never runs in this
+        project (a fallback's mask branch no caller reaches)."""
+        sites = self.callers.get(fn, ())
+        s = self.summaries.get(fn)
+        if not sites or s is None or s.escapes:
+            return True
+        idx = s.params.index(param) if param in s.params else -1
+        for caller, written in sites:
+            cs = self.summaries.get(caller)
+            flows = [c for c in cs.calls if c.callee == written] if cs is not None else []
+            if not flows:
+                return True
+            for c in flows:
+                if c.spread or c.via or (not c.args and not c.keywords) or param in c.keywords or \
+                        0 <= idx < len(c.args):
                     return True
         return False
 

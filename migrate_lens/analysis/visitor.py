@@ -259,6 +259,14 @@ class _FuncScope:
     #: branch, last_value before, how the body exits (:func:`_exit_kind`), (the body's
     #: last_value, once the else branch begins)]
     branches: list[list[Any]] = field(default_factory=list)
+    #: optional parameters (default None) the enclosing branches test as given (``if attn_mask is
+    #: not None:``, the ``else`` of ``if mask is None:``): what is found there holds only when
+    #: some caller passes one (``g:<param>=P``, :meth:`interproc._Solver._passed`)
+    guarded: list[str] = field(default_factory=list)
+    #: optional parameters rebound only under a test that they were given (still None unless given)
+    given_rebinds: set[str] = field(default_factory=set)
+    #: some site here holds only when a caller gives an optional parameter (``g:<param>=P``)
+    guard_used: bool = False
     #: open ``if`` statements (either branch) whose test checks a type (``isinstance(space,
     #: spaces.Dict)``): code that dispatches on the Python structure of its input
     type_tests: int = 0
@@ -466,6 +474,13 @@ class FileVisitor(cst.CSTVisitor):
         #: top-level functions that hand their parameters on to library calls, by qualname
         #: (:class:`~migrate_lens.models.WrapperFact`; calls of them later in the file go through)
         self.library_wrappers: dict[str, list[WrapperFact]] = {}
+        #: ``if`` statements testing optional parameters as given: id -> [body's parameters,
+        #: else's parameters, those active now] (:attr:`_FuncScope.guarded`); their ``else``
+        #: clauses' ids -> the ``if``'s id
+        self.if_guards: dict[int, list[list[str]]] = {}
+        #: ids of calls that are the value of an assignment in a function
+        self.assigned_calls: set[int] = set()
+        self.else_guards: dict[int, int] = {}
         #: closures nested in a top-level function that call a member of an object the outer
         #: function's parameter names: closure name -> (outer qualname, object, position, parameter)
         self._closure_members: dict[str, tuple[str, str, int, str]] = {}
@@ -562,6 +577,10 @@ class FileVisitor(cst.CSTVisitor):
         if self.func_stack:  # (self.context and self.symbol, read once)
             scope = self.func_stack[-1]
             context, symbol = scope.context, scope.qualname
+            if scope.guarded:
+                scope.guard_used = True  # (the summary then lists the parameters: interproc._passed)
+                cond = "&".join(sorted({f"g:{p}=P" for p in scope.guarded}))
+                requires = tuple(f"{r}&{cond}" for r in requires) if requires else (cond,)
         else:
             context = "init" if self.field_default else "host"
             symbol = self.class_stack[-1].qualname if self.class_stack else self.module
@@ -1344,6 +1363,8 @@ class FileVisitor(cst.CSTVisitor):
                     args[1:] if func.attr.value in ("setdefault", "insert") else args)])
 
     def visit_Assign(self, node: cst.Assign) -> None:
+        if type(node.value) is cst.Call and self.func_stack:
+            self.assigned_calls.add(id(node.value))  # (`self.attn = partial(f, scale=s)`: held, called later)
         if type(node.value) is cst.Call and self.func_stack and len(node.targets) == 1 and \
                 type(node.targets[0].target) in (cst.Tuple, cst.List):
             # `out, _ = f(...)`: the items bound to a name (`_` drops one)
@@ -1385,6 +1406,13 @@ class FileVisitor(cst.CSTVisitor):
                     scope.derived[name] = derived
                 else:
                     scope.derived.pop(name, None)
+                if name in scope.params or name in scope.given_rebinds:
+                    # rebound under a test that it was given (`if is_causal and mask is not None:
+                    # mask = ...`): still None unless a caller gives it
+                    if name in scope.guarded:
+                        scope.given_rebinds.add(name)
+                    else:
+                        scope.given_rebinds.discard(name)
                 scope.params.discard(name)  # rebound: no longer the argument as passed
                 if assumed is not None:
                     scope.assumed[name] = assumed
@@ -2490,6 +2518,13 @@ class FileVisitor(cst.CSTVisitor):
         cls.held.add(attr)
 
     def visit_If(self, node: cst.If) -> None:
+        self._visit_if(node)
+        g = self.if_guards.get(id(node)) if self.if_guards else None
+        if g is not None and g[2]:
+            # after the test's own sites: the test runs whether the parameter is given or not
+            self.func_stack[-1].guarded.extend(g[2])
+
+    def _visit_if(self, node: cst.If) -> None:
         exits = _exit_kind(node.body)
         hit: frozenset[str] = frozenset()
         if _is_availability_test(node.test):
@@ -2511,6 +2546,11 @@ class FileVisitor(cst.CSTVisitor):
                 self.memo_key_reads.update(_key_reads(node.test, hit))
             if scope.branches and scope.branches[-1][0] == id(node):
                 self._enter_else(scope)  # an `elif`: the enclosing if's else branch
+            body_guard, else_guard = _optional_guards(node.test, scope)
+            if body_guard or else_guard:
+                self.if_guards[id(node)] = [body_guard, else_guard, body_guard]  # (entered by visit_If)
+                if node.orelse is not None:
+                    self.else_guards[id(node.orelse)] = id(node)
             dead = _export_only_test(self, node.test)
             scope.branches.append([id(node.orelse) if node.orelse is not None else 0,
                                    dict(scope.env), dict(scope.derived), None, dead, dict(scope.last_value), exits])
@@ -2560,6 +2600,13 @@ class FileVisitor(cst.CSTVisitor):
         """The body of an ``if`` is over and its ``else`` begins: keep the body's bindings
         aside and start the else branch from the bindings before the ``if``."""
         rec = scope.branches[-1]
+        guarded_if = self.else_guards.pop(rec[0], None)
+        if guarded_if is not None and guarded_if in self.if_guards:
+            g = self.if_guards[guarded_if]
+            if g[2]:
+                del scope.guarded[-len(g[2]):]
+            g[2] = g[1]
+            scope.guarded.extend(g[1])
         gate = self.gate_elses.pop(rec[0], None)
         if gate in self.open_gates:  # the else of a kernel gate runs without the kernel
             self.open_gates.discard(gate)
@@ -2581,6 +2628,9 @@ class FileVisitor(cst.CSTVisitor):
         longest(lengths)`` in one branch, ``t = x.shape[1]`` in the other: a host value)."""
         if id(original_node) in self.guard_tries:
             self.bindings.guard_depth -= 1
+        g = self.if_guards.pop(id(original_node), None) if self.if_guards else None
+        if g is not None and g[2] and self.func_stack:
+            del self.func_stack[-1].guarded[-len(g[2]):]
         if self.main_blocks and not self.func_stack and not self.class_stack and _is_main_guard(original_node):
             self.main_blocks -= 1
         if id(original_node) in self.open_gates:
@@ -3878,6 +3928,18 @@ class FileVisitor(cst.CSTVisitor):
                 if (scope.qualname, f) not in self._call_seen:
                     self._call_seen.add((scope.qualname, f))
                     self.calls.append(CallFact(caller=scope.qualname, callee=f, line=self._line(a.value), passed=True))
+                if i == 0 and name in PARTIAL_NAMES and len(node.args) > 1 and id(node) in self.assigned_calls \
+                        and not any(b.star for b in node.args):
+                    # `self.attn = partial(attention_pyimpl, scale=s)`: the arguments the partial
+                    # fixes (what its later calls add is recorded where the holder is called);
+                    # with no spread, the parameters it leaves out are not given here
+                    # (interproc._passed). A partial handed on (`named_apply(partial(f, ...),
+                    # self)`) is called with what the receiver passes: no flow
+                    rest = node.args[1:]
+                    scope.call_flows.append(CallFlow(
+                        f, args=tuple(Flow() for b in rest if b.keyword is None),
+                        keywords=tuple(b.keyword.value for b in rest if b.keyword is not None),
+                        kwargs=tuple(Flow() for b in rest if b.keyword is not None)))
                 if i == 0 and a.keyword is None and not a.star and len(node.args) > 1 and (
                         name in _FORWARDERS or _is_project_callee(name)):
                     self._forwarded_flow(scope, node, f, "" if name in _FORWARDERS else name)
@@ -4198,6 +4260,8 @@ class FileVisitor(cst.CSTVisitor):
         held_kw = tuple(a.keyword.value for a in node.args if a.keyword is not None and _is_held(a.value)) \
             if held_args else ()
         flows_kinds = held or held_kw or any(f.kind or f.deps for f in (*args, *kwargs))
+        if not statics and any(a.star for a in node.args):
+            spread = True  # (the arguments cannot all be listed: which parameters it gives is unknown)
         if statics and not flows_kinds:
             key = (name, tuple(static), tuple(static_kw), spread)
             if key in scope.static_flows:
@@ -5395,6 +5459,36 @@ def _returns_or_binds(stmt: cst.If, names: set[str]) -> bool:
     return False
 
 
+def _optional_guards(test: cst.BaseExpression, scope: _FuncScope) -> tuple[list[str], list[str]]:
+    """The optional parameters (default None, not rebound) an ``if`` test checks as given: for
+    its body (``p is not None``, ``p``, either as an operand of an ``and`` chain) and for its
+    ``else`` (``p is None``, ``not p``, alone)."""
+    def optional(e: cst.BaseExpression) -> str:
+        if type(e) is cst.Name and ((e.value in scope.params and e.value not in scope.last_value)
+                                    or e.value in scope.given_rebinds):
+            default = scope.param_meta.get(e.value, (None, None))[1]
+            if type(default) is cst.Name and default.value == "None":
+                return e.value
+        return ""
+
+    def given(e: cst.BaseExpression, negated: bool) -> str:
+        if type(e) is cst.Comparison and len(e.comparisons) == 1 and type(e.comparisons[0].comparator) is cst.Name \
+                and e.comparisons[0].comparator.value == "None":
+            op = type(e.comparisons[0].operator)
+            if op is (cst.Is if negated else cst.IsNot):
+                return optional(e.left)
+            return ""
+        if type(e) is cst.UnaryOperation and type(e.operator) is cst.Not:
+            return given(e.expression, not negated)
+        return "" if negated else optional(e)
+
+    if type(test) is cst.BooleanOperation and type(test.operator) is cst.And:
+        body = [p for p in (given(e, False) for e in _and_operands(test)) if p]
+        return body, []
+    body_p, else_p = given(test, False), given(test, True)
+    return ([body_p] if body_p else []), ([else_p] if else_p else [])
+
+
 def _names_read(node: cst.CSTNode) -> list[cst.Name]:
     """The ``Name`` nodes inside ``node`` (an expression: a few dozen nodes at most)."""
     out: list[cst.Name] = []
@@ -6491,7 +6585,7 @@ def _with_flows(summary: FunctionSummary | None, scope: _FuncScope) -> FunctionS
             items = tuple(j if j is not None else Flow() for j in joined)
     mutated = tuple(sorted({p for _, p, _ in scope.arg_writes})) if scope.returns_value else ()
     assumed = tuple(sorted(scope.assumed_refs))
-    named = scope.symbolic or mutated or assumed or any("p:" in r for r in scope.ret_reduced)
+    named = scope.symbolic or mutated or assumed or scope.guard_used or any("p:" in r for r in scope.ret_reduced)
     params = tuple(scope.param_order) if named else ()
     kwonly = tuple(scope.kwonly_order) if named else ()
     calls = tuple(scope.call_flows)
