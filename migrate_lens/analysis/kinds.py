@@ -111,6 +111,8 @@ STATIC_TORCH_PREFIXES = (
     "torch.hub.", "torch.optim.", "torch.mps.", "torch.xpu.", "torch.nn.modules.utils.",
     "torch._utils.", "torch.serialization.", "torch.types.", "torch.nn.common_types.",
     "torch._jit_internal.", "torch.export.", "torch.func.", "torch.multiprocessing.",
+    # the legacy loss-reduction enum (`F._Reduction.get_enum(reduction)`: 0, 1 or 2)
+    "torch.nn._reduction.", "torch.nn.functional._Reduction.", "torch.nn.modules.loss._Reduction.",
 )
 STATIC_TORCH = frozenset({
     "torch.is_tensor", "torch.is_floating_point", "torch.is_complex", "torch.numel",

@@ -267,6 +267,8 @@ class _FuncScope:
     given_rebinds: set[str] = field(default_factory=set)
     #: some site here holds only when a caller gives an optional parameter (``g:<param>=P``)
     guard_used: bool = False
+    #: names bound to a length of a tensor's axis (``B, T, C = x.shape``, ``T = x.size(1)``)
+    shape_names: set[str] = field(default_factory=set)
     #: open ``if`` statements (either branch) whose test checks a type (``isinstance(space,
     #: spaces.Dict)``): code that dispatches on the Python structure of its input
     type_tests: int = 0
@@ -1365,6 +1367,8 @@ class FileVisitor(cst.CSTVisitor):
     def visit_Assign(self, node: cst.Assign) -> None:
         if type(node.value) is cst.Call and self.func_stack:
             self.assigned_calls.add(id(node.value))  # (`self.attn = partial(f, scale=s)`: held, called later)
+        if self.func_stack and len(node.targets) == 1:
+            self._note_shape_names(self.func_stack[-1], node.targets[0].target, node.value)
         if type(node.value) is cst.Call and self.func_stack and len(node.targets) == 1 and \
                 type(node.targets[0].target) in (cst.Tuple, cst.List):
             # `out, _ = f(...)`: the items bound to a name (`_` drops one)
@@ -3021,6 +3025,9 @@ class FileVisitor(cst.CSTVisitor):
             # `for layer in self.layers:` runs the container's `__iter__` (fairseq's
             # LayerDropModuleList draws which layers run there): an edge when the project finds one
             self._passed_edge(self.func_stack[-1].qualname, f"self.{it.attr.value}.__iter__", node)  # type: ignore[attr-defined]
+        if type(it) is cst.Call and it.args and type(it.args[0].value) is cst.Call and \
+                self.qual(it.func) in ("reversed", "list", "tuple", "iter") and self.qual(it.args[0].value.func) == "range":
+            it = it.args[0].value  # `for t in reversed(range(T))`: the range's bound
         if type(it) is cst.Call and self.qual(it.func) == "range":
             rng = it
             self._fresh()
@@ -3084,10 +3091,40 @@ class FileVisitor(cst.CSTVisitor):
                 out.update(self._row_views(el, arg))
         return out
 
+    def _note_shape_names(self, scope: _FuncScope, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        """Keep :attr:`_FuncScope.shape_names` for ``target = value``: ``T = x.shape[1]``,
+        ``B, T, C = x.shape``, ``*batch, T, d = reward.shape``, ``b, t = x.size()[:2]`` bind
+        lengths of a tensor's axes; any other value unbinds the names."""
+        if type(target) is cst.Name:
+            (scope.shape_names.add if self._reads_tensor_shape(value) else scope.shape_names.discard)(target.value)
+            return
+        if type(target) not in (cst.Tuple, cst.List):
+            return
+        shape = self._is_shape_value(value)
+        for el in target.elements:  # type: ignore[attr-defined]
+            v = el.value
+            if type(v) is cst.Name:
+                (scope.shape_names.add if shape else scope.shape_names.discard)(v.value)
+
+    def _is_shape_value(self, value: cst.BaseExpression) -> bool:
+        """``x.shape``, ``x.size()`` of a tensor, or a slice of either (``x.shape[:2]``)."""
+        if type(value) is cst.Subscript and all(type(e.slice) is cst.Slice for e in value.slice):
+            value = value.value
+        if type(value) is cst.Attribute and value.attr.value == "shape":
+            # (an array's shape whatever the array: a parameter only callers type counts too)
+            return not _is_self_attr(value.value) and self.kind(value.value) not in (K.S, K.M)
+        if type(value) is cst.Call and type(value.func) is cst.Attribute and value.func.attr.value == "size" \
+                and not value.args:
+            return self.kind(value.func.value) in K.TENSORISH
+        return False
+
     def _reads_tensor_shape(self, expr: cst.BaseExpression) -> bool:
         """``x.shape[1]``, ``x.size(1)``, ``len(x)`` of a tensor, possibly inside arithmetic
-        (``x.shape[1] - 1``): a length fixed per trace, different per input shape."""
+        (``x.shape[1] - 1``), or a name bound to one (``B, T, C = x.shape``): a length fixed
+        per trace, different per input shape."""
         t = type(expr)
+        if t is cst.Name:
+            return bool(self.func_stack) and expr.value in self.func_stack[-1].shape_names  # type: ignore[attr-defined]
         if t is cst.BinaryOperation:
             return self._reads_tensor_shape(expr.left) or self._reads_tensor_shape(expr.right)  # type: ignore[attr-defined]
         if t is cst.Subscript and type(expr.value) is cst.Attribute and expr.value.attr.value == "shape":  # type: ignore[attr-defined]
