@@ -27,6 +27,8 @@ from migrate_lens.analysis.sites import NOT_LITERAL, LazyData, Site
 from migrate_lens.analysis.summaries import SummaryBuilder, is_model_use
 from migrate_lens.analysis.values import HYPOTHESES, IDENTITY, ValueKinds, literal
 from migrate_lens.analysis.walk import child_nodes
+from migrate_lens.analysis.builders import BUILDERS, LIBRARY_REGISTRIES, built_layers, registry_build
+from migrate_lens.analysis.builders import UNKNOWN as BUILDER_UNKNOWN
 from migrate_lens.models import (
     AUTOGRAD_FUNCTION_BASES, NONLITERAL, PLAIN_BASE_PREFIXES, PLAIN_BASES, CallFact, CallFlow, ClassFact, Flow, FunctionFact, FunctionSummary, ImportFact,
     InjectionFact, SubmoduleFact, WrapperFact,
@@ -3480,6 +3482,8 @@ class FileVisitor(cst.CSTVisitor):
         if not name and type(func) is cst.Call and type(func.func) is cst.Name and func.func.value == "getattr" \
                 and self.members and self.probe is not None:
             self._dynamic_member(node, func, data)
+        if name in BUILDERS or (method == "build" and name[:-6] in LIBRARY_REGISTRIES):
+            self._library_builder(node, name, data, extras)
         if name and (self.bindings.guarded or self.bindings.project_names):
             bound = type(func) is cst.Name and scope is not None and func.value in scope.binds.callables
             if bound:
@@ -3751,6 +3755,65 @@ class FileVisitor(cst.CSTVisitor):
             qualname=owner, callee=name, params=tuple(scope.param_order),
             args=tuple(src for kw, src in sources if not kw), kwargs=tuple((kw, src) for kw, src in sources if kw),
             line=self._line(node), member=member))
+
+    def _library_builder(self, node: cst.Call, name: str, data: Any, extras: Any) -> None:
+        """A layer built by a library's config builder (mmcv's ``build_norm_layer``,
+        ``ConvModule``, ``FFN``, mmengine's ``MODELS.build``: :mod:`.builders`): each torch
+        constructor it makes, with the configs the file spells, is a call site of that class
+        at this line (BatchNorm statistics, exact GELU, strided padding, drop path)."""
+        args: list[Any] = []
+        kwargs: dict[str, Any] = {}
+        for a in node.args:
+            if a.star:
+                return  # (what a spread passes is not known)
+            v = self._builder_value(a.value, 3)
+            if a.keyword is not None:
+                kwargs[a.keyword.value] = v
+            else:
+                args.append(v)
+        if name in BUILDERS:
+            made = built_layers(BUILDERS[name], tuple(args), kwargs)
+        else:
+            made = registry_build(args[0] if args else kwargs.get("cfg", BUILDER_UNKNOWN))
+        if not made:
+            return
+        eager = {k: v for k, v in dict.items(data) if k not in _CALL_EXTRAS}
+        for target, pos, kw in made:
+            def lit(v: Any) -> tuple[str, Any]:
+                return (K.S, NOT_LITERAL) if v is BUILDER_UNKNOWN or isinstance(v, dict) else (K.S, v)
+            eager.update(args=tuple(lit(v) for v in pos), kwargs={k: lit(v) for k, v in kw.items()}, result=K.M)
+            self._site("call", node, name=target, data=LazyData(dict(eager), extras, _CALL_EXTRAS))
+
+    def _builder_value(self, value: cst.BaseExpression, depth: int) -> Any:
+        """A builder argument as :func:`.builders.built_layers` reads it: a literal, a config
+        dict spelled as ``dict(type=...)`` or ``{"type": ...}`` (values read the same way), a
+        parameter's default or a local's last value (``norm_cfg=dict(type='BN')``);
+        :data:`.builders.UNKNOWN` otherwise."""
+        lit = literal(value)
+        if lit is not NOT_LITERAL:
+            return lit
+        if depth <= 0:
+            return BUILDER_UNKNOWN
+        t = type(value)
+        if t is cst.Dict:
+            out: dict[str, Any] = {}
+            for el in value.elements:  # type: ignore[attr-defined]
+                if type(el) is not cst.DictElement or not isinstance(literal(el.key), str):
+                    return BUILDER_UNKNOWN
+                out[literal(el.key)] = self._builder_value(el.value, depth - 1)
+            return out
+        if t is cst.Call and _is_dict_call(value):
+            if any(a.star or a.keyword is None for a in value.args):  # type: ignore[attr-defined]
+                return BUILDER_UNKNOWN
+            return {a.keyword.value: self._builder_value(a.value, depth - 1) for a in value.args}  # type: ignore[attr-defined]
+        if t is cst.Name and self.func_stack:
+            scope = self.func_stack[-1]
+            bound = scope.last_value.get(value.value)  # type: ignore[attr-defined]
+            if bound is None and value.value in scope.params:  # type: ignore[attr-defined]
+                bound = scope.param_meta.get(value.value, (None, None))[1]  # type: ignore[attr-defined]
+            if bound is not None:
+                return self._builder_value(bound, depth - 1)
+        return BUILDER_UNKNOWN
 
     def _member_name(self, value: cst.BaseExpression) -> str:
         """The member name a ``getattr(<torch module>, value)`` picks in the common construction:
