@@ -3469,7 +3469,16 @@ class FileVisitor(cst.CSTVisitor):
                     scope.summary.sampling_call()
         emitted = not self._is_bound_torch_class(func, name)
         if emitted:
-            self._site("call", node, name=name, method=method, receiver=receiver, data=data)
+            requires: tuple[str, ...] = ()
+            if name in _HOST_CASTS and len(node.args) == 1 and scope is not None and scope.assumed:
+                # `int(h // 16)` in a module helper whose `h` is a tensor by the module-method
+                # assumption alone: a host read only if some caller passes a tensor (a shape int
+                # from `B, C, H, W = x.shape` is proven static: interproc.static_inputs)
+                self._fresh()
+                arg = node.args[0].value
+                if self.kind(arg) in K.TENSORISH and self.values.assumed_read:
+                    requires = self._assumed_requirements(arg) or ()
+            self._site("call", node, name=name, method=method, receiver=receiver, data=data, requires=requires)
             big = [a.keyword.value if a.keyword is not None else str(i) for i, a in enumerate(node.args)
                    if type(a.value) in _MAYBE_INT_CONSTANT and (type(a.value) is not cst.Attribute or
                                                                 a.value.attr.value in ("max", "min"))
@@ -5557,6 +5566,10 @@ def _returns_or_binds(stmt: cst.If, names: set[str]) -> bool:
             if any(type(t) is cst.Name and t.value in names for t in targets):
                 return True
     return False
+
+
+#: builtins that read a tensor's value back to the host as a Python number (ML512)
+_HOST_CASTS = frozenset({"int", "float", "bool", "complex"})
 
 
 def _optional_guards(test: cst.BaseExpression, scope: _FuncScope) -> tuple[list[str], list[str]]:
