@@ -1635,7 +1635,7 @@ class FileVisitor(cst.CSTVisitor):
                 self._data_write(target)
                 self._site("attribute-write", stmt, name=target.attr.value,
                            receiver=self.kind(target.value), data={
-                               "aug": False, "value_literal": literal(value),
+                               "aug": False, "value_literal": self._setting_literal(value),
                                "data_init": self._data_init(target, value, vkind),
                                "value_attr": value.attr.value if type(value) is cst.Attribute else "",
                                "value_param": type(value) is cst.Attribute and
@@ -1649,6 +1649,21 @@ class FileVisitor(cst.CSTVisitor):
                         if not t.startswith("self."):
                             self.traced_entries.append(t)
                             self.calls.append(CallFact(caller=patched, callee=t, line=self._line(stmt)))
+
+    def _setting_literal(self, value: cst.BaseExpression) -> Any:
+        """The literal ``value`` holds in the common construction: itself when a literal, or
+        the default of the config lookup a local was bound to (``requires_grad =
+        cfg.pop('requires_grad', True)``, ``.get(k, False)``): what a config that leaves the key
+        out gives. :data:`NOT_LITERAL` otherwise."""
+        lit = literal(value)
+        if lit is not NOT_LITERAL or type(value) is not cst.Name or not self.func_stack:
+            return lit
+        bound = self.func_stack[-1].last_value.get(value.value)
+        if type(bound) is cst.Call and type(bound.func) is cst.Attribute and bound.func.attr.value in ("get", "pop") \
+                and len(bound.args) == 2 and not any(a.star or a.keyword is not None for a in bound.args) \
+                and isinstance(literal(bound.args[0].value), str):
+            return literal(bound.args[1].value)
+        return NOT_LITERAL
 
     def _message_kinds(self, node: cst.Call) -> tuple[str, ...]:
         """Value kinds a message call shows: the expressions inside f-string, ``%`` and
