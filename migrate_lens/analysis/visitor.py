@@ -271,6 +271,8 @@ class _FuncScope:
     guard_used: bool = False
     #: names bound to a length of a tensor's axis (``B, T, C = x.shape``, ``T = x.size(1)``)
     shape_names: set[str] = field(default_factory=set)
+    #: loop variables over a mapping's keys (``for key in sd.keys()``, ``for key, v in sd.items()``)
+    key_names: set[str] = field(default_factory=set)
     #: open ``if`` statements (either branch) whose test checks a type (``isinstance(space,
     #: spaces.Dict)``): code that dispatches on the Python structure of its input
     type_tests: int = 0
@@ -1896,18 +1898,22 @@ class FileVisitor(cst.CSTVisitor):
                 stack.extend((n.left, n.right))
         return False
 
-    def _string_key(self, index: cst.BaseExpression, depth: int = 2) -> bool:
+    def _string_key(self, index: cst.BaseExpression, depth: int = 2, loop_keys: bool = True) -> bool:
         """``index`` is a string: a literal, an f-string, a concatenation with a string literal
-        (``prefix + "weight"``), or a local name last bound to one (``new_key = prefix + "weight";
-        state_dict[new_key] = ...``: a mapping's key, no tensor index)."""
+        (``prefix + "weight"``), a loop variable over a mapping's keys (``for key in
+        sd.keys()``, ``for key, v in sd.items()``; with ``loop_keys``), or a local name last bound to one (``new_key =
+        prefix + key; state_dict[new_key] = ...``: a mapping's key, no tensor index)."""
         t = type(index)
         if t in STRING_NODES or t is cst.FormattedString:
             return True
         if t is cst.BinaryOperation and type(index.operator) is cst.Add:
-            return self._string_key(index.left, 0) or self._string_key(index.right, 0)
-        if t is cst.Name and depth > 0 and self.func_stack:
-            bound = self.func_stack[-1].last_value.get(index.value)
-            return bound is not None and self._string_key(bound, depth - 1)
+            return self._string_key(index.left, 0, loop_keys) or self._string_key(index.right, 0, loop_keys)
+        if t is cst.Name and self.func_stack:
+            if loop_keys and index.value in self.func_stack[-1].key_names:
+                return True  # `for key in sd.keys(): sd[prefix + key] = ...`: a mapping's key
+            if depth > 0:
+                bound = self.func_stack[-1].last_value.get(index.value)
+                return bound is not None and self._string_key(bound, depth - 1, loop_keys)
         return False
 
     def _subscript_write(self, stmt: cst.CSTNode, target: cst.Subscript, base: str, vkind: str,
@@ -1927,7 +1933,12 @@ class FileVisitor(cst.CSTVisitor):
         # broadcasts it, `jnp.where(mask[..., None], self.mask_embed, h)`)
         select = vkind == K.S or (value is not None and (
             _same_mask_read(value, target) or bool(_self_table(value))))
-        keyed = any(type(el.slice) is cst.Index and self._string_key(el.slice.value) for el in target.slice)
+        # (a mapping's loop keys index a tensor too when the target is one: `mapping[k] = v` over
+        # `dict.items()` with int keys into `torch.zeros(...)`)
+        loop_keys = base not in K.TENSORISH or (  # (or a tensor by the module-method assumption alone)
+            type(target.value) is cst.Name and bool(self.func_stack) and target.value.value in self.func_stack[-1].assumed)
+        keyed = any(type(el.slice) is cst.Index and self._string_key(el.slice.value, loop_keys=loop_keys)
+                    for el in target.slice)
         root = target.value
         if type(root) is cst.Name and (keyed or (base not in K.TENSORISH and not mask)) and self.func_stack and \
                 root.value in self.func_stack[-1].params and not self.func_stack[-1].init_like and \
@@ -3042,6 +3053,8 @@ class FileVisitor(cst.CSTVisitor):
             # `for layer in self.layers:` runs the container's `__iter__` (fairseq's
             # LayerDropModuleList draws which layers run there): an edge when the project finds one
             self._passed_edge(self.func_stack[-1].qualname, f"self.{it.attr.value}.__iter__", node)  # type: ignore[attr-defined]
+        if self.func_stack:
+            self._note_key_names(self.func_stack[-1], node.target, it)
         if type(it) is cst.Call and it.args and type(it.args[0].value) is cst.Call and \
                 self.qual(it.func) in ("reversed", "list", "tuple", "iter") and self.qual(it.args[0].value.func) == "range":
             it = it.args[0].value  # `for t in reversed(range(T))`: the range's bound
@@ -3107,6 +3120,24 @@ class FileVisitor(cst.CSTVisitor):
             for el, arg in zip(els, args):
                 out.update(self._row_views(el, arg))
         return out
+
+    def _note_key_names(self, scope: _FuncScope, target: cst.BaseExpression, it: cst.BaseExpression) -> None:
+        """Keep :attr:`_FuncScope.key_names` for a loop ``for target in it``: a name over
+        ``<m>.keys()`` or the first name over ``<m>.items()`` (also through ``list``/``sorted``/
+        ``tuple``) iterates a mapping's keys; any other loop unbinds its target names."""
+        if type(it) is cst.Call and type(it.func) is cst.Name and it.func.value in ("list", "sorted", "tuple") \
+                and len(it.args) == 1:
+            it = it.args[0].value
+        method = it.func.attr.value if type(it) is cst.Call and type(it.func) is cst.Attribute and not it.args else ""
+        key: cst.BaseExpression | None = None
+        if method == "keys":
+            key = target
+        elif method == "items" and type(target) is cst.Tuple and target.elements:
+            key = target.elements[0].value
+        for n in _names_in_target(target):
+            scope.key_names.discard(n)
+        if type(key) is cst.Name:
+            scope.key_names.add(key.value)
 
     def _note_shape_names(self, scope: _FuncScope, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
         """Keep :attr:`_FuncScope.shape_names` for ``target = value``: ``T = x.shape[1]``,
