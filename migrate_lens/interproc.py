@@ -548,6 +548,10 @@ class _FlowKinds:
         if not sites or s is None or s.escapes:
             return True
         idx = s.params.index(param) if param in s.params else -1
+        for c in s.calls:  # its own recursive calls (`pyramid(x, mask, depth + 1)`)
+            if (c.callee == fn or fn in self.resolved(fn, c.callee)) and (
+                    c.spread or c.via or param in c.keywords or 0 <= idx < len(c.args)):
+                return True
         for caller, written in sites:
             cs = self.summaries.get(caller)
             flows = [c for c in cs.calls if c.callee == written] if cs is not None else []

@@ -19,6 +19,10 @@ def test_conv_module_makes_conv_norm_and_default_relu() -> None:
                    ("torch.nn.ReLU", (), {})]
     assert built_layers("conv_module", (16, 32, 1), {"act_cfg": None}) == [
         ("torch.nn.Conv2d", (16, 32, 1, 1, 0, 1, 1), {})]
+    # all positional, as mmcv orders them (bias at 7, then conv_cfg, norm_cfg, act_cfg)
+    got = built_layers("conv_module", (3, 16, 3, 2, 1, 1, 1, False, None, {"type": "BN"}, {"type": "GELU"}), {})
+    assert got == [("torch.nn.Conv2d", (3, 16, 3, 2, 1, 1, 1), {}), ("torch.nn.BatchNorm2d", (16,), {}),
+                   ("torch.nn.GELU", (), {})]
 
 
 def test_ffn_activation_and_dropouts() -> None:

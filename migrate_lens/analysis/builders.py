@@ -136,16 +136,18 @@ def built_layers(kind: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> li
         rest = {k: v for k, v in kwargs.items() if k != "cfg"}
         return [(got[0], tuple(args[1:]), {**rest, **got[1]})]
     if kind == "conv_module":
-        conv = _typed(arg(6, "conv_cfg", None), CONVS, default="torch.nn.Conv2d")
+        # (mmcv's ConvModule: in_channels, out_channels, kernel_size, stride, padding, dilation,
+        # groups, bias, conv_cfg, norm_cfg, act_cfg, ...)
+        conv = _typed(arg(8, "conv_cfg", None), CONVS, default="torch.nn.Conv2d")
         out: list[Built] = []
         if conv is not None:
             names = ("in_channels", "out_channels", "kernel_size", "stride", "padding", "dilation", "groups")
             pos = tuple(arg(i, n, d) for i, (n, d) in enumerate(zip(names, (UNKNOWN, UNKNOWN, UNKNOWN, 1, 0, 1, 1))))
             out.append((conv[0], pos, conv[1]))
-        norm = arg(7, "norm_cfg", None)
+        norm = arg(9, "norm_cfg", None)
         if norm is not None:
             out += _norm(norm, arg(1, "out_channels"))
-        out += _act(arg(8, "act_cfg", {"type": "ReLU"}))
+        out += _act(arg(10, "act_cfg", {"type": "ReLU"}))
         return out
     if kind == "ffn":
         out = _act(arg(3, "act_cfg", {"type": "ReLU", "inplace": True}))

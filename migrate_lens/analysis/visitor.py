@@ -156,9 +156,10 @@ class _ClassInfo:
     #: attributes holding an instance of a class built outside a module's init code
     #: (``self.ema = ModelEMA(model)``): ``self.ema.update(...)`` is its method, no dict update
     held: set[str] = field(default_factory=set)
-    #: attributes ``__init__`` stores from a constructor parameter as it came (``self.balancer =
-    #: balancer``): an object the caller passes, whose ``.update(...)`` is its own method (the
-    #: graph resolves it through what callers inject), not a dict update
+    #: attributes ``__init__`` stores from a constructor parameter annotated with a class as it
+    #: came (``self.balancer = balancer``, ``balancer: Optional[LoadBalancer]``): an object the
+    #: caller passes, whose ``.update(...)`` is its own method (the graph resolves it through what
+    #: callers inject), not a dict update
     param_slots: set[str] = field(default_factory=set)
     #: a ``@dataclass`` (non-module) class with a generated ``__init__``: how many of its
     #: positional ``__init__`` parameters were met so far (the next field's position), -1 once
@@ -269,6 +270,8 @@ class _FuncScope:
     given_rebinds: set[str] = field(default_factory=set)
     #: some site here holds only when a caller gives an optional parameter (``g:<param>=P``)
     guard_used: bool = False
+    #: :func:`_bound_names` of this function, once asked
+    bound_cache: tuple[frozenset[str], frozenset[str]] | None = None
     #: names bound to a length of a tensor's axis (``B, T, C = x.shape``, ``T = x.size(1)``)
     shape_names: set[str] = field(default_factory=set)
     #: loop variables over a mapping's keys (``for key in sd.keys()``, ``for key, v in sd.items()``)
@@ -1371,8 +1374,9 @@ class FileVisitor(cst.CSTVisitor):
     def visit_Assign(self, node: cst.Assign) -> None:
         if type(node.value) is cst.Call and self.func_stack:
             self.assigned_calls.add(id(node.value))  # (`self.attn = partial(f, scale=s)`: held, called later)
-        if self.func_stack and len(node.targets) == 1:
-            self._note_shape_names(self.func_stack[-1], node.targets[0].target, node.value)
+        if self.func_stack:
+            for tg in node.targets:  # (`T = n = self.steps` rebinds both)
+                self._note_shape_names(self.func_stack[-1], tg.target, node.value)
         if type(node.value) is cst.Call and self.func_stack and len(node.targets) == 1 and \
                 type(node.targets[0].target) in (cst.Tuple, cst.List):
             # `out, _ = f(...)`: the items bound to a name (`_` drops one)
@@ -1394,6 +1398,8 @@ class FileVisitor(cst.CSTVisitor):
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         if self.scope_kinds and self.scope_kinds[-1] == "class" and self.class_stack[-1].dataclass_fields is not None:
             self._dataclass_slot(node, self.class_stack[-1])
+        if self.func_stack and node.value is not None:
+            self._note_shape_names(self.func_stack[-1], node.target, node.value)  # `T: int = x.shape[1]`
         if node.value is not None:
             value = node.value
             self._fresh()
@@ -3055,6 +3061,8 @@ class FileVisitor(cst.CSTVisitor):
             self._passed_edge(self.func_stack[-1].qualname, f"self.{it.attr.value}.__iter__", node)  # type: ignore[attr-defined]
         if self.func_stack:
             self._note_key_names(self.func_stack[-1], node.target, it)
+            if self.func_stack[-1].shape_names:
+                self.func_stack[-1].shape_names.difference_update(_names_in_target(node.target))
         if type(it) is cst.Call and it.args and type(it.args[0].value) is cst.Call and \
                 self.qual(it.func) in ("reversed", "list", "tuple", "iter") and self.qual(it.args[0].value.func) == "range":
             it = it.args[0].value  # `for t in reversed(range(T))`: the range's bound
@@ -3153,6 +3161,8 @@ class FileVisitor(cst.CSTVisitor):
             v = el.value
             if type(v) is cst.Name:
                 (scope.shape_names.add if shape else scope.shape_names.discard)(v.value)
+            else:
+                scope.shape_names.difference_update(_names_in_target(v))  # (`(T, D), B = ...`)
 
     def _is_shape_value(self, value: cst.BaseExpression) -> bool:
         """``x.shape``, ``x.size()`` of a tensor, or a slice of either (``x.shape[:2]``)."""
@@ -3195,8 +3205,14 @@ class FileVisitor(cst.CSTVisitor):
             return self.kind(arg) in K.TENSORISH
         return False
 
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        if self.func_stack and self.func_stack[-1].shape_names:
+            self.func_stack[-1].shape_names.difference_update(_names_in_target(node.target))  # `(T := n)`
+
     def visit_With(self, node: cst.With) -> None:
         for item in node.items:
+            if item.asname is not None and self.func_stack and self.func_stack[-1].shape_names:
+                self.func_stack[-1].shape_names.difference_update(_names_in_target(item.asname.name))
             call = item.item
             fn = call.func if type(call) is cst.Call else call
             if self.qual(fn) in ("torch.no_grad", "torch.inference_mode") and self.func_stack:
@@ -3748,7 +3764,9 @@ class FileVisitor(cst.CSTVisitor):
             # `getattr(nn, act)()` with `act="GELU"` a parameter's default, a local bound to a
             # literal or an attribute __init__ fixes: the member of the common construction
             self._site("call", node, name=f"{holder}.{chosen}", data=data)
-            return
+            if type(lookup.args[1].value) is cst.Name and lookup.args[1].value.value in self.func_stack[-1].last_value:
+                return  # (a local bound to a literal: nothing else can run)
+            # (a default callers may override: the members they may pick stay listed below)
         scope = self.func_stack[-1] if self.func_stack else None
         name_arg = lookup.args[1].value
         if scope is not None and type(name_arg) is cst.Name and name_arg.value in scope.params and \
@@ -4039,7 +4057,8 @@ class FileVisitor(cst.CSTVisitor):
                 self._helper_slots.append((scope.cls, scope.name, param, index, self._line(node)))
             return
         # what the constructor binds itself: `block = block or B`
-        scope.cls.param_slots.add(attr)
+        if any(not t.startswith("self.") for t in scope.binds.typed.get(param, ())):
+            scope.cls.param_slots.add(attr)  # (typed by a class: an object; untyped, a dict callers pass)
         self._slot_facts(scope.cls.qualname, attr, param, index, self._line(node),
                          scope.binds.callables.get(param, ()))
 
@@ -4083,13 +4102,17 @@ class FileVisitor(cst.CSTVisitor):
                 if (scope.qualname, f) not in self._call_seen:
                     self._call_seen.add((scope.qualname, f))
                     self.calls.append(CallFact(caller=scope.qualname, callee=f, line=self._line(a.value), passed=True))
-                if i == 0 and name in PARTIAL_NAMES and len(node.args) > 1 and id(node) in self.assigned_calls \
-                        and not any(b.star for b in node.args):
-                    # `self.attn = partial(attention_pyimpl, scale=s)`: the arguments the partial
-                    # fixes (what its later calls add is recorded where the holder is called);
-                    # with no spread, the parameters it leaves out are not given here
-                    # (interproc._passed). A partial handed on (`named_apply(partial(f, ...),
-                    # self)`) is called with what the receiver passes: no flow
+                if not (i == 0 and name in PARTIAL_NAMES and len(node.args) > 1 and id(node) in self.assigned_calls
+                        and not any(b.star or b.keyword is None for b in node.args[1:])):
+                    # handed on (`vmap(attend)(...)`, `map(attend, ...)`, `apply(partial(attend, mask=m), y)`,
+                    # a partial fixing positions): called with arguments this file cannot list
+                    if (f, (), (), True) not in scope.static_flows:
+                        scope.static_flows.add((f, (), (), True))
+                        scope.call_flows.append(CallFlow(f, spread=True))
+                else:
+                    # `self.attn = partial(attention_pyimpl, scale=s)`, keywords only: the arguments
+                    # the partial fixes (what its later calls add is recorded where the holder is
+                    # called); the parameters it leaves out are not given here (interproc._passed)
                     rest = node.args[1:]
                     scope.call_flows.append(CallFlow(
                         f, args=tuple(Flow() for b in rest if b.keyword is None),
@@ -5618,13 +5641,51 @@ def _returns_or_binds(stmt: cst.If, names: set[str]) -> bool:
 _HOST_CASTS = frozenset({"int", "float", "bool", "complex"})
 
 
+def _bound_names(scope: _FuncScope) -> tuple[frozenset[str], frozenset[str]]:
+    """(names assigned anywhere in the function, names bound by a ``for`` target, a walrus, a
+    ``with``/``except`` target anywhere in it), nested definitions left out; computed once per
+    function, on the first test of an optional parameter."""
+    if scope.bound_cache is not None:
+        return scope.bound_cache
+    assigned: set[str] = set()
+    special: set[str] = set()
+    todo: list[cst.CSTNode] = [scope.node.body] if scope.node is not None else []
+    while todo:
+        n = todo.pop()
+        t = type(n)
+        if t in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+            continue
+        if t is cst.Assign:
+            for tg in n.targets:  # type: ignore[attr-defined]
+                assigned.update(_names_in_target(tg.target))
+        elif t in (cst.AnnAssign, cst.AugAssign):
+            assigned.update(_names_in_target(n.target))  # type: ignore[attr-defined]
+        elif t in (cst.For, cst.NamedExpr, cst.CompFor):
+            special.update(_names_in_target(n.target))  # type: ignore[attr-defined]
+        elif t is cst.WithItem and n.asname is not None:  # type: ignore[attr-defined]
+            special.update(_names_in_target(n.asname.name))  # type: ignore[attr-defined]
+        elif t is cst.ExceptHandler and n.name is not None:  # type: ignore[attr-defined]
+            special.update(_names_in_target(n.name.name))  # type: ignore[attr-defined]
+        todo.extend(child_nodes(n))
+    scope.bound_cache = (frozenset(assigned | special), frozenset(special))
+    return scope.bound_cache
+
+
 def _optional_guards(test: cst.BaseExpression, scope: _FuncScope) -> tuple[list[str], list[str]]:
     """The optional parameters (default None, not rebound) an ``if`` test checks as given: for
     its body (``p is not None``, ``p``, either as an operand of an ``and`` chain) and for its
     ``else`` (``p is None``, ``not p``, alone)."""
+    if scope.node is None or any(_dotted(d.decorator) not in ("staticmethod", "classmethod")
+                                 for d in scope.node.decorators):
+        return [], []  # (a decorator may give the argument: `@causal` calling `fn(q, k, v, mask=m)`)
+    bound = _bound_names(scope)
+
     def optional(e: cst.BaseExpression) -> str:
         if type(e) is cst.Name and ((e.value in scope.params and e.value not in scope.last_value)
-                                    or e.value in scope.given_rebinds):
+                                    or e.value in scope.given_rebinds) and e.value not in bound[1] and \
+                not (scope.loops and e.value in bound[0]):
+            # (not bound by a loop, `with` or walrus anywhere, and, in a loop, not assigned at all:
+            # `if h is not None: ...; h = cell(x, h)` carries a value into the next step)
             default = scope.param_meta.get(e.value, (None, None))[1]
             if type(default) is cst.Name and default.value == "None":
                 return e.value
