@@ -1596,8 +1596,12 @@ class _Builder:
         for (caller, callee), found in self.call_targets.items():
             for t in found:
                 callers[t].append((caller, callee))
+        # functions a package's __init__ re-exports (public API: interproc._passed)
+        public = frozenset(f"{i.module}.{i.name}" for f in self.files if f.path.endswith("__init__.py")
+                           for i in f.imports if i.name and i.name != "*")
         kinds = flow_kinds(summaries, lambda caller, callee: self.call_targets.get((caller, callee), ()),
-                           tensor_entries, contexts, callers, self.inherited_module_methods(), self.tensor_calls)
+                           tensor_entries, contexts, callers, self.inherited_module_methods(), self.tensor_calls,
+                           public)
 
         kept: list[Finding] = []
         dropped = 0

@@ -219,7 +219,8 @@ def flow_kinds(summaries: Mapping[str, FunctionSummary],
                contexts: Mapping[str, str] | None = None,
                callers: Mapping[str, Sequence[tuple[str, str]]] | None = None,
                assumed_entries: Iterable[str] = (),
-               tensor_calls: Collection[tuple[str, str]] = ()) -> Callable[[str, str], frozenset[str]]:
+               tensor_calls: Collection[tuple[str, str]] = (),
+               public: Collection[str] = ()) -> Callable[[str, str], frozenset[str]]:
     """Combine the functions' value flows (``FunctionSummary``: parameters, returns, calls'
     argument flows) into the kinds each symbolic input can take, as a function
     ``kinds(function, key)``: for ``p:<param>`` the kinds its callers pass (a helper in another
@@ -241,7 +242,7 @@ def flow_kinds(summaries: Mapping[str, FunctionSummary],
     defines (``self.fc(x)`` of a torch module a base class in another file holds).
     """
     return _FlowKinds(summaries, targets, tensor_entries, contexts or {}, callers, assumed_entries,
-                      tensor_calls).kinds
+                      tensor_calls, public).kinds
 
 
 def static_inputs(summaries: Mapping[str, FunctionSummary],
@@ -375,8 +376,10 @@ class _FlowKinds:
                  tensor_entries: Iterable[str], contexts: Mapping[str, str],
                  callers: Mapping[str, Sequence[tuple[str, str]]] | None = None,
                  assumed_entries: Iterable[str] = (),
-                 tensor_calls: Collection[tuple[str, str]] = ()) -> None:
+                 tensor_calls: Collection[tuple[str, str]] = (), public: Collection[str] = ()) -> None:
         self.summaries = summaries
+        #: functions a package's ``__init__`` re-exports: public API, called with anything
+        self.public = public
         self.targets = targets
         self.tensor_calls = tensor_calls
         self.callers: Mapping[str, Sequence[tuple[str, str]]] = callers or {}
@@ -542,10 +545,11 @@ class _FlowKinds:
         arguments, or whose arguments were not recorded; also True when ``fn`` has no known
         caller or is handed on as a value (a public function, a callback). False only when
         every known call leaves it out: code under ``if param is not None:`` never runs in this
-        project (a fallback's mask branch no caller reaches)."""
+        project (a fallback's mask branch no caller reaches). A function a package's
+        ``__init__`` re-exports is public API: its users may give anything."""
         sites = self.callers.get(fn, ())
         s = self.summaries.get(fn)
-        if not sites or s is None or s.escapes:
+        if not sites or s is None or s.escapes or fn in self.public:
             return True
         idx = s.params.index(param) if param in s.params else -1
         for c in s.calls:  # its own recursive calls (`pyramid(x, mask, depth + 1)`)
