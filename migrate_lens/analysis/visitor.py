@@ -270,8 +270,9 @@ class _FuncScope:
     given_rebinds: set[str] = field(default_factory=set)
     #: some site here holds only when a caller gives an optional parameter (``g:<param>=P``)
     guard_used: bool = False
-    #: :func:`_bound_names` of this function, once asked
-    bound_cache: tuple[frozenset[str], frozenset[str]] | None = None
+    #: names a ``for``/``with``/walrus target has bound so far (no longer the argument as passed,
+    #: for :func:`_optional_guards`)
+    target_bound: set[str] = field(default_factory=set)
     #: names bound to a length of a tensor's axis (``B, T, C = x.shape``, ``T = x.size(1)``)
     shape_names: set[str] = field(default_factory=set)
     #: loop variables over a mapping's keys (``for key in sd.keys()``, ``for key, v in sd.items()``)
@@ -3061,8 +3062,10 @@ class FileVisitor(cst.CSTVisitor):
             self._passed_edge(self.func_stack[-1].qualname, f"self.{it.attr.value}.__iter__", node)  # type: ignore[attr-defined]
         if self.func_stack:
             self._note_key_names(self.func_stack[-1], node.target, it)
+            bound_here = _names_in_target(node.target)
+            self.func_stack[-1].target_bound.update(bound_here)
             if self.func_stack[-1].shape_names:
-                self.func_stack[-1].shape_names.difference_update(_names_in_target(node.target))
+                self.func_stack[-1].shape_names.difference_update(bound_here)
         if type(it) is cst.Call and it.args and type(it.args[0].value) is cst.Call and \
                 self.qual(it.func) in ("reversed", "list", "tuple", "iter") and self.qual(it.args[0].value.func) == "range":
             it = it.args[0].value  # `for t in reversed(range(T))`: the range's bound
@@ -3206,13 +3209,17 @@ class FileVisitor(cst.CSTVisitor):
         return False
 
     def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-        if self.func_stack and self.func_stack[-1].shape_names:
-            self.func_stack[-1].shape_names.difference_update(_names_in_target(node.target))  # `(T := n)`
+        if self.func_stack:
+            bound_here = _names_in_target(node.target)
+            self.func_stack[-1].target_bound.update(bound_here)
+            self.func_stack[-1].shape_names.difference_update(bound_here)  # `(T := n)`
 
     def visit_With(self, node: cst.With) -> None:
         for item in node.items:
-            if item.asname is not None and self.func_stack and self.func_stack[-1].shape_names:
-                self.func_stack[-1].shape_names.difference_update(_names_in_target(item.asname.name))
+            if item.asname is not None and self.func_stack:
+                bound_here = _names_in_target(item.asname.name)
+                self.func_stack[-1].target_bound.update(bound_here)
+                self.func_stack[-1].shape_names.difference_update(bound_here)
             call = item.item
             fn = call.func if type(call) is cst.Call else call
             if self.qual(fn) in ("torch.no_grad", "torch.inference_mode") and self.func_stack:
@@ -5641,36 +5648,6 @@ def _returns_or_binds(stmt: cst.If, names: set[str]) -> bool:
 _HOST_CASTS = frozenset({"int", "float", "bool", "complex"})
 
 
-def _bound_names(scope: _FuncScope) -> tuple[frozenset[str], frozenset[str]]:
-    """(names assigned anywhere in the function, names bound by a ``for`` target, a walrus, a
-    ``with``/``except`` target anywhere in it), nested definitions left out; computed once per
-    function, on the first test of an optional parameter."""
-    if scope.bound_cache is not None:
-        return scope.bound_cache
-    assigned: set[str] = set()
-    special: set[str] = set()
-    todo: list[cst.CSTNode] = [scope.node.body] if scope.node is not None else []
-    while todo:
-        n = todo.pop()
-        t = type(n)
-        if t in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
-            continue
-        if t is cst.Assign:
-            for tg in n.targets:  # type: ignore[attr-defined]
-                assigned.update(_names_in_target(tg.target))
-        elif t in (cst.AnnAssign, cst.AugAssign):
-            assigned.update(_names_in_target(n.target))  # type: ignore[attr-defined]
-        elif t in (cst.For, cst.NamedExpr, cst.CompFor):
-            special.update(_names_in_target(n.target))  # type: ignore[attr-defined]
-        elif t is cst.WithItem and n.asname is not None:  # type: ignore[attr-defined]
-            special.update(_names_in_target(n.asname.name))  # type: ignore[attr-defined]
-        elif t is cst.ExceptHandler and n.name is not None:  # type: ignore[attr-defined]
-            special.update(_names_in_target(n.name.name))  # type: ignore[attr-defined]
-        todo.extend(child_nodes(n))
-    scope.bound_cache = (frozenset(assigned | special), frozenset(special))
-    return scope.bound_cache
-
-
 def _optional_guards(test: cst.BaseExpression, scope: _FuncScope) -> tuple[list[str], list[str]]:
     """The optional parameters (default None, not rebound) an ``if`` test checks as given: for
     its body (``p is not None``, ``p``, either as an operand of an ``and`` chain) and for its
@@ -5678,16 +5655,15 @@ def _optional_guards(test: cst.BaseExpression, scope: _FuncScope) -> tuple[list[
     if scope.node is None or any(_dotted(d.decorator) not in ("staticmethod", "classmethod")
                                  for d in scope.node.decorators):
         return [], []  # (a decorator may give the argument: `@causal` calling `fn(q, k, v, mask=m)`)
-    bound = _bound_names(scope)
 
     def optional(e: cst.BaseExpression) -> str:
         if type(e) is cst.Name and ((e.value in scope.params and e.value not in scope.last_value)
-                                    or e.value in scope.given_rebinds) and e.value not in bound[1] and \
-                not (scope.loops and e.value in bound[0]):
-            # (not bound by a loop, `with` or walrus anywhere, and, in a loop, not assigned at all:
-            # `if h is not None: ...; h = cell(x, h)` carries a value into the next step)
+                                    or e.value in scope.given_rebinds):
             default = scope.param_meta.get(e.value, (None, None))[1]
-            if type(default) is cst.Name and default.value == "None":
+            if type(default) is cst.Name and default.value == "None" and not scope.loops and \
+                    e.value not in scope.target_bound:
+                # (not in a loop: `if h is not None: ...; h = cell(x, h)` carries a value into the
+                # next step; not rebound by a `for`/`with`/walrus target before the test)
                 return e.value
         return ""
 
