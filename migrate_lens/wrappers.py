@@ -30,12 +30,7 @@ def through_wrapper(wrapper: WrapperFact, args: tuple[tuple[str, str], ...],
     out is a non-literal (its default is what the wrapper's own call site was matched with, so
     a finding the default causes is reported there, once). None when the caller passes no
     literal to any such parameter."""
-    given: dict[str, tuple[str, str]] = {}
-    for i, value in enumerate(args):
-        if i < len(wrapper.params):
-            given[wrapper.params[i]] = value
-    for kw, kind, text in kwargs:
-        given[kw] = (kind, text)
+    given = _given(wrapper, args, kwargs)
     if not any(given.get(src[2:], ("", NONLITERAL))[1] != NONLITERAL for src in _sources(wrapper)):
         return None
     return _library_call(wrapper, given)
@@ -65,14 +60,20 @@ def through_member_wrapper(wrapper: WrapperFact, args: tuple[tuple[str, str], ..
         return None
     if type(name) is not str or not name.isidentifier():
         return None
+    got = _library_call(wrapper, _given(wrapper, args, kwargs))
+    return f"{wrapper.callee}.{name}", got[0], got[1]
+
+
+def _given(wrapper: WrapperFact, args: tuple[tuple[str, str], ...],
+           kwargs: tuple[tuple[str, str, str], ...]) -> dict[str, tuple[str, str]]:
+    """The caller's arguments by the wrapper's parameter names: parameter -> (kind, literal repr)."""
     given: dict[str, tuple[str, str]] = {}
     for i, value in enumerate(args):
         if i < len(wrapper.params):
             given[wrapper.params[i]] = value
-    for kw, kind, literal_text in kwargs:
-        given[kw] = (kind, literal_text)
-    got = _library_call(wrapper, given)
-    return f"{wrapper.callee}.{name}", got[0], got[1]
+    for kw, kind, text in kwargs:
+        given[kw] = (kind, text)
+    return given
 
 
 def blind(wrapper: WrapperFact) -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str, str], ...]]:
