@@ -332,6 +332,8 @@ def _kwargs_ok(site: Site, m: "Matcher") -> bool:
         for key, wanted in _table(kw_literal).items():
             got = _arg(site, m, key)
             value = got[1] if got else NOT_LITERAL
+            if isinstance(value, bool):
+                value = str(value)  # (`padding=True` matched as "True")
             if not (isinstance(value, str) and _any_glob(value, wanted)):
                 return False
     for key, values in _table(p.get("skip_if_literal")).items():
@@ -495,7 +497,7 @@ def match_call(site: Site, m: "Matcher") -> str | None:
     never when the tensor read back is built from static values only, ``torch.arange(1, x.ndim)``),
     ``constant_arg`` ({arg = true/false}: the argument is, or is not, a tensor built from static
     values only, ``torch.tensor(self.sizes)``),
-    ``kwarg_literal`` ({arg = [string globs]}), ``skip_if_literal`` ({arg = [values]}; with ``or_param_default``, also an enclosing
+    ``kwarg_literal`` ({arg = [string globs]}; a bool literal is matched as "True"/"False"), ``skip_if_literal`` ({arg = [values]}; with ``or_param_default``, also an enclosing
     function's parameter passed on whose literal default is one of the values),
     ``skip_if_nonliteral`` ([args]), ``skip_if_none`` ([args] passed as a literal ``None``:
     ``F.batch_norm(x, None, None, training=True)`` keeps no running statistics),
