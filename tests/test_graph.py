@@ -475,6 +475,23 @@ def test_functions_a_main_block_calls_are_script_code(tmp_path: Path, catalog: C
     assert got[("helper", "ML601")][0] == "traced"
 
 
+def test_functions_module_level_code_calls_are_script_code(tmp_path: Path, catalog: Catalog) -> None:
+    """Repro (mmpretrain review W2, a demo script's ``device = get_free_device()``): a function
+    module-level code calls at import is host code, as one a ``__main__`` block calls; a
+    function the model also reaches stays traced."""
+    from migrate_lens.catalog import load_catalog
+
+    real = load_catalog()
+    write_package(tmp_path, {"demo": (
+        "import torch\nimport torch.nn as nn\n\n\nclass Gate(nn.Module):\n    def forward(self, x):\n"
+        "        return x * helper()\n\n\ndef helper():\n    return torch.rand(1)\n\n\ndef pick_seed():\n"
+        "    return torch.randint(0, 100, (1,))\n\n\nSEED = pick_seed()\nSCALE = helper()\n")})
+    project = build_project(analyze_tree(tmp_path, real), real, Config())
+    got = {(f.symbol.rsplit(".", 1)[-1], f.code): (f.context, f.severity) for f in project.findings if f.code == "ML601"}
+    assert got[("pick_seed", "ML601")] == ("host", real.by_code()["ML601"].severity_in("host"))
+    assert got[("helper", "ML601")][0] == "traced"
+
+
 def test_module_level_data_names_resolve_also_when_assigned_under_a_branch(tmp_path: Path, catalog: Catalog) -> None:
     """Repro (fla 0.6.0): ``from fla.utils import IS_NPU, autotune_cache_kwargs`` and
     ``autocast_custom_fwd``, assigned under a device check as ``functools.partial(...)``, counted

@@ -3386,8 +3386,10 @@ class FileVisitor(cst.CSTVisitor):
             # joins the call with the class, which may be no autograd.Function at all)
             data["imported_class"] = bool(recv_name and leaf[:1].isupper() and not recv_name.startswith(("self.", "torch.")) and local is None
                                           and not self.bindings.is_project(recv_name))
-        if scope is None and self.main_blocks and name and not name.startswith("self."):
-            self.host_entries.append(name)  # `if __name__ == "__main__": test()`
+        if scope is None and name and not name.startswith("self.") and (self.main_blocks or not self.class_stack):
+            # `if __name__ == "__main__": test()`, and what module-level code calls at import
+            # (`device = get_free_device()` in a demo script): host code
+            self.host_entries.append(name)
         if scope is not None:
             if name == scope.qualname or (name == f"self.{scope.name}" and scope.cls is not None):
                 data["recursive"] = True
