@@ -457,38 +457,27 @@ def test_project_packages_missing_from_the_tree_are_named(tmp_path: Path, catalo
         in unknowns.detail
 
 
-def test_functions_a_main_block_calls_are_script_code(tmp_path: Path, catalog: Catalog) -> None:
-    """Repro (encodec 0.1.1 shape): library modules end with ``if __name__ == "__main__":
-    demo()``; ``demo``'s global-RNG draw was a medium finding in undecided context, as if a model
-    called it. What the block calls is script code: host context, the rule's host severity; a
-    function the model also reaches stays traced."""
+@pytest.mark.parametrize("script_tail", [
+    # encodec 0.1.1: library modules end with `if __name__ == "__main__": demo()`
+    'if __name__ == "__main__":\n    demo()\n    helper()\n',
+    # mmpretrain review W2: a demo script's module-level `device = get_free_device()`
+    "SEED = demo()\nSCALE = helper()\n",
+])
+def test_functions_script_code_calls_are_host_code(tmp_path: Path, catalog: Catalog, script_tail: str) -> None:
+    """Repro (encodec 0.1.1, mmpretrain W2): ``demo``'s global-RNG draw was a medium finding in
+    undecided context, as if a model called it. What a ``__main__`` block, or module-level code
+    at import, calls is script code: host context, the rule's host severity; a function the
+    model also reaches stays traced."""
     from migrate_lens.catalog import load_catalog
 
     real = load_catalog()
     write_package(tmp_path, {"blocks": (
         "import torch\nimport torch.nn as nn\n\n\nclass Gate(nn.Module):\n    def forward(self, x):\n"
         "        return x * helper()\n\n\ndef helper():\n    return torch.rand(1)\n\n\ndef demo():\n"
-        "    x = torch.randn(4, 3)\n    print(Gate()(x))\n\n\nif __name__ == \"__main__\":\n    demo()\n    helper()\n")})
+        "    x = torch.randn(4, 3)\n    print(Gate()(x))\n    return x\n\n\n" + script_tail)})
     project = build_project(analyze_tree(tmp_path, real), real, Config())
     got = {(f.symbol.rsplit(".", 1)[-1], f.code): (f.context, f.severity) for f in project.findings if f.code == "ML601"}
     assert got[("demo", "ML601")] == ("host", real.by_code()["ML601"].severity_in("host"))
-    assert got[("helper", "ML601")][0] == "traced"
-
-
-def test_functions_module_level_code_calls_are_script_code(tmp_path: Path, catalog: Catalog) -> None:
-    """Repro (mmpretrain review W2, a demo script's ``device = get_free_device()``): a function
-    module-level code calls at import is host code, as one a ``__main__`` block calls; a
-    function the model also reaches stays traced."""
-    from migrate_lens.catalog import load_catalog
-
-    real = load_catalog()
-    write_package(tmp_path, {"demo": (
-        "import torch\nimport torch.nn as nn\n\n\nclass Gate(nn.Module):\n    def forward(self, x):\n"
-        "        return x * helper()\n\n\ndef helper():\n    return torch.rand(1)\n\n\ndef pick_seed():\n"
-        "    return torch.randint(0, 100, (1,))\n\n\nSEED = pick_seed()\nSCALE = helper()\n")})
-    project = build_project(analyze_tree(tmp_path, real), real, Config())
-    got = {(f.symbol.rsplit(".", 1)[-1], f.code): (f.context, f.severity) for f in project.findings if f.code == "ML601"}
-    assert got[("pick_seed", "ML601")] == ("host", real.by_code()["ML601"].severity_in("host"))
     assert got[("helper", "ML601")][0] == "traced"
 
 

@@ -137,7 +137,8 @@ HYPOTHESES = (K.T, K.B, K.H)
 #: other derivations hold only the :data:`HYPOTHESES`, and a name read under a hypothesis
 #: its derivation lacks is unknown).
 IDENTITY = {K.T: K.T, K.B: K.B, K.H: K.H, K.S: K.S}
-_ITER_SAME = frozenset({"reversed", "sorted", "list", "tuple", "iter", "set", "frozenset"})
+#: calls that iterate their argument's elements unchanged (in another order or container)
+ITER_SAME = frozenset({"reversed", "sorted", "list", "tuple", "iter", "set", "frozenset"})
 
 
 _CONTAINERS = (cst.List, cst.Tuple, cst.ListComp, cst.Set, cst.SetComp, cst.Dict, cst.DictComp, cst.GeneratorExp)
@@ -275,7 +276,7 @@ class ValueKinds:
                 for el, arg in zip(els, args):
                     self._bind_iteration(el, arg, out)
                 return
-        if fname in _ITER_SAME and type(it) is cst.Call and it.args:
+        if fname in ITER_SAME and type(it) is cst.Call and it.args:
             self._bind_iteration(target, it.args[0].value, out)
             return
         if fname in ("enumerate", "zip", "map", "filter"):

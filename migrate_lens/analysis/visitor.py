@@ -25,7 +25,7 @@ from migrate_lens.analysis.bindings import names_in_target as _names_in_target
 from migrate_lens.analysis.bindings import is_dict_call as _is_dict_call
 from migrate_lens.analysis.sites import NOT_LITERAL, LazyData, Site
 from migrate_lens.analysis.summaries import SummaryBuilder, is_model_use
-from migrate_lens.analysis.values import HYPOTHESES, IDENTITY, ValueKinds, literal
+from migrate_lens.analysis.values import HYPOTHESES, IDENTITY, ITER_SAME, ValueKinds, literal
 from migrate_lens.analysis.walk import child_nodes
 from migrate_lens.analysis.builders import BUILDERS, LIBRARY_REGISTRIES, built_layers, registry_build
 from migrate_lens.analysis.builders import UNKNOWN as BUILDER_UNKNOWN
@@ -372,6 +372,26 @@ class _FuncScope:
     #: a context manager (``@contextmanager`` generator, ``__enter__``/``__exit__``): what it
     #: sets is switched around the calls made inside its ``with`` block, between steps
     toggle: bool = False
+
+    def passed_default(self, name: str) -> cst.BaseExpression | None:
+        """The default of parameter ``name`` while it is still the argument as passed (not
+        rebound): what the common construction gives it. None otherwise (or no default)."""
+        if name in self.params and name not in self.last_value:
+            return self.param_meta.get(name, (None, None))[1]  # type: ignore[no-any-return]
+        return None
+
+    def common_value(self, name: str) -> cst.BaseExpression | None:
+        """What ``name`` holds in the common construction: its last bound value, else its
+        :meth:`passed_default`."""
+        bound = self.last_value.get(name)
+        return bound if bound is not None else self.passed_default(name)
+
+    def note_bound(self, names: Iterable[str]) -> None:
+        """``names`` bound by a ``for``/``with``/walrus target: no longer the arguments as passed
+        (:attr:`target_bound`), no longer axis lengths (:attr:`shape_names`)."""
+        for n in names:
+            self.target_bound.add(n)
+            self.shape_names.discard(n)
 
 
 class FileVisitor(cst.CSTVisitor):
@@ -2511,10 +2531,9 @@ class FileVisitor(cst.CSTVisitor):
         lit: Any = NOT_LITERAL
         if value is not None and scope.name == "__init__":
             lit = literal(value)
-            if lit is NOT_LITERAL and type(value) is cst.Name and value.value in scope.params and \
-                    value.value not in scope.last_value:
-                default = scope.param_meta.get(value.value, (None, None))[1]
-                lit = literal(default) if default is not None else NOT_LITERAL
+            default = scope.passed_default(value.value) if lit is NOT_LITERAL and type(value) is cst.Name else None
+            if default is not None:
+                lit = literal(default)
         if lit is NOT_LITERAL or (attr in cls.attr_literals and cls.attr_literals[attr] != lit):
             cls.attr_literals[attr] = NOT_LITERAL
         else:
@@ -2977,10 +2996,9 @@ class FileVisitor(cst.CSTVisitor):
         if not node.args or registry.value in scope.env or registry.value in scope.params:
             return (), False
         cfg = node.args[0].value
-        if type(cfg) is cst.Name and cfg.value in scope.params and cfg.value not in scope.last_value:
+        if type(cfg) is cst.Name:
             # `def __init__(self, plugin=dict(type="DropBlock", ...))`: the default config
-            default = scope.param_meta.get(cfg.value, (None, None))[1]
-            cfg = default if default is not None else cfg
+            cfg = scope.passed_default(cfg.value) or cfg
         key: Any = NOT_LITERAL
         if type(cfg) is cst.Dict:
             for el in cfg.elements:
@@ -3062,13 +3080,10 @@ class FileVisitor(cst.CSTVisitor):
             self._passed_edge(self.func_stack[-1].qualname, f"self.{it.attr.value}.__iter__", node)  # type: ignore[attr-defined]
         if self.func_stack:
             self._note_key_names(self.func_stack[-1], node.target, it)
-            bound_here = _names_in_target(node.target)
-            self.func_stack[-1].target_bound.update(bound_here)
-            if self.func_stack[-1].shape_names:
-                self.func_stack[-1].shape_names.difference_update(bound_here)
-        if type(it) is cst.Call and it.args and type(it.args[0].value) is cst.Call and \
-                self.qual(it.func) in ("reversed", "list", "tuple", "iter") and self.qual(it.args[0].value.func) == "range":
-            it = it.args[0].value  # `for t in reversed(range(T))`: the range's bound
+            self.func_stack[-1].note_bound(_names_in_target(node.target))
+        inner = self._iterated(it)
+        if type(inner) is cst.Call and self.qual(inner.func) == "range":
+            it = inner  # `for t in reversed(range(T))`: the range's bound
         if type(it) is cst.Call and self.qual(it.func) == "range":
             rng = it
             self._fresh()
@@ -3132,13 +3147,19 @@ class FileVisitor(cst.CSTVisitor):
                 out.update(self._row_views(el, arg))
         return out
 
+    def _iterated(self, it: cst.BaseExpression) -> cst.BaseExpression:
+        """What ``it`` iterates through wrappers that keep the elements (``reversed(range(T))``,
+        ``list(sd.keys())``, ``sorted(...)``: :data:`~.values.ITER_SAME`)."""
+        while type(it) is cst.Call and len(it.args) == 1 and not it.args[0].star and \
+                self.qual(it.func) in ITER_SAME:
+            it = it.args[0].value
+        return it
+
     def _note_key_names(self, scope: _FuncScope, target: cst.BaseExpression, it: cst.BaseExpression) -> None:
         """Keep :attr:`_FuncScope.key_names` for a loop ``for target in it``: a name over
         ``<m>.keys()`` or the first name over ``<m>.items()`` (also through ``list``/``sorted``/
         ``tuple``) iterates a mapping's keys; any other loop unbinds its target names."""
-        if type(it) is cst.Call and type(it.func) is cst.Name and it.func.value in ("list", "sorted", "tuple") \
-                and len(it.args) == 1:
-            it = it.args[0].value
+        it = self._iterated(it)
         method = it.func.attr.value if type(it) is cst.Call and type(it.func) is cst.Attribute and not it.args else ""
         key: cst.BaseExpression | None = None
         if method == "keys":
@@ -3210,16 +3231,12 @@ class FileVisitor(cst.CSTVisitor):
 
     def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
         if self.func_stack:
-            bound_here = _names_in_target(node.target)
-            self.func_stack[-1].target_bound.update(bound_here)
-            self.func_stack[-1].shape_names.difference_update(bound_here)  # `(T := n)`
+            self.func_stack[-1].note_bound(_names_in_target(node.target))  # `(T := n)`
 
     def visit_With(self, node: cst.With) -> None:
         for item in node.items:
             if item.asname is not None and self.func_stack:
-                bound_here = _names_in_target(item.asname.name)
-                self.func_stack[-1].target_bound.update(bound_here)
-                self.func_stack[-1].shape_names.difference_update(bound_here)
+                self.func_stack[-1].note_bound(_names_in_target(item.asname.name))
             call = item.item
             fn = call.func if type(call) is cst.Call else call
             if self.qual(fn) in ("torch.no_grad", "torch.inference_mode") and self.func_stack:
@@ -3889,10 +3906,7 @@ class FileVisitor(cst.CSTVisitor):
                 return BUILDER_UNKNOWN
             return {a.keyword.value: self._builder_value(a.value, depth - 1) for a in value.args}  # type: ignore[attr-defined]
         if t is cst.Name and self.func_stack:
-            scope = self.func_stack[-1]
-            bound = scope.last_value.get(value.value)  # type: ignore[attr-defined]
-            if bound is None and value.value in scope.params:  # type: ignore[attr-defined]
-                bound = scope.param_meta.get(value.value, (None, None))[1]  # type: ignore[attr-defined]
+            bound = self.func_stack[-1].common_value(value.value)  # type: ignore[attr-defined]
             if bound is not None:
                 return self._builder_value(bound, depth - 1)
         return BUILDER_UNKNOWN
@@ -3905,9 +3919,7 @@ class FileVisitor(cst.CSTVisitor):
         lit: Any = NOT_LITERAL
         scope = self.func_stack[-1] if self.func_stack else None
         if scope is not None and type(value) is cst.Name:
-            bound = scope.last_value.get(value.value)
-            if bound is None and value.value in scope.params:
-                bound = scope.param_meta.get(value.value, (None, None))[1]
+            bound = scope.common_value(value.value)
             if bound is not None:
                 lit = literal(bound)
         elif scope is not None and scope.cls is not None and _is_self_attr(value):
@@ -3932,11 +3944,10 @@ class FileVisitor(cst.CSTVisitor):
             if a.star:
                 continue
             lit = _fixed_attr(cls, a) if fixed else NOT_LITERAL  # type: ignore[arg-type]
-            if lit is NOT_LITERAL and type(a.value) is cst.Name and a.value.value in scope.params and \
-                    a.value.value not in scope.last_value:
+            default = scope.passed_default(a.value.value) if lit is NOT_LITERAL and type(a.value) is cst.Name else None
+            if default is not None:
                 # a parameter passed on as it came, with a literal default (`make_act(act)`, `act="GELU"`)
-                default = scope.param_meta.get(a.value.value, (None, None))[1]
-                lit = literal(default) if default is not None else NOT_LITERAL
+                lit = literal(default)
             if a.keyword is not None:
                 if lit is not NOT_LITERAL and a.keyword.value in out_kwargs:
                     out_kwargs[a.keyword.value] = (K.S, lit)
