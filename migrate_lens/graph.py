@@ -1136,14 +1136,68 @@ class _Builder:
         on first use: read by composition and by the project calls' matching."""
         return dispatch_tables(self.files)
 
-    def table_name(self, table: str, tables: Mapping[str, tuple[str, ...]]) -> str:
+    def table_name(self, table: str, tables: Mapping[str, tuple[str, ...]], every: bool = False) -> str:
         """The name ``tables`` holds the dispatch table ``table`` under, followed through the
         project's imports and aliases (:meth:`_Resolver.chase`); a registry's keyed table
-        (``pkg.layers.Norm[batch]``) through its registry's name, the key kept."""
+        (``pkg.layers.Norm[batch]``) through its registry's name, the key kept; a key only the
+        project knows (``@<config class>.<field>``, :meth:`config_default`) replaced by the
+        field's default, and without one, the whole table when ``every`` (the entries a call may
+        run) or "" (no entry assumed built)."""
         base, bracket, key = table.partition("[")
         if not bracket:
             return self.res.chase(table, tables.__contains__)
-        return self.res.chase(base, lambda d: f"{d}[{key}" in tables) + f"[{key}"
+        if key[:1] == "@":  # `ACT2FN[config.hidden_act]`: the key the configuration class's default gives
+            value = self.config_default(key[:-1])
+            if not value:  # (no default known: every entry may run, or none is assumed built)
+                return self.res.chase(base, tables.__contains__) if every else ""
+            key = f"{value.lower()}]"
+        found = self.res.chase(base, lambda d: f"{d}[{key}" in tables)
+        if not found and every and key[:1] != "@":
+            # (a key the table's literal does not list: entries added by code the table facts do
+            # not key, `ACTS.update(make_more())`: every entry may run)
+            return self.res.chase(base, tables.__contains__)
+        return found + f"[{key}" if found else ""
+
+    @functools.cached_property
+    def _string_defaults(self) -> tuple[dict[tuple[str, str], str], dict[str, tuple[str, ...]]]:
+        """(``(class, attribute) -> string default``, ``module -> its declared configuration
+        classes``) over the project's files (:attr:`FileFacts.string_defaults`,
+        :attr:`FileFacts.config_classes`)."""
+        values = {(c, a): v for f in self.files for c, a, v in f.string_defaults}
+        declared = {f.module: f.config_classes for f in self.files if f.config_classes}
+        return values, declared
+
+    def config_default(self, key: str) -> str:
+        """The string a configuration field holds by default, for a deferred table key: ``@<class>.
+        <field>`` (a parameter annotated or defaulted with that class) or ``@@<module>.<field>``
+        (an unannotated ``config`` of that module: the one configuration class its classes
+        declare; when it declares several, the default they agree on). The class is followed
+        through imports to its definition, then its project bases in order; "" when no default is
+        known (one alternative the configuration picks)."""
+        values, declared = self._string_defaults
+        if key.startswith("@@"):
+            module, _, field = key[2:].rpartition(".")
+            found = {self._field_default(values, c, field) for c in declared.get(module, ())} - {""}
+            return found.pop() if len(found) == 1 else ""
+        cls, _, field = key[1:].rpartition(".")
+        return self._field_default(values, cls, field)
+
+    def _field_default(self, values: Mapping[tuple[str, str], str], cls: str, field: str) -> str:
+        """The string default of ``field`` in class ``cls`` (a dotted name the project resolves)
+        or the nearest of its project bases that sets one; "" if none."""
+        r = self.res.resolve(cls)
+        seen: set[str] = set()
+        todo = [r] if r and r != _EXTERNAL else []
+        while todo:
+            c = todo.pop(0)
+            if c in seen:
+                continue
+            seen.add(c)
+            got = values.get((c, field))
+            if got is not None:
+                return got
+            todo.extend(self.res.bases(c)[0])
+        return ""
 
     def _table_entries(self, table: str, tables: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
         """The library callables a dispatch table holds (``pkg.acts.ACTS`` -> ``torch.relu_``,
@@ -1151,7 +1205,7 @@ class _Builder:
         and aliases to where it is defined (:meth:`_Resolver.chase`), and each entry to the
         library name it stands for."""
         out: list[str] = []
-        for entry in tables.get(self.table_name(table, tables), ()):
+        for entry in tables.get(self.table_name(table, tables, every=True), ()):
             name = entry if not self.res.is_projectish(entry) else self.res.follow(entry)[0]
             if name and name not in out:
                 out.append(name)

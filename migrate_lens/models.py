@@ -533,6 +533,15 @@ class FileFacts:
     #: ``wrapper``), as (function qualname, closure qualname) pairs, sorted: ``<f>()`` (what a
     #: call of ``f`` returns, held on self or wrapping a decorated method) is the closure
     closure_factories: tuple[tuple[str, str], ...] = ()
+    #: string defaults of the file's classes, as (class qualname, attribute, value), sorted:
+    #: class-level fields (``act: str = "GELU"``) and ``__init__`` keyword defaults stored on
+    #: self (``hidden_act="gelu"``): a configuration class's common construction, which picks
+    #: the entry of a table keyed by that field in another file (``ACT2FN[config.hidden_act]``)
+    string_defaults: tuple[tuple[str, str, str], ...] = ()
+    #: the configuration classes the file's classes declare (``config: BertConfig``,
+    #: ``config_class = BertConfig``), dotted after the file's bindings, sorted: what an
+    #: unannotated ``config`` parameter of the file holds
+    config_classes: tuple[str, ...] = ()
     #: module-level partials of a library callable with keyword arguments only (``resize =
     #: partial(F.interpolate, mode="bilinear", align_corners=True)``), as (dotted name, the
     #: callable's dotted name, (keyword, value kind, literal repr) triples), sorted: a call of

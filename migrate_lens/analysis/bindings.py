@@ -329,15 +329,18 @@ class Bindings:
 
     def keyed_table(self, node: cst.BaseExpression, keys: Sequence[str], shadowed: Container[str] = (),
                      local: Mapping[str, tuple[str, ...]] | None = None) -> tuple[str, ...]:
-        """The entries a registry (:meth:`bind_registration`) holds under ``keys``: of this
-        file, or ``<pkg.layers.Norm[batch]>[]`` for one imported from the project; () if none
+        """The entries a registry (:meth:`bind_registration`) or a table literal holds under
+        ``keys``: of this file, or ``<pkg.layers.Norm[batch]>[]`` for one imported from the
+        project (and for a key only the project knows, ``@<config class>.<field>``); () if none
         (the caller falls back to every entry)."""
         if type(node) is not cst.Name or node.value in shadowed or (local and node.value in local):
             return ()
         out: tuple[str, ...] = ()
         if node.value in self.tables:
             for k in keys:
-                out = merge(out, self.tables.get(f"{node.value}[{k}]", ()))
+                # (a key the project resolves, `@<config class>.<field>`: the graph reads the entry)
+                out = merge(out, (f"{self.module}.{node.value}[{k}][]",) if k[:1] == "@" else
+                            self.tables.get(f"{node.value}[{k}]", ()))
             return out
         source = self.aliases.get(node.value, "")
         if source and self.is_project(source) and node.value not in self.functions and node.value not in self.classes:
@@ -355,11 +358,13 @@ class Bindings:
         module-level object ``registry`` (MONAI's ``Norm.add_factory_class("group", nn.GroupNorm)``,
         ``@Norm.factory_function("batch")`` on a function returning a class): a table of every
         entry, and one per key (lower case), read by subscripts of the object."""
-        if not entries:
-            return
         source = self.registry_source(registry)
         tables = self.foreign_tables if source else self.tables
         base = source or registry
+        if not entries:
+            if key:  # (a key registered with what the scan cannot name: that key picks nothing known)
+                tables.setdefault(f"{base}[{key.lower()}]", ())
+            return
         tables[base] = merge(tables.get(base, ()), tuple(entries))
         if key:
             name = f"{base}[{key.lower()}]"
@@ -422,7 +427,52 @@ class Bindings:
         the graph's to know); () for anything else (``zip(...)``, a call)."""
         return self._table(node, shadowed, local, methods, imported=False)
 
-    def bind_table_write(self, name: str, values: Sequence[cst.BaseExpression]) -> None:
+    def _wrapped_table(self, value: cst.BaseExpression) -> cst.BaseExpression:
+        """The table a class call is given as its one argument (``ClassInstantier(ACT2CLS)``,
+        ``OrderedDict({...})``, transformers' activation table whose ``__getitem__`` builds the
+        entry), else ``value`` itself."""
+        if type(value) is cst.Call and len(value.args) == 1 and not value.args[0].star and \
+                value.args[0].keyword is None and not is_dict_call(value):
+            callee = self.resolve(value.func)
+            leaf = callee.rsplit(".", 1)[-1] if callee else ""
+            if leaf[:1].isupper() and type(value.args[0].value) in (cst.Name, cst.Dict):
+                return value.args[0].value
+        return value
+
+    def _keyed_entries(self, table: cst.BaseExpression) -> dict[str, tuple[str, ...]]:
+        """The callables a table literal holds under each string key, keys lower case as a
+        registry's (:func:`registry_keys`): ``{"gelu": GELUActivation, "relu": nn.ReLU}``,
+        ``dict(gelu=...)``, another table of this file by name (its keyed entries). An entry
+        ``(cls, kwargs)`` is its class. Keys that are not string literals are left out."""
+        out: dict[str, tuple[str, ...]] = {}
+        t = type(table)
+        if t is cst.Name:
+            prefix = f"{table.value}["
+            return {k[len(prefix):-1]: v for k, v in self.tables.items() if k.startswith(prefix) and k.endswith("]")}
+        if is_dict_call(table):
+            for a in table.args:  # type: ignore[attr-defined]
+                if a.keyword is not None:
+                    got = self.targets(a.value)
+                    if got:
+                        out[a.keyword.value.lower()] = got
+            return out
+        if t is not cst.Dict:
+            return out
+        for e in table.elements:  # type: ignore[attr-defined]
+            if type(e) is not cst.DictElement or type(e.key) not in STRING_NODES:
+                continue
+            key = e.key.evaluated_value if type(e.key) is cst.SimpleString else None
+            if not isinstance(key, str):
+                continue
+            v = e.value
+            if type(v) is cst.Tuple and v.elements:  # `"gelu_10": (ClippedGELUActivation, {"min": -10, ...})`
+                v = v.elements[0].value
+            got = self.targets(v)
+            if got:
+                out[key.lower()] = merge(out.get(key.lower(), ()), got)
+        return out
+
+    def bind_table_write(self, name: str, values: Sequence[cst.BaseExpression], key: str = "") -> None:
         """Module-level code adds ``values`` to the table bound to ``name`` (``ACTS["hard"] =
         F.hardsigmoid_``, ``ACTS.update({...})``/``ACTS.update(relu=...)``, ``OPS.append(fn)``,
         ``OPS.extend([...])``, ``ACTS.setdefault(k, fn)``): each callable among them (or in a
@@ -433,8 +483,12 @@ class Bindings:
         entries: tuple[str, ...] = ()
         for v in values:
             entries = merge(entries, self.targets(v) or self._copied_table(v))
+            for k, keyed in self._keyed_entries(v).items():  # `ACTS.update({"relu": torch.relu_})`
+                self.tables[f"{name}[{k}]"] = merge(self.tables.get(f"{name}[{k}]", ()), keyed)
         if entries:
             self.tables[name] = merge(self.tables.get(name, ()), entries)
+            if key:
+                self.tables[f"{name}[{key}]"] = merge(self.tables.get(f"{name}[{key}]", ()), entries)
 
     def instances(self, value: cst.BaseExpression, shadowed: Container[str] = (),
                   local: Mapping[str, tuple[str, ...]] | None = None,
@@ -613,10 +667,15 @@ class Bindings:
                     break
         new = self.targets(value)
         if not new:
-            # a table literal, or another name for a table of this file (`ALIAS = ACTS`)
-            entries = self._copied_table(value)
+            # a table literal, or another name for a table of this file (`ALIAS = ACTS`), or a
+            # table handed whole to a class (`ACT2FN = ClassInstantier(ACT2CLS)`: a mapping
+            # whose lookup gives the entry, built or not: the same pick)
+            source = self._wrapped_table(value)
+            entries = self._copied_table(source)
             if entries:
                 self.tables[name] = merge(self.tables.get(name, ()), entries)
+                for key, keyed in self._keyed_entries(source).items():
+                    self.tables[f"{name}[{key}]"] = merge(self.tables.get(f"{name}[{key}]", ()), keyed)
             return
         if self.is_partial(value):
             self.partials[name] = value  # type: ignore[assignment]

@@ -536,6 +536,8 @@ def analyze_source(source: str, path: str, module_name: str, catalog: Catalog,
                                         for name, entries in visitor.bindings.tables.items()),
                                       *visitor.bindings.foreign_tables.items()])),
         closure_factories=tuple(sorted(visitor.closure_factories.items())),
+        string_defaults=tuple(sorted(set(visitor.string_defaults))),
+        config_classes=tuple(sorted(visitor.config_classes)),
         library_partials=library_partials,
     )
     # The visitor is the hub of reference cycles that hold the whole CST: visitor -> emit ->

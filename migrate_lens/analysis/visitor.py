@@ -23,6 +23,7 @@ from migrate_lens.analysis.bindings import BUILTINS, PARTIAL_NAMES, STRING_NODES
 from migrate_lens.analysis.bindings import dotted as _dotted
 from migrate_lens.analysis.bindings import names_in_target as _names_in_target
 from migrate_lens.analysis.bindings import is_dict_call as _is_dict_call
+from migrate_lens.analysis.bindings import registry_keys
 from migrate_lens.analysis.sites import NOT_LITERAL, LazyData, Site
 from migrate_lens.analysis.summaries import SummaryBuilder, is_model_use
 from migrate_lens.analysis.values import HYPOTHESES, IDENTITY, ITER_SAME, ValueKinds, literal
@@ -91,6 +92,8 @@ _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "
 _AVAILABILITY_TEST = re.compile(r"^(_?is_\w*_available|_?(has|HAS)_\w+|\w*_AVAILABLE|_?WITH_[A-Z0-9_]+)$")
 #: Parameter names of mappings, not tensors (a load hook's ``state_dict``, ``**kwargs``, configs,
 #: the ``destination`` mapping ``nn.Module._save_to_state_dict`` fills).
+#: parameter names that hold the model's configuration object (transformers, timm, mmcv)
+_CONFIG_PARAMS = frozenset({"config", "cfg"})
 _MAPPING_PARAM = re.compile(r"(dict|kwargs|config|cfg|memo|info|meta|logs?|destination)$")
 #: nn.Module methods whose override changes what the module does by a Python-side mode.
 _MODE_METHODS = frozenset({"train", "eval"})
@@ -153,6 +156,11 @@ class _ClassInfo:
     static_methods: set[str] = field(default_factory=set)
     #: attributes bound to callables (``self.act = F.gelu``, ``self.fn = self._impl``, class body ``act = nn.GELU``)
     attr_binds: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    #: attribute -> the library callable -> the ``partial(...)`` of it stored there
+    #: (``self.act = functools.partial(F.gelu, approximate="tanh")``), or None when that callable
+    #: is also stored bare in some branch: ``self.act(x)`` is the callable with the partial's
+    #: keywords (:meth:`FileVisitor._attr_partial`)
+    attr_partials: dict[str, dict[str, cst.Call | None]] = field(default_factory=dict)
     #: attributes holding an instance of a class built outside a module's init code
     #: (``self.ema = ModelEMA(model)``): ``self.ema.update(...)`` is its method, no dict update
     held: set[str] = field(default_factory=set)
@@ -517,6 +525,14 @@ class FileVisitor(cst.CSTVisitor):
         #: top-level functions that return a closure of their own: qualname -> the closure's
         #: (``FileFacts.closure_factories``)
         self.closure_factories: dict[str, str] = {}
+        #: string defaults of the file's classes, (class qualname, attribute, value): class-level
+        #: fields (``act: str = "GELU"``) and ``__init__`` keyword defaults stored on self
+        #: (``hidden_act="gelu"`` then ``self.hidden_act = hidden_act``): a configuration
+        #: class's common construction (``FileFacts.string_defaults``)
+        self.string_defaults: list[tuple[str, str, str]] = []
+        #: the configuration classes the file's classes declare (``config: BertConfig`` or
+        #: ``config_class = BertConfig`` at class level: transformers' convention), resolved
+        self.config_classes: set[str] = set()
         #: a dataclass field's default is being visited (its sites are init code: :meth:`_dataclass_slot`)
         self.field_default = False
         #: sites decided once the file is walked, with the line they point at (no node)
@@ -692,6 +708,12 @@ class FileVisitor(cst.CSTVisitor):
             scope = self.func_stack[-1]
             if type(value) is cst.Subscript and _is_self_attr(value.value) and scope.cls is not None:
                 return scope.cls.attr_binds.get(f"{value.value.attr.value}[]", ())  # type: ignore[attr-defined]
+            if type(value) is cst.Subscript and not registry_keys(value):
+                keys = self._pick_keys(value)
+                if keys:  # `ACT2CLS[act]` with `act="gelu"` by default: that entry
+                    keyed = self.bindings.keyed_table(value.value, keys, scope.env, scope.binds.callables)
+                    if keyed:
+                        return keyed
             return self.bindings.targets(value, scope.env, scope.binds.callables,
                                          scope.cls.methods if scope.cls is not None else ())
         return self.bindings.targets(value, (), None, self.class_stack[-1].methods if self.class_stack else ())
@@ -846,6 +868,8 @@ class FileVisitor(cst.CSTVisitor):
                         info.returns[st.name.value] = st.returns
                 elif type(st) is cst.SimpleStatementLine:
                     for small in st.body:
+                        if type(small) in (cst.Assign, cst.AnnAssign):
+                            self._class_field_default(qualname, small)
                         if type(small) is cst.Assign and type(small.value) in STRING_NODES:
                             info.str_consts.update(t.target.value for t in small.targets if type(t.target) is cst.Name)
                         elif type(small) is cst.Assign and type(small.value) is cst.Lambda and \
@@ -862,6 +886,8 @@ class FileVisitor(cst.CSTVisitor):
                             if ann and ann.rsplit(".", 1)[-1][:1].isupper():
                                 info.attr_ctor[small.target.value] = ann
         info.memo_fillers = _memo_fillers(info.method_nodes)
+        if "__init__" in info.method_nodes:
+            self._init_string_defaults(qualname, info.method_nodes["__init__"])
         # Inherit attribute kinds from a local base class.
         own_methods = set(info.methods)
         for b in bases:
@@ -1229,6 +1255,10 @@ class FileVisitor(cst.CSTVisitor):
             else:
                 scope.kwonly_order.append(pname)
             scope.param_meta[pname] = (p.annotation, p.default)
+            if pname in _CONFIG_PARAMS and len(scope.binds.typed.get(pname, ())) == 1:
+                # `def __init__(self, config: BertConfig)`: the file's configuration class, what
+                # an unannotated `config` of its other classes holds (:meth:`_config_key`)
+                self.config_classes.add(scope.binds.typed[pname][0])
             if p.annotation is not None and self._is_tensor_mapping(p.annotation.annotation):
                 scope.tensor_maps.add(pname)
             ann = self._annotation_kind(p.annotation)
@@ -1622,7 +1652,8 @@ class FileVisitor(cst.CSTVisitor):
         elif type(target) is cst.Subscript:
             self.targets.add(id(target))
             if not self.func_stack and not self.class_stack and type(target.value) is cst.Name:
-                self.bindings.bind_table_write(target.value.value, (value,))  # `ACTS["hard"] = F.hardsigmoid_`
+                keys = registry_keys(target)  # `ACTS["hard"] = F.hardsigmoid_`: under its key too
+                self.bindings.bind_table_write(target.value.value, (value,), keys[0] if len(keys) == 1 else "")
             self._growth(target, value)
             base = self.kind(target.value)
             root = _root_name(target.value)
@@ -2465,6 +2496,14 @@ class FileVisitor(cst.CSTVisitor):
                 if found:
                     cls.attr_binds[attr] = merge(cls.attr_binds.get(attr, ()), found)
                     self._class_refs(value)
+                    partial = value if self.bindings.is_partial(value) else None
+                    held = cls.attr_partials.setdefault(attr, {})
+                    for alt in found:
+                        if alt.startswith("torch."):  # (a second binding of the same callable: ambiguous)
+                            held[alt] = partial if alt not in held else None
+                    if type(value) is cst.Subscript and self.func_stack[-1].init_like and cls.composes and \
+                            self._pick_keys(value):
+                        self._picked_submodules(cls, attr, value, found)
                 if type(value) is cst.Call and not (self.func_stack[-1].init_like and cls.is_module):
                     self._held_instance(cls, attr, value)
                 elif type(value) in (cst.List, cst.Tuple):
@@ -3027,6 +3066,8 @@ class FileVisitor(cst.CSTVisitor):
             if type(bound) is not cst.Subscript:
                 return False
             func = bound
+        elif type(func) is cst.Subscript and self._pick_keys(func):
+            return False  # (a key the code fixes picks that entry, :meth:`_targets`: `ACT2CLS["gelu"]()`)
         if type(func) is not cst.Subscript:
             return False
         return not scope.iter_names or not any(
@@ -3354,7 +3395,8 @@ class FileVisitor(cst.CSTVisitor):
         if name == "map" and len(node.args) >= 2 and type(node.args[0].value) is cst.Lambda and \
                 not any(a.star or a.keyword is not None for a in node.args):
             self.map_lambdas[id(node.args[0].value)] = [a.value for a in node.args[1:]]
-        bound_partial = self.bindings.partial_of(func, self.func_stack[-1].binds if self.func_stack else None)
+        bound_partial = self.bindings.partial_of(func, self.func_stack[-1].binds if self.func_stack else None) \
+            or self._attr_partial(func)
         if bound_partial is not None:  # `norm = partial(nn.LayerNorm, eps=1e-6)`; `norm(d)` is `nn.LayerNorm(d, eps=1e-6)`
             before: list[tuple[str, Any]] = []
             for a in bound_partial.args[1:]:
@@ -3912,19 +3954,131 @@ class FileVisitor(cst.CSTVisitor):
         return BUILDER_UNKNOWN
 
     def _member_name(self, value: cst.BaseExpression) -> str:
-        """The member name a ``getattr(<torch module>, value)`` picks in the common construction:
-        a parameter's string default (``act="GELU"``) when the function has not rebound it, a
-        local name bound to a string literal, or ``self.<attr>`` that ``__init__`` fixes to one
+        """The member name a ``getattr(<torch module>, value)`` picks in the common construction
+        (:meth:`_common_string`, an identifier); "" otherwise."""
+        lit = self._common_string(value)
+        return lit if lit.isidentifier() else ""
+
+    def _common_string(self, value: cst.BaseExpression) -> str:
+        """The string ``value`` holds in the common construction: a literal, a parameter's
+        string default (``act="GELU"``) when the function has not rebound it, a local name bound
+        to a string literal, or ``self.<attr>`` that ``__init__`` fixes to one
         (:attr:`_ClassInfo.attr_literals`); "" otherwise."""
         lit: Any = NOT_LITERAL
         scope = self.func_stack[-1] if self.func_stack else None
-        if scope is not None and type(value) is cst.Name:
+        if type(value) is cst.SimpleString:
+            lit = value.evaluated_value
+        elif scope is not None and type(value) is cst.Name:
             bound = scope.common_value(value.value)
             if bound is not None:
                 lit = literal(bound)
         elif scope is not None and scope.cls is not None and _is_self_attr(value):
             lit = scope.cls.attr_literals.get(value.attr.value, NOT_LITERAL)  # type: ignore[attr-defined]
-        return lit if type(lit) is str and lit.isidentifier() else ""
+        return lit if type(lit) is str else ""
+
+    def _picked_submodules(self, cls: _ClassInfo, attr: str, value: cst.Subscript, found: tuple[str, ...]) -> None:
+        """``self.act = ACT2FN["gelu"]`` in a module's init code: transformers' activation table
+        builds the entry its key picks (``ClassInstantier.__getitem__``), and a table of classes
+        hands the class over; either way the module holds that class, a composition edge (for
+        a table imported from the project, ``<pkg.ACT2FN[gelu]>[]``, which the graph reads off
+        the table)."""
+        line = self._line(value)
+        for alt in found:
+            if (is_class_like(alt) and self._is_class_name(alt) and alt not in _CONTAINER_CTORS) or (
+                    alt.endswith("[]") and (self.bindings.is_project(alt[:-2]) or alt.startswith(f"{self.module}."))):
+                self.submodules.append(SubmoduleFact(owner=cls.qualname, attr=attr, target=alt, line=line))
+
+    def _attr_partial(self, func: cst.BaseExpression) -> cst.Call | None:
+        """``self.act(x)`` with ``self.act = functools.partial(F.gelu, approximate="tanh")`` in
+        the class (transformers' ``GELUTanh``; a method may be the other alternative): the
+        partial, whose keywords the call passes, when it is the one library callable the
+        attribute holds; None otherwise."""
+        if not _is_self_attr(func) or not self.func_stack or self.func_stack[-1].cls is None:
+            return None
+        held = self.func_stack[-1].cls.attr_partials.get(func.attr.value)  # type: ignore[attr-defined]
+        if not held or len(held) != 1:
+            return None
+        return next(iter(held.values()))
+
+    def _class_field_default(self, qualname: str, small: cst.Assign | cst.AnnAssign) -> None:
+        """A class-level statement: a string field default (``act: str = "GELU"``, ``hidden_act =
+        "gelu"``) for :attr:`string_defaults`, or the configuration class the class declares
+        (``config: BertConfig``, ``config_class = BertConfig``) for :attr:`config_classes`."""
+        if type(small) is cst.AnnAssign:
+            if type(small.target) is not cst.Name:
+                return
+            names, value = [small.target.value], small.value
+            if value is None and small.target.value == "config":
+                ann = self.qual(small.annotation.annotation)
+                if ann and ann.rsplit(".", 1)[-1][:1].isupper():
+                    self.config_classes.add(ann)
+                return
+        else:
+            names, value = [t.target.value for t in small.targets if type(t.target) is cst.Name], small.value
+            if "config_class" in names and type(value) in (cst.Name, cst.Attribute):
+                ann = self.qual(value)
+                if ann:
+                    self.config_classes.add(ann)
+                return
+        if type(value) is cst.SimpleString and isinstance(value.evaluated_value, str):
+            self.string_defaults.extend((qualname, n, value.evaluated_value) for n in names)
+
+    def _init_string_defaults(self, qualname: str, init: cst.FunctionDef) -> None:
+        """``__init__(self, hidden_act="gelu", ...)`` storing ``self.hidden_act = hidden_act`` in
+        its own body (not under a branch): the attribute's default is that string
+        (:attr:`string_defaults`)."""
+        defaults = {p.name.value: p.default.evaluated_value for p in (*init.params.params, *init.params.kwonly_params)
+                    if type(p.default) is cst.SimpleString and isinstance(p.default.evaluated_value, str)}
+        if not defaults or type(init.body) is not cst.IndentedBlock:
+            return
+        for st in init.body.body:
+            if type(st) is not cst.SimpleStatementLine:
+                continue
+            for small in st.body:
+                if type(small) is cst.Assign and type(small.value) is cst.Name and small.value.value in defaults:
+                    for t in small.targets:
+                        if _is_self_attr(t.target):
+                            self.string_defaults.append((qualname, t.target.attr.value, defaults[small.value.value]))  # type: ignore[union-attr]
+
+    def _config_key(self, value: cst.BaseExpression) -> str:
+        """``config.hidden_act`` read off a parameter holding a configuration object: the key
+        the project resolves from that class's default (``@<class>.<field>``, the class from the
+        parameter's annotation or its default ``Cfg()``), or from the configuration class the
+        file declares for an unannotated ``config`` (``@@<module>.<field>``: transformers'
+        ``config: BertConfig`` on the pretrained-model class); "" otherwise."""
+        if type(value) is not cst.Attribute or type(value.value) is not cst.Name or not self.func_stack:
+            return ""
+        scope = self.func_stack[-1]
+        param = value.value.value
+        if param not in scope.param_meta or param in scope.target_bound or param in scope.last_value:
+            return ""
+        field = value.attr.value
+        typed = scope.binds.typed.get(param, ())
+        cls = typed[0] if len(typed) == 1 else ""
+        if not cls:
+            default = scope.param_meta[param][1]
+            if type(default) is cst.Call and not default.args:
+                ctor = self.qual(default.func)
+                cls = ctor if ctor and ctor.rsplit(".", 1)[-1][:1].isupper() else ""
+        if cls:
+            return f"@{cls}.{field}"
+        return f"@@{self.module}.{field}" if param in _CONFIG_PARAMS and not typed else ""
+
+    def _pick_keys(self, sub: cst.Subscript) -> tuple[str, ...]:
+        """The keys (lower case) a subscript of a dispatch table picks in the common
+        construction: those :func:`registry_keys` reads (string literals, the table's own
+        constants), else the string its one index holds (:meth:`_common_string`: ``ACT2CLS[act]``
+        with ``act="gelu"`` a parameter's default); () when the key is a setting the code does
+        not fix (one alternative the configuration picks)."""
+        keys = registry_keys(sub)
+        if keys or len(sub.slice) != 1 or type(sub.slice[0].slice) is not cst.Index:
+            return keys
+        index = sub.slice[0].slice.value  # type: ignore[attr-defined]
+        key = self._common_string(index)
+        if key:
+            return (key.lower(),)
+        deferred = self._config_key(index)
+        return (deferred,) if deferred else ()
 
     def _fixed_self_args(self, node: cst.Call, data: Any) -> tuple[tuple[tuple[str, Any], ...], dict[str, tuple[str, Any]]]:
         """The call's (args, kwargs) as the call rules read them, with an argument that reads a
