@@ -471,6 +471,8 @@ class _FlowKinds:
             return {"X"} if self._outside(fn, key[2:]) else set()
         if key.startswith("g:"):
             return {"P"} if self._passed(fn, key[2:]) else set()
+        if key.startswith("n:"):
+            return {"T"} if self._omitted(fn, key[2:]) else set()
         if key.startswith("k:"):
             return set() if self._reset_per_call(fn, key[2:]) else {"X"}
         got = self.known.get((fn, key))
@@ -565,6 +567,48 @@ class _FlowKinds:
                 if c.spread or c.via or (not c.args and not c.keywords) or param in c.keywords or \
                         0 <= idx < len(c.args):
                     return True
+        return False
+
+    def _omitted(self, fn: str, param: str, seen: set[tuple[str, str]] | None = None) -> bool:
+        """Whether some call may leave ``fn``'s optional parameter ``param`` (default None) None:
+        a call resolved to ``fn`` that leaves it out, passes ``None``, passes an optional
+        parameter of its own that its callers may leave None, or whose arguments are not all
+        listed (spread, through a wrapper, not recorded); also True when ``fn`` has no known
+        caller, is handed on as a value or is public API. False only when every known call gives
+        it a value: code under ``if param is None:`` (a size read from data: ``dim_size =
+        int(index.max()) + 1``) never runs in this project."""
+        sites = self.callers.get(fn, ())
+        s = self.summaries.get(fn)
+        if not sites or s is None or s.escapes or fn in self.public:
+            return True
+        seen = set() if seen is None else seen
+        if (fn, param) in seen:
+            return False  # (a cycle of pass-throughs adds no caller that leaves it out)
+        seen.add((fn, param))
+        idx = s.params.index(param) if param in s.params else -1
+
+        def left_none(c: CallFlow, caller: str) -> bool:
+            if c.spread or c.via:
+                return True
+            # (a `self.<m>(...)` flow lists its arguments by their static descriptors)
+            given_kw = param in c.keywords or any(k == param for k, _ in c.static_kw)
+            slot = param if given_kw else (str(idx) if 0 <= idx < max(len(c.args), len(c.static)) else "")
+            if not slot:
+                return True  # left out (or not recorded)
+            for n in c.nones:
+                k, _, src = n.partition("=")
+                if k == slot:
+                    return not src or self._omitted(caller, src, seen)
+            return False
+
+        for c in s.calls:  # its own recursive calls
+            if (c.callee == fn or fn in self.resolved(fn, c.callee)) and left_none(c, fn):
+                return True
+        for caller, written in sites:
+            cs = self.summaries.get(caller)
+            flows = [c for c in cs.calls if c.callee == written] if cs is not None else []
+            if not flows or any(left_none(c, caller) for c in flows):
+                return True
         return False
 
     def _reduced(self, fn: str, callee: str, t: str) -> bool:

@@ -372,6 +372,11 @@ class CallFlow:
     #: a callee that appends to one changes trace-time Python, not state that outlives the step
     local: tuple[int, ...] = ()
     local_kw: tuple[str, ...] = ()
+    #: arguments that may be None: their position (as a string) or keyword, for a literal
+    #: ``None``, or ``<slot>=<param>`` for an optional parameter of the caller (default None)
+    #: passed on as it came, None when the caller's own callers leave it out
+    #: (``interproc._Solver._omitted``)
+    nones: tuple[str, ...] = ()
 
 
 @_fast_pickle

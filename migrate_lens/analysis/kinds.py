@@ -29,6 +29,18 @@ STATIC_TENSOR_ATTRS = frozenset({
     "shape", "ndim", "dtype", "device", "is_cuda", "requires_grad", "layout", "is_sparse",
     "is_quantized", "is_meta", "names", "itemsize", "nbytes", "is_leaf", "training",
 })
+#: Constructor settings a torch layer keeps as plain Python attributes (``nn.Embedding.embedding_dim``,
+#: ``nn.Linear.in_features``, ``nn.Conv2d.kernel_size``, ``nn.MultiheadAttention.head_dim``, from the
+#: layers' ``__init__`` in torch/nn/modules), and the same spellings a project's own layers use
+#: (``self.head.num_classes``, ``block.hidden_size``): ints, tuples, floats and flags, never
+#: tensors, whatever the weight-like words inside them (``embedding_dim``, ``scale_factor``).
+MODULE_CONFIG_ATTR = re.compile(
+    r"^(num_|n_)|(_dim|_dims|_size|_sizes|_features|_channels|_idx|_factor|_heads|_layers|_len|_length"
+    r"|_ratio|_rate|_mode|_type|_shape)$|^(in_features|out_features|in_channels|out_channels|kernel_size|"
+    r"stride|padding|dilation|groups|eps|momentum|affine|track_running_stats|normalized_shape|"
+    r"elementwise_affine|padding_idx|max_norm|norm_type|scale_grad_by_freq|sparse|bidirectional|"
+    r"batch_first|proj_size|dropout|p|inplace|embed_dim|kdim|vdim|head_dim|approximate|"
+    r"align_corners|ceil_mode|count_include_pad|output_padding|padding_mode|training)$")
 #: Module containers whose items are parameters (tensors), not modules.
 PARAMETER_CONTAINERS = frozenset({
     "torch.nn.ParameterDict", "torch.nn.ParameterList",

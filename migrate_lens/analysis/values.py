@@ -573,6 +573,8 @@ class ValueKinds:
                 return K.T  # `logits.max(-1).values`, `torch.topk(s, k).indices`
             return K.U
         if base == K.M:
+            if K.MODULE_CONFIG_ATTR.search(attr):
+                return K.S  # `e.embedding_dim`, `self.fc.in_features`: the layer's settings
             if re.search(r"weight|bias|running_|scale|embedding|buffer|_param|inv_freq|mask", attr):
                 return K.T
             return K.S

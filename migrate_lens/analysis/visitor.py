@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Container, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Callable
 
 import libcst as cst
@@ -161,6 +161,10 @@ class _ClassInfo:
     #: is also stored bare in some branch: ``self.act(x)`` is the callable with the partial's
     #: keywords (:meth:`FileVisitor._attr_partial`)
     attr_partials: dict[str, dict[str, cst.Call | None]] = field(default_factory=dict)
+    #: attributes some method sets to None (``self.bias = None``) or registers as None
+    #: (``self.register_parameter("weight", None)`` without affine weights): an argument that
+    #: may be None (:func:`_none_args`)
+    none_attrs: set[str] = field(default_factory=set)
     #: attributes holding an instance of a class built outside a module's init code
     #: (``self.ema = ModelEMA(model)``): ``self.ema.update(...)`` is its method, no dict update
     held: set[str] = field(default_factory=set)
@@ -270,9 +274,12 @@ class _FuncScope:
     #: branch, last_value before, how the body exits (:func:`_exit_kind`), (the body's
     #: last_value, once the else branch begins)]
     branches: list[list[Any]] = field(default_factory=list)
-    #: optional parameters (default None) the enclosing branches test as given (``if attn_mask is
-    #: not None:``, the ``else`` of ``if mask is None:``): what is found there holds only when
-    #: some caller passes one (``g:<param>=P``, :meth:`interproc._Solver._passed`)
+    #: requirements of the enclosing branches' tests on optional parameters (default None): tested
+    #: as given (``if attn_mask is not None:``, the ``else`` of ``if mask is None:``), what is
+    #: found there holds only when some caller passes one (``g:<param>=P``,
+    #: :meth:`interproc._Solver._passed`); tested as missing (``if dim_size is None:``, the
+    #: ``else`` of ``if mask is not None:``), only when some caller leaves it out or passes None
+    #: (``n:<param>=T``, :meth:`interproc._Solver._omitted`)
     guarded: list[str] = field(default_factory=list)
     #: optional parameters rebound only under a test that they were given (still None unless given)
     given_rebinds: set[str] = field(default_factory=set)
@@ -333,6 +340,9 @@ class _FuncScope:
     loop_heads: list[tuple[dict[str, str], dict[str, Any], list[tuple[Any, ...]]]] = field(default_factory=list)
     #: names bound as ``for`` targets (and not rebound since): their kind is the iterable's guess
     iter_names: set[str] = field(default_factory=set)
+    #: names a ``for`` or comprehension binds to the items of a parameter (``for o in x``, ``for
+    #: k, v in x.items()``): a recursive call on one descends into the argument's structure
+    elements: set[str] = field(default_factory=set)
     #: name -> the resolved callee that built its value (``dist = torch.distributions.Normal(...)``)
     ctor_of: dict[str, str] = field(default_factory=dict)
     pending_ctor: list[tuple[str, str, cst.BaseExpression]] = field(default_factory=list)
@@ -625,7 +635,7 @@ class FileVisitor(cst.CSTVisitor):
             context, symbol = scope.context, scope.qualname
             if scope.guarded:
                 scope.guard_used = True  # (the summary then lists the parameters: interproc._passed)
-                cond = "&".join(sorted({f"g:{p}=P" for p in scope.guarded}))
+                cond = "&".join(sorted(set(scope.guarded)))
                 requires = tuple(f"{r}&{cond}" for r in requires) if requires else (cond,)
         else:
             context = "init" if self.field_default else "host"
@@ -1474,7 +1484,7 @@ class FileVisitor(cst.CSTVisitor):
                 if name in scope.params or name in scope.given_rebinds:
                     # rebound under a test that it was given (`if is_causal and mask is not None:
                     # mask = ...`): still None unless a caller gives it
-                    if name in scope.guarded:
+                    if f"g:{name}=P" in scope.guarded:
                         scope.given_rebinds.add(name)
                     else:
                         scope.given_rebinds.discard(name)
@@ -2468,6 +2478,8 @@ class FileVisitor(cst.CSTVisitor):
                             if ctor and ctor.rsplit(".", 1)[-1][:1].isupper():
                                 new_kind = K.M
                 cls.attr_kinds[attr] = new_kind if new_kind != K.U or attr not in cls.attr_kinds else cls.attr_kinds[attr]
+            if type(value) is cst.Name and value.value == "None":
+                cls.none_attrs.add(attr)
             if value is not None:
                 found = self._targets(value)
                 if not found and type(value) is cst.Call and self.func_stack[-1].init_like:
@@ -2728,6 +2740,8 @@ class FileVisitor(cst.CSTVisitor):
         g = self.if_guards.pop(id(original_node), None) if self.if_guards else None
         if g is not None and g[2] and self.func_stack:
             del self.func_stack[-1].guarded[-len(g[2]):]
+        filled = g[0][0][2:-2] if g is not None and len(g[0]) == 1 and g[0][0][:2] == "n:" and \
+            original_node.orelse is None else ""
         if self.main_blocks and not self.func_stack and not self.class_stack and _is_main_guard(original_node):
             self.main_blocks -= 1
         if id(original_node) in self.open_gates:
@@ -2776,6 +2790,7 @@ class FileVisitor(cst.CSTVisitor):
             self.export_only -= 1
             scope.env, scope.derived = other_env, other_der
             return
+        body_kind = env.get(filled) if filled and not body_exits else None
         for name in set(env) | set(other_env):
             a, b = env.get(name), other_env.get(name)
             if a is None or b is None or a == b:
@@ -2787,6 +2802,11 @@ class FileVisitor(cst.CSTVisitor):
             if da is not db and (da or db):
                 der[name] = _join_derived(da, env.get(name, K.U) if a is None else a,
                                           db, other_env.get(name, K.U) if b is None else b)
+        if body_kind in K.VALUE_KINDS and filled in other_env and not der.get(filled):
+            # `if dim_size is None: dim_size = int(index.max()) + 1`: the value read from data
+            # only where some caller leaves the size out (`n:<param>=T`), the argument otherwise
+            env[filled] = other_env[filled]
+            der[filled] = {f"n:{filled}": {h: body_kind if h == K.T else env[filled] for h in HYPOTHESES}}
 
     def visit_While(self, node: cst.While) -> None:
         if self.func_stack:
@@ -3009,8 +3029,13 @@ class FileVisitor(cst.CSTVisitor):
         """Bind the names of a ``for`` target (:meth:`.values.ValueKinds.iteration_kinds`),
         with their kinds under each hypothesis on the symbolic inputs the iterable reads."""
         scope = self.func_stack[-1]
+        source = _iterated_param(it, scope.params)
         for n in _names_in_target(target):
             scope.weights.discard(n)
+            if source:
+                scope.elements.add(n)
+            else:
+                scope.elements.discard(n)
         scope.weights.update(self._weight_targets(target, it))
         self._fresh()
         kinds = self.values.iteration_kinds(target, it)
@@ -3452,7 +3477,7 @@ class FileVisitor(cst.CSTVisitor):
         if scope is not None:
             if name == scope.qualname or (name == f"self.{scope.name}" and scope.cls is not None):
                 data["recursive"] = True
-                data["structural"] = scope.type_tests > 0
+                data["structural"] = scope.type_tests > 0 or _descends(node, scope)
             callee = name or (f"{self.qual(func.value)}.{method}" if method and self.qual(func.value) else "") or \
                 _self_lookup_prefix(func)
             if callee and type(func) is cst.Name and func.value in scope.binds.callables and \
@@ -3513,6 +3538,11 @@ class FileVisitor(cst.CSTVisitor):
                             data["one_shot_hook"] = True
                         else:
                             self.traced_entries.append(f"{scope.cls.qualname}.{cb[5:]}")
+            if method in ("register_buffer", "register_parameter") and scope.cls is not None and len(node.args) > 1 \
+                    and type(node.args[1].value) is cst.Name and node.args[1].value.value == "None" \
+                    and type(node.args[0].value) is cst.SimpleString:
+                # `self.register_parameter("weight", None)`: the attribute reads None
+                scope.cls.none_attrs.add(str(node.args[0].value.evaluated_value))
             if method == "register_buffer" and scope.cls is not None and type(func) is cst.Attribute \
                     and type(func.value) is cst.Name and func.value.value == "self" and args:
                 buf = args[0][1]
@@ -3690,6 +3720,16 @@ class FileVisitor(cst.CSTVisitor):
             elif name[5:] not in scope.cls.attr_kinds:
                 # a method a base class defines (in another file): static descriptors only
                 self._call_flow(scope, node, name, kinds=False, statics=True)
+            elif scope.cls.attr_kinds.get(name[5:]) == K.M and (len(node.args) > 1 or any(
+                    a.keyword is not None for a in node.args)) and not any(a.star for a in node.args):
+                # `self.aggr_module(x, index, dim_size=dim_size)`: which of the submodule's optional
+                # parameters it gives, and which may be None (`interproc._Solver._omitted`); no
+                # argument kinds, no static descriptor (a submodule's forward takes tensors)
+                positional = sum(1 for a in node.args if a.keyword is None)
+                scope.call_flows.append(CallFlow(
+                    name, static=("",) * positional,
+                    static_kw=tuple((a.keyword.value, "") for a in node.args if a.keyword is not None),
+                    nones=_none_args(node, scope)))
         elif scope is not None and not name and method and type(func) is cst.Attribute and \
                 type(func.value) is cst.Name and (func.value.value in scope.binds.instances or
                                                   func.value.value in scope.binds.typed):
@@ -4593,6 +4633,7 @@ class FileVisitor(cst.CSTVisitor):
         args: list[Flow] = []
         keywords: list[str] = []
         kwargs: list[Flow] = []
+        nones = _none_args(node, scope)
         for a in node.args if kinds else ():
             if a.star:
                 if a.star == "*":
@@ -4615,11 +4656,11 @@ class FileVisitor(cst.CSTVisitor):
         if not statics and any(a.star for a in node.args):
             spread = True  # (the arguments cannot all be listed: which parameters it gives is unknown)
         if statics and not flows_kinds:
-            key = (name, tuple(static), tuple(static_kw), spread)
+            key = (name, tuple(static), tuple(static_kw), spread, nones)
             if key in scope.static_flows:
                 return  # the same static descriptors again: nothing new to prove from
             scope.static_flows.add(key)
-        if statics or flows_kinds:
+        if statics or flows_kinds or nones:
             use = self.call_use.get(id(node), "") if held or held_kw else ""
             if (held or held_kw) and not scope.loops:
                 # a local variable holding a new object is held only if the caller reads it
@@ -4642,7 +4683,8 @@ class FileVisitor(cst.CSTVisitor):
             local_kw = tuple(a.keyword.value for a in node.args if a.keyword is not None and
                              _is_local_container(a.value, bound, scope.params, scope.prior_value))
             scope.call_flows.append(CallFlow(name, tuple(args), tuple(keywords), tuple(kwargs), held, held_kw, use,
-                                             tuple(static), tuple(static_kw), spread, local=local, local_kw=local_kw))
+                                             tuple(static), tuple(static_kw), spread, local=local, local_kw=local_kw,
+                                             nones=nones))
 
     def _static_of(self, expr: cst.BaseExpression) -> str:
         """``expr``'s static descriptor (:meth:`.values.ValueKinds.static_descriptor`); the
@@ -5815,10 +5857,94 @@ def _returns_or_binds(stmt: cst.If, names: set[str]) -> bool:
 _HOST_CASTS = frozenset({"int", "float", "bool", "complex"})
 
 
+def _none_args(node: cst.Call, scope: _FuncScope) -> tuple[str, ...]:
+    """The call's arguments that may be None (:attr:`migrate_lens.models.CallFlow.nones`), by
+    position or keyword (:func:`_maybe_none`): ``<slot>`` for a value that may be None here,
+    ``<slot>=<param>`` for an optional parameter of the caller passed on as it came
+    (``dim_size=dim_size``), None when the caller's own callers leave it out."""
+    out: list[str] = []
+    i = 0
+    for a in node.args:
+        if a.star:
+            break
+        slot = a.keyword.value if a.keyword is not None else str(i)
+        if a.keyword is None:
+            i += 1
+        src = _maybe_none(a.value, scope)
+        if src:
+            out.append(slot if src == "*" else f"{slot}={src}")
+    return tuple(out)
+
+
+def _maybe_none(v: cst.BaseExpression, scope: _FuncScope, depth: int = 0) -> str:
+    """Whether ``v`` may be None where it is passed: "*" when it may (``None``, an attribute the
+    class sets to None somewhere, :attr:`_ClassInfo.none_attrs`; a configuration field, a
+    ``.get(...)`` lookup, a local bound to one or to ``None if ... else ...``, a name of unknown
+    binding), the name of an optional parameter of the caller (default None) passed on as it
+    came, "" when it is a value (a literal, arithmetic, a comparison, a container, a call, a
+    subscript, a required parameter, ``self.<attr>`` the class never sets to None)."""
+    t = type(v)
+    if depth > 4:
+        return "*"
+    if t is cst.Name:
+        name = v.value  # type: ignore[attr-defined]
+        if name == "None":
+            return "*"
+        if name in ("True", "False"):
+            return ""
+        if name in scope.params:
+            default = scope.param_meta.get(name, (None, None))[1]
+            return name if type(default) is cst.Name and default.value == "None" else ""
+        bound = scope.last_value.get(name)
+        return "*" if bound is None else _maybe_none(bound, scope, depth + 1)
+    if t is cst.Attribute:
+        if _is_self_attr(v):
+            return "*" if scope.cls is not None and v.attr.value in scope.cls.none_attrs else ""  # type: ignore[attr-defined]
+        return "" if v.attr.value in K.STATIC_TENSOR_ATTRS else "*"  # type: ignore[attr-defined]
+    if t is cst.IfExp:
+        return _maybe_none(v.body, scope, depth + 1) or _maybe_none(v.orelse, scope, depth + 1)  # type: ignore[attr-defined]
+    if t is cst.BooleanOperation:  # (`a or b` is None only through b; `a and b` through either)
+        right = _maybe_none(v.right, scope, depth + 1)  # type: ignore[attr-defined]
+        if type(v.operator) is cst.Or:  # type: ignore[attr-defined]
+            return right
+        return _maybe_none(v.left, scope, depth + 1) or right  # type: ignore[attr-defined]
+    if t is cst.Call:
+        func = v.func  # type: ignore[attr-defined]
+        return "*" if type(func) is cst.Attribute and func.attr.value in ("get", "pop") else ""
+    return ""
+
+
+def _iterated_param(it: cst.BaseExpression, params: Container[str]) -> str:
+    """The parameter whose items ``it`` yields: ``x``, ``x.items()``, ``x.values()``,
+    ``enumerate(x)``, ``zip(x, ...)`` (its first argument); "" otherwise."""
+    if type(it) is cst.Call:
+        if type(it.func) is cst.Attribute and it.func.attr.value in ("items", "values") and not it.args:
+            it = it.func.value
+        elif type(it.func) is cst.Name and it.func.value in ("enumerate", "zip", "reversed") and it.args:
+            it = it.args[0].value
+    return it.value if type(it) is cst.Name and it.value in params else ""
+
+
+def _descends(call: cst.Call, scope: _FuncScope) -> bool:
+    """A recursive call passing an item of one of the function's parameters (a name bound to
+    its items, :attr:`_FuncScope.elements`, or a subscript of it: ``apply(f, o)`` for ``o in x``,
+    ``{k: f(v) for k, v in x.items()}``, ``walk(tree[k])``): structural recursion, as deep as the
+    argument's Python structure (or a tensor's rank), fixed when the trace starts."""
+    for a in call.args:
+        v = a.value
+        if type(v) is cst.Name and v.value in scope.elements:
+            return True
+        if type(v) is cst.Subscript and type(v.value) is cst.Name and v.value.value in scope.params:
+            return True
+    return False
+
+
 def _optional_guards(test: cst.BaseExpression, scope: _FuncScope) -> tuple[list[str], list[str]]:
-    """The optional parameters (default None, not rebound) an ``if`` test checks as given: for
-    its body (``p is not None``, ``p``, either as an operand of an ``and`` chain) and for its
-    ``else`` (``p is None``, ``not p``, alone)."""
+    """The requirements an ``if`` test on optional parameters (default None, not rebound) puts
+    on its body and its ``else``: ``g:<p>=P`` where it checks ``p`` as given (``p is not None``,
+    ``p``, also as an operand of an ``and`` chain; the ``else`` of ``p is None``, ``not p``),
+    ``n:<p>=T`` where it checks ``p`` as missing (the body of ``p is None``, ``not p``; the
+    ``else`` of ``p is not None``, ``p``), alone."""
     if scope.node is None or any(_dotted(d.decorator) not in ("staticmethod", "classmethod")
                                  for d in scope.node.decorators):
         return [], []  # (a decorator may give the argument: `@causal` calling `fn(q, k, v, mask=m)`)
@@ -5846,10 +5972,13 @@ def _optional_guards(test: cst.BaseExpression, scope: _FuncScope) -> tuple[list[
         return "" if negated else optional(e)
 
     if type(test) is cst.BooleanOperation and type(test.operator) is cst.And:
-        body = [p for p in (given(e, False) for e in _and_operands(test)) if p]
-        return body, []
+        return [f"g:{p}=P" for p in (given(e, False) for e in _and_operands(test)) if p], []
     body_p, else_p = given(test, False), given(test, True)
-    return ([body_p] if body_p else []), ([else_p] if else_p else [])
+    if body_p:  # `if p is not None:` (and its else: p left out)
+        return [f"g:{body_p}=P"], [f"n:{body_p}=T"]
+    if else_p:  # `if p is None:` (and its else: p given)
+        return [f"n:{else_p}=T"], [f"g:{else_p}=P"]
+    return [], []
 
 
 def _names_read(node: cst.CSTNode) -> list[cst.Name]:
