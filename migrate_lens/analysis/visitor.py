@@ -2740,8 +2740,8 @@ class FileVisitor(cst.CSTVisitor):
         g = self.if_guards.pop(id(original_node), None) if self.if_guards else None
         if g is not None and g[2] and self.func_stack:
             del self.func_stack[-1].guarded[-len(g[2]):]
-        filled = g[0][0][2:-2] if g is not None and len(g[0]) == 1 and g[0][0][:2] == "n:" and \
-            original_node.orelse is None else ""
+        missing = [r for r in g[0] if r[:2] == "n:"] if g is not None and original_node.orelse is None else []
+        filled = missing[0][2:-2] if len(missing) == 1 else ""
         if self.main_blocks and not self.func_stack and not self.class_stack and _is_main_guard(original_node):
             self.main_blocks -= 1
         if id(original_node) in self.open_gates:
@@ -5972,7 +5972,15 @@ def _optional_guards(test: cst.BaseExpression, scope: _FuncScope) -> tuple[list[
         return "" if negated else optional(e)
 
     if type(test) is cst.BooleanOperation and type(test.operator) is cst.And:
-        return [f"g:{p}=P" for p in (given(e, False) for e in _and_operands(test)) if p], []
+        # (`if index is not None and dim_size is None:`: each operand holds in the body)
+        out: list[str] = []
+        for e in _and_operands(test):
+            got, missing = given(e, False), given(e, True)
+            if got:
+                out.append(f"g:{got}=P")
+            elif missing:
+                out.append(f"n:{missing}=T")
+        return out, []
     body_p, else_p = given(test, False), given(test, True)
     if body_p:  # `if p is not None:` (and its else: p left out)
         return [f"g:{body_p}=P"], [f"n:{body_p}=T"]
