@@ -41,7 +41,8 @@ from migrate_lens.config import Config, load_config
 from migrate_lens.discover import ALWAYS_EXCLUDED_DIRS, discover, holds_unread_code, module_name, package_name, read_bytes
 from migrate_lens.filters import apply_config, check_codes
 from migrate_lens.fingerprint import fingerprint
-from migrate_lens.models import Finding, RuleError, Skipped, severity_rank
+from migrate_lens.models import Finding, RuleError, Skipped, StarBindings, severity_rank
+from migrate_lens.stars import file_bindings, hub_paths, star_bindings, star_imports
 from migrate_lens.onefile import analyze_file
 from migrate_lens.safetext import is_utf8_name, printable
 
@@ -302,6 +303,29 @@ _WORKER_PROJECTS: dict[Path, _Project] = {}
 POOL_MIN_FILES = 6
 
 
+def _star_bindings(project: _Project, module: str, is_package: bool, data: bytes) -> StarBindings:
+    """What the file's star imports of project modules bind, as the scan gives it
+    (:mod:`migrate_lens.stars`): the hubs it names are read from the project's tree (unreadable
+    or missing ones bind nothing)."""
+    if b"*" not in data:
+        return ()
+    files: dict[str, tuple[bool, bytes]] = {module: (is_package, data)}
+    todo = star_imports(module, is_package, data)
+    while todo and len(files) < 64:
+        hub = todo.pop()
+        if hub in files:
+            continue
+        for rel in hub_paths(hub, project.package):
+            if not rel:
+                continue
+            got, _ = read_bytes(project.root / rel, project.config.max_file_bytes)
+            if got is not None:
+                files[hub] = (rel.endswith("__init__.py"), got)
+                todo.extend(star_imports(hub, rel.endswith("__init__.py"), got))
+                break
+    return file_bindings(module, is_package, data, star_bindings(files))
+
+
 def _check_one(absolute: Path, rel: str, project: _Project) -> _FileResult:
     """One file through the scan's own per-file analysis (:func:`migrate_lens.onefile.analyze_file`:
     decoding or notebook cells, the marker pre-filter, the guard against nesting that crashes
@@ -310,9 +334,10 @@ def _check_one(absolute: Path, rel: str, project: _Project) -> _FileResult:
     if data is None:
         return _FileResult(skip_reason=reason, checked=False)
     module = module_name(rel, bool(project.package), project.package)
+    star = _star_bindings(project, module, rel.endswith("__init__.py"), data)
     try:
         with gc_paused():  # as in the scan's workers (gctools.py): the parse is allocation-heavy
-            outcome = analyze_file(data, rel, module, project.catalog, project.index, project.config.markers)
+            outcome = analyze_file(data, rel, module, project.catalog, project.index, project.config.markers, star)
     except MemoryError:
         return _FileResult(skip_reason="out of memory while analyzing", checked=False)
     except Exception as exc:  # noqa: BLE001 - an analyzer bug on one file never aborts the check

@@ -40,6 +40,10 @@ AUTOGRAD_FUNCTION_BASES = frozenset({
     "torch.autograd.InplaceFunction",
 })
 
+#: The names a file's star imports of project modules bind (:mod:`migrate_lens.stars`): (hub
+#: module, ((local name, dotted target), ...)) pairs, sorted.
+StarBindings = tuple[tuple[str, tuple[tuple[str, str], ...]], ...]
+
 #: Obstacle categories, exactly the vocabulary of the JSON contract (docs/report-json.md).
 CATEGORIES: tuple[str, ...] = (
     "dynamic-control-flow",

@@ -18,7 +18,7 @@ from migrate_lens.analysis.walk import parse_ast
 from migrate_lens.cache import file_digest
 from migrate_lens.catalog import Catalog
 from migrate_lens.discover import decode_source
-from migrate_lens.models import FileFacts, FileOutcome, ImportFact, Skipped
+from migrate_lens.models import FileFacts, FileOutcome, ImportFact, Skipped, StarBindings
 from migrate_lens.notebooks import NotebookError, cell_of_line, notebook_cells
 
 
@@ -179,7 +179,7 @@ def _unanalyzed(blanked: tuple[tuple[int, str], ...]) -> tuple[str, ...]:
 
 
 def analyze_file(data: bytes, rel_path: str, module: str, catalog: Catalog, index: RuleIndex,
-                 markers: tuple[str, ...] = ("torch",)) -> FileOutcome:
+                 markers: tuple[str, ...] = ("torch",), star: StarBindings = ()) -> FileOutcome:
     """One file's bytes -> its :class:`FileOutcome`: facts, or skipped with a specific reason.
 
     ``rel_path`` is POSIX and relative to the scan root (``.ipynb``: a notebook, whose code
@@ -210,7 +210,7 @@ def analyze_file(data: bytes, rel_path: str, module: str, catalog: Catalog, inde
         return FileOutcome(rel_path, skipped=Skipped(rel_path, reason))
     is_package = rel_path.endswith("__init__.py")
     torch_code = not markers or any(m in text for m in markers) or _MEMBER_FACTORY.search(text) is not None \
-        or wires_project_classes(text, module)
+        or wires_project_classes(text, module) or any(m in t for _, names in star for _, t in names for m in markers)
     if not torch_code and (_DEFINES_FUNCTION.search(text) is None or _OTHER_FRAMEWORK.search(text) is not None):
         try:
             imports = cheap_imports(text, module, is_package)
@@ -224,7 +224,7 @@ def analyze_file(data: bytes, rel_path: str, module: str, catalog: Catalog, inde
         return FileOutcome(rel_path, skipped=Skipped(rel_path, too_deep))
     lines = text.splitlines()  # (read by the analysis and the shape facts)
     try:
-        facts = analyze_source(text, rel_path, module, catalog, index, lines)
+        facts = analyze_source(text, rel_path, module, catalog, index, lines, star)
     except ParseFailure as exc:
         return FileOutcome(rel_path, skipped=Skipped(rel_path, syntax_reason(text, str(exc))))
     except RecursionError:

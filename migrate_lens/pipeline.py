@@ -19,6 +19,7 @@ from migrate_lens.config import Config
 from migrate_lens.discover import Discovery, discover, module_name, package_name, read_bytes, vendored_roots
 from migrate_lens.filters import apply_config, check_codes
 from migrate_lens.models import SEVERITIES, FileFacts, FileOutcome, Skipped
+from migrate_lens.stars import bindings_key, file_bindings, star_bindings
 
 Progress = Callable[[int, int], None]
 
@@ -64,7 +65,11 @@ def _native_facts(root: Path, paths: tuple[str, ...], catalog: Catalog) -> list[
     return out
 
 
-def _run_pool(jobs: list[tuple[bytes, str, str]], workers: int, rule_dirs: tuple[str, ...],
+#: a pool job: (file bytes, relative path, module, the star bindings it is analysed with)
+Job = tuple[bytes, str, str, tuple[tuple[str, tuple[tuple[str, str], ...]], ...]]
+
+
+def _run_pool(jobs: list[Job], workers: int, rule_dirs: tuple[str, ...],
               markers: tuple[str, ...], timeout_s: float,
               progress: Progress | None, outcomes: list[tuple[FileOutcome, bytes | None]]) -> None:
     """Analyze files in a process pool with a per-file timeout; a file that times out or
@@ -89,8 +94,8 @@ def _run_pool(jobs: list[tuple[bytes, str, str]], workers: int, rule_dirs: tuple
     pool = ProcessPool(max_workers=max(1, min(workers, len(jobs))), initializer=init_worker, initargs=(rule_dirs,))
     try:
         futures = [
-            (rel, pool.schedule(analyze_to_blob, args=(data, rel, mod, rule_dirs, markers), timeout=timeout_s))
-            for data, rel, mod in jobs
+            (rel, pool.schedule(analyze_to_blob, args=(data, rel, mod, rule_dirs, markers, star), timeout=timeout_s))
+            for data, rel, mod, star in jobs
         ]
         for rel, fut in futures:
             try:
@@ -158,7 +163,7 @@ def analyze_files(root: Path, discovery: Discovery, config: Config, catalog: Cat
     """Per-file stage for every discovered file: cache lookups, then the pool for misses.
     ``on_analysis(n)`` is called before the pool starts when ``n`` > 0 files need analysis (a
     fully cached rescan never calls it). Returns (outcomes sorted by path, cache hits)."""
-    pending: list[tuple[bytes, str, str]] = []
+    pending: list[Job] = []
     keys: dict[str, str] = {}
     outcomes: list[FileOutcome] = []
 
@@ -171,17 +176,23 @@ def analyze_files(root: Path, discovery: Discovery, config: Config, catalog: Cat
     with ThreadPoolExecutor(max_workers=2) as readers:
         read = list(readers.map(read_and_digest, discovery.files))
     package = package_name(root, (data for data, _, _ in read if data is not None))
+    modules = {rel: module_name(rel, bool(package), package) for rel, (data, _, _) in zip(discovery.files, read)
+               if data is not None}
+    hubs = star_bindings({modules[rel]: (rel.endswith("__init__.py"), data)
+                          for rel, (data, _, _) in zip(discovery.files, read) if data is not None})
     for rel, (data, reason, digest) in zip(discovery.files, read):
         if data is None:
             outcomes.append(FileOutcome(rel, skipped=Skipped(rel, reason)))
             continue
-        mod = module_name(rel, bool(package), package)
-        keys[rel] = content_key(digest, rel, mod, catalog.digest + "|" + ",".join(config.markers))
-        pending.append((data, rel, mod))
+        mod = modules[rel]
+        star = file_bindings(mod, rel.endswith("__init__.py"), data, hubs)
+        extra = "|" + bindings_key(dict((h, dict(names)) for h, names in star)) if star else ""
+        keys[rel] = content_key(digest, rel, mod, catalog.digest + "|" + ",".join(config.markers) + extra)
+        pending.append((data, rel, mod, star))
     hits = 0
     if cache is not None:
         cached = cache.get_many(list(keys.values()))
-        still: list[tuple[bytes, str, str]] = []
+        still: list[Job] = []
         codes = frozenset(r.code for r in catalog.rules)
         foreign = 0
         for item in pending:

@@ -19,7 +19,7 @@ from migrate_lens.analysis.walk import forget_ast
 from migrate_lens.cache import encode
 from migrate_lens.catalog import Catalog, load_catalog
 from migrate_lens.gctools import gc_paused
-from migrate_lens.models import FileOutcome, Skipped
+from migrate_lens.models import FileOutcome, Skipped, StarBindings
 from migrate_lens.onefile import analyze_file
 
 
@@ -116,16 +116,17 @@ def init_worker(rule_dirs: tuple[str, ...]) -> None:
 
 
 def analyze_to_blob(data: bytes, rel_path: str, module: str, rule_dirs: tuple[str, ...] = (),
-                    markers: tuple[str, ...] = ("torch",)) -> bytes:
+                    markers: tuple[str, ...] = ("torch",), star: StarBindings = ()) -> bytes:
     """:func:`analyze_bytes`, returned already encoded for the cache
     (:func:`migrate_lens.cache.encode`): the pool job. The main process decodes it once and
     stores the same bytes, instead of pickling every outcome a second time for the cache."""
-    return encode(analyze_bytes(data, rel_path, module, rule_dirs, markers))
+    return encode(analyze_bytes(data, rel_path, module, rule_dirs, markers, star))
 
 
 def analyze_bytes(data: bytes, rel_path: str, module: str, rule_dirs: tuple[str, ...] = (),
-                  markers: tuple[str, ...] = ("torch",)) -> FileOutcome:
-    """Analyze one file's bytes. Never raises for bad input: returns a skipped outcome with a
+                  markers: tuple[str, ...] = ("torch",), star: StarBindings = ()) -> FileOutcome:
+    """Analyze one file's bytes (``star``: the names its star imports of project modules bind,
+    :mod:`migrate_lens.stars`). Never raises for bad input: returns a skipped outcome with a
     specific reason instead (binary, undecodable, syntax error, too deep, out of memory, bad
     notebook) nor for an unexpected exception (``analysis failed (<type>)``). In a worker process the address space is capped first
     (:func:`limit_worker_memory`)."""
@@ -134,7 +135,7 @@ def analyze_bytes(data: bytes, rel_path: str, module: str, rule_dirs: tuple[str,
         _inject_fault(rel_path)
         with gc_paused():
             try:
-                return _analyze(data, rel_path, module, rule_dirs, markers)
+                return _analyze(data, rel_path, module, rule_dirs, markers, star)
             finally:
                 forget_ast()
     except MemoryError:
@@ -150,6 +151,6 @@ def analysis_failed(exc: BaseException) -> str:
 
 
 def _analyze(data: bytes, rel_path: str, module: str, rule_dirs: tuple[str, ...],
-             markers: tuple[str, ...]) -> FileOutcome:
+             markers: tuple[str, ...], star: StarBindings) -> FileOutcome:
     catalog, index = catalog_and_index(rule_dirs)
-    return analyze_file(data, rel_path, module, catalog, index, markers)
+    return analyze_file(data, rel_path, module, catalog, index, markers, star)

@@ -24,6 +24,7 @@ from migrate_lens.config import Config
 from migrate_lens.discover import module_name
 from migrate_lens.graph import Project, build_project
 from migrate_lens.onefile import analyze_file
+from migrate_lens.stars import file_bindings, star_bindings
 
 ROOT = Path(__file__).resolve().parents[1] / "fixtures" / "engine-v2"
 #: The kinds of issue 14's "what the engine must understand", one folder each.
@@ -85,9 +86,11 @@ def scan_package(root: Path, catalog: Catalog, config: Config | None = None) -> 
     config = config or Config()
     index = build_index(catalog.rules)
     facts = []
-    for p in sorted(root.rglob("*.py")):
-        rel = p.relative_to(root.parent).as_posix()
-        outcome = analyze_file(p.read_bytes(), rel, module_name(rel), catalog, index, config.markers)
+    files = {p.relative_to(root.parent).as_posix(): p.read_bytes() for p in sorted(root.rglob("*.py"))}
+    hubs = star_bindings({module_name(rel): (rel.endswith("__init__.py"), data) for rel, data in files.items()})
+    for rel, data in files.items():
+        star = file_bindings(module_name(rel), rel.endswith("__init__.py"), data, hubs)
+        outcome = analyze_file(data, rel, module_name(rel), catalog, index, config.markers, star)
         assert outcome.facts is not None, f"{rel}: {outcome.skipped}"
         facts.append(outcome.facts)
     return build_project(facts, catalog, config)

@@ -96,7 +96,7 @@ class Bindings:
     __slots__ = ("module", "is_package", "aliases", "classes", "functions", "globals", "func_returns", "alts",
                  "partials", "project_names", "guarded", "guard_depth", "assigned", "str_consts", "handles", "getters",
                  "factories", "module_names", "tables", "returns", "project_star", "module_instances",
-                 "foreign_tables")
+                 "foreign_tables", "star_names")
 
     def __init__(self, module: str, is_package: bool, handles: frozenset[str] = frozenset()) -> None:
         self.module = module
@@ -135,6 +135,9 @@ class Bindings:
         #: a name it reads without binding it is then one of the module's own (the project
         #: graph looks it up through the star imports, ``graph._Resolver._in_module``)
         self.project_star = False
+        #: hub module -> the names its star import binds through the hub's own imports
+        #: (:mod:`migrate_lens.stars`, read by the main process before the pool)
+        self.star_names: dict[str, dict[str, str]] = {}
         #: resolved names imported inside ``try: ... except ImportError`` (and ``guard_depth`` > 0
         #: while the walk is in such a ``try``)
         self.guarded: set[str] = set()
@@ -554,6 +557,11 @@ class Bindings:
         if type(node.names) is cst.ImportStar:
             if level > 0 or self.is_own_package(absolute):
                 self.project_star = True
+            for name, target in self.star_names.get(absolute, {}).items():
+                # `from .torch_imports import *` binding `nn` to torch.nn (the hub's own import);
+                # a name this file defines itself stays its own
+                if name not in self.classes and name not in self.functions and name not in self.globals:
+                    self.aliases[name] = target
             return absolute, level, [("*", "*", "")]
         out = []
         for alias in node.names:

@@ -25,7 +25,7 @@ from migrate_lens.analysis.sites import NOT_LITERAL
 from migrate_lens.analysis.values import literal
 from migrate_lens.interproc import flow_kinds, function_contexts, holds, recontext, survival_table, training_roles
 from migrate_lens.fold import fold_duplicates, fold_table
-from migrate_lens.models import NONLITERAL, CallSiteFact, FileFacts, Finding, ImportFact, RuleError, Span, Suppression
+from migrate_lens.models import NONLITERAL, CallSiteFact, FileFacts, Finding, ImportFact, RuleError, Span, StarBindings, Suppression
 
 #: ``# migrate-lens: ignore[ML101, ML301]`` or ``# migrate-lens: fixme[ML101] reason``.
 SUPPRESSION_RE = re.compile(r"#\s*migrate-lens:\s*(?P<kind>ignore|fixme)\b(?:\[(?P<codes>[^\]]*)\])?\s*(?P<reason>.*)$")
@@ -364,7 +364,8 @@ def _step_body_traced(findings: list[Finding], tags: Iterable[tuple[int, tuple[s
 
 
 def analyze_source(source: str, path: str, module_name: str, catalog: Catalog,
-                   index: RuleIndex | None = None, lines: list[str] | None = None) -> FileFacts:
+                   index: RuleIndex | None = None, lines: list[str] | None = None,
+                   star: StarBindings = ()) -> FileFacts:
     """Analyze one file's text (``lines``: ``source.splitlines()`` when the caller has them,
     shared with :func:`~.shape.shape_facts`).
 
@@ -444,6 +445,7 @@ def analyze_source(source: str, path: str, module_name: str, catalog: Catalog,
         result_interest=index.result_interest,
         probe=probe,
         members=index.members,
+        star=star,
     )
     try:
         fast_visit(tree, visitor, source)

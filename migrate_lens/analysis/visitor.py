@@ -32,7 +32,7 @@ from migrate_lens.analysis.builders import BUILDERS, LIBRARY_REGISTRIES, built_l
 from migrate_lens.analysis.builders import UNKNOWN as BUILDER_UNKNOWN
 from migrate_lens.models import (
     AUTOGRAD_FUNCTION_BASES, NONLITERAL, PLAIN_BASE_PREFIXES, PLAIN_BASES, CallFact, CallFlow, ClassFact, Flow, FunctionFact, FunctionSummary, ImportFact,
-    InjectionFact, SubmoduleFact, WrapperFact,
+    InjectionFact, StarBindings, SubmoduleFact, WrapperFact,
 )
 
 _INIT_NAMES = re.compile(
@@ -437,6 +437,7 @@ class FileVisitor(cst.CSTVisitor):
         result_interest: frozenset[str] = frozenset(),
         probe: Callable[[Site], list[str]] | None = None,
         members: Mapping[str, tuple[str, ...]] | None = None,
+        star: StarBindings = (),
     ) -> None:
         super().__init__()
         #: the codes the rules would give a site, no finding made; the members of torch modules
@@ -455,6 +456,8 @@ class FileVisitor(cst.CSTVisitor):
         #: ending in ``.c``, so only attributes named so need resolving (most need not)
         self.name_leaves = frozenset(n.rsplit(".", 1)[-1] for n in name_interest)
         self.bindings = Bindings(module, is_package, result_interest)
+        #: what the file's star imports of project modules bind (:mod:`migrate_lens.stars`)
+        self.bindings.star_names = {hub: dict(names) for hub, names in star}
         self.local_classes: dict[str, _ClassInfo] = {}
         #: names of the classes defined inside a function body (``class Output(OutputMixIn,
         #: OutputTuple)`` built per call or memoized on ``self``): what a name there holds is a class
