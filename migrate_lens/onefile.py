@@ -179,7 +179,8 @@ def _unanalyzed(blanked: tuple[tuple[int, str], ...]) -> tuple[str, ...]:
 
 
 def analyze_file(data: bytes, rel_path: str, module: str, catalog: Catalog, index: RuleIndex,
-                 markers: tuple[str, ...] = ("torch",), star: StarBindings = ()) -> FileOutcome:
+                 markers: tuple[str, ...] = ("torch",), star: StarBindings = (),
+                 consts: tuple[tuple[str, str], ...] = ()) -> FileOutcome:
     """One file's bytes -> its :class:`FileOutcome`: facts, or skipped with a specific reason.
 
     ``rel_path`` is POSIX and relative to the scan root (``.ipynb``: a notebook, whose code
@@ -224,7 +225,7 @@ def analyze_file(data: bytes, rel_path: str, module: str, catalog: Catalog, inde
         return FileOutcome(rel_path, skipped=Skipped(rel_path, too_deep))
     lines = text.splitlines()  # (read by the analysis and the shape facts)
     try:
-        facts = analyze_source(text, rel_path, module, catalog, index, lines, star)
+        facts = analyze_source(text, rel_path, module, catalog, index, lines, star, consts)
     except ParseFailure as exc:
         return FileOutcome(rel_path, skipped=Skipped(rel_path, syntax_reason(text, str(exc))))
     except RecursionError:

@@ -18,8 +18,8 @@ from migrate_lens.catalog import Catalog, load_catalog
 from migrate_lens.config import Config
 from migrate_lens.discover import Discovery, discover, module_name, package_name, read_bytes, vendored_roots
 from migrate_lens.filters import apply_config, check_codes
-from migrate_lens.models import SEVERITIES, FileFacts, FileOutcome, Skipped
-from migrate_lens.stars import bindings_key, file_bindings, star_bindings
+from migrate_lens.models import SEVERITIES, FileFacts, FileOutcome, Skipped, StarBindings
+from migrate_lens.prepass import context_key, file_contexts
 
 Progress = Callable[[int, int], None]
 
@@ -65,8 +65,9 @@ def _native_facts(root: Path, paths: tuple[str, ...], catalog: Catalog) -> list[
     return out
 
 
-#: a pool job: (file bytes, relative path, module, the star bindings it is analysed with)
-Job = tuple[bytes, str, str, tuple[tuple[str, tuple[tuple[str, str], ...]], ...]]
+#: a pool job: (file bytes, relative path, module, the star bindings and the project's flag
+#: constants it is analysed with)
+Job = tuple[bytes, str, str, StarBindings, tuple[tuple[str, str], ...]]
 
 
 def _run_pool(jobs: list[Job], workers: int, rule_dirs: tuple[str, ...],
@@ -94,8 +95,9 @@ def _run_pool(jobs: list[Job], workers: int, rule_dirs: tuple[str, ...],
     pool = ProcessPool(max_workers=max(1, min(workers, len(jobs))), initializer=init_worker, initargs=(rule_dirs,))
     try:
         futures = [
-            (rel, pool.schedule(analyze_to_blob, args=(data, rel, mod, rule_dirs, markers, star), timeout=timeout_s))
-            for data, rel, mod, star in jobs
+            (rel, pool.schedule(analyze_to_blob, args=(data, rel, mod, rule_dirs, markers, star, consts),
+                                timeout=timeout_s))
+            for data, rel, mod, star, consts in jobs
         ]
         for rel, fut in futures:
             try:
@@ -178,17 +180,17 @@ def analyze_files(root: Path, discovery: Discovery, config: Config, catalog: Cat
     package = package_name(root, (data for data, _, _ in read if data is not None))
     modules = {rel: module_name(rel, bool(package), package) for rel, (data, _, _) in zip(discovery.files, read)
                if data is not None}
-    hubs = star_bindings({modules[rel]: (rel.endswith("__init__.py"), data)
-                          for rel, (data, _, _) in zip(discovery.files, read) if data is not None})
+    contexts = file_contexts({rel: (modules[rel], data) for rel, (data, _, _) in zip(discovery.files, read)
+                              if data is not None})
     for rel, (data, reason, digest) in zip(discovery.files, read):
         if data is None:
             outcomes.append(FileOutcome(rel, skipped=Skipped(rel, reason)))
             continue
         mod = modules[rel]
-        star = file_bindings(mod, rel.endswith("__init__.py"), data, hubs)
-        extra = "|" + bindings_key(dict((h, dict(names)) for h, names in star)) if star else ""
-        keys[rel] = content_key(digest, rel, mod, catalog.digest + "|" + ",".join(config.markers) + extra)
-        pending.append((data, rel, mod, star))
+        star, consts = contexts[rel]
+        keys[rel] = content_key(digest, rel, mod, catalog.digest + "|" + ",".join(config.markers)
+                                + context_key(contexts[rel]))
+        pending.append((data, rel, mod, star, consts))
     hits = 0
     if cache is not None:
         cached = cache.get_many(list(keys.values()))

@@ -116,17 +116,20 @@ def init_worker(rule_dirs: tuple[str, ...]) -> None:
 
 
 def analyze_to_blob(data: bytes, rel_path: str, module: str, rule_dirs: tuple[str, ...] = (),
-                    markers: tuple[str, ...] = ("torch",), star: StarBindings = ()) -> bytes:
+                    markers: tuple[str, ...] = ("torch",), star: StarBindings = (),
+                    consts: tuple[tuple[str, str], ...] = ()) -> bytes:
     """:func:`analyze_bytes`, returned already encoded for the cache
     (:func:`migrate_lens.cache.encode`): the pool job. The main process decodes it once and
     stores the same bytes, instead of pickling every outcome a second time for the cache."""
-    return encode(analyze_bytes(data, rel_path, module, rule_dirs, markers, star))
+    return encode(analyze_bytes(data, rel_path, module, rule_dirs, markers, star, consts))
 
 
 def analyze_bytes(data: bytes, rel_path: str, module: str, rule_dirs: tuple[str, ...] = (),
-                  markers: tuple[str, ...] = ("torch",), star: StarBindings = ()) -> FileOutcome:
+                  markers: tuple[str, ...] = ("torch",), star: StarBindings = (),
+                  consts: tuple[tuple[str, str], ...] = ()) -> FileOutcome:
     """Analyze one file's bytes (``star``: the names its star imports of project modules bind,
-    :mod:`migrate_lens.stars`). Never raises for bad input: returns a skipped outcome with a
+    :mod:`migrate_lens.stars`; ``consts``: the project's flag constants it mentions,
+    :mod:`migrate_lens.consts`). Never raises for bad input: returns a skipped outcome with a
     specific reason instead (binary, undecodable, syntax error, too deep, out of memory, bad
     notebook) nor for an unexpected exception (``analysis failed (<type>)``). In a worker process the address space is capped first
     (:func:`limit_worker_memory`)."""
@@ -135,7 +138,7 @@ def analyze_bytes(data: bytes, rel_path: str, module: str, rule_dirs: tuple[str,
         _inject_fault(rel_path)
         with gc_paused():
             try:
-                return _analyze(data, rel_path, module, rule_dirs, markers, star)
+                return _analyze(data, rel_path, module, rule_dirs, markers, star, consts)
             finally:
                 forget_ast()
     except MemoryError:
@@ -151,6 +154,6 @@ def analysis_failed(exc: BaseException) -> str:
 
 
 def _analyze(data: bytes, rel_path: str, module: str, rule_dirs: tuple[str, ...],
-             markers: tuple[str, ...], star: StarBindings) -> FileOutcome:
+             markers: tuple[str, ...], star: StarBindings, consts: tuple[tuple[str, str], ...]) -> FileOutcome:
     catalog, index = catalog_and_index(rule_dirs)
-    return analyze_file(data, rel_path, module, catalog, index, markers, star)
+    return analyze_file(data, rel_path, module, catalog, index, markers, star, consts)

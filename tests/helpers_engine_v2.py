@@ -24,7 +24,7 @@ from migrate_lens.config import Config
 from migrate_lens.discover import module_name
 from migrate_lens.graph import Project, build_project
 from migrate_lens.onefile import analyze_file
-from migrate_lens.stars import file_bindings, star_bindings
+from migrate_lens.prepass import file_contexts
 
 ROOT = Path(__file__).resolve().parents[1] / "fixtures" / "engine-v2"
 #: The kinds of issue 14's "what the engine must understand", one folder each.
@@ -87,10 +87,9 @@ def scan_package(root: Path, catalog: Catalog, config: Config | None = None) -> 
     index = build_index(catalog.rules)
     facts = []
     files = {p.relative_to(root.parent).as_posix(): p.read_bytes() for p in sorted(root.rglob("*.py"))}
-    hubs = star_bindings({module_name(rel): (rel.endswith("__init__.py"), data) for rel, data in files.items()})
+    contexts = file_contexts({rel: (module_name(rel), data) for rel, data in files.items()})
     for rel, data in files.items():
-        star = file_bindings(module_name(rel), rel.endswith("__init__.py"), data, hubs)
-        outcome = analyze_file(data, rel, module_name(rel), catalog, index, config.markers, star)
+        outcome = analyze_file(data, rel, module_name(rel), catalog, index, config.markers, *contexts[rel])
         assert outcome.facts is not None, f"{rel}: {outcome.skipped}"
         facts.append(outcome.facts)
     return build_project(facts, catalog, config)

@@ -50,3 +50,18 @@ def test_star_imports_and_hub_paths() -> None:
     assert hub_paths("pkg", "pkg") == ("", "__init__.py")
     assert hub_paths("other.mod", "pkg") == ("", "")
     assert hub_paths("sub.mod", "") == ("sub/mod.py", "sub/mod/__init__.py")
+
+
+def test_flag_constants_are_those_no_code_switches() -> None:
+    from migrate_lens.consts import by_name, file_constants, module_constants
+
+    files = {
+        "pkg.flags": b"DEBUG = False\nCHECK_NAN: bool = False\nUSE_FAST = True\nLEVEL = 3\nMODE = 'a'\nTWICE = False\nTWICE = True\n",
+        "pkg.train": b"from . import flags\nflags.USE_FAST = args.fast\n",
+        "pkg.other": b"def f():\n    global CHECK_NAN\n    CHECK_NAN = True\n",
+        "pkg.layers": b"from .flags import DEBUG\nif DEBUG:\n    pass\n",
+    }
+    got = module_constants(files)
+    assert got == {"pkg.flags.DEBUG": "False"}  # (switched, rebound, not a flag literal: left out)
+    assert file_constants(files["pkg.layers"], by_name(got)) == (("pkg.flags.DEBUG", "False"),)
+    assert file_constants(b"x = 1\n", by_name(got)) == ()

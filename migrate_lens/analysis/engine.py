@@ -365,7 +365,7 @@ def _step_body_traced(findings: list[Finding], tags: Iterable[tuple[int, tuple[s
 
 def analyze_source(source: str, path: str, module_name: str, catalog: Catalog,
                    index: RuleIndex | None = None, lines: list[str] | None = None,
-                   star: StarBindings = ()) -> FileFacts:
+                   star: StarBindings = (), consts: tuple[tuple[str, str], ...] = ()) -> FileFacts:
     """Analyze one file's text (``lines``: ``source.splitlines()`` when the caller has them,
     shared with :func:`~.shape.shape_facts`).
 
@@ -446,6 +446,7 @@ def analyze_source(source: str, path: str, module_name: str, catalog: Catalog,
         probe=probe,
         members=index.members,
         star=star,
+        consts=consts,
     )
     try:
         fast_visit(tree, visitor, source)

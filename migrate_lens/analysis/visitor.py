@@ -438,6 +438,7 @@ class FileVisitor(cst.CSTVisitor):
         probe: Callable[[Site], list[str]] | None = None,
         members: Mapping[str, tuple[str, ...]] | None = None,
         star: StarBindings = (),
+        consts: tuple[tuple[str, str], ...] = (),
     ) -> None:
         super().__init__()
         #: the codes the rules would give a site, no finding made; the members of torch modules
@@ -458,6 +459,8 @@ class FileVisitor(cst.CSTVisitor):
         self.bindings = Bindings(module, is_package, result_interest)
         #: what the file's star imports of project modules bind (:mod:`migrate_lens.stars`)
         self.bindings.star_names = {hub: dict(names) for hub, names in star}
+        #: the project's flag constants this file mentions (:mod:`migrate_lens.consts`), dotted -> literal
+        self.constants = dict(consts)
         self.local_classes: dict[str, _ClassInfo] = {}
         #: names of the classes defined inside a function body (``class Output(OutputMixIn,
         #: OutputTuple)`` built per call or memoized on ``self``): what a name there holds is a class
@@ -6167,6 +6170,8 @@ def _export_only_test(visitor: FileVisitor, test: cst.BaseExpression) -> str:
     def check(t: cst.BaseExpression) -> bool:
         if type(t) is cst.Call:
             return visitor.qual(t.func) in K.TRACING_CHECKS or _backend_test(visitor, t) == 1
+        if visitor.constants and _flag_constant(visitor, t) in _FALSY:
+            return True
         if type(t) is cst.BooleanOperation:
             if type(t.operator) is cst.Or:
                 return check(t.left) and check(t.right)
@@ -6178,7 +6183,25 @@ def _export_only_test(visitor: FileVisitor, test: cst.BaseExpression) -> str:
         return "orelse"
     if _backend_test(visitor, test) == -1:
         return "orelse"
+    if visitor.constants and _flag_constant(visitor, test) in ("True", "1"):
+        return "orelse"
     return ""
+
+
+#: literals of a flag constant that is off
+_FALSY = frozenset({"False", "None", "0"})
+
+
+def _flag_constant(visitor: FileVisitor, t: cst.BaseExpression) -> str:
+    """The literal of the project flag constant ``t`` names (``flags.DEBUG``, ``DEBUG``
+    imported or defined at module level: :attr:`FileVisitor.constants`), "" for anything else."""
+    if type(t) is cst.Name:
+        name = visitor.qual(t) or (f"{visitor.module}.{t.value}" if t.value in visitor.bindings.globals else "")
+    elif type(t) is cst.Attribute:
+        name = visitor.qual(t)
+    else:
+        return ""
+    return visitor.constants.get(name, "")
 
 
 def _is_main_guard(node: cst.If) -> bool:
