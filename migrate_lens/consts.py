@@ -16,16 +16,13 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-#: ``NAME = False`` (optionally annotated) at the start of a line, upper-case name
-_CONST = re.compile(rb"^([A-Z][A-Z0-9_]*)[ \t]*(?::[ \t]*[\w.]+[ \t]*)?=[ \t]*(False|True|None|0|1)[ \t]*(?:#[^\n]*)?$",
-                    re.MULTILINE)
-#: a module-level rebinding of an upper-case name (``NAME = ...`` at column 0, any value)
-_REBIND = re.compile(rb"^([A-Z][A-Z0-9_]*)[ \t]*(?::[^=\n]*)?=(?!=)", re.MULTILINE)
+#: ``NAME = False`` (optionally annotated) at the start of a line, upper-case name (searched in
+#: ``b"\n" + data``: a pattern that starts with a literal is found by a fast scan, ``^`` is not)
+_CONST = re.compile(rb"\n([A-Z][A-Z0-9_]*)[ \t]*(?::[ \t]*[\w.]+[ \t]*)?=[ \t]*(False|True|None|0|1)[ \t]*(?:#[^\n]*)?(?=\r?\n|$)")
 #: assignments to the name from elsewhere: an attribute write, ``global``, ``setattr``
 _ATTR_WRITE = re.compile(rb"\.([A-Z][A-Z0-9_]*)[ \t]*(?:=(?!=)|\+=|-=|\|=)")
-_GLOBAL = re.compile(rb"\bglobal[ \t]+([\w, \t]+)")
+_GLOBAL = re.compile(rb"global[ \t]+([\w, \t]+)")
 _SETATTR = re.compile(rb"setattr\([^,\n]+,[ \t]*['\"]([A-Z][A-Z0-9_]*)['\"]")
-_WORD = re.compile(rb"\b[A-Z][A-Z0-9_]+\b")
 _VALUES = {b"False": "False", b"True": "True", b"None": "None", b"0": "0", b"1": "1"}
 
 
@@ -39,15 +36,17 @@ def module_constants(files: Mapping[str, bytes]) -> dict[str, str]:
         if b"=" not in data:
             continue
         written.update(m.group(1) for m in _ATTR_WRITE.finditer(data))
-        written.update(m.group(1) for m in _SETATTR.finditer(data))
-        for m in _GLOBAL.finditer(data):
-            written.update(n.strip().encode() for n in m.group(1).decode("ascii", "replace").split(","))
-        binds: dict[bytes, int] = {}
-        for m in _REBIND.finditer(data):
-            binds[m.group(1)] = binds.get(m.group(1), 0) + 1
-        for m in _CONST.finditer(data):
-            if binds.get(m.group(1)) == 1:
-                found[f"{module}.{m.group(1).decode()}"] = _VALUES[m.group(2)]
+        if b"setattr(" in data:
+            written.update(m.group(1) for m in _SETATTR.finditer(data))
+        if b"global" in data:
+            for m in _GLOBAL.finditer(data):
+                written.update(n.strip().encode() for n in m.group(1).decode("ascii", "replace").split(","))
+        text = b"\n" + data
+        for m in _CONST.finditer(text):
+            name = m.group(1)
+            # bound once at module level (`NAME = ...` at the start of a line, any value)
+            if len(re.findall(rb"\n" + name + rb"[ \t]*(?::[^=\n]*)?=(?!=)", text)) == 1:
+                found[f"{module}.{name.decode()}"] = _VALUES[m.group(2)]
     return {k: v for k, v in sorted(found.items()) if k.rsplit(".", 1)[1].encode() not in written}
 
 
@@ -64,5 +63,5 @@ def file_constants(data: bytes, index: Mapping[str, list[tuple[str, str]]]) -> t
     name, literal) pairs: the worker's argument; () for none."""
     if not index:
         return ()
-    words = {w.decode() for w in _WORD.findall(data)}
-    return tuple(sorted(pair for w in words & index.keys() for pair in index[w]))
+    words = [w for w in index if w.encode() in data and re.search(rb"\b" + w.encode() + rb"\b", data)]
+    return tuple(sorted(pair for w in words for pair in index[w]))

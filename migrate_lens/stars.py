@@ -50,7 +50,7 @@ def absolute(module: str, is_package: bool, level: int, name: str) -> str:
 
 def star_imports(module: str, is_package: bool, data: bytes) -> list[str]:
     """The absolute modules ``data`` (a file's bytes) star-imports, in order."""
-    if b"import" not in data or b"*" not in data:
+    if b"import *" not in data and b"import*" not in data:
         return []
     out: list[str] = []
     for m in _STAR.finditer(data):
