@@ -400,6 +400,10 @@ class ValueKinds:
             if type(node.value) is _ATTRIBUTE and node.value.attr.value == "shape" and len(node.slice) == 1 \
                     and type(node.slice[0].slice) is cst.Index and _trailing_dim(node.slice[0].slice.value):
                 return K.S  # `x[mask].shape[-1]`: a trailing dimension a selection keeps (static)
+            if type(node.value) is _ATTRIBUTE and type(node.value.value) is _NAME and node.value.value.value == "self" \
+                    and self.v.func_stack and self.v.func_stack[-1].cls is not None \
+                    and node.value.attr.value in self.v.func_stack[-1].cls.tensor_lists:
+                return K.T  # `self.key_cache[layer_idx]`: an item of a list of tensors init code filled
             if type(node.value) is _NAME and self.v.func_stack and len(node.slice) == 1:
                 scope = self.v.func_stack[-1]
                 if node.value.value == scope.star_kwargs:

@@ -165,6 +165,9 @@ class _ClassInfo:
     #: (``self.register_parameter("weight", None)`` without affine weights): an argument that
     #: may be None (:func:`_none_args`)
     none_attrs: set[str] = field(default_factory=set)
+    #: list attributes init code fills with tensors (``self.key_cache.append(torch.zeros(...))``):
+    #: an item is a tensor (``self.key_cache[i].index_copy_(...)`` writes the cache in place)
+    tensor_lists: set[str] = field(default_factory=set)
     #: attributes holding an instance of a class built outside a module's init code
     #: (``self.ema = ModelEMA(model)``): ``self.ema.update(...)`` is its method, no dict update
     held: set[str] = field(default_factory=set)
@@ -3544,6 +3547,14 @@ class FileVisitor(cst.CSTVisitor):
                             data["one_shot_hook"] = True
                         else:
                             self.traced_entries.append(f"{scope.cls.qualname}.{cb[5:]}")
+            if method in ("append", "extend", "insert") and scope.init_like and scope.cls is not None and node.args \
+                    and type(func) is cst.Attribute and _is_self_attr(func.value) and \
+                    scope.cls.attr_kinds.get(func.value.attr.value, K.S) in (K.S, K.U) and \
+                    self.kind(node.args[-1].value) in K.TENSORISH:
+                # `self.key_cache.append(torch.zeros(shape))` in init code: a list of tensors (a
+                # static KV cache's layers), whose items traced code writes in place (the list
+                # itself stays a Python list: `self.key_cache[i] = t` replaces an item)
+                scope.cls.tensor_lists.add(func.value.attr.value)
             if method in ("register_buffer", "register_parameter") and scope.cls is not None and len(node.args) > 1 \
                     and type(node.args[1].value) is cst.Name and node.args[1].value.value == "None" \
                     and type(node.args[0].value) is cst.SimpleString:
