@@ -222,7 +222,7 @@ SHAPE_METHODS = frozenset({
 STATIC_PARAM_NAME = re.compile(
     r"^(output_|return_|use_|is_|has_|do_|no_|num_|n_|max_|min_|training$|train$|deterministic$|"
     r"inference|debug|verbose|inplace$|mode$|dim$|axis$|kwargs$|args$|config$|layer_idx$|"
-    r"interpolate_pos_encoding$|causal$|is_causal$|head_mask$|bsz$|batch_size$|seq_len|seqlen|"
+    r"interpolate_pos_encoding$|causal$|is_causal$|head_mask$|bsz$|batch_size$|seq_len$|seqlen$|"
     r"kernel_size$|stride$|padding$|dilation$|groups$|eps$|p$|scale_factor$|size$|shape$|dtype$|"
     r"device$|name$|prefix$|module$|layer$|fn$|func$|callback$|return_dict$|past_key_values_length$|"
     r"height$|width$|channels$|in_channels$|out_channels$|stage$|idx$|level$|step$|i$|j$|k$|"
