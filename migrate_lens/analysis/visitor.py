@@ -5944,15 +5944,17 @@ def _iterated_param(it: cst.BaseExpression, params: Container[str]) -> str:
 
 def _descends(call: cst.Call, scope: _FuncScope) -> bool:
     """A recursive call passing an item of one of the function's parameters (a name bound to
-    its items, :attr:`_FuncScope.elements`, or a subscript of it: ``apply(f, o)`` for ``o in x``,
-    ``{k: f(v) for k, v in x.items()}``, ``walk(tree[k])``): structural recursion, as deep as the
-    argument's Python structure (or a tensor's rank), fixed when the trace starts."""
+    its items, :attr:`_FuncScope.elements`, or an item by key or index: ``apply(f, o)`` for ``o in
+    x``, ``{k: f(v) for k, v in x.items()}``, ``walk(tree[k])``): structural recursion, as deep as
+    the argument's Python structure (or a tensor's rank), fixed when the trace starts. Not a slice
+    (``encode(leaves[:mid])``: a tree recursion over the data, which ML107 reports)."""
     for a in call.args:
         v = a.value
         if type(v) is cst.Name and v.value in scope.elements:
             return True
-        if type(v) is cst.Subscript and type(v.value) is cst.Name and v.value.value in scope.params:
-            return True
+        if type(v) is cst.Subscript and type(v.value) is cst.Name and v.value.value in scope.params and \
+                all(type(el.slice) is cst.Index for el in v.slice):
+            return True  # (a slice, `encode(leaves[:mid])`, splits data: a tree recursion ML107 reports)
     return False
 
 
