@@ -163,6 +163,8 @@ EXPECTED_STATUS: dict[str, tuple[str, str, str, str]] = {
                              "config default 'gelu_pytorch_tanh': jax.nn.gelu's own tanh approximation"),
     "hf_act_pick.AnyActHead": ("==", "pure", "a head whose activation only callers name (pure)",
                                "no key known: one alternative the config picks, none assumed"),
+    "factory_fn.FusedMLP": ("==", "mechanical", "attack batch 5 p23: a factory returning a file's function",
+                            "self.bias_act = get_bias_gelu(use_fused) runs bias_gelu (exact GELU) in forward"),
     # -- right today, must stay right
     "sb_crdnn.DNNBlock": ("==", "pure", "speechbrain.lobes.models.CRDNN.DNN_Block",
                           "appended Linear and LeakyReLU: nothing to change"),

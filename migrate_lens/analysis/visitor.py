@@ -5036,6 +5036,16 @@ class FileVisitor(cst.CSTVisitor):
             # (`self.attn_fn = make_attention(s)`; `FileFacts.closure_factories` across files)
             self.bindings.bind_returned(scope.name, (scope.local_defs[value.value],))
             self.closure_factories.setdefault(scope.qualname, scope.local_defs[value.value])
+        elif len(self.func_stack) == 1 and not self.class_stack and type(value) in (cst.IfExp, cst.Name):
+            # `def get_bias_gelu(use_compile): return bias_gelu if use_compile else _eager`: a call
+            # of the factory is one of the file's functions (`self.bias_act = get_bias_gelu(c)`
+            # in another file, then `self.bias_act(x, b)` in forward: the first alternative,
+            # through `FileFacts.closure_factories`)
+            own = tuple(t for t in self._targets(value) if t.startswith(f"{self.module}.")
+                        and t[len(self.module) + 1:] in self.bindings.functions)
+            if own:
+                self.bindings.bind_returned(scope.name, own)
+                self.closure_factories.setdefault(scope.qualname, own[0])
         if len(self.func_stack) <= 2 and not self.class_stack and (type(value) in (cst.Call, cst.Lambda) or (
                 type(value) is cst.Name and value.value in self._closure_members)):
             self._member_factory(value)
