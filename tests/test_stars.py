@@ -65,3 +65,21 @@ def test_flag_constants_are_those_no_code_switches() -> None:
     assert got == {"pkg.flags.DEBUG": "False"}  # (switched, rebound, not a flag literal: left out)
     assert file_constants(files["pkg.layers"], by_name(got)) == (("pkg.flags.DEBUG", "False"),)
     assert file_constants(b"x = 1\n", by_name(got)) == ()
+
+
+def test_a_flag_switched_anyhow_is_no_constant() -> None:
+    from migrate_lens.consts import module_constants
+
+    def const(*others: bytes) -> dict[str, str]:
+        files = {"pkg.flags": b"DEBUG = False\n"}
+        files.update({f"pkg.m{i}": o for i, o in enumerate(others)})
+        return module_constants(files)
+
+    assert const(b"from .flags import DEBUG\nif DEBUG:\n    pass\n") == {"pkg.flags.DEBUG": "False"}
+    assert const(b"try:\n    import xformers\n    DEBUG = True\nexcept ImportError:\n    pass\n") == {}
+    assert const(b"flags.DEBUG, flags.CHECK = a, b\n") == {}
+    assert const(b'globals()["DEBUG"] = on\n') == {}
+    assert const(b'setattr(\n    flags, "DEBUG", on\n)\n') == {}
+    assert const(b"def forward(self, x, DEBUG=True):\n    pass\n") == {}
+    assert const(b"def f():\n    global DEBUG\n    DEBUG = 1\n") == {}
+    assert const(b"flags.DEBUG |= verbose\n") == {}
