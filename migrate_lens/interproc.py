@@ -23,6 +23,8 @@ One function gets one context for all rules:
 
 from __future__ import annotations
 
+import functools
+
 import dataclasses
 import re
 from collections import defaultdict, deque
@@ -579,17 +581,22 @@ class _FlowKinds:
         int(index.max()) + 1``) never runs in this project."""
         sites = self.callers.get(fn, ())
         s = self.summaries.get(fn)
-        if not sites or s is None or s.escapes or fn in self.public:
-            return True
+        if not sites or s is None or s.escapes or fn in self.public or fn.rsplit(".", 1)[-1] in self._super_called:
+            return True  # (`super().reduce(x, index)` in a subclass: a caller the graph does not list)
         seen = set() if seen is None else seen
         if (fn, param) in seen:
             return False  # (a cycle of pass-throughs adds no caller that leaves it out)
+        if len(seen) > 64:
+            return True  # (a chain that deep: taken as leaving it out rather than followed further)
         seen.add((fn, param))
         idx = s.params.index(param) if param in s.params else -1
 
         def left_none(c: CallFlow, caller: str) -> bool:
             if c.spread or c.via:
                 return True
+            head = c.callee.rsplit(".", 2)
+            if len(head) >= 2 and head[-2][:1].isupper() and not c.callee.startswith("self."):
+                return True  # `Aggregation.reduce(self, x, index, None)`: `self` passed by hand
             # (a `self.<m>(...)` flow lists its arguments by their static descriptors)
             given_kw = param in c.keywords or any(k == param for k, _ in c.static_kw)
             slot = param if given_kw else (str(idx) if 0 <= idx < max(len(c.args), len(c.static)) else "")
@@ -610,6 +617,12 @@ class _FlowKinds:
             if not flows or any(left_none(c, caller) for c in flows):
                 return True
         return False
+
+    @functools.cached_property
+    def _super_called(self) -> frozenset[str]:
+        """Method names some function calls through ``super().<name>(...)``."""
+        return frozenset(c.callee.rsplit(".", 1)[-1] for s in self.summaries.values() for c in s.calls
+                         if c.callee.startswith("super()."))
 
     def _reduced(self, fn: str, callee: str, t: str) -> bool:
         """Whether ``t`` (``callee`` as ``fn`` calls it) returns a 0-d reduction of data with

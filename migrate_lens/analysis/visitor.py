@@ -3378,6 +3378,15 @@ class FileVisitor(cst.CSTVisitor):
             self._passed_edge(self.func_stack[-1].qualname, f"self.{func.value.attr.value}.__call__", node)
         name = self.qual(func)
         method = func.attr.value if type(func) is cst.Attribute else ""
+        if method and method[:2] != "__" and self.func_stack and type(func.value) is cst.Call \
+                and type(func.value.func) is cst.Name and func.value.func.value == "super":
+            # `super().reduce(x, index)`: a call of the base's method the graph does not resolve;
+            # its arguments are not listed (`interproc._Solver._omitted` takes the method as
+            # called without its optional parameters)
+            key = (f"super().{method}", (), (), True)
+            if key not in self.func_stack[-1].static_flows:
+                self.func_stack[-1].static_flows.add(key)
+                self.func_stack[-1].call_flows.append(CallFlow(f"super().{method}", spread=True))
         if name == "torch.nn.Sequential":
             self._flatten_layers_after_conv(node)
         if type(func) is cst.Name and self.func_stack:
@@ -5904,41 +5913,41 @@ def _none_args(node: cst.Call, scope: _FuncScope) -> tuple[str, ...]:
 
 
 def _maybe_none(v: cst.BaseExpression, scope: _FuncScope, depth: int = 0) -> str:
-    """Whether ``v`` may be None where it is passed: "*" when it may (``None``, an attribute the
-    class sets to None somewhere, :attr:`_ClassInfo.none_attrs`; a configuration field, a
-    ``.get(...)`` lookup, a local bound to one or to ``None if ... else ...``, a name of unknown
-    binding), the name of an optional parameter of the caller (default None) passed on as it
-    came, "" when it is a value (a literal, arithmetic, a comparison, a container, a call, a
-    subscript, a required parameter, ``self.<attr>`` the class never sets to None)."""
+    """Whether ``v`` may be None where it is passed: "" only for what is a value whatever runs
+    before (a literal other than None, arithmetic, a comparison, a container, a size query
+    ``x.size(0)`` / ``x.shape[0]`` / ``len(x)``, a required parameter or one with a literal
+    default, a local bound once to such a value); the name of an optional parameter of the
+    caller (default None) passed on as it came; "*" for anything else (a local bound more than
+    once, which some branch may leave None; an attribute; another call, ``getattr(d, "n",
+    None)``): unknown counts as possibly None."""
     t = type(v)
-    if depth > 4:
-        return "*"
     if t is cst.Name:
         name = v.value  # type: ignore[attr-defined]
-        if name == "None":
-            return "*"
         if name in ("True", "False"):
             return ""
         if name in scope.params:
             default = scope.param_meta.get(name, (None, None))[1]
-            return name if type(default) is cst.Name and default.value == "None" else ""
+            if default is None:
+                return ""  # a required parameter
+            if type(default) is cst.Name and default.value == "None":
+                return name
+            return "" if literal(default) is not NOT_LITERAL else "*"  # (`chunk=256`: a value unless a caller passes None)
         bound = scope.last_value.get(name)
-        return "*" if bound is None else _maybe_none(bound, scope, depth + 1)
-    if t is cst.Attribute:
-        if _is_self_attr(v):
-            return "*" if scope.cls is not None and v.attr.value in scope.cls.none_attrs else ""  # type: ignore[attr-defined]
-        return "" if v.attr.value in K.STATIC_TENSOR_ATTRS else "*"  # type: ignore[attr-defined]
-    if t is cst.IfExp:
-        return _maybe_none(v.body, scope, depth + 1) or _maybe_none(v.orelse, scope, depth + 1)  # type: ignore[attr-defined]
-    if t is cst.BooleanOperation:  # (`a or b` is None only through b; `a and b` through either)
-        right = _maybe_none(v.right, scope, depth + 1)  # type: ignore[attr-defined]
-        if type(v.operator) is cst.Or:  # type: ignore[attr-defined]
-            return right
-        return _maybe_none(v.left, scope, depth + 1) or right  # type: ignore[attr-defined]
+        if bound is None or depth > 3 or name in scope.target_bound or (name, id(bound)) in scope.alt_values \
+                or scope.prior_value.get((name, id(bound))) is not None:
+            return "*"  # (bound more than once, in a loop or a with: some path may leave None)
+        return _maybe_none(bound, scope, depth + 1)  # `seq_length = x.shape[-1]`, bound once
+    if t in (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString,
+             cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.Tuple, cst.List, cst.Dict, cst.Set):
+        return ""
+    if t is cst.Subscript and type(v.value) is cst.Attribute and v.value.attr.value == "shape":  # type: ignore[attr-defined]
+        return ""
     if t is cst.Call:
         func = v.func  # type: ignore[attr-defined]
-        return "*" if type(func) is cst.Attribute and func.attr.value in ("get", "pop") else ""
-    return ""
+        if type(func) is cst.Attribute and func.attr.value in ("size", "dim", "numel") or \
+                type(func) is cst.Name and func.value in ("len", "int", "float", "max", "min", "sum", "round"):
+            return ""
+    return "*"
 
 
 def _iterated_param(it: cst.BaseExpression, params: Container[str]) -> str:
