@@ -30,7 +30,25 @@ _IMPORT = re.compile(r"^[ \t]*import[ \t]+([\w. \t,]+?)[ \t]*(?:#.*)?$", re.MULT
 #: ``from a import (b as c, d)`` at the start of a line (one line, or parenthesized over several)
 _FROM = re.compile(r"^[ \t]*from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#*]+)", re.MULTILINE)
 _ALL = re.compile(r"^__all__\s*[+]?=", re.MULTILINE)
+#: the list or tuple literal of an ``__all__ =`` / ``__all__ +=`` statement
+_ALL_LIST = re.compile(r"^__all__\s*[+]?=\s*[\[(]([^\])]*)[\])]", re.MULTILINE)
 _QUOTED = re.compile(r"""['"]([A-Za-z_]\w*)['"]""")
+#: a line that opens a function or class body (or decorates one) at column 0
+_DEF_START = ("def ", "async def ", "class ", "@")
+
+
+def module_level(text: str) -> str:
+    """``text`` without the bodies of its top-level functions and classes (an ``import cupy as
+    np`` inside a function binds nothing a star import takes); statements under a top-level
+    ``try``/``if`` and continuation lines of a module-level statement are kept."""
+    out: list[str] = []
+    inside = False
+    for line in text.splitlines():
+        if line[:1] not in ("", " ", "\t", "#", ")", "]"):
+            inside = line.startswith(_DEF_START)
+        if not inside:
+            out.append(line)
+    return "\n".join(out)
 #: how many hubs deep a chain of star imports is followed
 MAX_DEPTH = 4
 
@@ -108,10 +126,11 @@ def star_bindings(files: Mapping[str, tuple[bool, bytes]]) -> dict[str, dict[str
             for inner in star_imports(hub, is_package, data):
                 if inner in files:
                     got.update(of(inner, depth + 1))
-        got.update(_own_bindings(hub, is_package, text))
+        got.update(_own_bindings(hub, is_package, module_level(text)))
         got = {k: v for k, v in got.items() if not k.startswith("_")}
         if _ALL.search(text):
-            listed = set(_QUOTED.findall(text[_ALL.search(text).start():][:20000]))  # type: ignore[union-attr]
+            # (only the names the `__all__` literals list; one that is not a literal: none)
+            listed = {n for m in _ALL_LIST.finditer(text) for n in _QUOTED.findall(m.group(1))}
             got = {k: v for k, v in got.items() if k in listed}
         cache[hub] = got
         return got

@@ -83,3 +83,16 @@ def test_a_flag_switched_anyhow_is_no_constant() -> None:
     assert const(b"def forward(self, x, DEBUG=True):\n    pass\n") == {}
     assert const(b"def f():\n    global DEBUG\n    DEBUG = 1\n") == {}
     assert const(b"flags.DEBUG |= verbose\n") == {}
+
+
+def test_hub_bindings_are_module_level_and_listed() -> None:
+    files = {
+        "pkg.hub": (False, b"import torch\nimport numpy as np\n__all__ = ['torch', 'np']\n"
+                           b"TABLE = {'F': 1}\n\n\ndef helper():\n    import cupy as np\n    return np\n"),
+        "pkg.hub2": (False, b"import torch.nn.functional as F\ntry:\n    import apex as ax\nexcept ImportError:\n"
+                            b"    ax = None\n\n\nclass A:\n    import math as m\n"),
+        "pkg.user": (False, b"from .hub import *\nfrom .hub2 import *\n"),
+    }
+    hubs = star_bindings(files)
+    assert hubs["pkg.hub"] == {"torch": "torch", "np": "numpy"}  # (not F from a later dict, not cupy)
+    assert hubs["pkg.hub2"] == {"F": "torch.nn.functional", "ax": "apex"}  # (not the class body's m)
