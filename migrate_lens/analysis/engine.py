@@ -539,7 +539,9 @@ def analyze_source(source: str, path: str, module_name: str, catalog: Catalog,
                                         for name, entries in visitor.bindings.tables.items()),
                                       *visitor.bindings.foreign_tables.items()])),
         closure_factories=tuple(sorted(visitor.closure_factories.items())),
-        string_defaults=tuple(sorted(set(visitor.string_defaults))),
+        # (the last value per class and field: an `__init__` default, recorded after the class
+        # body's field, is what an instance holds)
+        string_defaults=tuple(sorted({(c, a): (c, a, v) for c, a, v in visitor.string_defaults}.values())),
         config_classes=tuple(sorted(visitor.config_classes)),
         library_partials=library_partials,
     )

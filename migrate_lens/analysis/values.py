@@ -577,6 +577,11 @@ class ValueKinds:
                 return K.T  # `logits.max(-1).values`, `torch.topk(s, k).indices`
             return K.U
         if base == K.M:
+            known = self._submodule_attr_kind(node)
+            if known:
+                return known  # `self.scale.scale_factor` of a class in this file: its own kind
+            if attr == "num_batches_tracked":
+                return K.T  # (the batch-norm layers' buffer, a count held as a tensor)
             if K.MODULE_CONFIG_ATTR.search(attr):
                 return K.S  # `e.embedding_dim`, `self.fc.in_features`: the layer's settings
             if re.search(r"weight|bias|running_|scale|embedding|buffer|_param|inv_freq|mask", attr):
@@ -585,6 +590,22 @@ class ValueKinds:
         if base == K.S:
             return K.S
         return K.U
+
+    def _submodule_attr_kind(self, node: cst.Attribute) -> str:
+        """The kind of ``self.<sub>.<attr>`` when ``<sub>`` holds an instance of a class defined
+        in this file that sets ``<attr>`` (a parameter, a buffer, a plain value); "" otherwise."""
+        sub = node.value
+        if type(sub) is not _ATTRIBUTE or type(sub.value) is not _NAME or sub.value.value != "self" \
+                or not self.v.func_stack:
+            return ""
+        cls = self.v.func_stack[-1].cls
+        ctor = cls.attr_ctor.get(sub.attr.value, "") if cls is not None else ""
+        held = self.v.local_classes.get(ctor.rsplit(".", 1)[-1]) if ctor else None
+        if held is None or held.qualname != ctor:
+            return ""
+        if node.attr.value in held.buffers:
+            return K.T
+        return held.attr_kinds.get(node.attr.value, "")
 
     def _call_kind(self, node: cst.Call, name: str | None = None, receiver: str = "",
                    receiver_used: Iterable[str] = ()) -> str:

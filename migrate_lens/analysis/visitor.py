@@ -3495,7 +3495,7 @@ class FileVisitor(cst.CSTVisitor):
         if scope is not None:
             if name == scope.qualname or (name == f"self.{scope.name}" and scope.cls is not None):
                 data["recursive"] = True
-                data["structural"] = scope.type_tests > 0 or _descends(node, scope)
+                data["structural"] = scope.type_tests > 0 or _descends(node, scope, self.kind)
             callee = name or (f"{self.qual(func.value)}.{method}" if method and self.qual(func.value) else "") or \
                 _self_lookup_prefix(func)
             if callee and type(func) is cst.Name and func.value in scope.binds.callables and \
@@ -5961,7 +5961,7 @@ def _iterated_param(it: cst.BaseExpression, params: Container[str]) -> str:
     return it.value if type(it) is cst.Name and it.value in params else ""
 
 
-def _descends(call: cst.Call, scope: _FuncScope) -> bool:
+def _descends(call: cst.Call, scope: _FuncScope, kind: Callable[[cst.BaseExpression], str]) -> bool:
     """A recursive call passing an item of one of the function's parameters (a name bound to
     its items, :attr:`_FuncScope.elements`, or an item by key or index: ``apply(f, o)`` for ``o in
     x``, ``{k: f(v) for k, v in x.items()}``, ``walk(tree[k])``): structural recursion, as deep as
@@ -5972,8 +5972,10 @@ def _descends(call: cst.Call, scope: _FuncScope) -> bool:
         if type(v) is cst.Name and v.value in scope.elements:
             return True
         if type(v) is cst.Subscript and type(v.value) is cst.Name and v.value.value in scope.params and \
-                all(type(el.slice) is cst.Index for el in v.slice):
-            return True  # (a slice, `encode(leaves[:mid])`, splits data: a tree recursion ML107 reports)
+                all(type(el.slice) is cst.Index and kind(el.slice.value) not in K.VALUE_KINDS for el in v.slice):
+            # (a slice, `encode(leaves[:mid])`, or a mask, `self.forward(x[x < pivot])`, splits the
+            # data: a tree recursion ML107 reports)
+            return True
     return False
 
 
