@@ -92,6 +92,8 @@ _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "
 _AVAILABILITY_TEST = re.compile(r"^(_?is_\w*_available|_?(has|HAS)_\w+|\w*_AVAILABLE|_?WITH_[A-Z0-9_]+)$")
 #: Parameter names of mappings, not tensors (a load hook's ``state_dict``, ``**kwargs``, configs,
 #: the ``destination`` mapping ``nn.Module._save_to_state_dict`` fills).
+#: parameter names that hold a module object (a helper's ``module``/``layer`` argument)
+_MODULE_PARAMS = frozenset({"module", "layer"})
 #: parameter names that hold the model's configuration object (transformers, timm, mmcv)
 _CONFIG_PARAMS = frozenset({"config", "cfg"})
 _MAPPING_PARAM = re.compile(r"(dict|kwargs|config|cfg|memo|info|meta|logs?|destination)$")
@@ -1291,7 +1293,9 @@ class FileVisitor(cst.CSTVisitor):
                 kind = K.T  # (i == 0 is ctx, a staticmethod's first parameter)
             elif p.default is not None and literal(p.default) not in (NOT_LITERAL, None):
                 kind = K.S
-            elif K.STATIC_PARAM_NAME.search(pname):
+            elif K.STATIC_PARAM_NAME.search(pname) and not (pname in _MODULE_PARAMS and scope.context != "init"):
+                # (`module`/`layer` hold a module object: static in weight-init helpers, but a
+                # helper traced code calls with `self`, `update_fn(self, x)`, writes its buffers)
                 kind = K.S
             elif traced and fn is not None and pname in (
                     evidence if evidence is not None else (evidence := self._param_evidence(fn)))[0]:
