@@ -431,6 +431,9 @@ def _kwargs_ok(site: Site, m: "Matcher") -> bool:
     excluded = p.get("exclude_receiver")
     if excluded and _any_glob(site.data.get("receiver_text", ""), excluded):
         return False
+    if p.get("skip_default_init_fills") is True and site.context != "traced" and _default_init_fill(site):
+        # (outside traced code: init code, or a helper the project later finds only init reaches)
+        return False
     if p.get("skip_own_method") is True and site.data.get("own_method"):
         return False
     if p.get("after_conv") is True and not site.data.get("after_conv"):
@@ -483,6 +486,31 @@ def _base_default(site: Site, m: "Matcher", key: str, bases: Any) -> bool:
     return not star and key not in kw and n_pos <= position
 
 
+#: receivers whose constant fill in init code restates a Flax default: biases start at 0
+#: (``nnx.Linear``/``nnx.Conv``/norm layers' ``bias_init``), norm scales at 1
+_BIAS_TEXT = ("*.bias", "*.bias.data", "bias")
+_WEIGHT_TEXT = ("*.weight", "*.weight.data", "weight")
+
+
+def _default_init_fill(site: Site) -> bool:
+    """``module.bias.data.zero_()``, ``m.bias.fill_(0)``, ``norm.weight.data.fill_(1.0)`` in
+    init code: the values Flax's layers start from (biases 0, norm scales 1; checked on
+    nnx.Linear, nnx.Conv, nnx.LayerNorm, nnx.BatchNorm), so a port writes nothing for them. A
+    kernel zeroed (``proj.weight.zero_()``: adaLN-zero, zero convolutions) or scaled is a real
+    initializer choice and stays reported."""
+    method = site.method
+    text = site.data.get("receiver_text", "")
+    if method not in ("zero_", "fill_") or not text:
+        return False
+    args = site.data.get("args", ())
+    value = args[0][1] if method == "fill_" and len(args) == 1 else (0 if method == "zero_" else None)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    if value == 0:
+        return _any_glob(text, _BIAS_TEXT)
+    return value == 1 and _any_glob(text, _WEIGHT_TEXT)
+
+
 def match_call(site: Site, m: "Matcher") -> str | None:
     """A call to a function by resolved name (``names``: globs such as ``torch.rand*``), or a
     method by name (``methods``) on a receiver of the given value kinds (``receiver``, default
@@ -509,7 +537,8 @@ def match_call(site: Site, m: "Matcher") -> str | None:
     ``torch.no_grad()`` or not), ``class_has_conv`` (in a module holding a conv),
     ``exports_weight`` (the array is a checkpoint weight iterated out of ``state_dict()`` /
     ``torch.load`` / ``named_parameters()``, with no axis permutation on the way),
-    ``exclude_receiver`` (globs on the receiver's source text), ``aliased_arg`` (the first
+    ``exclude_receiver`` (globs on the receiver's source text), ``skip_default_init_fills`` (outside
+    traced code, a fill that restates a Flax default: :func:`_default_init_fill`), ``aliased_arg`` (the first
     argument shares its tensor with another live name), ``receiver_text`` (globs the
     receiver's source text must match), ``receiver_ctor`` (globs on the resolved callee that
     built the receiver: a call, or the local name it was bound to; methods listed in
