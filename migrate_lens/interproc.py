@@ -579,11 +579,15 @@ class _FlowKinds:
         caller, is handed on as a value or is public API. False only when every known call gives
         it a value: code under ``if param is None:`` (a size read from data: ``dim_size =
         int(index.max()) + 1``) never runs in this project."""
+        if seen is None:  # (a top-level question: the answer is kept, sites ask it again)
+            hit = self._omitted_memo.get((fn, param))
+            if hit is None:
+                hit = self._omitted_memo[(fn, param)] = self._omitted(fn, param, set())
+            return hit
         sites = self.callers.get(fn, ())
         s = self.summaries.get(fn)
         if not sites or s is None or s.escapes or fn in self.public or fn.rsplit(".", 1)[-1] in self._super_called:
             return True  # (`super().reduce(x, index)` in a subclass: a caller the graph does not list)
-        seen = set() if seen is None else seen
         if (fn, param) in seen:
             return False  # (a cycle of pass-throughs adds no caller that leaves it out)
         if len(seen) > 64:
@@ -617,6 +621,11 @@ class _FlowKinds:
             if not flows or any(left_none(c, caller) for c in flows):
                 return True
         return False
+
+    @functools.cached_property
+    def _omitted_memo(self) -> dict[tuple[str, str], bool]:
+        """:meth:`_omitted`'s answers to top-level questions, by (function, parameter)."""
+        return {}
 
     @functools.cached_property
     def _super_called(self) -> frozenset[str]:

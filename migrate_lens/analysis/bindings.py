@@ -430,6 +430,10 @@ class Bindings:
         the graph's to know); () for anything else (``zip(...)``, a call)."""
         return self._table(node, shadowed, local, methods, imported=False)
 
+    def _add_entries(self, table: str, entries: tuple[str, ...]) -> None:
+        """Add ``entries`` to this file's table ``table`` (a name, or ``name[key]``)."""
+        self.tables[table] = merge(self.tables.get(table, ()), entries)
+
     def _wrapped_table(self, value: cst.BaseExpression) -> cst.BaseExpression:
         """The table a class call is given as its one argument (``ClassInstantier(ACT2CLS)``,
         ``OrderedDict({...})``, transformers' activation table whose ``__getitem__`` builds the
@@ -487,11 +491,11 @@ class Bindings:
         for v in values:
             entries = merge(entries, self.targets(v) or self._copied_table(v))
             for k, keyed in self._keyed_entries(v).items():  # `ACTS.update({"relu": torch.relu_})`
-                self.tables[f"{name}[{k}]"] = merge(self.tables.get(f"{name}[{k}]", ()), keyed)
+                self._add_entries(f"{name}[{k}]", keyed)
         if entries:
-            self.tables[name] = merge(self.tables.get(name, ()), entries)
+            self._add_entries(name, entries)
             if key:
-                self.tables[f"{name}[{key}]"] = merge(self.tables.get(f"{name}[{key}]", ()), entries)
+                self._add_entries(f"{name}[{key}]", entries)
 
     def instances(self, value: cst.BaseExpression, shadowed: Container[str] = (),
                   local: Mapping[str, tuple[str, ...]] | None = None,
@@ -681,9 +685,9 @@ class Bindings:
             source = self._wrapped_table(value)
             entries = self._copied_table(source)
             if entries:
-                self.tables[name] = merge(self.tables.get(name, ()), entries)
+                self._add_entries(name, entries)
                 for key, keyed in self._keyed_entries(source).items():
-                    self.tables[f"{name}[{key}]"] = merge(self.tables.get(f"{name}[{key}]", ()), keyed)
+                    self._add_entries(f"{name}[{key}]", keyed)
             return
         if self.is_partial(value):
             self.partials[name] = value  # type: ignore[assignment]

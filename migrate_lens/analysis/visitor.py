@@ -90,12 +90,12 @@ _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "
 #: ``is_mamba_ssm_available()``, ``has_apex``, ``_HAS_FUSED_ATTN``, PyG's ``typing.WITH_SPLINE`` (an import under it
 #: is optional).
 _AVAILABILITY_TEST = re.compile(r"^(_?is_\w*_available|_?(has|HAS)_\w+|\w*_AVAILABLE|_?WITH_[A-Z0-9_]+)$")
-#: Parameter names of mappings, not tensors (a load hook's ``state_dict``, ``**kwargs``, configs,
-#: the ``destination`` mapping ``nn.Module._save_to_state_dict`` fills).
 #: parameter names that hold a module object (a helper's ``module``/``layer`` argument)
 _MODULE_PARAMS = frozenset({"module", "layer"})
 #: parameter names that hold the model's configuration object (transformers, timm, mmcv)
 _CONFIG_PARAMS = frozenset({"config", "cfg"})
+#: Parameter names of mappings, not tensors (a load hook's ``state_dict``, ``**kwargs``, configs,
+#: the ``destination`` mapping ``nn.Module._save_to_state_dict`` fills).
 _MAPPING_PARAM = re.compile(r"(dict|kwargs|config|cfg|memo|info|meta|logs?|destination)$")
 #: nn.Module methods whose override changes what the module does by a Python-side mode.
 _MODE_METHODS = frozenset({"train", "eval"})
@@ -1359,6 +1359,16 @@ class FileVisitor(cst.CSTVisitor):
         if not used or not self.func_stack:
             return None
         return self.values.derive(fn, set(used))
+
+    def _kind_aside(self, expr: cst.BaseExpression) -> str:
+        """``expr``'s kind, asked in the middle of a statement without adding to the symbolic
+        inputs and assumed parameters collected for the statement's own sites."""
+        used, reads = self.values.used, self.values.assumed_read
+        self.values.used, self.values.assumed_read = set(), set()
+        try:
+            return self.kind(expr)
+        finally:
+            self.values.used, self.values.assumed_read = used, reads
 
     def _fresh_variants(self, fn: Callable[[], Any]) -> tuple[Any, list[tuple[str, Any]]]:
         """``fn()`` evaluated afresh and its :meth:`_variants`, leaving the symbolic inputs
@@ -3499,7 +3509,7 @@ class FileVisitor(cst.CSTVisitor):
         if scope is not None:
             if name == scope.qualname or (name == f"self.{scope.name}" and scope.cls is not None):
                 data["recursive"] = True
-                data["structural"] = scope.type_tests > 0 or _descends(node, scope, self.kind)
+                data["structural"] = scope.type_tests > 0 or _descends(node, scope, self._kind_aside)
             callee = name or (f"{self.qual(func.value)}.{method}" if method and self.qual(func.value) else "") or \
                 _self_lookup_prefix(func)
             if callee and type(func) is cst.Name and func.value in scope.binds.callables and \
@@ -3563,7 +3573,7 @@ class FileVisitor(cst.CSTVisitor):
             if method in ("append", "extend", "insert") and scope.init_like and scope.cls is not None and node.args \
                     and type(func) is cst.Attribute and _is_self_attr(func.value) and \
                     scope.cls.attr_kinds.get(func.value.attr.value, K.S) in (K.S, K.U) and \
-                    self.kind(node.args[-1].value) in K.TENSORISH:
+                    self._kind_aside(node.args[-1].value) in K.TENSORISH:
                 # `self.key_cache.append(torch.zeros(shape))` in init code: a list of tensors (a
                 # static KV cache's layers), whose items traced code writes in place (the list
                 # itself stays a Python list: `self.key_cache[i] = t` replaces an item)
