@@ -18,6 +18,7 @@ import keyword
 import os
 import re
 import stat
+import sys
 import tokenize
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -380,6 +381,73 @@ def package_name(root: Path, texts: Iterable[bytes] | None = None, max_depth: in
                 return ".".join(parts[k:])
         return parts[-1]
     return ".".join(parts)
+
+
+#: Top-level packages a scanned tree is never a copy of (:func:`imported_package`).
+_NEVER_SCANNED = frozenset(sys.stdlib_module_names) | {"torch", "numpy", "scipy", "jax", "flax"}
+_IMPORT_LINE = re.compile(
+    rb"^[ \t]*(?:from[ \t]+([A-Za-z_][\w.]*)[ \t]+import[ \t]+\(?([\w, \t]*)|import[ \t]+([\w., \t]+))", re.M)
+
+
+def imported_package(package: str, files: Iterable[tuple[str, bytes]]) -> str:
+    """The dotted package name the scanned files give their own tree when they import it, for a
+    root whose folder name says otherwise: a copy of ``torch_geometric/nn`` scanned as
+    ``scan_nn/`` (or a renamed checkout, or a folder without ``__init__.py``) whose files import
+    ``torch_geometric.nn.conv.gcn_conv`` and ``torch_geometric.nn.inits`` is the package
+    ``torch_geometric.nn``: its modules are then named as they import each other, its own
+    imports are project imports, and its relative imports reach the same modules.
+
+    ``package``: the name :func:`package_name` gave the root ("" for none); ``files``: (POSIX
+    relative path, bytes) of the scanned files. Returns ``package`` unchanged when some file
+    imports a module of the tree under that name (the usual case, decided by one search per file
+    before any parsing; for ``package`` "", an import of one of the tree's top-level names), or when no other prefix is backed by imports of at least 3 distinct
+    modules of the tree and more than any other prefix; otherwise that prefix. A prefix inside
+    the standard library or torch/numpy/scipy/jax/flax is never taken (a repository's own
+    ``functional.py``, ``init.py`` and ``utils.py`` beside imports of ``torch.nn.functional``,
+    ``torch.nn.init`` and ``torch.nn.utils`` is not a copy of ``torch.nn``). Absolute imports only (``from X import
+    a`` counts ``X`` and ``X.a``); read from the bytes, nothing is parsed or run."""
+    files = [(rel, data) for rel, data in files if data]
+    tree = {module_name(rel) for rel, _ in files} - {"__root__"}
+    if len(tree) < 3:
+        return package
+    if package:
+        needles = (b"from " + package.encode(), b"import " + package.encode())
+        if any(n in data for _, data in files for n in needles):
+            return package
+    else:  # the tree's modules imported by their tree-relative names (a repository's root)
+        tops = sorted({m.split(".")[0] for m in tree} - _NEVER_SCANNED)  # (`import math` is no evidence)
+        own = tops and re.compile(rb"^[ \t]*(?:from|import)[ \t]+(?:" + b"|".join(re.escape(t.encode()) for t in tops)
+                         + rb")\b", re.M)
+        if own and any(own.search(data) for _, data in files):
+            return package
+    support: dict[str, set[str]] = {}
+    for _, data in files:
+        if b"import" not in data:
+            continue
+        for m in _IMPORT_LINE.finditer(data):
+            if m.group(1) is not None:
+                base = m.group(1).decode("ascii", "replace")
+                names = [base] + [f"{base}.{n.strip()}" for n in m.group(2).decode("ascii", "replace").split(",")
+                                  if n.strip().isidentifier()]
+            else:
+                names = [n.strip().split()[0] for n in m.group(3).decode("ascii", "replace").split(",") if n.strip()]
+            for dotted in names:
+                parts = dotted.split(".")
+                for k in range(len(parts)):  # the longest tree module the import ends with
+                    sub = ".".join(parts[k:])
+                    if sub in tree:
+                        support.setdefault(".".join(parts[:k]), set()).add(sub)
+                        break
+    if support.get(package):
+        return package
+    ranked = sorted(((len(subs), prefix) for prefix, subs in support.items()
+                     if prefix != package and prefix.split(".")[0] not in _NEVER_SCANNED), reverse=True)
+    if not ranked or ranked[0][0] < 3 or (len(ranked) > 1 and ranked[1][0] == ranked[0][0]):
+        return package
+    best = ranked[0][1]
+    if best and all(p.isidentifier() and not keyword.iskeyword(p) for p in best.split(".")):
+        return best
+    return package
 
 
 def module_name(rel_path: str, root_is_package: bool = False, root_name: str = "") -> str:

@@ -16,7 +16,7 @@ from typing import Any, Callable
 from migrate_lens.cache import FactsCache, content_key, decode, file_digest
 from migrate_lens.catalog import Catalog, load_catalog
 from migrate_lens.config import Config
-from migrate_lens.discover import Discovery, discover, module_name, package_name, read_bytes, vendored_roots
+from migrate_lens.discover import Discovery, discover, imported_package, module_name, package_name, read_bytes, vendored_roots
 from migrate_lens.filters import apply_config, check_codes
 from migrate_lens.models import SEVERITIES, FileFacts, FileOutcome, Skipped, StarBindings
 from migrate_lens.prepass import context_key, file_contexts
@@ -177,7 +177,8 @@ def analyze_files(root: Path, discovery: Discovery, config: Config, catalog: Cat
     # so a warm rescan hashes its files (27 MB on core) on both cores; results in file order
     with ThreadPoolExecutor(max_workers=2) as readers:
         read = list(readers.map(read_and_digest, discovery.files))
-    package = package_name(root, (data for data, _, _ in read if data is not None))
+    package = imported_package(package_name(root, (data for data, _, _ in read if data is not None)),
+                               ((rel, data) for rel, (data, _, _) in zip(discovery.files, read) if data is not None))
     modules = {rel: module_name(rel, bool(package), package) for rel, (data, _, _) in zip(discovery.files, read)
                if data is not None}
     contexts = file_contexts({rel: (modules[rel], data) for rel, (data, _, _) in zip(discovery.files, read)

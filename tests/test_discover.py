@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from migrate_lens.config import Config
-from migrate_lens.discover import decode_source, discover, module_name, package_name, read_bytes, vendored_roots
+from migrate_lens.discover import decode_source, discover, module_name, imported_package, package_name, read_bytes, vendored_roots
 
 
 def _tree(root: Path, files: list[str]) -> None:
@@ -145,3 +145,73 @@ def test_package_name_takes_a_parent_only_when_the_files_import_it(tmp_path: Pat
     (odd / "__init__.py").write_text("", encoding="utf-8")
     (odd.parent / "__init__.py").write_text("", encoding="utf-8")
     assert package_name(odd) == "pkg"
+
+
+def test_imported_package_names_a_copied_tree_as_its_files_import_it() -> None:
+    """torch_geometric review K1: a copy of ``torch_geometric/nn`` scanned as ``scan_nn/`` is the
+    package its files import (``torch_geometric.nn``), not an unknown package whose own imports
+    are external libraries."""
+    files = [
+        ("__init__.py", b"from .conv import GCNConv\n"),
+        ("inits.py", b"import torch\n"),
+        ("conv/__init__.py", b"from torch_geometric.nn.conv.gcn_conv import GCNConv\n"),
+        ("conv/gcn_conv.py", b"import torch\nfrom torch_geometric.nn.inits import zeros\n"
+                             b"from torch_geometric.utils import scatter\n"),
+        ("pool/topk.py", b"from torch_geometric.nn.conv import GCNConv\nimport torch_geometric.nn.inits as I\n"),
+    ]
+    assert imported_package("scan_nn", files) == "torch_geometric.nn"
+    assert imported_package("", files) == "torch_geometric.nn"  # a folder without __init__.py too
+    assert module_name("conv/gcn_conv.py", True, imported_package("scan_nn", files)) == \
+        "torch_geometric.nn.conv.gcn_conv"
+
+
+def test_imported_package_keeps_the_name_the_files_use() -> None:
+    """The folder's name is kept when some file imports the tree under it, when the tree's own
+    modules are imported by their tree-relative names, when too few modules back another
+    prefix, and never becomes a standard-library or torch prefix."""
+    own = [("a.py", b"from models.b import f\n"), ("b.py", b"from other.pkg.c import g\n"),
+           ("c.py", b"from other.pkg.a import h\nfrom other.pkg.b import k\n")]
+    assert imported_package("models", own) == "models"
+    relative = [("models/a.py", b"from models.b import f\n"), ("models/b.py", b""), ("models/c.py", b""),
+                ("x.py", b"from ext.models.a import q\nfrom ext.models.b import r\nfrom ext.models.c import s\n")]
+    assert imported_package("", relative) == ""
+    few = [("a.py", b"from lib.b import f\n"), ("b.py", b"from lib.c import g\n"), ("c.py", b"")]
+    assert imported_package("proj", few) == "proj"
+    torchy = [("functional.py", b"import torch.nn.functional as F\n"), ("init.py", b"import torch.nn.init\n"),
+              ("utils.py", b"from torch.nn import utils\n"), ("m.py", b"")]
+    assert imported_package("mine", torchy) == "mine"
+    tied = [("a.py", b"from p.a import x\nfrom p.b import y\nfrom p.c import z\n"),
+            ("b.py", b"from q.a import x\nfrom q.b import y\nfrom q.c import z\n"), ("c.py", b"")]
+    assert imported_package("r", tied) == "r"
+
+
+def test_a_copied_package_scans_as_it_does_in_place(tmp_path: Path) -> None:
+    """End to end: the same files scanned in place (``torch_geometric/nn``) and as a copy named
+    ``scan_nn`` give the same findings; before, the copy's own imports were graph-library imports
+    (ML1020) and its imported helpers went unresolved."""
+    from migrate_lens.pipeline import scan
+
+    files = {
+        "__init__.py": "from .conv import GCNConv\n",
+        "inits.py": "import torch\n\ndef zeros(t):\n    t.data.fill_(0)\n",
+        "conv/__init__.py": "from torch_geometric.nn.conv.gcn_conv import GCNConv\n",
+        "conv/gcn_conv.py": ("import torch\nfrom torch import nn\nfrom torch_geometric.nn.inits import zeros\n"
+                             "from torch_geometric.nn.pool.topk import keep\n\n\n"
+                             "class GCNConv(nn.Module):\n    def __init__(self, d):\n        super().__init__()\n"
+                             "        self.w = nn.Parameter(torch.empty(d, d))\n\n"
+                             "    def forward(self, x):\n        return keep(x @ self.w)\n"),
+        "pool/__init__.py": "",
+        "pool/topk.py": "import torch\nimport torch_geometric.nn.inits as I\n\ndef keep(x):\n    return x[x > 0]\n",
+    }
+    reports = []
+    for root in (tmp_path / "site" / "torch_geometric" / "nn", tmp_path / "copy" / "scan_nn"):
+        for rel, text in files.items():
+            (root / rel).parent.mkdir(parents=True, exist_ok=True)
+            (root / rel).write_text(text, encoding="utf-8")
+        if "site" in root.parts:
+            (root.parent / "__init__.py").write_text("", encoding="utf-8")
+        result = scan(root, Config(), jobs=1, use_cache=False)
+        reports.append(sorted((f.path, f.span.line, f.code, f.context) for f in result.project.findings))
+    assert reports[0] == reports[1]
+    assert ("pool/topk.py", 5, "ML203", "traced") in reports[1]
+    assert not any(code == "ML1020" for _, _, code, _ in reports[1])
