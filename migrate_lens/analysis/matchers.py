@@ -860,12 +860,16 @@ def match_attribute(site: Site, m: "Matcher") -> str | None:
     on receivers of given kinds (``receiver``), with ``reads_only`` not an attribute that is
     itself assigned to (``p.requires_grad = False`` is no read), with ``skip_self_chain`` not
     on a receiver rooted at ``self`` (``self.weight.requires_grad``: the module's own
-    parameter or attribute); for writes, ``value_literal`` (the assigned
+    parameter or attribute), with ``skip_remat_guard`` not ``self.training`` conjoined with an
+    activation-checkpointing flag (``self.gradient_checkpointing and self.training``: it picks
+    ``nnx.remat`` or not, same numbers in either mode); for writes, ``value_literal`` (the assigned
     literal is one of these; with ``or_variable``, a value that is no literal passes too:
     ``p.requires_grad = flag`` in a helper its callers pass ``False``) and ``value_attr`` (globs:
     the assigned value is another object's attribute of that name, ``head.weight = embed.weight``);
     ``data_init`` (true: only, false: never) a module's own parameter set through ``.data``
-    outside init code from a value that does not read it (``self.log_scale.data = -torch.log(std)``)."""
+    outside init code from a value that does not read it (``self.log_scale.data = -torch.log(std)``);
+    ``child_link`` (true: only, false: never) a write of a child's attribute from the module's own
+    (``self.decoder.bias = self.bias``)."""
     if not _any_glob(site.name, _param(m, "names")):
         return None
     on_self = _param(m, "on_self")
@@ -878,6 +882,8 @@ def match_attribute(site: Site, m: "Matcher") -> str | None:
         return None
     if _param(m, "skip_self_chain") is True and site.data.get("self_chain"):
         return None
+    if _param(m, "skip_remat_guard") is True and site.data.get("remat_guard"):
+        return None
     lits = _param(m, "value_literal")
     value = site.data.get("value_literal", NOT_LITERAL)
     if lits is not None and not _literal_in(value, lits) and not (
@@ -888,6 +894,9 @@ def match_attribute(site: Site, m: "Matcher") -> str | None:
         return None
     data_init = _param(m, "data_init")
     if data_init is not None and bool(site.data.get("data_init")) != data_init:
+        return None
+    child_link = _param(m, "child_link")
+    if child_link is not None and bool(site.data.get("child_link")) != child_link:
         return None
     return f".{site.name}"
 

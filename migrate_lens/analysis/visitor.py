@@ -500,6 +500,7 @@ class FileVisitor(cst.CSTVisitor):
         self.targets: set[int] = set()
         self.cond_tests: set[int] = set()
         self.compared: set[int] = set()
+        self.remat_guarded: set[int] = set()  # `self.training` beside a checkpointing flag (_remat_guard)
         self._call_seen: set[tuple[str, str]] = set()
         self._host_reported: set[int] = set()
         self.imports: list[ImportFact] = []
@@ -1734,6 +1735,9 @@ class FileVisitor(cst.CSTVisitor):
                                "value_param": type(value) is cst.Attribute and
                                self.qual(value) not in ("", "torch.nn.Parameter") and
                                not self.qual(value).startswith("torch."),
+                               # `self.decoder.bias = self.bias`: the module's own parameter linked
+                               # into its child (one array, two state_dict keys), not two modules' tie
+                               "child_link": _is_self_attr(target.value) and _is_self_attr(value),
                            })
                 if target.attr.value in _TRACED_METHODS and is_class_like(self.qual(target.value)):
                     # monkey-patched forward (`SomeModel.forward = my_forward`): runs traced
@@ -4946,7 +4950,7 @@ class FileVisitor(cst.CSTVisitor):
         if attr in self.attribute_interest:
             self._site("attribute-read", node, name=attr, receiver=self.kind(node.value),
                        data={"on_self": type(node.value) is cst.Name and node.value.value == "self",
-                             "target": id(node) in self.targets,
+                             "target": id(node) in self.targets, "remat_guard": id(node) in self.remat_guarded,
                              "self_chain": _root_name(node.value) == "self"})
         if attr in self.name_leaves:
             resolved = self.qual(node)
@@ -4986,12 +4990,37 @@ class FileVisitor(cst.CSTVisitor):
     def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
         # `a or b` / `a and b` force bool(a): value-dependent when a is a tensor value. A
         # boolean operation that is itself an if/while/assert test is reported as that test.
+        if type(node.operator) is cst.And and "training" in self.attribute_interest:
+            self._remat_guard(node)
         for side in (node.left, node.right):
             if type(side) is cst.BooleanOperation or (type(side) is cst.Comparison and id(node) in self.cond_tests):
                 self.cond_tests.add(id(side))  # (a chained comparison inside a test is that test)
         if id(node) in self.cond_tests or self._is_bare_param(node.left):
             return
         self._condition_sites(node, node.left, {"construct": "and/or", "exits": False, "exit": ""})
+
+    def _remat_guard(self, node: cst.BooleanOperation) -> None:
+        """``self.gradient_checkpointing and self.training``: the mode read only picks
+        activation checkpointing (or turns the cache off under it), which a port writes as
+        ``nnx.remat`` whatever the mode, with the same numbers: no train/eval argument follows
+        from it. Records the ``self.training`` operands of an ``and`` chain holding a
+        checkpointing flag (:data:`_CHECKPOINT_FLAG`) in ``remat_guarded`` (read by the
+        attribute-read sites' ``remat_guard``)."""
+        operands: list[cst.BaseExpression] = []
+        todo: list[cst.BaseExpression] = [node]
+        while todo:
+            e = todo.pop()
+            if type(e) is cst.BooleanOperation and type(e.operator) is cst.And:
+                todo += (e.left, e.right)
+            else:
+                operands.append(e)
+        if not any(_CHECKPOINT_FLAG.match(o.attr.value if type(o) is cst.Attribute else
+                                          o.value if type(o) is cst.Name else "") for o in operands):
+            return
+        for o in operands:
+            if type(o) is cst.Attribute and o.attr.value == "training" and type(o.value) is cst.Name \
+                    and o.value.value == "self":
+                self.remat_guarded.add(id(o))
 
     def _member_factory(self, value: cst.BaseExpression) -> None:
         """Learn the file's member factories from a ``return`` (:meth:`Bindings.bind_factory`):
@@ -5816,6 +5845,9 @@ def _root_name(node: cst.BaseExpression) -> str:
 #: Calls that draw a random number on the host (Python's and NumPy's global RNG, torch's).
 #: Classmethod factories that build an instance of their class (``Block.from_config(cfg)``;
 #: not ``from_pretrained``: a checkpoint load, whose class the graph already knows by the call).
+#: A flag that turns activation checkpointing on (`self.gradient_checkpointing`, timm's
+#: `self.grad_checkpointing`, `use_checkpoint`, `self.checkpoint_activations`): :meth:`_remat_guard`.
+_CHECKPOINT_FLAG = re.compile(r"^(use_)?(grad(ient)?_)?(checkpoint(ing|_activations)?|ckpt)$")
 _FACTORY_METHOD = re.compile(r"^(from_(config|cfg|args|dict|params|settings|kwargs|hparams|opts?)|build|create|make)$")
 #: Tensor methods that fill a tensor with random numbers.
 _SAMPLING_METHODS = frozenset({"bernoulli", "bernoulli_", "uniform_", "normal_", "random_", "exponential_",
@@ -6214,11 +6246,16 @@ def _export_only_test(visitor: FileVisitor, test: cst.BaseExpression) -> str:
     anything), "orelse" for ``not`` of one, else "". Eager PyTorch, and so the code a port
     follows, takes the other branch (``kinds.TRACING_CHECKS``). A test true only on a PyTorch
     backend a port does not inherit the workarounds of (:func:`_backend_test`: the MPS detour
-    ``if x.device.type == "mps": x = x.cpu()``) selects a dead branch the same way."""
+    ``if x.device.type == "mps": x = x.cpu()``) selects a dead branch the same way, and so does a
+    flag that loads another framework's weights into PyTorch (``if from_tf:``,
+    :data:`_FOREIGN_WEIGHTS`)."""
     def check(t: cst.BaseExpression) -> bool:
         if type(t) is cst.Call:
             return visitor.qual(t.func) in K.TRACING_CHECKS or _backend_test(visitor, t) == 1
         if visitor.constants and _flag_constant(visitor, t) in _FALSY:
+            return True
+        if (type(t) is cst.Name and _FOREIGN_WEIGHTS.match(t.value)) or \
+                (type(t) is cst.Attribute and _FOREIGN_WEIGHTS.match(t.attr.value)):
             return True
         if type(t) is cst.BooleanOperation:
             if type(t.operator) is cst.Or:
@@ -6238,6 +6275,10 @@ def _export_only_test(visitor: FileVisitor, test: cst.BaseExpression) -> str:
 
 #: literals of a flag constant that is off
 _FALSY = frozenset({"False", "None", "0"})
+#: A flag that loads another framework's checkpoint into the PyTorch model (`if from_tf:` in
+#: `from_pretrained`, the TF -> PyTorch round trip; `from_flax`): a JAX port loads its own weights
+#: and carries none of that branch (:func:`_export_only_test`).
+_FOREIGN_WEIGHTS = re.compile(r"^(from|load)_(tf|tensorflow|keras|flax)(_checkpoint|_weights)?$")
 
 
 def _flag_constant(visitor: FileVisitor, t: cst.BaseExpression) -> str:
