@@ -3741,9 +3741,11 @@ class FileVisitor(cst.CSTVisitor):
                 # `self.<m>(...)` and a submodule's method (`self.quantizer.encode(x, bandwidth)`)
                 # also record whether each argument is static (flag parameters, interproc.static_inputs)
                 own = name[:5] == "self."
-                # (a method of a submodule takes tensors by assumption: its argument kinds say nothing)
-                self._call_flow(scope, node, name, kinds=not (own and scope.cls is not None and scope.cls.attr_kinds.get(
-                    name[5:].split(".", 1)[0]) == K.M), statics=own and (
+                # (argument kinds also for a method of what looks like a submodule: `self.s = Sched()`
+                # built from an imported class may be a plain object whose method takes the kinds
+                # passed (diffusers' `self.scheduler.step(noise_pred, t, latents)`); a method of a
+                # class the project finds to be an nn.Module reads its own `a:` assumption instead)
+                self._call_flow(scope, node, name, statics=own and (
                     "." not in name[5:] or (name.count(".") >= 2 and _may_be_method(scope.cls, name))))
             elif name[5:] in scope.cls.static_methods:
                 # a staticmethod takes no tensors by assumption: `self.get_reference_points(
