@@ -54,3 +54,17 @@ def test_a_foreign_checkpoint_branch_is_no_port_work(catalog) -> None:
     kept = next(i for i, t in enumerate(lines, 1) if "expect: ML307" in t)
     assert "ML307" not in got.get(tf_line, set())
     assert "ML307" in got.get(kept, set())
+
+
+def test_cache_hooks_installed_by_host_code_keep_the_decoder_a_redesign(catalog) -> None:
+    """openai-whisper review K4: the decoding loop (host code) installs forward hooks whose
+    callback replaces each projection's output with the grown cache. The callback runs inside
+    every forward, so the registration is judged where the hook runs (ML508 ``anchor = "use"``):
+    high, and the decoder is a redesign (it was ``mechanical`` with a host/low finding)."""
+    from helpers_engine_v2 import ROOT, scan_package
+
+    project = scan_package(ROOT / "contexts" / "host_installed_cache_hooks", catalog)
+    hooks = [f for f in project.findings if f.code == "ML508"]
+    assert [(f.span.line, f.severity) for f in hooks] == [(31, "high")]
+    units = {m.qualname: m.status for m in project.modules}
+    assert units["host_installed_cache_hooks.model.Decoder"] == "redesign"
