@@ -1,5 +1,5 @@
-"""Kinds of false positive found by the 100-finding review of a fresh ``core`` scan
-(docs/reviews/core-findings-2026-12-06-stop35.md), each with a flagged and a clean side:
+"""Kinds of error found by this stop's reviews (a 100-finding review of a fresh ``core`` scan
+docs/reviews/core-findings-2026-12-06-stop35.md; openai-whisper and tianshou), each with a flagged and a clean side:
 
 - a branch that loads another framework's checkpoint into the PyTorch model (``if from_tf:`` in
   ``from_pretrained``: TF -> PyTorch round trip, ``.data =`` pokes) is no port work: a JAX port loads
@@ -68,3 +68,15 @@ def test_cache_hooks_installed_by_host_code_keep_the_decoder_a_redesign(catalog)
     assert [(f.span.line, f.severity) for f in hooks] == [(31, "high")]
     units = {m.qualname: m.status for m in project.modules}
     assert units["host_installed_cache_hooks.model.Decoder"] == "redesign"
+
+
+def test_a_subscripted_generic_base_is_the_module_base(catalog) -> None:
+    """tianshou review K1: ``class Net(NetBase[Any])`` with ``NetBase(nn.Module, Generic[T])`` in
+    another file is an ``nn.Module`` unit whose forward is traced (it was no unit, its data-
+    dependent branch only ``function``)."""
+    from helpers_engine_v2 import ROOT, scan_package
+
+    project = scan_package(ROOT / "bindings" / "generic_module_base", catalog)
+    units = {m.qualname: m.status for m in project.modules}
+    assert units.get("generic_module_base.nets.Net") == "redesign"
+    assert {(f.code, f.context) for f in project.findings if f.path.endswith("nets.py")} == {("ML101", "traced")}

@@ -865,7 +865,9 @@ class FileVisitor(cst.CSTVisitor):
         if self.func_stack:
             prefix = self.func_stack[-1].qualname
         qualname = f"{prefix}.{node.name.value}"
-        bases = tuple(b for b in (self.qual(a.value) for a in node.bases if a.keyword is None) if b)
+        # (a base subscripted with type arguments is that base: `class Net(NetBase[Any])`,
+        # `Dataset[Tensor]`; `Generic[T]` names typing.Generic, no module base)
+        bases = tuple(b for b in (self.qual(_unsubscripted(a.value)) for a in node.bases if a.keyword is None) if b)
         is_fn = any(b in AUTOGRAD_FUNCTION_BASES for b in bases)
         defines_forward = any(
             type(s) is cst.FunctionDef and s.name.value == "forward" for s in node.body.body
@@ -936,7 +938,7 @@ class FileVisitor(cst.CSTVisitor):
         self.class_stack.append(info)
         self.scope_kinds.append("class")
         for a in node.bases:
-            b = self.qual(a.value) if a.keyword is None else ""
+            b = self.qual(_unsubscripted(a.value)) if a.keyword is None else ""
             if b:
                 self._site("class", a.value, name=b, data={"class": qualname})
 
@@ -6820,6 +6822,14 @@ _RANK_KEEPING = frozenset({
 })
 #: Creation functions whose result is 1-D (a range of numbers).
 _ONE_D_FUNCS = frozenset({"torch.arange", "torch.linspace", "torch.logspace", "torch.randperm"})
+
+
+def _unsubscripted(expr: cst.BaseExpression) -> cst.BaseExpression:
+    """A class base without its type arguments: ``NetBase[Any]`` -> ``NetBase``,
+    ``Generic[T]`` -> ``Generic``."""
+    while type(expr) is cst.Subscript:
+        expr = expr.value  # type: ignore[attr-defined]
+    return expr
 
 
 def _is_1d(expr: cst.BaseExpression, qual: Callable[[cst.BaseExpression], str],
