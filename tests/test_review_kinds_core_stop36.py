@@ -10,7 +10,7 @@ docs/reviews/core-findings-2026-12-06-stop35.md; openai-whisper and tianshou), e
 
 from __future__ import annotations
 
-from helpers_analysis import package_findings
+from helpers_analysis import findings, package_findings
 
 FROM_TF = '''
 # file: pkg/model.py
@@ -80,3 +80,78 @@ def test_a_subscripted_generic_base_is_the_module_base(catalog) -> None:
     units = {m.qualname: m.status for m in project.modules}
     assert units.get("generic_module_base.nets.Net") == "redesign"
     assert {(f.code, f.context) for f in project.findings if f.path.endswith("nets.py")} == {("ML101", "traced")}
+
+
+TRAINER = '''
+# file: pkg/trainer.py
+import time
+from abc import ABC
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
+
+
+class BaseTrainer(ABC, Generic[T]):
+    def __init__(self, policy, collector, logger):
+        self.policy, self.collector, self.logger = policy, collector, logger
+        self.env_step = 0
+
+    def training_step(self):
+        stats = self.collector.collect(n_step=10)
+        self.env_step += stats.n_steps
+        self.logger.add_scalar("rew", stats.mean_reward, self.env_step)
+        return self.policy.update(), time.time()
+
+
+class OnpolicyTrainer(BaseTrainer[int]):
+    def training_step(self):
+        self.env_step += 1
+        return super().training_step()
+# file: pkg/lit.py
+import time
+
+import lightning.pytorch as pl
+
+
+class Lit(pl.LightningModule):
+    def training_step(self, batch, idx):
+        t = time.time()  # expect: ML504
+        return batch.sum() * t
+
+
+class LogLoss(pl.Callback):
+    def on_train_batch_end(self, trainer, module, outputs, batch, idx):
+        print(outputs["loss"].item())  # expect: ML509
+'''
+
+
+def test_step_hook_names_on_a_plain_class_are_no_jitted_step(catalog) -> None:
+    """tianshou review K2: a plain trainer's own ``training_step`` (collects env steps, logs, counts)
+    is a host loop driver, not Lightning's per-batch hook: nothing in it is traced. A
+    ``LightningModule``'s and a ``Callback``'s hooks still are."""
+    found = {(f.path, f.code, f.context) for f in package_findings(TRAINER, catalog)}
+    assert not any(p == "pkg/trainer.py" and ctx == "traced" for p, _, ctx in found)
+    assert ("pkg/lit.py", "ML504", "traced") in found
+    assert ("pkg/lit.py", "ML509", "traced") in found
+
+
+DEFAULTS = '''
+import numpy as np
+import torch
+
+
+def correct_log_prob(log_prob: torch.Tensor, eps: float = np.finfo(np.float32).eps.item()) -> torch.Tensor:
+    return log_prob - torch.log(1 - log_prob.tanh().pow(2) + eps).sum(-1)
+
+
+class Actor(torch.nn.Module):
+    def forward(self, x, scale: float = torch.tensor(2.0).item()):
+        return correct_log_prob(x * scale) + x.sum().item()  # expect: ML509
+'''
+
+
+def test_a_parameter_default_runs_where_the_def_runs(catalog) -> None:
+    """tianshou review: ``eps: float = np.finfo(np.float32).eps.item()`` is evaluated once, when
+    the module is imported, not in the traced function it belongs to (it was ML509 high traced)."""
+    got = {(f.span.line, f.code, f.context) for f in findings(DEFAULTS, catalog, path="sac.py", module="pkg.sac")}
+    assert {(line, ctx) for line, code, ctx in got if code == "ML509"} == {(12, "traced")}

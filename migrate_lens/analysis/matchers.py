@@ -399,6 +399,8 @@ def _kwargs_ok(site: Site, m: "Matcher") -> bool:
         return False
     if p.get("skip_one_shot_hook") is True and site.data.get("one_shot_hook"):
         return False
+    if p.get("skip_probe_hook") is True and site.context != "traced" and site.data.get("probe_hook"):
+        return False
     if p.get("skip_plain_no_grad") is True and site.data.get("plain_no_grad"):
         return False
     ctor = p.get("receiver_ctor")
@@ -547,7 +549,10 @@ def match_call(site: Site, m: "Matcher") -> str | None:
     ``copy_`` of weights loaded from outside the model: ``p.copy_(torch.from_numpy(w[n]))``), ``skip_memo_fill``
     (a call in a method that rebuilds a memo table, ML717's), ``skip_fresh_receiver``
     (not when the receiver is a tensor the function has just made: a factory, a ``clone``, an
-    arithmetic result, or a local bound to one), ``skip_one_shot_hook`` (not a hook
+    arithmetic result, or a local bound to one), ``skip_probe_hook`` (not a hook registered and
+    removed in one function outside traced code, around a model call: an analysis probe, whose
+    callback runs where that function runs and has its own findings there),
+    ``skip_one_shot_hook`` (not a hook
     registration whose callback removes its own handle on its first run: lazy shape inference,
     init code), ``skip_plain_no_grad`` (not a ``torch.no_grad()``/``inference_mode()`` written
     as a function's decorator or as a ``with`` item itself), ``input_ctor`` (globs on

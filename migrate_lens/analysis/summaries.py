@@ -151,15 +151,19 @@ class SummaryBuilder:
     (:meth:`step_loop_ends`) are the step. A loop stepped only by ``zero_grad()`` keeps its
     whole body."""
 
-    __slots__ = ("qualname", "name", "context", "in_module", "module_method", "weight_writes", "steps", "loop_steps",
+    __slots__ = ("qualname", "name", "context", "in_module", "module_method", "hooks", "weight_writes", "steps", "loop_steps",
                  "loop_model_calls", "loop_names", "model_uses", "loop_model_uses", "_path", "_targets", "_next_loop",
                  "_strong", "_weak", "_handler", "_end_lines", "plots")
 
     def __init__(self, qualname: str, name: str, context: str, in_module: bool = True,
-                 module_method: bool = False) -> None:
+                 module_method: bool = False, hooks: bool = True) -> None:
         self.qualname = qualname
         self.name = name
         self.context = context
+        #: a framework may call this function as a step hook (:data:`STEP_HOOK_NAMES`): false
+        #: for a method of a plain class whose bases are all plain (a trainer's own
+        #: ``training_step`` loop driver)
+        self.hooks = hooks
         #: a method of an ``nn.Module`` class, or a function outside classes (not a plain
         #: class's method): where an ambiguous generation name means generation
         self.in_module = in_module
@@ -304,7 +308,7 @@ class SummaryBuilder:
             role = "generation"
         elif self.loop_steps:
             role = "train-loop"
-        elif self.steps or self.name in STEP_HOOK_NAMES:
+        elif self.steps or (self.name in STEP_HOOK_NAMES and self.hooks):
             role = "train-step"
         elif self.loop_model_calls and self.context != "traced":
             role = "generation"  # a decoding loop outside forward calling the model

@@ -501,6 +501,8 @@ class FileVisitor(cst.CSTVisitor):
         self.cond_tests: set[int] = set()
         self.compared: set[int] = set()
         self.remat_guarded: set[int] = set()  # `self.training` beside a checkpointing flag (_remat_guard)
+        self.param_defaults = 0  # inside a parameter with a default (visit_Param): sites of the enclosing scope
+        self.default_params: set[int] = set()
         self._call_seen: set[tuple[str, str]] = set()
         self._host_reported: set[int] = set()
         self.imports: list[ImportFact] = []
@@ -642,7 +644,14 @@ class FileVisitor(cst.CSTVisitor):
             return  # a branch only TorchScript/ONNX export runs, or error reporting: no port runs it
         if self.memo_key_reads and id(node) in self.memo_key_reads:
             return  # a memo cache's own key read in its hit test: deleted with the cache (ML717)
-        if self.func_stack:  # (self.context and self.symbol, read once)
+        if self.param_defaults and self.func_stack:
+            # a parameter's default (or annotation) is evaluated once, where the `def` runs: in
+            # the enclosing function, or at import for a module-level function or a method
+            outer = self.func_stack[-2] if len(self.func_stack) > 1 else None
+            context = outer.context if outer is not None else "host"
+            symbol = outer.qualname if outer is not None else (
+                self.class_stack[-1].qualname if self.class_stack else self.module)
+        elif self.func_stack:  # (self.context and self.symbol, read once)
             scope = self.func_stack[-1]
             context, symbol = scope.context, scope.qualname
             if scope.guarded:
@@ -942,6 +951,25 @@ class FileVisitor(cst.CSTVisitor):
             if b:
                 self._site("class", a.value, name=b, data={"class": qualname})
 
+    def _may_run_hooks(self, cls: _ClassInfo, depth: int = 0) -> bool:
+        """Whether a framework may call ``cls``'s methods as per-batch step hooks
+        (``training_step``, ``on_after_backward``: :data:`.summaries.STEP_HOOK_NAMES`): an
+        ``nn.Module`` (a ``LightningModule`` is one), a class with a Lightning or ``Callback``
+        base, or one whose base this file cannot see. Not a plain class whose bases are all
+        known to be plain (``object``, ``ABC``, ``Generic``, plain classes of this file): tianshou's
+        ``BaseTrainer.training_step`` collects env steps and logs on the host."""
+        if cls.is_module or depth > 8:
+            return True
+        for b in cls.bases:
+            if b in ("object", "builtins.object") or b.startswith(("abc.", "typing.", "typing_extensions.")):
+                continue
+            if "lightning" in b.lower() or b.rsplit(".", 1)[-1].endswith("Callback"):
+                return True
+            local = self.local_classes.get(b.rsplit(".", 1)[-1])
+            if local is None or local.qualname != b or self._may_run_hooks(local, depth + 1):
+                return True
+        return False
+
     def _dataclass_start(self, node: cst.ClassDef, bases: tuple[str, ...]) -> int | None:
         """The first field's ``__init__`` position for a class whose ``__init__`` is generated
         from its annotated fields: ``@dataclass`` / ``@dataclasses.dataclass(...)``, attrs'
@@ -1102,7 +1130,8 @@ class FileVisitor(cst.CSTVisitor):
                            toggle=bool(decorators & _CONTEXT_MANAGER_DECORATORS) or (
                                is_method and name in ("__enter__", "__exit__")))
         scope.summary = SummaryBuilder(qualname, name, guess, in_module=cls is None or cls.is_module,
-                                       module_method=is_method and cls is not None and cls.is_module)
+                                       module_method=is_method and cls is not None and cls.is_module,
+                                       hooks=cls is None or self._may_run_hooks(cls))
         scope.memo_filler = cls is not None and name in cls.memo_fillers and name != "__init__"
         for d in node.decorators:
             dec = d.decorator.func if type(d.decorator) is cst.Call else d.decorator
@@ -3557,6 +3586,8 @@ class FileVisitor(cst.CSTVisitor):
                     and "state_dict" not in method and "load" not in method:
                 handle = self.ctor_attr.get(id(node), "")
                 temporary = not scope.init_like and _removes_hooks(scope.node)
+                if temporary:
+                    data["probe_hook"] = True
                 for a in node.args:
                     cb = self.qual(a.value) or self._closure_def(a.value) or self._made_hook(a.value, scope)
                     if cb and not cb.startswith("self.") and temporary:
@@ -4990,6 +5021,25 @@ class FileVisitor(cst.CSTVisitor):
                     self.compared.update(id(el.value) for el in operand.elements)
                 else:
                     self.compared.add(id(operand))
+
+    def visit_Param(self, node: cst.Param) -> None:
+        # `eps: float = np.finfo(np.float32).eps.item()`: evaluated when the `def` runs, not per
+        # call (a parameter of the function whose scope is open; a lambda inside a function
+        # that opens no scope of its own is the enclosing code's)
+        if node.default is not None and self._own_param(node):
+            self.param_defaults += 1
+            self.default_params.add(id(node))
+
+    def leave_Param(self, node: cst.Param) -> None:
+        if self.default_params and id(node) in self.default_params:
+            self.param_defaults -= 1
+
+    def _own_param(self, node: cst.Param) -> bool:
+        fn = self.func_stack[-1].node if self.func_stack else None
+        if type(fn) is not cst.FunctionDef:
+            return False
+        ps = fn.params
+        return any(p is node for p in (*ps.params, *ps.kwonly_params, *ps.posonly_params))
 
     def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
         # `a or b` / `a and b` force bool(a): value-dependent when a is a tensor value. A
