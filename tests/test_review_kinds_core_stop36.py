@@ -155,3 +155,29 @@ def test_a_parameter_default_runs_where_the_def_runs(catalog) -> None:
     the module is imported, not in the traced function it belongs to (it was ML509 high traced)."""
     got = {(f.span.line, f.code, f.context) for f in findings(DEFAULTS, catalog, path="sac.py", module="pkg.sac")}
     assert {(line, ctx) for line, code, ctx in got if code == "ML509"} == {(12, "traced")}
+
+
+CAST = '''
+from typing import cast
+
+import torch
+from torch import nn
+
+
+class SAC(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.alpha = torch.zeros(1)
+
+    def forward(self, x):
+        self.alpha = cast(torch.Tensor, self.alpha)
+        self.alpha = self.alpha
+        return x * self.alpha
+'''
+
+
+def test_an_attribute_rebound_to_itself_is_no_state_write(catalog) -> None:
+    """tianshou review K7: ``self.alpha = cast(Tensor, self.alpha)`` (and ``self.x = self.x``)
+    rebinds the attribute to the object it holds, for the type checker: no ML706."""
+    got = {(f.span.line, f.code) for f in findings(CAST, catalog, path="sac.py", module="pkg.sac")}
+    assert not any(code in ("ML706", "ML709", "ML506") for _, code in got), got

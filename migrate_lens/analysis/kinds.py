@@ -260,6 +260,9 @@ def torch_call_kind(qualname: str) -> str:
         return T
     if qualname in STATIC_TORCH or qualname.startswith(STATIC_TORCH_PREFIXES):
         return S
+    if qualname in TENSOR_TYPE_NAMES and qualname.endswith("Tensor"):
+        # legacy type constructors build tensors: `torch.FloatTensor(n, d).uniform_()`
+        return B if qualname == "torch.BoolTensor" else T
     last = qualname.rsplit(".", 1)[-1]
     if last.startswith("is_"):
         return S  # predicates on types, modes and settings (torch.is_autocast_cpu_enabled, torch.is_tensor)

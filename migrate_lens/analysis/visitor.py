@@ -1626,7 +1626,9 @@ class FileVisitor(cst.CSTVisitor):
                     scope.views[target.value] = src
                 else:
                     scope.views.pop(target.value, None)
-                if type(value) is cst.Call and not (src or _view_source(value)):
+                if type(value) in _NEW_OBJECT_EXPRS and not (src or _view_source(value)):
+                    # a call's result, an arithmetic result (`trace = -torch.ones(n, m)`: a new
+                    # tensor), a display or a comprehension: an object nobody else holds
                     scope.fresh.add(target.value)
                 else:
                     scope.fresh.discard(target.value)
@@ -1735,7 +1737,8 @@ class FileVisitor(cst.CSTVisitor):
             self._growth(target, value)
             self._host_write(target, value)
             if _is_self_attr(target):
-                self._self_write(stmt, target.attr.value, vkind, aug=False, value=value)
+                if not self._same_attr(target, value):
+                    self._self_write(stmt, target.attr.value, vkind, aug=False, value=value)
             else:
                 scope = self.func_stack[-1] if self.func_stack else None
                 if scope is not None and type(target.value) is cst.Name and target.value.value in scope.params and \
@@ -2488,6 +2491,15 @@ class FileVisitor(cst.CSTVisitor):
         storage (the summary's weight-surgery evidence)."""
         if target.attr.value == "data" and self.func_stack and self.func_stack[-1].summary is not None:
             self.func_stack[-1].summary.weight_write()
+
+    def _same_attr(self, target: cst.Attribute, value: cst.BaseExpression) -> bool:
+        """``self.alpha = self.alpha`` or ``self.alpha = cast(Tensor, self.alpha)``
+        (``typing.cast`` returns its argument): the attribute is rebound to the object it
+        holds, for the type checker; no state changes."""
+        while type(value) is cst.Call and self.qual(value.func) in ("typing.cast", "typing_extensions.cast") \
+                and len(value.args) == 2:
+            value = value.args[1].value
+        return type(value) is cst.Attribute and _is_self_attr(value) and value.attr.value == target.attr.value
 
     def _self_write(self, stmt: cst.CSTNode, attr: str, vkind: str, aug: bool,
                     value: cst.BaseExpression | None = None) -> None:
@@ -5899,6 +5911,9 @@ def _root_name(node: cst.BaseExpression) -> str:
 #: Calls that draw a random number on the host (Python's and NumPy's global RNG, torch's).
 #: Classmethod factories that build an instance of their class (``Block.from_config(cfg)``;
 #: not ``from_pretrained``: a checkpoint load, whose class the graph already knows by the call).
+#: Expressions whose value is a new object (:attr:`_FuncScope.fresh`).
+_NEW_OBJECT_EXPRS = frozenset({cst.Call, cst.UnaryOperation, cst.BinaryOperation, cst.List, cst.Dict, cst.Set,
+                               cst.ListComp, cst.DictComp, cst.SetComp})
 #: A flag that turns activation checkpointing on (`self.gradient_checkpointing`, timm's
 #: `self.grad_checkpointing`, `use_checkpoint`, `self.checkpoint_activations`): :meth:`_remat_guard`.
 _CHECKPOINT_FLAG = re.compile(r"^(use_)?(grad(ient)?_)?(checkpoint(ing|_activations)?|ckpt)$")
