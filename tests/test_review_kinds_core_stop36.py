@@ -181,3 +181,34 @@ def test_an_attribute_rebound_to_itself_is_no_state_write(catalog) -> None:
     rebinds the attribute to the object it holds, for the type checker: no ML706."""
     got = {(f.span.line, f.code) for f in findings(CAST, catalog, path="sac.py", module="pkg.sac")}
     assert not any(code in ("ML706", "ML709", "ML506") for _, code in got), got
+
+
+FRESH_EXPR = '''
+import torch
+
+
+def backtrace(trace: torch.Tensor):
+    trace[0, :] = 2
+    return trace.sum()
+
+
+def dtw(x: torch.Tensor):
+    trace = -torch.ones(x.shape[0] + 1, x.shape[1] + 1)
+    return backtrace(trace)
+
+
+def dtw_kept(x: torch.Tensor):
+    trace = torch.ones(x.shape[0] + 1, x.shape[1] + 1) * 2
+    backtrace(trace)
+    return trace
+'''
+
+
+def test_an_arithmetic_result_is_a_new_object(catalog) -> None:
+    """openai-whisper review K1: ``trace = -torch.ones(...)`` handed to a helper that writes into
+    it, and never read again, loses nothing in a functional port (ML315's own exception, as for
+    ``trace = torch.ones(...)``); a caller that reads it after the call still does."""
+    got = [f for f in package_findings("# file: pkg/t.py" + FRESH_EXPR, catalog) if f.code == "ML315"]
+    assert len(got) == 1  # the write, for dtw_kept's call only
+    lost = package_findings("# file: pkg/t.py" + FRESH_EXPR.split("\n\n\ndef dtw_kept")[0] + "\n", catalog)
+    assert not any(f.code == "ML315" for f in lost)
