@@ -212,3 +212,61 @@ def test_an_arithmetic_result_is_a_new_object(catalog) -> None:
     assert len(got) == 1  # the write, for dtw_kept's call only
     lost = package_findings("# file: pkg/t.py" + FRESH_EXPR.split("\n\n\ndef dtw_kept")[0] + "\n", catalog)
     assert not any(f.code == "ML315" for f in lost)
+
+
+NOISY = '''
+# file: pkg/m.py
+import torch
+from torch import nn
+
+
+class NoisyLinear(nn.Module):
+    def __init__(self, n: int = 4):
+        super().__init__()
+        self.register_buffer("eps", torch.zeros(n))
+
+    def sample(self):
+        self.eps.copy_(torch.randn(self.eps.shape[0]))
+
+
+class Decoder(nn.Module):
+    def forward(self, z):
+        return z * 2
+
+    def sample(self, n: int):
+        z = torch.randn(n, 4)
+        return self(z)
+
+
+class DQN(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.model = nn.Linear(4, 2)
+        self.optim = torch.optim.SGD(self.model.parameters(), lr=0.1)
+
+    def learn(self, batch):
+        weight = batch.pop("weight", 1.0)
+        td = self.model(batch.obs) - batch.returns
+        loss = (td.pow(2) * weight).mean()
+        self.optim.zero_grad()
+        loss.backward()
+        self.optim.step()
+        batch.update(td=td)
+        return loss
+'''
+
+
+def test_sample_without_a_result_is_no_generation_entry_and_pop_with_default_is_a_read(catalog) -> None:
+    """tianshou review K5/K6: NoisyLinear's ``sample()`` resamples its noise buffers (it returns
+    nothing) and is no generation glue (it was host/low); a decoder's ``sample(n)`` that returns
+    what it drew still is. ``batch.pop("weight", 1.0)`` reads an optional field with its default
+    (the caller keeping the key changes nothing it reads): no ML707; ``batch.update(...)`` still is."""
+    got = package_findings(NOISY, catalog)
+    noisy = {(f.code, f.context) for f in got if f.symbol.endswith("NoisyLinear.sample")}
+    assert noisy and not any(ctx == "host" for _, ctx in noisy)
+    assert not any(f.symbol.endswith("Decoder.sample") and f.context == "traced" for f in got)
+    lines = NOISY.splitlines()
+    pop = next(i for i, t in enumerate(lines, 1) if "batch.pop" in t)
+    upd = next(i for i, t in enumerate(lines, 1) if "batch.update" in t)
+    ml707 = {f.span.line for f in got if f.code == "ML707"}
+    assert pop not in ml707 and upd in ml707

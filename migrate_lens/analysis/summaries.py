@@ -301,10 +301,14 @@ class SummaryBuilder:
             return {}
         return {loop: self._end_lines.get(loop, sys.maxsize) for loop in self.step_loops()}
 
-    def finish(self) -> FunctionSummary | None:
-        """The summary, or None when the function plays no particular role."""
+    def finish(self, returns_value: bool = True) -> FunctionSummary | None:
+        """The summary, or None when the function plays no particular role. ``returns_value``:
+        some ``return`` of the function gives a value."""
         role = ""
-        if self.name in GENERATION_NAMES and (self.in_module or self.name not in AMBIGUOUS_GENERATION_NAMES):
+        if self.name in GENERATION_NAMES and (self.name not in AMBIGUOUS_GENERATION_NAMES or (
+                # `sample` of a module names a generation entry that returns what it drew; not
+                # NoisyLinear's `sample()`, which resamples its noise buffers from the training step
+                self.in_module and returns_value)):
             role = "generation"
         elif self.loop_steps:
             role = "train-loop"

@@ -1257,7 +1257,7 @@ class FileVisitor(cst.CSTVisitor):
         ))
         if scope.summary is not None and scope.summary.model_uses and scope.context != "traced":
             self.model_users.add(scope.qualname)
-        summary = scope.summary.finish() if scope.summary is not None else None
+        summary = scope.summary.finish(scope.returns_value) if scope.summary is not None else None
         if scope.summary is not None and summary is not None and summary.role == "train-loop":
             self.step_loops[scope.qualname] = scope.summary.step_loop_ends()
         summary = _with_flows(summary, scope)
@@ -3675,7 +3675,10 @@ class FileVisitor(cst.CSTVisitor):
                         self._state_write(node, root.value, "container", result_kind)
                     elif type(root) is cst.Name and self._is_outer_container(root.value):
                         self._site("global-write", node, name=root.value, data={"how": "container", "method": method})
-                    elif type(root) is cst.Name and method in _STATE_METHODS and (
+                    elif type(root) is cst.Name and method in _STATE_METHODS and not (
+                            # `weight = batch.pop("weight", 1.0)`: an optional field read with its
+                            # default; that the caller keeps the key changes nothing it reads
+                            method == "pop" and len(node.args) == 2 and not any(a.star for a in node.args)) and (
                             root.value in scope.params or root.value in scope.binds.instances) and \
                             (scope.env.get(root.value) != K.S or (_STATE_NAME.search(root.value) is not None and
                                                                   self._mutable_container_param(scope, root.value))):
