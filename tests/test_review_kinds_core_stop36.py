@@ -270,3 +270,35 @@ def test_sample_without_a_result_is_no_generation_entry_and_pop_with_default_is_
     upd = next(i for i, t in enumerate(lines, 1) if "batch.update" in t)
     ml707 = {f.span.line for f in got if f.code == "ML707"}
     assert pop not in ml707 and upd in ml707
+
+
+EXPORT_ONLY_CALL = '''
+# file: pkg/heads.py
+import torch
+from torch import nn
+
+
+def _onnx_paste(mask, h):
+    return mask[: int(h)]  # only the exporter's branch runs this
+
+
+def _paste(mask, h):
+    return mask[: int(h)]
+
+
+class Head(nn.Module):
+    def forward(self, mask, h):
+        if torch.jit.is_tracing():
+            return _onnx_paste(mask, h)
+        return _paste(mask, h)
+'''
+
+
+def test_a_function_called_only_in_an_export_branch_is_not_traced(catalog) -> None:
+    """torchvision's ``_onnx_heatmaps_to_keypoints`` / ``_onnx_paste_mask_in_image``: called only
+    under ``if torchvision._is_tracing():``, a branch a port never runs; its findings are no
+    longer traced (the call edge and the argument flows of that branch are not recorded)."""
+    got = package_findings(EXPORT_ONLY_CALL, catalog)
+    onnx = {f.context for f in got if f.symbol.endswith("_onnx_paste")}
+    eager = {f.context for f in got if f.symbol.endswith("._paste")}
+    assert "traced" in eager and "traced" not in onnx

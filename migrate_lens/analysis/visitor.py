@@ -1329,6 +1329,13 @@ class FileVisitor(cst.CSTVisitor):
                 # (`module`/`layer` hold a module object: static in weight-init helpers, but a
                 # helper traced code calls with `self`, `update_fn(self, x)`, writes its buffers)
                 kind = K.S
+                if not (traced or scope.init_like):
+                    # a helper's parameter named like a size or a flag is a Python value unless
+                    # a caller passes a tensor (`length` is the tensor of lengths NeMo's
+                    # SpecAugment gets, `is_index_global_attn` Longformer's mask): static as
+                    # its own kind, the callers' kinds as hypotheses on a symbolic input
+                    scope.derived[pname] = {f"p:{pname}": IDENTITY}
+                    scope.symbolic = True
             elif traced and fn is not None and pname in (
                     evidence if evidence is not None else (evidence := self._param_evidence(fn)))[0]:
                 # `def upgrade_state_dict_named(self, state_dict, name)` / `def load_hook(self,
@@ -3568,7 +3575,7 @@ class FileVisitor(cst.CSTVisitor):
                 key = f"{scope.cls.qualname}.{callee[5:]}" if callee.startswith("self.") and scope.cls is not None \
                     else callee
                 self.gated_callees[key] = self.gated_callees.get(key, True) and self.kernel_gate > 0
-            if callee and (scope.qualname, callee) not in self._call_seen:
+            if callee and not self.export_only and (scope.qualname, callee) not in self._call_seen:
                 # one fact per (caller, callee): the first call site is the evidence; computing
                 # a position for every repeated call costs more than the rest of the walk
                 self._call_seen.add((scope.qualname, callee))
@@ -3781,7 +3788,8 @@ class FileVisitor(cst.CSTVisitor):
             else:
                 self._call_variants(node, name, method, (receiver, tuple(args), kwargs, result_kind), call_used, data,
                                     extras, parts)
-        if scope is not None and _is_project_callee(name):
+        if scope is not None and _is_project_callee(name) and not self.export_only:
+            # (a call in a branch only PyTorch's exporters run passes nothing a port runs)
             if not (name[:5] == "self." and "." not in name[5:] and scope.cls is not None and scope.cls.is_module):
                 # a function, a method of an object the caller holds (`meter.add(loss)`,
                 # `self.tokenizer.encode_batch(ids)`: the graph resolves it through the object's
