@@ -170,6 +170,10 @@ class _ClassInfo:
     #: list attributes init code fills with tensors (``self.key_cache.append(torch.zeros(...))``):
     #: an item is a tensor (``self.key_cache[i].index_copy_(...)`` writes the cache in place)
     tensor_lists: set[str] = field(default_factory=set)
+    #: attributes holding a Python or NumPy random generator (``self._rng = random.Random()``,
+    #: ``self.rng = np.random.default_rng(seed)``, ``self._rng = random``): attribute -> the module
+    #: whose functions its methods are (``random``, ``numpy.random``), :func:`_rng_module`
+    rng_attrs: dict[str, str] = field(default_factory=dict)
     #: attributes holding an instance of a class built outside a module's init code
     #: (``self.ema = ModelEMA(model)``): ``self.ema.update(...)`` is its method, no dict update
     held: set[str] = field(default_factory=set)
@@ -369,6 +373,8 @@ class _FuncScope:
     #: local names bound to a Python container of tensors (``pyramid = [corr]``, appended
     #: tensors, a comprehension of tensors): kept on ``self`` it is tensor state
     tensor_lists: set[str] = field(default_factory=set)
+    #: local names bound to a Python or NumPy random generator (``rng = np.random.default_rng()``)
+    rng_locals: dict[str, str] = field(default_factory=dict)
     #: name -> the statement that read it out of tensor data (``n = cut.item()``), for the
     #: report of that read once the value sets a shape, a slice bound or a loop length
     #: name -> (the statement that read it from tensor data, the hypotheses it needs: () when
@@ -1639,6 +1645,11 @@ class FileVisitor(cst.CSTVisitor):
                     scope.fresh.add(target.value)
                 else:
                     scope.fresh.discard(target.value)
+                rng = _rng_module(value, self.qual)
+                if rng:
+                    scope.rng_locals[target.value] = rng  # `rng = np.random.default_rng(seed)`
+                elif scope.rng_locals:
+                    scope.rng_locals.pop(target.value, None)
                 stored = _storage_of(value)
                 if _is_self_attr(stored) and vkind in K.TENSORISH:
                     scope.self_aliases[target.value] = stored  # type: ignore[assignment]
@@ -2499,6 +2510,21 @@ class FileVisitor(cst.CSTVisitor):
         if target.attr.value == "data" and self.func_stack and self.func_stack[-1].summary is not None:
             self.func_stack[-1].summary.weight_write()
 
+    def _rng_draw(self, func: cst.Attribute, method: str) -> str:
+        """``random.<method>`` / ``numpy.random.<method>`` when ``func`` is a method of a Python
+        or NumPy random generator held on ``self`` or in a local (:attr:`_ClassInfo.rng_attrs`,
+        :attr:`_FuncScope.rng_locals`): a ``random.Random`` instance's methods are what the
+        ``random`` module's functions are bound to, a ``Generator``'s / ``RandomState``'s mirror
+        ``numpy.random``'s. "" otherwise."""
+        recv = func.value
+        scope = self.func_stack[-1]
+        module = ""
+        if type(recv) is cst.Name:
+            module = scope.rng_locals.get(recv.value, "") if scope.rng_locals else ""
+        elif _is_self_attr(recv) and scope.cls is not None and scope.cls.rng_attrs:
+            module = scope.cls.rng_attrs.get(recv.attr.value, "")  # type: ignore[union-attr]
+        return f"{module}.{method}" if module and not method.startswith("_") else ""
+
     def _same_attr(self, target: cst.Attribute, value: cst.BaseExpression) -> bool:
         """``self.alpha = self.alpha`` or ``self.alpha = cast(Tensor, self.alpha)``
         (``typing.cast`` returns its argument): the attribute is rebound to the object it
@@ -2520,6 +2546,10 @@ class FileVisitor(cst.CSTVisitor):
             # method itself, memoized): a class object is trace-time Python, no state a trace loses
             vkind = K.S
         if cls is not None:
+            if value is not None and not aug:
+                rng = _rng_module(value, self.qual)
+                if rng:
+                    cls.rng_attrs[attr] = rng
             if value is not None and type(value) is cst.Call and not aug:
                 built = self.qual(value.func)
                 if built and built.rsplit(".", 1)[-1][:1].isupper():
@@ -3446,6 +3476,10 @@ class FileVisitor(cst.CSTVisitor):
             self._passed_edge(self.func_stack[-1].qualname, f"self.{func.value.attr.value}.__call__", node)
         name = self.qual(func)
         method = func.attr.value if type(func) is cst.Attribute else ""
+        if method and self.func_stack:
+            drawn = self._rng_draw(func, method)
+            if drawn:
+                name = drawn  # `self._rng.randint(0, 8)`: `random.randint`, a draw of Python's RNG
         if method and method[:2] != "__" and self.func_stack and type(func.value) is cst.Call \
                 and type(func.value.func) is cst.Name and func.value.func.value == "super":
             # `super().reduce(x, index)`: a call of the base's method the graph does not resolve;
@@ -6898,6 +6932,29 @@ _RANK_KEEPING = frozenset({
 })
 #: Creation functions whose result is 1-D (a range of numbers).
 _ONE_D_FUNCS = frozenset({"torch.arange", "torch.linspace", "torch.logspace", "torch.randperm"})
+
+
+#: Constructors of Python and NumPy random generators -> the module whose functions their
+#: methods are (the `random` module's functions are methods of one hidden `random.Random`).
+_RNG_CTORS = {
+    "random.Random": "random", "random.SystemRandom": "random",
+    "numpy.random.default_rng": "numpy.random", "numpy.random.RandomState": "numpy.random",
+    "numpy.random.Generator": "numpy.random", "numpy.random.mtrand.RandomState": "numpy.random",
+}
+
+
+def _rng_module(value: cst.BaseExpression, qual: Callable[[cst.BaseExpression], str]) -> str:
+    """The module a value holding a random generator draws like: a generator built by one of
+    :data:`_RNG_CTORS` (also as either branch of a conditional, ``random.Random() if rng is None
+    else rng``), or the module ``random`` / ``numpy.random`` itself; "" otherwise."""
+    if type(value) is cst.IfExp:
+        return _rng_module(value.body, qual) or _rng_module(value.orelse, qual)
+    if type(value) is cst.Call:
+        return _RNG_CTORS.get(qual(value.func), "")
+    if type(value) in (cst.Name, cst.Attribute):
+        name = qual(value)
+        return name if name in ("random", "numpy.random") else ""
+    return ""
 
 
 def _unsubscripted(expr: cst.BaseExpression) -> cst.BaseExpression:
