@@ -393,6 +393,7 @@ class _FuncScope:
     arg_writes: list[tuple[int, str, str]] = field(default_factory=list)
     returns_value: bool = False
     arg_write_nodes: list[cst.CSTNode] = field(default_factory=list)
+    arg_write_requires: list[str] = field(default_factory=list)  # (each write's hypothesis, "" none)
     #: parameters returned as passed: (name, tuple item or -1 for the whole return value)
     returned: set[tuple[str, int]] = field(default_factory=set)
     #: functions defined in this function's body: name -> qualname (a closure handed to a
@@ -1242,16 +1243,18 @@ class FileVisitor(cst.CSTVisitor):
                                          symbol=scope.qualname, name=how, data={"whole_line": True}), line))
         if scope.arg_writes and not scope.returns_value:
             # a helper that returns nothing: its in-place writes are its only output
-            for line, param, how in scope.arg_writes:
+            for (line, param, how), req in zip(scope.arg_writes, scope.arg_write_requires):
                 self.late_sites.append((Site(kind="argument-inplace", node=None, context=scope.context,  # type: ignore[arg-type]
-                                             symbol=scope.qualname, name=param, data={"how": how, "whole_line": True}), line))
+                                             symbol=scope.qualname, name=param, data={"how": how, "whole_line": True},
+                                             requires=(req,) if req else ()), line))
         elif scope.arg_writes and not self.export_only:
             # it returns a value too: the update is lost where a caller keeps the argument but
             # not the part of the result that returns it (``u:<param>``, decided by the project
             # from the summaries)
-            for (_, param, how), node in zip(scope.arg_writes, scope.arg_write_nodes):
+            for (_, param, how), node, req in zip(scope.arg_writes, scope.arg_write_nodes, scope.arg_write_requires):
                 self.emit(Site(kind="argument-inplace-returning", node=node, context=scope.context,
-                               symbol=scope.qualname, name=param, data={"how": how}, requires=(f"u:{param}=L",)))
+                               symbol=scope.qualname, name=param, data={"how": how},
+                               requires=(f"u:{param}=L&{req}" if req else f"u:{param}=L",)))
         if scope.kernel_use and scope.guess != "init" and not scope.init_like:
             self.kernel_users.add(scope.qualname)
         start, end = self._lines(original_node)
@@ -1601,6 +1604,12 @@ class FileVisitor(cst.CSTVisitor):
             if tkind in K.TENSORISH:
                 self._view_write(node, target)
                 self._arg_write(node, target, f" {_AUG_OPS.get(type(node.operator).__name__, '+=')} ")
+            elif tkind == K.U and self.func_stack and target.value in self.func_stack[-1].params and \
+                    f"p:{target.value}" in self.func_stack[-1].derived.get(target.value, ()):
+                # `def accumulate(total, x): total += x.mean(0)`: in place on the caller's tensor
+                # where a caller passes one (a symbolic input), an int rebound where it passes a number
+                self._arg_write(node, target, f" {_AUG_OPS.get(type(node.operator).__name__, '+=')} ",
+                                requires=f"p:{target.value}=T")
             if self.func_stack:
                 # `total += part_loss(h(x), y)`: the join under each hypothesis on the helper's
                 # return too (a number that becomes a tensor once a tensor is added)
@@ -2418,11 +2427,12 @@ class FileVisitor(cst.CSTVisitor):
                 stack += (e.body, e.orelse)  # type: ignore[attr-defined]
         return False
 
-    def _arg_write(self, node: cst.CSTNode, target: cst.BaseExpression, how: str) -> None:
+    def _arg_write(self, node: cst.CSTNode, target: cst.BaseExpression, how: str, requires: str = "") -> None:
         """Record an in-place write into a parameter as passed (``q.copy_(...)``, ``k[...] = v``,
         ``scores += pad``) outside init code, for :meth:`leave_FunctionDef` (init-named helpers
         such as ``weight_init_(t)`` are left to reachability: only init code reaching them
-        makes them init)."""
+        makes them init). ``requires``: the hypothesis under which it is one (``p:total=T``: an
+        augmented assignment is in place only on a tensor)."""
         if not self.func_stack:
             return
         while type(target) is cst.Call and type(target.func) is cst.Attribute and \
@@ -2438,6 +2448,7 @@ class FileVisitor(cst.CSTVisitor):
             return
         scope.arg_writes.append((self._line(node), target.value, how))
         scope.arg_write_nodes.append(node)
+        scope.arg_write_requires.append(requires)
 
     def loop_tag(self) -> tuple[str, tuple[int, ...]] | None:
         """``(function, open loops)`` of the node being visited when it lies in a loop of a
@@ -3286,6 +3297,13 @@ class FileVisitor(cst.CSTVisitor):
                 scope.iter_names.add(n)
                 scope.views.pop(n, None)
             scope.views.update(rows)
+            state = _state_items(node.target, inner if type(inner) is cst.Call else it, self.qual)
+            if state:
+                # `for v in self.ema.parameters(): v *= d`, `for k, v in ema.state_dict().items()`:
+                # each item is the model's own tensor (an in-place update of the model in PyTorch)
+                name, source = state
+                scope.shared[name] = source
+                scope.env[name] = K.T
             if type(node.target) is cst.Name and _is_self_attr(it):
                 # `for blk in self.blocks: blk.residual(x)` calls a method of what self.blocks holds
                 scope.binds.typed[node.target.value] = (f"self.{it.attr.value}",)  # type: ignore[union-attr]
@@ -6932,6 +6950,33 @@ _RANK_KEEPING = frozenset({
 })
 #: Creation functions whose result is 1-D (a range of numbers).
 _ONE_D_FUNCS = frozenset({"torch.arange", "torch.linspace", "torch.logspace", "torch.randperm"})
+
+
+def _state_items(target: cst.BaseExpression, it: cst.BaseExpression,
+                 qual: Callable[[cst.BaseExpression], str]) -> tuple[str, str] | None:
+    """``(loop name, what it aliases)`` when a ``for`` walks a model's own tensors:
+    ``v`` of ``for v in m.parameters()`` / ``m.buffers()`` / ``m.state_dict().values()``, or
+    of ``for k, v in m.named_parameters()`` / ``m.named_buffers()`` /
+    ``m.state_dict().items()``; None otherwise (also for a torch function's result)."""
+    if type(it) is not cst.Call or type(it.func) is not cst.Attribute or qual(it.func).startswith("torch."):
+        return None
+    method = it.func.attr.value
+    recv = it.func.value
+    if method in ("values", "items") and type(recv) is cst.Call and type(recv.func) is cst.Attribute \
+            and recv.func.attr.value == "state_dict":
+        source = f"{_dotted(recv.func.value) or 'model'}.state_dict()"
+        pair = method == "items"
+    elif method in ("parameters", "buffers", "named_parameters", "named_buffers"):
+        source = f"{_dotted(recv) or 'model'}.{method}()"
+        pair = method.startswith("named_")
+    else:
+        return None
+    if not pair:
+        return (target.value, source) if type(target) is cst.Name else None
+    if type(target) in (cst.Tuple, cst.List) and len(target.elements) == 2 \
+            and type(target.elements[1].value) is cst.Name:
+        return target.elements[1].value.value, source
+    return None
 
 
 #: Constructors of Python and NumPy random generators -> the module whose functions their
