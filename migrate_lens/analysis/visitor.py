@@ -1338,7 +1338,11 @@ class FileVisitor(cst.CSTVisitor):
                 # (`module`/`layer` hold a module object: static in weight-init helpers, but a
                 # helper traced code calls with `self`, `update_fn(self, x)`, writes its buffers)
                 kind = K.S
-                if not (traced or scope.init_like):
+                if not scope.init_like and fn is not None and pname in (
+                        evidence if evidence is not None else (evidence := self._param_evidence(fn)))[2]:
+                    # `length.cpu().numpy()`: a method only a tensor has says the name's guess is wrong
+                    kind = K.T if traced else K.U
+                if not scope.init_like and kind != K.T:
                     # a helper's parameter named like a size or a flag is a Python value unless
                     # a caller passes a tensor (`length` is the tensor of lengths NeMo's
                     # SpecAugment gets, `is_index_global_attn` Longformer's mask): static as
@@ -2920,11 +2924,14 @@ class FileVisitor(cst.CSTVisitor):
             if da is not db and (da or db):
                 der[name] = _join_derived(da, env.get(name, K.U) if a is None else a,
                                           db, other_env.get(name, K.U) if b is None else b)
-        if body_kind in K.VALUE_KINDS and filled in other_env and not der.get(filled):
+        own = der.get(filled)
+        if body_kind in K.VALUE_KINDS and filled in other_env and (not own or list(own) == [f"p:{filled}"]):
             # `if dim_size is None: dim_size = int(index.max()) + 1`: the value read from data
             # only where some caller leaves the size out (`n:<param>=T`), the argument otherwise
+            # (and, for a parameter named like a size, what its callers pass: its own `p:` key)
             env[filled] = other_env[filled]
-            der[filled] = {f"n:{filled}": {h: body_kind if h == K.T else env[filled] for h in HYPOTHESES}}
+            der[filled] = {f"n:{filled}": {h: body_kind if h == K.T else env[filled] for h in HYPOTHESES},
+                           **(own or {})}
 
     def visit_While(self, node: cst.While) -> None:
         if self.func_stack:
@@ -3879,9 +3886,14 @@ class FileVisitor(cst.CSTVisitor):
                 # `self.aggr_module(x, index, dim_size=dim_size)`: which of the submodule's optional
                 # parameters it gives, and which may be None (`interproc._Solver._omitted`); no
                 # argument kinds, no static descriptor (a submodule's forward takes tensors)
+                # (argument kinds too: a forward parameter named like a size, `length`, takes a
+                # tensor where the caller passes one, `_bind_params`)
                 positional = sum(1 for a in node.args if a.keyword is None)
                 scope.call_flows.append(CallFlow(
-                    name, static=("",) * positional,
+                    name, tuple(self._flow(a.value) for a in node.args if a.keyword is None),
+                    tuple(a.keyword.value for a in node.args if a.keyword is not None),
+                    tuple(self._flow(a.value) for a in node.args if a.keyword is not None),
+                    static=("",) * positional,
                     static_kw=tuple((a.keyword.value, "") for a in node.args if a.keyword is not None),
                     nones=_none_args(node, scope)))
         elif scope is not None and not name and method and type(func) is cst.Attribute and \
@@ -4690,15 +4702,16 @@ class FileVisitor(cst.CSTVisitor):
         receiver, receiver_used = "", _NONE_READ
         if type(func) is cst.Attribute:
             receiver = kind(func.value)
+            if receiver == K.S and type(func.value) is cst.Name and func.attr.value in _READBACK_METHODS \
+                    and self.func_stack and func.value.value in self.func_stack[-1].params:
+                # `task_id.item()`: a parameter static by its name or default, read back as a
+                # tensor's value; the call says it is none of the Python numbers the guess assumed
+                # (and a tensor where its callers pass one: the hypotheses it read stay)
+                receiver = K.U
             if used:
                 receiver_used = used
                 union.update(used)
                 used = values.used = set()
-            elif receiver == K.S and type(func.value) is cst.Name and func.attr.value in _READBACK_METHODS \
-                    and self.func_stack and func.value.value in self.func_stack[-1].params:
-                # `task_id.item()`: a parameter static by its name or default, read back as a
-                # tensor's value; the call says it is none of the Python numbers the guess assumed
-                receiver = K.U
         entries = []
         for a in node.args:
             if a.star:
@@ -5271,9 +5284,11 @@ class FileVisitor(cst.CSTVisitor):
     def _line(self, node: cst.CSTNode) -> int:
         return self._lines(node)[0]
 
-    def _param_evidence(self, fn: cst.FunctionDef) -> tuple[frozenset[str], frozenset[str]]:
-        """(mapping names, scalar names) in ``fn``'s source text, whatever the module-method
-        guess says of a parameter so used. Mapping: a name that takes a method ``torch.Tensor``
+    def _param_evidence(self, fn: cst.FunctionDef) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+        """(mapping names, scalar names, tensor names) in ``fn``'s source text, whatever the
+        module-method guess (or a parameter's name) says of a parameter so used. Tensor: a name
+        that takes a method only a tensor has (``length.cpu()``, ``seq_len.item()``:
+        :data:`_TENSOR_ONLY_CALL`). Mapping: a name that takes a method ``torch.Tensor``
         does not have (``state_dict.keys()``, ``sd.pop(k)``, ``prefix.endswith(...)``:
         :data:`~.kinds.NON_TENSOR_METHODS`): a mapping, a string or a list. Scalar: a bare name
         given to a ``math`` function or as ``range``'s argument (``math.floor(nfe / 3)``,
@@ -5282,14 +5297,14 @@ class FileVisitor(cst.CSTVisitor):
         positions = self.metadata.get(PositionProvider)
         text_after = getattr(positions, "text_after", None)
         if text_after is None:
-            return frozenset(), frozenset()
+            return frozenset(), frozenset(), frozenset()
         start, end = self._lines(fn)
         text = text_after(start - 1, end)
         if "." not in text:
-            return frozenset(), frozenset()
+            return frozenset(), frozenset(), frozenset()
         scalars = frozenset(n for pair in _SCALAR_USE.findall(text) for n in pair if n) \
             if "math." in text or "range(" in text else frozenset()
-        return frozenset(_NON_TENSOR_CALL.findall(text)), scalars
+        return frozenset(_NON_TENSOR_CALL.findall(text)), scalars, frozenset(_TENSOR_ONLY_CALL.findall(text))
 
     def _lines(self, node: cst.CSTNode) -> tuple[int, int]:
         """First and last line of ``node``: through the fast walk's line-only lookup (no code
@@ -5306,6 +5321,9 @@ class FileVisitor(cst.CSTVisitor):
 #: ``<name>.<method>(`` for a method ``torch.Tensor`` lacks (:meth:`FileVisitor._mapping_params`)
 _NON_TENSOR_CALL = re.compile(
     r"(?<![\w.])([A-Za-z_]\w*)\s*\.\s*(?:" + "|".join(sorted(K.NON_TENSOR_METHODS)) + r")\s*\(")
+
+#: ``<name>.<method>(`` for a method only a tensor (or an array) has (:meth:`FileVisitor._param_evidence`)
+_TENSOR_ONLY_CALL = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*\.\s*(?:cpu|cuda|numpy|detach|item|tolist|nonzero)\s*\(")
 
 #: A bare name given to a ``math`` function (``math.floor(nfe / 3)``) or to ``range``
 #: (``range(n_steps)``, ``range(0, n)``): a Python number (:meth:`FileVisitor._param_evidence`)
@@ -7292,7 +7310,11 @@ def _defines_own(v: FileVisitor, cls: _ClassInfo, method: str, depth: int = 0) -
 #: Callees that are never a project function (their results' kinds are known or unknowable).
 #: Methods that read a tensor's (or an array's) value back into Python, which no Python
 #: number has: called on a parameter, they overrule a static guess from its name or default.
-_READBACK_METHODS = frozenset({"item", "tolist"})
+#: Methods only a tensor (or an array) has: called on a parameter static by its name
+#: (``length.cpu().numpy()``, ``task_id.item()``), they say it is none of the Python numbers the
+#: name suggested.
+_READBACK_METHODS = frozenset({"item", "tolist", "cpu", "cuda", "numpy", "detach", "nonzero", "long", "float",
+                               "bool", "sum", "max", "min", "unsqueeze"})
 
 _NOT_PROJECT = ("torch.", "math.", "numpy.", "np.", "einops.", "typing.", "functools.", "itertools.",
                 "logging.", "warnings.", "os.", "sys.", "re.", "collections.", "dataclasses.", "copy.")
