@@ -3282,10 +3282,13 @@ class FileVisitor(cst.CSTVisitor):
             if any(k in K.VALUE_KINDS for k in arg_kinds):
                 self._site("loop", node, data={"range_kinds": tuple(arg_kinds)})
                 self._shape_uses((a.value for a in rng.args), "loop length", node)
-            elif self.func_stack and (self.func_stack[-1].cache_lengths or K.U in arg_kinds):
-                # (a bound of unknown kind: a reduction of a parameter only callers type)
-                self._shape_uses((a.value for a in rng.args), "loop length", node)
             else:
+                if self.func_stack and (self.func_stack[-1].cache_lengths or K.U in arg_kinds):
+                    # (a bound of unknown kind: a reduction of a parameter only callers type)
+                    used = set(self.values.used)
+                    self._shape_uses((a.value for a in rng.args), "loop length", node)
+                    self.values.used = used
+                # `def decode(x, m): for t in range(m)`: a tensor bound where a caller passes one
                 for req, kinds in self._variants(lambda: [self.kind(a.value) for a in rng.args]):
                     if any(k in K.VALUE_KINDS for k in kinds):
                         self._site("loop", node, data={"range_kinds": tuple(kinds)}, requires=(req,))
