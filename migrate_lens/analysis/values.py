@@ -662,7 +662,14 @@ class ValueKinds:
                     got = self._return_kind(cls.returns[name[5:]])
                     if got != K.U:
                         return got
-                return self._symbolic_return(name) if attr_kind is None and "." not in name[5:] else K.U
+                if attr_kind is None and "." not in name[5:]:
+                    return self._symbolic_return(name)
+                if attr_kind is None and name.count(".") == 2 and cls is not None and \
+                        cls.attr_kinds.get(name[5:].split(".", 1)[0]) not in K.TENSORISH:
+                    # `v, k = self.joint.score(f, g).max(0)`: a method of an object the module
+                    # holds returns what the project's summary of that method says
+                    return self._symbolic_return(name)
+                return K.U
             if name in K.STATIC_BUILTINS:
                 if name == "len" and node.args and self.is_ragged(node.args[0].value):
                     return K.H  # the length of a boolean-mask selection
