@@ -223,6 +223,8 @@ class _Resolver:
         self.module_paths = {".".join(m.split(".")[:k]) for m in self.modules for k in range(1, m.count(".") + 2)}
         self.classes: dict[str, tuple[str, ...]] = {}  # class qualname -> raw bases
         self.functions: set[str] = set()
+        #: class members bound to a function in the class body (``FileFacts.method_aliases``)
+        self.method_aliases = {member: target for f in files for member, target in f.method_aliases}
         self.bindings: dict[str, dict[str, str]] = defaultdict(dict)  # module -> alias -> dotted
         self.stars: dict[str, list[str]] = defaultdict(list)
         self.guarded: set[tuple[str, str]] = set()  # (module, alias) imported in try/except ImportError
@@ -260,6 +262,10 @@ class _Resolver:
                 self.member_names.add(leaf)
                 if q in self.functions:
                     self.method_owners[leaf].add(head)
+        for q in self.method_aliases:
+            head, _, leaf = q.rpartition(".")
+            self.member_names.add(leaf)
+            self.method_owners[leaf].add(head)
         self._external_reach: dict[str, bool] = {}
 
     def made_by_factory(self, head: str) -> str | None:
@@ -453,6 +459,9 @@ class _Resolver:
             return self.member(name, rest[1:], seen)
         if name in self.functions:
             return name if len(rest) == 1 else None
+        if name in self.method_aliases:  # `detect_language = detect_language_function`
+            target = self.resolve(self.method_aliases[name])
+            return target if len(rest) == 1 and target in self.functions else None
         bases, external = self.bases(cls)
         for b in bases:
             if b in seen:

@@ -506,6 +506,10 @@ class FileFacts:
     #: module-level names bound by assignment to a callable (``weight_norm = nn.utils.weight_norm``),
     #: as import bindings (``module``.``name`` is the target, ``alias`` the bound name)
     value_aliases: tuple[ImportFact, ...] = ()
+    #: class members bound to a function in the class body (``detect_language =
+    #: detect_language_function``, ``_idx = staticmethod(mod.fn)``): (member qualname, the
+    #: function's dotted name as the file resolves it), a method for the graph's member lookup
+    method_aliases: tuple[tuple[str, str], ...] = ()
     calls_to_project: tuple[CallSiteFact, ...] = ()
     #: per-function summaries for the project-level step (``interproc.py``)
     summaries: tuple[FunctionSummary, ...] = ()

@@ -302,3 +302,14 @@ def test_a_function_called_only_in_an_export_branch_is_not_traced(catalog) -> No
     onnx = {f.context for f in got if f.symbol.endswith("_onnx_paste")}
     eager = {f.context for f in got if f.symbol.endswith("._paste")}
     assert "traced" in eager and "traced" not in onnx
+
+
+def test_a_function_bound_in_a_class_body_is_a_method(catalog) -> None:
+    """openai-whisper K3 / attack 6 K6: ``detect = detect_language_function`` and ``_idx =
+    staticmethod(idx_mod.global_indices)`` in a class body make methods; ``self._idx(mask)`` from
+    forward runs the function under the trace."""
+    from helpers_engine_v2 import ROOT, scan_package
+
+    project = scan_package(ROOT / "bindings" / "class_attr_function_alias", catalog)
+    got = {(f.path.rsplit("/", 1)[-1], f.code, f.context) for f in project.findings}
+    assert ("idx_mod.py", "ML201", "traced") in got and ("lang.py", "ML509", "traced") in got

@@ -508,6 +508,8 @@ class FileVisitor(cst.CSTVisitor):
         self.cond_tests: set[int] = set()
         self.compared: set[int] = set()
         self.remat_guarded: set[int] = set()  # `self.training` beside a checkpointing flag (_remat_guard)
+        #: class members bound to a function in the class body: (member qualname, function's dotted name)
+        self.method_aliases: list[tuple[str, str]] = []
         self.param_defaults = 0  # inside a parameter with a default (visit_Param): sites of the enclosing scope
         self.default_params: set[int] = set()
         self._call_seen: set[tuple[str, str]] = set()
@@ -1703,6 +1705,11 @@ class FileVisitor(cst.CSTVisitor):
                 cls_info = self.class_stack[-1]
                 if found:
                     cls_info.attr_binds[target.value] = merge(cls_info.attr_binds.get(target.value, ()), found)
+                aliased = _method_alias(value, self.qual)
+                if aliased:
+                    # `detect_language = detect_language_function`, `_idx = staticmethod(mod.fn)`:
+                    # a method of the class whose body is that function (the graph's member lookup)
+                    self.method_aliases.append((f"{cls_info.qualname}.{target.value}", aliased))
                 if vkind in K.TENSORISH and type(value) is cst.Call:
                     # `anchors = torch.empty(0)`: a tensor default the methods read as `self.anchors`
                     cls_info.attr_kinds.setdefault(target.value, vkind)
@@ -6971,6 +6978,23 @@ _RANK_KEEPING = frozenset({
 })
 #: Creation functions whose result is 1-D (a range of numbers).
 _ONE_D_FUNCS = frozenset({"torch.arange", "torch.linspace", "torch.logspace", "torch.randperm"})
+
+
+def _method_alias(value: cst.BaseExpression, qual: Callable[[cst.BaseExpression], str]) -> str:
+    """The dotted name of the function a class-body assignment makes a method of:
+    ``name = fn`` / ``name = module.fn`` / ``name = staticmethod(fn)`` (or ``classmethod``),
+    where the name is no class (CapWords) and no torch/library callable a port maps anyway;
+    "" otherwise."""
+    if type(value) is cst.Call and len(value.args) == 1 and type(value.func) is cst.Name and \
+            value.func.value in ("staticmethod", "classmethod"):
+        value = value.args[0].value
+    if type(value) not in (cst.Name, cst.Attribute):
+        return ""
+    name = qual(value)
+    leaf = name.rsplit(".", 1)[-1]
+    if not name or "." not in name or leaf[:1].isupper() or name.startswith(("torch.", "numpy.", "math.", "functools.")):
+        return ""
+    return name
 
 
 def _state_items(target: cst.BaseExpression, it: cst.BaseExpression,
