@@ -3450,6 +3450,13 @@ class FileVisitor(cst.CSTVisitor):
             if self.qual(fn) in ("torch.no_grad", "torch.inference_mode") and self.func_stack:
                 self.func_stack[-1].no_grad += 1
                 self.plain_no_grad.add(id(call))
+            elif self.func_stack:
+                # `with Profile(): ...`, `with self.timer:`: the context manager's `__enter__` and
+                # `__exit__` run here (an edge where the project defines them)
+                scope = self.func_stack[-1]
+                for owner in self._context_manager_classes(call, scope):
+                    self._passed_edge(scope.qualname, f"{owner}.__enter__", call)
+                    self._passed_edge(scope.qualname, f"{owner}.__exit__", call)
             if item.asname is not None and self.func_stack:
                 for n in _names_in_target(item.asname.name):
                     self.func_stack[-1].env[n] = K.U
@@ -4987,6 +4994,24 @@ class FileVisitor(cst.CSTVisitor):
         fn = scope.cls.method_nodes.get(name)
         inner = _returned_def(fn) if fn is not None else ""
         return f"{scope.cls.qualname}.{name}.{inner}" if inner else ""
+
+    def _context_manager_classes(self, item: cst.BaseExpression, scope: _FuncScope) -> tuple[str, ...]:
+        """The project classes a ``with`` item may be an instance of: a class called in place
+        (``with Profile():``), an attribute init code built from a class (``with self.timer:``),
+        or a local bound to an instance (``t = Timer(); with t:``); torch's and other libraries'
+        managers are left out (nothing of the project runs)."""
+        if type(item) is cst.Call:
+            name = self.qual(item.func)
+            out: tuple[str, ...] = (name,) if name else ()
+        elif _is_self_attr(item) and scope.cls is not None:
+            built = scope.cls.attr_ctor.get(item.attr.value)  # type: ignore[union-attr]
+            out = (built,) if built else ()
+        elif type(item) is cst.Name:
+            out = tuple(scope.binds.instances.get(item.value, ()))
+        else:
+            out = ()
+        return tuple(c for c in out if c.rsplit(".", 1)[-1][:1].isupper() and not c.startswith(_NOT_PROJECT)
+                     and not c.startswith(("torch.", "contextlib.", "warnings.", "threading.")))
 
     def _passed_edge(self, caller: str, callee: str, where: cst.CSTNode | int) -> None:
         """A call fact marked ``passed``, once per (caller, callee): an edge only where the project
