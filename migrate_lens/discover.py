@@ -383,6 +383,18 @@ def package_name(root: Path, texts: Iterable[bytes] | None = None, max_depth: in
     return ".".join(parts)
 
 
+_RELATIVE_IMPORT = re.compile(rb"^[ \t]*from[ \t]+\.", re.M)
+
+
+def _defines(text: bytes, name: str) -> bool:
+    """Whether a module's source defines or re-exports ``name`` at its top level (``def``,
+    ``class``, an assignment, or a relative import binding it: an absolute one may be the very
+    import of another package being tested)."""
+    n = re.escape(name.encode())
+    return re.search(rb"^(?:(?:async[ \t]+)?def|class)[ \t]+" + n + rb"\b|^" + n + rb"[ \t]*[:=]|"
+                     rb"^[ \t]*from[ \t]+\.[\w.]*[ \t]+import[ \t][^\n]*\b" + n + rb"\b", text, re.M) is not None
+
+
 #: Top-level packages a scanned tree is never a copy of (:func:`imported_package`).
 _NEVER_SCANNED = frozenset(sys.stdlib_module_names) | {"torch", "numpy", "scipy", "jax", "flax"}
 _IMPORT_LINE = re.compile(
@@ -404,8 +416,13 @@ def imported_package(package: str, files: Iterable[tuple[str, bytes]]) -> str:
     modules of the tree and more than any other prefix; otherwise that prefix. A prefix inside
     the standard library or torch/numpy/scipy/jax/flax is never taken (a repository's own
     ``functional.py``, ``init.py`` and ``utils.py`` beside imports of ``torch.nn.functional``,
-    ``torch.nn.init`` and ``torch.nn.utils`` is not a copy of ``torch.nn``). Absolute imports only (``from X import
-    a`` counts ``X`` and ``X.a``); read from the bytes, nothing is parsed or run."""
+    ``torch.nn.init`` and ``torch.nn.utils`` is not a copy of ``torch.nn``). Absolute imports only:
+    ``from X import a`` counts ``X.a`` when that is a module of the tree, and ``X`` only when
+    that module defines ``a`` (a project with its own ``ops/`` importing ``torchvision.ops.nms``
+    is no copy of torchvision); and the prefix must back more import statements than the tree's
+    relative imports (a tree that imports itself relatively keeps its name). Read from the
+    bytes, nothing is parsed or run; linear in the imports' length (suffixes no longer than the
+    tree is deep)."""
     files = [(rel, data) for rel, data in files if data]
     tree = {module_name(rel) for rel, _ in files} - {"__root__"}
     if len(tree) < 3:
@@ -420,24 +437,40 @@ def imported_package(package: str, files: Iterable[tuple[str, bytes]]) -> str:
                          + rb")\b", re.M)
         if own and any(own.search(data) for _, data in files):
             return package
+    texts = {module_name(rel): data for rel, data in files}
+    depth = max(m.count(".") for m in tree) + 1  # (a longer import suffix names no tree module)
     support: dict[str, set[str]] = {}
+    statements: dict[str, int] = {}
+    relative = 0
     for _, data in files:
         if b"import" not in data:
             continue
+        relative += len(_RELATIVE_IMPORT.findall(data))
         for m in _IMPORT_LINE.finditer(data):
             if m.group(1) is not None:
                 base = m.group(1).decode("ascii", "replace")
-                names = [base] + [f"{base}.{n.strip()}" for n in m.group(2).decode("ascii", "replace").split(",")
-                                  if n.strip().isidentifier()]
+                imported = [n.strip() for n in m.group(2).decode("ascii", "replace").split(",")
+                            if n.strip().isidentifier()]
+                names = [(f"{base}.{n}", ()) for n in imported] + [(base, tuple(imported))]
             else:
-                names = [n.strip().split()[0] for n in m.group(3).decode("ascii", "replace").split(",") if n.strip()]
-            for dotted in names:
+                names = [(n.strip().split()[0], ()) for n in m.group(3).decode("ascii", "replace").split(",")
+                         if n.strip()]
+            for dotted, members in names:
                 parts = dotted.split(".")
-                for k in range(len(parts)):  # the longest tree module the import ends with
+                for k in range(max(0, len(parts) - depth), len(parts)):  # the longest tree module it ends with
                     sub = ".".join(parts[k:])
-                    if sub in tree:
-                        support.setdefault(".".join(parts[:k]), set()).add(sub)
-                        break
+                    if sub not in tree:
+                        continue
+                    # `from torchvision.ops import nms` in a project with its own `ops/` is no
+                    # import of that folder unless `ops` defines `nms`
+                    if not members or any(_defines(texts.get(sub, b""), n) for n in members):
+                        prefix = ".".join(parts[:k])
+                        support.setdefault(prefix, set()).add(sub)
+                        statements[prefix] = statements.get(prefix, 0) + 1
+                    break
+                else:
+                    continue
+                break
     if support.get(package):
         return package
     ranked = sorted(((len(subs), prefix) for prefix, subs in support.items()
@@ -445,6 +478,8 @@ def imported_package(package: str, files: Iterable[tuple[str, bytes]]) -> str:
     if not ranked or ranked[0][0] < 3 or (len(ranked) > 1 and ranked[1][0] == ranked[0][0]):
         return package
     best = ranked[0][1]
+    if statements.get(best, 0) <= relative:
+        return package  # the tree imports itself relatively more than through that prefix
     if best and all(p.isidentifier() and not keyword.iskeyword(p) for p in best.split(".")):
         return best
     return package

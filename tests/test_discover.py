@@ -153,11 +153,13 @@ def test_imported_package_names_a_copied_tree_as_its_files_import_it() -> None:
     are external libraries."""
     files = [
         ("__init__.py", b"from .conv import GCNConv\n"),
-        ("inits.py", b"import torch\n"),
+        ("inits.py", b"import torch\n\ndef zeros(t):\n    pass\n"),
         ("conv/__init__.py", b"from torch_geometric.nn.conv.gcn_conv import GCNConv\n"),
         ("conv/gcn_conv.py", b"import torch\nfrom torch_geometric.nn.inits import zeros\n"
-                             b"from torch_geometric.utils import scatter\n"),
-        ("pool/topk.py", b"from torch_geometric.nn.conv import GCNConv\nimport torch_geometric.nn.inits as I\n"),
+                             b"from torch_geometric.utils import scatter\n\nclass GCNConv:\n    pass\n"),
+        ("pool/topk.py", b"from torch_geometric.nn.conv import GCNConv\nimport torch_geometric.nn.inits as I\n"
+                         b"from torch_geometric.nn.pool.select import select\n"),
+        ("pool/select.py", b"def select(x):\n    return x\n"),
     ]
     assert imported_package("scan_nn", files) == "torch_geometric.nn"
     assert imported_package("", files) == "torch_geometric.nn"  # a folder without __init__.py too
@@ -180,6 +182,16 @@ def test_imported_package_keeps_the_name_the_files_use() -> None:
     torchy = [("functional.py", b"import torch.nn.functional as F\n"), ("init.py", b"import torch.nn.init\n"),
               ("utils.py", b"from torch.nn import utils\n"), ("m.py", b"")]
     assert imported_package("mine", torchy) == "mine"
+    # a project with its own models/, ops/, utils/ that imports torchvision's (break-test, stop 36):
+    # the names it imports are not its folders' definitions, and it imports itself relatively
+    shadow = [("__init__.py", b"from .models import Detector\n"),
+              ("models/__init__.py", b"from .detector import Detector\n"),
+              ("models/detector.py", b"from torchvision.models import resnet50\nfrom ..ops import roi_align\n"
+                                     b"class Detector:\n    pass\n"),
+              ("ops/__init__.py", b"from torchvision.ops import nms\n\ndef roi_align(x):\n    return x\n"),
+              ("utils/__init__.py", b"from torchvision.utils import make_grid\nimport torchvision.models\n"
+                                    b"import torchvision.ops\nimport torchvision.utils\n")]
+    assert imported_package("det", shadow) == "det"
     tied = [("a.py", b"from p.a import x\nfrom p.b import y\nfrom p.c import z\n"),
             ("b.py", b"from q.a import x\nfrom q.b import y\nfrom q.c import z\n"), ("c.py", b"")]
     assert imported_package("r", tied) == "r"
