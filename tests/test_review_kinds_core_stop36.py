@@ -59,12 +59,14 @@ def test_a_foreign_checkpoint_branch_is_no_port_work(catalog) -> None:
 def test_cache_hooks_installed_by_host_code_keep_the_decoder_a_redesign(catalog) -> None:
     """openai-whisper review K4: the decoding loop (host code) installs forward hooks whose
     callback replaces each projection's output with the grown cache. The callback runs inside
-    every forward, so the registration is judged where the hook runs (ML508 ``anchor = "use"``):
-    high, and the decoder is a redesign (it was ``mechanical`` with a host/low finding)."""
+    every forward and changes what the projection returns, so the registration is judged where
+    the hook runs (ML514, ``anchor = "use"``): high, and the decoder is a redesign (it was
+    ``mechanical`` with a host/low ML508)."""
     from helpers_engine_v2 import ROOT, scan_package
 
     project = scan_package(ROOT / "contexts" / "host_installed_cache_hooks", catalog)
-    hooks = [f for f in project.findings if f.code == "ML508"]
+    assert not [f for f in project.findings if f.code == "ML508"]
+    hooks = [f for f in project.findings if f.code == "ML514"]
     assert [(f.span.line, f.severity) for f in hooks] == [(31, "high")]
     units = {m.qualname: m.status for m in project.modules}
     assert units["host_installed_cache_hooks.model.Decoder"] == "redesign"
@@ -313,3 +315,63 @@ def test_a_function_bound_in_a_class_body_is_a_method(catalog) -> None:
     project = scan_package(ROOT / "bindings" / "class_attr_function_alias", catalog)
     got = {(f.path.rsplit("/", 1)[-1], f.code, f.context) for f in project.findings}
     assert ("idx_mod.py", "ML201", "traced") in got and ("lang.py", "ML509", "traced") in got
+
+
+BREAK_TEST = '''
+# file: pkg/consts.py
+import random
+
+import numpy as np
+
+
+def machine_eps():
+    return float(np.finfo(np.float32).eps) + random.random() * 0
+
+
+_RNG = np.random.default_rng(1234)
+# file: pkg/model.py
+import random
+
+import numpy as np
+import torch
+from torch import nn
+
+from .consts import _RNG, machine_eps
+
+
+class Normalizer(nn.Module):
+    def forward(self, x, eps=machine_eps()):
+        return x / (x.norm() + eps)
+
+
+class SpecAugment(nn.Module):
+    rng_cls = random.Random(0)
+
+    def __init__(self, rng=None):
+        super().__init__()
+        self.rng = rng or random.Random()
+
+    def forward(self, x):
+        a = self.rng.randint(0, 4)  # expect: ML607
+        b = self.rng_cls.random()  # expect: ML607
+        c = _RNG.uniform()
+        local = np.random.default_rng(0)
+        d = local.permutation(4)
+        return x * (a + b + c) + torch.as_tensor(d).sum()
+'''
+
+
+def test_break_test_stop36_defaults_and_generators(catalog) -> None:
+    """The stop's break-test: a call in a parameter's default runs at import, not in forward
+    (``machine_eps()``'s draw was ML607 high traced and the normalizer a redesign); generators
+    held as ``rng or random.Random()`` and as a class attribute draw like ``random.*``; a local
+    generator seeded with a literal in the function gives the same draws every call (none on
+    its draw line)."""
+    got = {(f.path, f.span.line, f.code, f.context) for f in package_findings(BREAK_TEST, catalog)}
+    lines = BREAK_TEST.splitlines()
+    line = {key: next(i for i, t in enumerate(lines, 1) if key in t) for key in
+            ("random.random() * 0", "self.rng.randint", "self.rng_cls.random", "local.permutation")}
+    assert not any(ln == line["random.random() * 0"] and ctx == "traced" for _, ln, _, ctx in got)
+    assert ("pkg/model.py", line["self.rng.randint"], "ML607", "traced") in got
+    assert ("pkg/model.py", line["self.rng_cls.random"], "ML607", "traced") in got
+    assert not any(ln == line["local.permutation"] and code == "ML607" for _, ln, code, _ in got)

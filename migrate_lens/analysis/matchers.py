@@ -401,6 +401,9 @@ def _kwargs_ok(site: Site, m: "Matcher") -> bool:
         return False
     if p.get("skip_probe_hook") is True and site.context != "traced" and site.data.get("probe_hook"):
         return False
+    replacing = p.get("replacing_hook")
+    if replacing is not None and bool(site.data.get("replacing_hook")) != replacing:
+        return False
     if p.get("skip_plain_no_grad") is True and site.data.get("plain_no_grad"):
         return False
     ctor = p.get("receiver_ctor")
@@ -549,7 +552,9 @@ def match_call(site: Site, m: "Matcher") -> str | None:
     ``copy_`` of weights loaded from outside the model: ``p.copy_(torch.from_numpy(w[n]))``), ``skip_memo_fill``
     (a call in a method that rebuilds a memo table, ML717's), ``skip_fresh_receiver``
     (not when the receiver is a tensor the function has just made: a factory, a ``clone``, an
-    arithmetic result, or a local bound to one), ``skip_probe_hook`` (not a hook registered and
+    arithmetic result, or a local bound to one), ``replacing_hook`` (true: only, false: never a
+    hook whose callback returns a value, which replaces the output, input or gradient it
+    intercepts), ``skip_probe_hook`` (not a hook registered and
     removed in one function outside traced code, around a model call: an analysis probe, whose
     callback runs where that function runs and has its own findings there),
     ``skip_one_shot_hook`` (not a hook

@@ -508,6 +508,8 @@ class FileVisitor(cst.CSTVisitor):
         self.cond_tests: set[int] = set()
         self.compared: set[int] = set()
         self.remat_guarded: set[int] = set()  # `self.training` beside a checkpointing flag (_remat_guard)
+        self.top_defs: dict[str, cst.FunctionDef] = {}  # the file's module-level functions by name
+        self.rng_globals: dict[str, str] = {}  # module-level random generators (_rng_module)
         #: class members bound to a function in the class body: (member qualname, function's dotted name)
         self.method_aliases: list[tuple[str, str]] = []
         self.param_defaults = 0  # inside a parameter with a default (visit_Param): sites of the enclosing scope
@@ -780,6 +782,7 @@ class FileVisitor(cst.CSTVisitor):
     # ------------------------------------------------------------------ module-level names
     def visit_Module(self, node: cst.Module) -> None:
         self.bindings.declare_module(node)
+        self.top_defs = {st.name.value: st for st in node.body if type(st) is cst.FunctionDef}
 
     def leave_Module(self, original_node: cst.Module) -> None:
         for registry, key, value in self._registrations:
@@ -1661,8 +1664,10 @@ class FileVisitor(cst.CSTVisitor):
                 else:
                     scope.fresh.discard(target.value)
                 rng = _rng_module(value, self.qual)
-                if rng:
-                    scope.rng_locals[target.value] = rng  # `rng = np.random.default_rng(seed)`
+                if rng and not _literal_seeded(value):
+                    # `rng = np.random.default_rng(seed)`; not one seeded with a literal in the
+                    # function itself (`default_rng(0)`): the same draws every call, as under jit
+                    scope.rng_locals[target.value] = rng
                 elif scope.rng_locals:
                     scope.rng_locals.pop(target.value, None)
                 stored = _storage_of(value)
@@ -1705,6 +1710,9 @@ class FileVisitor(cst.CSTVisitor):
                 cls_info = self.class_stack[-1]
                 if found:
                     cls_info.attr_binds[target.value] = merge(cls_info.attr_binds.get(target.value, ()), found)
+                rng = _rng_module(value, self.qual)
+                if rng:
+                    cls_info.rng_attrs[target.value] = rng  # `rng = random.Random(0)`: `self.rng` in methods
                 aliased = _method_alias(value, self.qual)
                 if aliased:
                     # `detect_language = detect_language_function`, `_idx = staticmethod(mod.fn)`:
@@ -1715,6 +1723,9 @@ class FileVisitor(cst.CSTVisitor):
                     cls_info.attr_kinds.setdefault(target.value, vkind)
             else:
                 self.bindings.bind_module_value(target.value, value)
+                rng = _rng_module(value, self.qual)
+                if rng:
+                    self.rng_globals[target.value] = rng  # `_RNG = np.random.default_rng(1234)`
         elif type(target) in (cst.Tuple, cst.List):
             if type(value) in (cst.Tuple, cst.List) and len(value.elements) == len(target.elements) and not any(
                 type(e) is cst.StarredElement for e in (*value.elements, *target.elements)
@@ -1807,9 +1818,13 @@ class FileVisitor(cst.CSTVisitor):
                                "value_param": type(value) is cst.Attribute and
                                self.qual(value) not in ("", "torch.nn.Parameter") and
                                not self.qual(value).startswith("torch."),
-                               # `self.decoder.bias = self.bias`: the module's own parameter linked
+                               # `self.decoder.bias = self.bias`: the module's own bias linked
                                # into its child (one array, two state_dict keys), not two modules' tie
-                               "child_link": _is_self_attr(target.value) and _is_self_attr(value),
+                               # (a bias only: forward reads the head's bias through the child; a
+                               # weight the module also uses itself, `F.embedding(ids, self.weight)`,
+                               # is a tie between two uses, ML713)
+                               "child_link": target.attr.value == "bias" and _is_self_attr(target.value)
+                               and _is_self_attr(value),
                            })
                 if target.attr.value in _TRACED_METHODS and is_class_like(self.qual(target.value)):
                     # monkey-patched forward (`SomeModel.forward = my_forward`): runs traced
@@ -2543,6 +2558,8 @@ class FileVisitor(cst.CSTVisitor):
         module = ""
         if type(recv) is cst.Name:
             module = scope.rng_locals.get(recv.value, "") if scope.rng_locals else ""
+            if not module and self.rng_globals and recv.value not in scope.env:
+                module = self.rng_globals.get(recv.value, "")
         elif _is_self_attr(recv) and scope.cls is not None and scope.cls.rng_attrs:
             module = scope.cls.rng_attrs.get(recv.attr.value, "")  # type: ignore[union-attr]
         return f"{module}.{method}" if module and not method.startswith("_") else ""
@@ -3632,7 +3649,9 @@ class FileVisitor(cst.CSTVisitor):
             # joins the call with the class, which may be no autograd.Function at all)
             data["imported_class"] = bool(recv_name and leaf[:1].isupper() and not recv_name.startswith(("self.", "torch.")) and local is None
                                           and not self.bindings.is_project(recv_name))
-        if scope is None and name and not name.startswith("self.") and (self.main_blocks or not self.class_stack):
+        if name and not name.startswith("self.") and (
+                (scope is None and (self.main_blocks or not self.class_stack)) or self.param_defaults):
+            # (a call in a parameter's default runs once, where the `def` runs: import time)
             # `if __name__ == "__main__": test()`, and what module-level code calls at import
             # (`device = get_free_device()` in a demo script): host code
             self.host_entries.append(name)
@@ -3651,7 +3670,7 @@ class FileVisitor(cst.CSTVisitor):
                 key = f"{scope.cls.qualname}.{callee[5:]}" if callee.startswith("self.") and scope.cls is not None \
                     else callee
                 self.gated_callees[key] = self.gated_callees.get(key, True) and self.kernel_gate > 0
-            if callee and not self.export_only and (scope.qualname, callee) not in self._call_seen:
+            if callee and not self.export_only and not self.param_defaults and (scope.qualname, callee) not in self._call_seen:
                 # one fact per (caller, callee): the first call site is the evidence; computing
                 # a position for every repeated call costs more than the rest of the walk
                 self._call_seen.add((scope.qualname, callee))
@@ -3683,6 +3702,8 @@ class FileVisitor(cst.CSTVisitor):
                 temporary = not scope.init_like and _removes_hooks(scope.node)
                 if temporary:
                     data["probe_hook"] = True
+                if node.args and not node.args[0].star and self._hook_replaces(node.args[0].value, scope):
+                    data["replacing_hook"] = True  # its return value replaces the output, input or gradient
                 for a in node.args:
                     cb = self.qual(a.value) or self._closure_def(a.value) or self._made_hook(a.value, scope)
                     if cb and not cb.startswith("self.") and temporary:
@@ -3864,7 +3885,7 @@ class FileVisitor(cst.CSTVisitor):
             else:
                 self._call_variants(node, name, method, (receiver, tuple(args), kwargs, result_kind), call_used, data,
                                     extras, parts)
-        if scope is not None and _is_project_callee(name) and not self.export_only:
+        if scope is not None and _is_project_callee(name) and not self.export_only and not self.param_defaults:
             # (a call in a branch only PyTorch's exporters run passes nothing a port runs)
             if not (name[:5] == "self." and "." not in name[5:] and scope.cls is not None and scope.cls.is_module):
                 # a function, a method of an object the caller holds (`meter.add(loss)`,
@@ -4995,6 +5016,39 @@ class FileVisitor(cst.CSTVisitor):
         inner = _returned_def(fn) if fn is not None else ""
         return f"{scope.cls.qualname}.{name}.{inner}" if inner else ""
 
+    def _hook_replaces(self, cb: cst.BaseExpression, scope: _FuncScope) -> bool:
+        """Whether a hook callback returns a value, which replaces what it intercepts (a forward
+        hook's return replaces the module's output, a pre-hook's its input, a tensor hook's the
+        gradient: whisper's key/value cache hooks return the grown cache). True for a lambda
+        whose body is no recording call (``lambda g: g.clamp(-1, 1)``; not ``lambda m, i, o:
+        feats.append(o)``) and for a function of the file, or a method of the class, some
+        ``return`` of which gives a value; False when the callback is not found."""
+        if type(cb) is cst.Lambda:
+            body = cb.body
+            if type(body) is cst.Call:
+                fn = body.func
+                leaf = fn.attr.value if type(fn) is cst.Attribute else fn.value if type(fn) is cst.Name else ""
+                return leaf not in _RECORDING_CALLS
+            return not (type(body) is cst.Name and body.value == "None")
+        fn_node = self._def_named(cb, scope)
+        if fn_node is None and type(cb) is cst.Call:
+            # `self._hook(name)`: a factory of the file returning its nested callback (`return fn`)
+            factory = self._def_named(cb.func, scope)
+            made = _returned_name(factory) if factory is not None else ""
+            fn_node = next((d for d in _nested_defs(factory) if d.name.value == made), None) if made else None  # type: ignore[arg-type]
+        return fn_node is not None and _returns_value(fn_node)
+
+    def _def_named(self, ref: cst.BaseExpression, scope: _FuncScope) -> cst.FunctionDef | None:
+        """The ``def`` of this file that ``ref`` names: a function nested in an enclosing
+        function, a method of the class (``self.m``), or a module-level function; None if none."""
+        if type(ref) is cst.Name:
+            nested = next((d for sc in reversed(self.func_stack) if sc.node is not None
+                           for d in _nested_defs(sc.node) if d.name.value == ref.value), None)
+            return nested if nested is not None else self.top_defs.get(ref.value)
+        if _is_self_attr(ref) and scope.cls is not None:
+            return scope.cls.method_nodes.get(ref.attr.value)  # type: ignore[union-attr]
+        return None
+
     def _context_manager_classes(self, item: cst.BaseExpression, scope: _FuncScope) -> tuple[str, ...]:
         """The project classes a ``with`` item may be an instance of: a class called in place
         (``with Profile():``), an attribute init code built from a class (``with self.timer:``),
@@ -5339,7 +5393,11 @@ class FileVisitor(cst.CSTVisitor):
             return frozenset(), frozenset(), frozenset()
         scalars = frozenset(n for pair in _SCALAR_USE.findall(text) for n in pair if n) \
             if "math." in text or "range(" in text else frozenset()
-        return frozenset(_NON_TENSOR_CALL.findall(text)), scalars, frozenset(_TENSOR_ONLY_CALL.findall(text))
+        tensors = frozenset(_TENSOR_ONLY_CALL.findall(text))
+        if tensors and ("is_tensor(" in text or "isinstance(" in text):
+            # `if torch.is_tensor(seq_len): seq_len = seq_len.item()`: a guard, no evidence
+            tensors = tensors - frozenset(_TYPE_TESTED.findall(text))
+        return frozenset(_NON_TENSOR_CALL.findall(text)), scalars, tensors
 
     def _lines(self, node: cst.CSTNode) -> tuple[int, int]:
         """First and last line of ``node``: through the fast walk's line-only lookup (no code
@@ -5359,6 +5417,9 @@ _NON_TENSOR_CALL = re.compile(
 
 #: ``<name>.<method>(`` for a method only a tensor (or an array) has (:meth:`FileVisitor._param_evidence`)
 _TENSOR_ONLY_CALL = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*\.\s*(?:cpu|cuda|numpy|detach|item|tolist|nonzero)\s*\(")
+
+#: A name whose type is tested (``torch.is_tensor(n)``, ``isinstance(n, ...)``): :meth:`FileVisitor._param_evidence`
+_TYPE_TESTED = re.compile(r"(?:is_tensor|isinstance)\(\s*([A-Za-z_]\w*)\s*[,)]")
 
 #: A bare name given to a ``math`` function (``math.floor(nfe / 3)``) or to ``range``
 #: (``range(n_steps)``, ``range(0, n)``): a Python number (:meth:`FileVisitor._param_evidence`)
@@ -7005,6 +7066,54 @@ _RANK_KEEPING = frozenset({
 _ONE_D_FUNCS = frozenset({"torch.arange", "torch.linspace", "torch.logspace", "torch.randperm"})
 
 
+#: Calls by which a hook only records what it sees (:meth:`FileVisitor._hook_modifies`).
+_RECORDING_CALLS = frozenset({"__setitem__", "append", "extend", "update", "add", "setdefault", "print", "info",
+                              "debug", "warning", "log", "write", "add_scalar", "add_histogram"})
+
+
+def _nested_defs(fn: cst.FunctionDef) -> list[cst.FunctionDef]:
+    """The functions defined in ``fn``'s body, in nested blocks too (not inside nested defs)."""
+    out: list[cst.FunctionDef] = []
+    stack: list[cst.CSTNode] = [fn.body]
+    while stack:
+        node = stack.pop()
+        t = type(node)
+        if t is cst.FunctionDef:
+            out.append(node)  # type: ignore[arg-type]
+            continue
+        if t is cst.ClassDef or isinstance(node, cst.BaseExpression):
+            continue  # (statements only: no def hides in an expression)
+        stack.extend(child_nodes(node))
+    return out
+
+
+def _returned_name(fn: cst.FunctionDef) -> str:
+    """The name a function's ``return`` gives when it returns a bare name (``return fn``), else ""."""
+    for d in child_nodes(fn.body):
+        if type(d) is cst.SimpleStatementLine:
+            for small in d.body:  # type: ignore[attr-defined]
+                if type(small) is cst.Return and type(small.value) is cst.Name:
+                    return small.value.value
+    return ""
+
+
+def _returns_value(fn: cst.FunctionDef) -> bool:
+    """Whether some ``return`` of ``fn`` (not of a nested function) gives a value other than None."""
+    stack: list[cst.CSTNode] = [fn.body]
+    while stack:
+        node = stack.pop()
+        t = type(node)
+        if t in (cst.FunctionDef, cst.ClassDef, cst.Lambda) and node is not fn:
+            continue
+        if t is cst.Return:
+            value = node.value  # type: ignore[attr-defined]
+            if value is not None and not (type(value) is cst.Name and value.value == "None"):
+                return True
+            continue
+        stack.extend(child_nodes(node))
+    return False
+
+
 def _method_alias(value: cst.BaseExpression, qual: Callable[[cst.BaseExpression], str]) -> str:
     """The dotted name of the function a class-body assignment makes a method of:
     ``name = fn`` / ``name = module.fn`` / ``name = staticmethod(fn)`` (or ``classmethod``),
@@ -7064,12 +7173,23 @@ def _rng_module(value: cst.BaseExpression, qual: Callable[[cst.BaseExpression], 
     else rng``), or the module ``random`` / ``numpy.random`` itself; "" otherwise."""
     if type(value) is cst.IfExp:
         return _rng_module(value.body, qual) or _rng_module(value.orelse, qual)
+    if type(value) is cst.BooleanOperation:  # `rng or random.Random()`
+        return _rng_module(value.left, qual) or _rng_module(value.right, qual)
     if type(value) is cst.Call:
         return _RNG_CTORS.get(qual(value.func), "")
     if type(value) in (cst.Name, cst.Attribute):
         name = qual(value)
         return name if name in ("random", "numpy.random") else ""
     return ""
+
+
+def _literal_seeded(value: cst.BaseExpression) -> bool:
+    """A generator constructor call given a literal seed (``np.random.default_rng(0)``,
+    ``random.Random(seed=1)``)."""
+    if type(value) is not cst.Call or not value.args:
+        return False
+    return any((a.keyword is None or a.keyword.value == "seed") and type(literal(a.value)) is int
+               for a in value.args)
 
 
 def _unsubscripted(expr: cst.BaseExpression) -> cst.BaseExpression:
