@@ -7167,6 +7167,9 @@ _RNG_CTORS = {
 }
 
 
+_RNG_CTOR_LEAVES = frozenset(n.rsplit(".", 1)[-1] for n in _RNG_CTORS)
+
+
 def _rng_module(value: cst.BaseExpression, qual: Callable[[cst.BaseExpression], str]) -> str:
     """The module a value holding a random generator draws like: a generator built by one of
     :data:`_RNG_CTORS` (also as either branch of a conditional, ``random.Random() if rng is None
@@ -7176,9 +7179,12 @@ def _rng_module(value: cst.BaseExpression, qual: Callable[[cst.BaseExpression], 
     if type(value) is cst.BooleanOperation:  # `rng or random.Random()`
         return _rng_module(value.left, qual) or _rng_module(value.right, qual)
     if type(value) is cst.Call:
-        return _RNG_CTORS.get(qual(value.func), "")
+        func = value.func
+        leaf = func.attr.value if type(func) is cst.Attribute else func.value if type(func) is cst.Name else ""
+        return _RNG_CTORS.get(qual(func), "") if leaf in _RNG_CTOR_LEAVES else ""  # (resolve only a likely name)
     if type(value) in (cst.Name, cst.Attribute):
-        name = qual(value)
+        leaf = value.attr.value if type(value) is cst.Attribute else value.value  # type: ignore[union-attr]
+        name = qual(value) if leaf == "random" else ""
         return name if name in ("random", "numpy.random") else ""
     return ""
 
