@@ -1193,8 +1193,10 @@ def match_api_map(site: Site, m: "Matcher") -> str | None:
     (``dropout_p``). A receiver of unknown kind counts as a tensor for the
     ``unknown_receiver_methods`` globs when the call passes one of the torch-only keywords in
     ``unknown_receiver_kwargs`` (``x.var(dim=-1)``: NumPy arrays take ``axis``, and NumPy's
-    ``var`` already defaults to ddof=0 like ``jnp``). The detail names the call, the JAX side
-    and the row's note, so the message carries the map's remedy."""
+    ``var`` already defaults to ddof=0 like ``jnp``). ``Tensor.unfold`` with its size and step
+    written alike (``x.unfold(-1, p, p)``) cuts non-overlapping tiles, a reshape: not reported.
+    The detail names the call, the JAX side and the row's note, so the message carries the map's
+    remedy."""
     rows = _api_rows(m)
     if site.name:
         target = site.name
@@ -1207,6 +1209,8 @@ def match_api_map(site: Site, m: "Matcher") -> str | None:
     row = rows.get(target)
     if row is None:
         return None
+    if target == "Tensor.unfold" and site.data.get("unfold_tiles"):
+        return None  # `x.unfold(-1, p, p)`: non-overlapping tiles, a reshape (and a transpose)
     kwargs: dict[str, tuple[str, Any]] = site.data.get("kwargs", {})
     for arg, literals in row.clean_if:
         got = kwargs.get(arg)

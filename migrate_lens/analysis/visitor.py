@@ -6869,6 +6869,23 @@ class _CallExtras:
     def arg_texts(self) -> tuple[str, ...]:
         return _arg_texts(self.node)
 
+    def unfold_tiles(self) -> bool:
+        """``t.unfold(dim, size, step)`` with size and step written alike (the same literal or
+        the same name: ``x.unfold(-1, p, p)``): non-overlapping tiles."""
+        got: dict[str, cst.BaseExpression] = {}
+        positional = [a.value for a in self.node.args if a.keyword is None and not a.star]
+        for key, i in (("size", 1), ("step", 2)):
+            kw = next((a.value for a in self.node.args if a.keyword is not None and a.keyword.value == key), None)
+            value = kw if kw is not None else positional[i] if len(positional) > i else None
+            if value is None:
+                return False
+            got[key] = value
+        size, step = got["size"], got["step"]
+        lit = literal(size)
+        if lit is not NOT_LITERAL:
+            return lit == literal(step)
+        return bool(_dotted(size)) and _dotted(size) == _dotted(step)
+
     def value_args_all_params(self) -> bool:
         scope = self.scope
         return scope is not None and self._params_only(self.node, scope.params)
@@ -7038,7 +7055,7 @@ _CALL_EXTRAS: dict[str, Callable[[_CallExtras], Any]] = {
         "name_args", "arg_item_kinds", "arg_names", "receiver_text", "device_follows_input", "message_kinds",
         "exports_weight", "arg_texts", "value_args_all_params", "receiver_fresh", "receiver_ctor", "input_ctor",
         "random_args", "arg_alias", "own_method", "arg_ctor", "after_conv", "autograd_functions", "own_classes",
-        "project_names", "ceil_args", "inherited_self_args", "input_1d", "param_default_args",
+        "project_names", "ceil_args", "inherited_self_args", "input_1d", "param_default_args", "unfold_tiles",
         "receiver_constant", "constant_args", "loaded_copy", "memo_fill", "constant_star_args", "self_default_args", "receiver_conv_output", "negated_widths")
 }
 
