@@ -3535,6 +3535,14 @@ class FileVisitor(cst.CSTVisitor):
             self._passed_edge(self.func_stack[-1].qualname, f"self.{func.value.attr.value}.__call__", node)
         name = self.qual(func)
         method = func.attr.value if type(func) is cst.Attribute else ""
+        if "mask" in (method or name.rsplit(".", 1)[-1]) and "training" in self.attribute_interest:
+            for a in node.args:
+                if a.keyword is not None and a.keyword.value == "is_training" and type(a.value) is cst.Attribute \
+                        and a.value.attr.value == "training" and type(a.value.value) is cst.Name \
+                        and a.value.value.value == "self":
+                    # `_ignore_causal_mask_sdpa(..., is_training=self.training)`: whether PyTorch may
+                    # drop the causal mask, the same numbers either way
+                    self.remat_guarded.add(id(a.value))
         if method and self.func_stack:
             drawn = self._rng_draw(func, method)
             if drawn:
@@ -5234,7 +5242,8 @@ class FileVisitor(cst.CSTVisitor):
         """``self.gradient_checkpointing and self.training``: the mode read only picks
         activation checkpointing (or turns the cache off under it), which a port writes as
         ``nnx.remat`` whatever the mode, with the same numbers: no train/eval argument follows
-        from it. Records the ``self.training`` operands of an ``and`` chain holding a
+        from it. Likewise beside the cache's own flags (``use_cache and past_key_values is None
+        and not self.training``: a lazy cache allocation a JAX forward takes as an argument). Records the ``self.training`` operands of an ``and`` chain holding a
         checkpointing flag (:data:`_CHECKPOINT_FLAG`) in ``remat_guarded`` (read by the
         attribute-read sites' ``remat_guard``)."""
         operands: list[cst.BaseExpression] = []
@@ -5246,9 +5255,12 @@ class FileVisitor(cst.CSTVisitor):
             else:
                 operands.append(e)
         if not any(_CHECKPOINT_FLAG.match(o.attr.value if type(o) is cst.Attribute else
-                                          o.value if type(o) is cst.Name else "") for o in operands):
+                                          o.value if type(o) is cst.Name else "") or _cache_operand(o)
+                   for o in operands):
             return
         for o in operands:
+            if type(o) is cst.UnaryOperation and type(o.operator) is cst.Not:
+                o = o.expression  # `... and not self.training`
             if type(o) is cst.Attribute and o.attr.value == "training" and type(o.value) is cst.Name \
                     and o.value.value == "self":
                 self.remat_guarded.add(id(o))
@@ -6091,6 +6103,17 @@ def _root_name(node: cst.BaseExpression) -> str:
 #: Expressions whose value is a new object (:attr:`_FuncScope.fresh`).
 _NEW_OBJECT_EXPRS = frozenset({cst.Call, cst.UnaryOperation, cst.BinaryOperation, cst.List, cst.Dict, cst.Set,
                                cst.ListComp, cst.DictComp, cst.SetComp})
+def _cache_operand(e: cst.BaseExpression) -> bool:
+    """``use_cache``, ``self.use_cache`` or ``past_key_values is None``: an operand about the
+    decoding cache (:meth:`FileVisitor._remat_guard`)."""
+    if type(e) is cst.UnaryOperation:
+        e = e.expression
+    if type(e) is cst.Comparison and len(e.comparisons) == 1:
+        e = e.left
+    leaf = e.attr.value if type(e) is cst.Attribute else e.value if type(e) is cst.Name else ""
+    return leaf in ("use_cache", "past_key_values", "past_key_value", "cache_position")
+
+
 #: A flag that turns activation checkpointing on (`self.gradient_checkpointing`, timm's
 #: `self.grad_checkpointing`, `use_checkpoint`, `self.checkpoint_activations`): :meth:`_remat_guard`.
 _CHECKPOINT_FLAG = re.compile(r"^(use_)?(grad(ient)?_)?(checkpoint(ing|_activations)?|ckpt)$")
