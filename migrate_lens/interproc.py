@@ -706,8 +706,12 @@ class _FlowKinds:
                     for i, f in enumerate(c.args):
                         if i < len(params) and add(param, (t, params[i]), value(fn, f)):
                             grew.add(t)
+                    spread = "**" in named  # (the values of its `**kwargs` it iterates: `p:**`)
                     for kw, f in zip(c.keywords, c.kwargs):
-                        if kw in named and add(param, (t, kw), value(fn, f)):
+                        if kw in named:
+                            if add(param, (t, kw), value(fn, f)):
+                                grew.add(t)
+                        elif spread and add(param, (t, "**"), value(fn, f)):
                             grew.add(t)
             for g in sorted(grew - queued):
                 queue.append(g)

@@ -3331,6 +3331,15 @@ class FileVisitor(cst.CSTVisitor):
                 scope.iter_names.add(n)
                 scope.views.pop(n, None)
             scope.views.update(rows)
+            spread = _kwargs_items(node.target, it, scope.star_kwargs)
+            if spread:
+                # `for k, v in values.items()` over the function's `**values`: each value is what
+                # its callers pass by keywords it does not name (a symbolic input, `p:**`)
+                scope.env[spread] = K.U
+                scope.derived[spread] = {"p:**": IDENTITY}
+                scope.symbolic = True
+                if "**" not in scope.kwonly_order:
+                    scope.kwonly_order.append("**")
             state = _state_items(node.target, inner if type(inner) is cst.Call else it, self.qual)
             if state:
                 # `for v in self.ema.parameters(): v *= d`, `for k, v in ema.state_dict().items()`:
@@ -7169,6 +7178,21 @@ def _method_alias(value: cst.BaseExpression, qual: Callable[[cst.BaseExpression]
     if not name or "." not in name or leaf[:1].isupper() or name.startswith(("torch.", "numpy.", "math.", "functools.")):
         return ""
     return name
+
+
+def _kwargs_items(target: cst.BaseExpression, it: cst.BaseExpression, star_kwargs: str) -> str:
+    """The loop name bound to each value of the function's ``**kwargs`` (``for k, v in
+    kwargs.items()``, ``for v in kwargs.values()``), "" for any other loop."""
+    if not star_kwargs or type(it) is not cst.Call or type(it.func) is not cst.Attribute or it.args \
+            or type(it.func.value) is not cst.Name or it.func.value.value != star_kwargs:
+        return ""
+    method = it.func.attr.value
+    if method == "values" and type(target) is cst.Name:
+        return target.value
+    if method == "items" and type(target) in (cst.Tuple, cst.List) and len(target.elements) == 2 \
+            and type(target.elements[1].value) is cst.Name:
+        return target.elements[1].value.value
+    return ""
 
 
 def _state_items(target: cst.BaseExpression, it: cst.BaseExpression,
