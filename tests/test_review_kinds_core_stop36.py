@@ -375,3 +375,44 @@ def test_break_test_stop36_defaults_and_generators(catalog) -> None:
     assert ("pkg/model.py", line["self.rng.randint"], "ML607", "traced") in got
     assert ("pkg/model.py", line["self.rng_cls.random"], "ML607", "traced") in got
     assert not any(ln == line["local.permutation"] and code == "ML607" for _, ln, code, _ in got)
+
+
+OWN_LIBRARY = '''
+# file: kornia/filters/kernels.py
+import torch
+
+
+def box_kernel(k: int) -> torch.Tensor:
+    return torch.ones(k, k) / (k * k)
+# file: kornia/filters/blur.py
+import torch
+from torch import nn
+
+from kornia.filters.kernels import box_kernel
+
+
+class BoxBlur(nn.Module):
+    def __init__(self, k: int = 3):
+        super().__init__()
+        self.kernel = box_kernel(k)
+
+    def forward(self, x):
+        return torch.nn.functional.conv2d(x, self.kernel[None, None].expand(x.shape[1], 1, -1, -1), groups=x.shape[1])
+# file: app/model.py
+import kornia
+from torch import nn
+
+
+class Aug(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.kernel = kornia.filters.get_gaussian_kernel2d((3, 3), (1.0, 1.0))  # expect: ML1024
+'''
+
+
+def test_a_library_scanned_in_place_is_no_dependency_of_itself(catalog) -> None:
+    """kornia review K1: inside kornia, calls of ``kornia.*`` are the code being ported, not a
+    PyTorch-only library it depends on (ML1024 was 4,074 of 6,861 findings and 1,253
+    person-days); a project that calls kornia still gets ML1024."""
+    got = [f for f in package_findings(OWN_LIBRARY, catalog) if f.code == "ML1024"]
+    assert {f.path for f in got} == {"app/model.py"}

@@ -567,8 +567,10 @@ def _match(rule: Rule, site: Site) -> tuple[str, bool] | None:
     """``(detail, traced_only)`` when ``rule`` matches ``site`` in its context, else None.
 
     ``traced_only`` marks a function-context site of a traced-only rule: the project graph keeps
-    it only when the function runs under the trace. Exceptions of the matcher propagate (each
-    caller decides how a failing rule is reported)."""
+    it only when the function runs under the trace. An ecosystem-dependency rule never matches a
+    call into the scanned file's own top-level package (kornia's calls of ``kornia.*`` inside
+    kornia). Exceptions of the matcher propagate (each caller decides how a failing rule is
+    reported)."""
     m = rule.matcher
     ctx = site.context
     if ctx in m.contexts:
@@ -576,6 +578,11 @@ def _match(rule: Rule, site: Site) -> tuple[str, bool] | None:
     elif ctx == "function" and "traced" in m.contexts:
         traced_only = True
     else:
+        return None
+    if rule.category == "ecosystem-dependency" and site.kind == "call" and site.name and \
+            site.name.split(".", 1)[0] == site.symbol.split(".", 1)[0]:
+        # a call into the scanned package itself (`kornia.filters.box_kernel(...)` inside
+        # kornia): the code being ported, not a PyTorch-only library it depends on
         return None
     detail = MATCHERS[m.kind].fn(site, m)
     return None if detail is None else (detail, traced_only)
