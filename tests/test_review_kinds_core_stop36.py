@@ -416,3 +416,35 @@ def test_a_library_scanned_in_place_is_no_dependency_of_itself(catalog) -> None:
     person-days); a project that calls kornia still gets ML1024."""
     got = [f for f in package_findings(OWN_LIBRARY, catalog) if f.code == "ML1024"]
     assert {f.path for f in got} == {"app/model.py"}
+
+
+EAGER_ONLY = '''
+import torch
+from torch import nn
+
+
+def is_compiling() -> bool:
+    return torch.compiler.is_compiling()
+
+
+class Blur(nn.Module):
+    def forward(self, x, sigma):
+        if not is_compiling() and not bool((sigma > 0).all()):
+            raise ValueError("sigma must be positive")
+        if not torch.compiler.is_compiling():
+            x = x.contiguous()
+        else:
+            x = x * 1.0
+        return x * sigma.mean().item()  # expect: ML509
+'''
+
+
+def test_an_eager_only_branch_is_dead_for_the_port(catalog) -> None:
+    """kornia review K2: ``if not is_compiling() and not bool((sigma > 0).all()): raise ...`` is
+    work only the eager run does (a compiled graph skips it, as a jitted port does): no host-read
+    findings there; a branch with an ``else`` keeps the eager side as before."""
+    got = {(f.span.line, f.code) for f in findings(EAGER_ONLY, catalog, path="blur.py", module="pkg.blur")}
+    lines = EAGER_ONLY.splitlines()
+    check = next(i for i, t in enumerate(lines, 1) if "not bool((sigma" in t)
+    item = next(i for i, t in enumerate(lines, 1) if ".item()" in t)
+    assert not any(line == check for line, _ in got) and (item, "ML509") in got

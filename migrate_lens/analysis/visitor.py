@@ -2806,7 +2806,8 @@ class FileVisitor(cst.CSTVisitor):
                 self.if_guards[id(node)] = [body_guard, else_guard, body_guard]  # (entered by visit_If)
                 if node.orelse is not None:
                     self.else_guards[id(node.orelse)] = id(node)
-            dead = _export_only_test(self, node.test)
+            dead = _export_only_test(self, node.test) or (
+                "body" if node.orelse is None and _eager_only_test(self, node.test) else "")
             scope.branches.append([id(node.orelse) if node.orelse is not None else 0,
                                    dict(scope.env), dict(scope.derived), None, dead, dict(scope.last_value), exits])
             if dead == "body":
@@ -6551,6 +6552,26 @@ def _export_only_test(visitor: FileVisitor, test: cst.BaseExpression) -> str:
     return ""
 
 
+def _eager_only_test(visitor: FileVisitor, test: cst.BaseExpression) -> bool:
+    """``if not is_compiling(): ...`` (also ``and``-ed with anything), without an ``else``:
+    work only the eager run does (input checks, validation shortcuts) that a compiled graph
+    skips, as a jitted port does: the branch is dead for the port. Any function of that name
+    (``torch.compiler.is_compiling``, transformers' ``is_torchdynamo_compiling``, a project's
+    own wrapper: kornia's ``kornia.core.utils.is_compiling``)."""
+    operands = [test]
+    while type(operands[-1]) is cst.BooleanOperation and type(operands[-1].operator) is cst.And:  # type: ignore[attr-defined]
+        last = operands.pop()
+        operands += (last.left, last.right)  # type: ignore[attr-defined]
+    for t in operands:
+        if type(t) is cst.UnaryOperation and type(t.operator) is cst.Not and type(t.expression) is cst.Call:
+            name = visitor.qual(t.expression.func) or _dotted(t.expression.func)
+            if name.rsplit(".", 1)[-1] in _COMPILE_CHECKS:
+                return True
+    return False
+
+
+#: Names of the checks for a compiled (dynamo) run (:func:`_eager_only_test`).
+_COMPILE_CHECKS = frozenset({"is_compiling", "is_dynamo_compiling", "is_torchdynamo_compiling"})
 #: literals of a flag constant that is off
 _FALSY = frozenset({"False", "None", "0"})
 #: A flag that loads another framework's checkpoint into the PyTorch model (`if from_tf:` in
