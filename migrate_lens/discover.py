@@ -487,14 +487,15 @@ def imported_package(package: str, files: Iterable[tuple[str, bytes]]) -> str:
 
 def module_name(rel_path: str, root_is_package: bool = False, root_name: str = "") -> str:
     """Dotted module name of a relative path: ``pkg/sub/mod.py`` -> ``pkg.sub.mod``,
-    ``pkg/__init__.py`` -> ``pkg``; a leading ``src/`` is dropped; when the scanned root is
+    ``pkg/__init__.py`` -> ``pkg``; a leading ``src/`` (or ``lib/``) is dropped unless the scanned
+    root is itself a package (then it is a subpackage: ``root.lib.x``); when the scanned root is
     itself a package its name (dotted when it sits in a package: :func:`package_name`)
     prefixes the result."""
     parts = list(PurePosixPath(rel_path).with_suffix("").parts)
     if parts and parts[-1] == "__init__":
         parts = parts[:-1]
-    if parts and parts[0] in ("src", "lib") and len(parts) > 1:
-        parts = parts[1:]
+    if parts and parts[0] in ("src", "lib") and len(parts) > 1 and not (root_is_package and root_name):
+        parts = parts[1:]  # (a repository's `src/` layout; inside a package, `lib/` is a subpackage)
     if root_is_package and root_name:
         parts = [*root_name.split("."), *parts]
     name = ".".join(p.replace("-", "_") for p in parts)

@@ -221,6 +221,8 @@ class _Resolver:
         self.instances = {name: cls for f in files for name, cls in f.module_instances}
         #: every module and package name with source in the tree, and each of their parents
         self.module_paths = {".".join(m.split(".")[:k]) for m in self.modules for k in range(1, m.count(".") + 2)}
+        #: the one top-level package every module of the tree lies in ("" when there are several)
+        self.root = next(iter(self.tops)) if len(self.tops) == 1 else ""
         self.classes: dict[str, tuple[str, ...]] = {}  # class qualname -> raw bases
         self.functions: set[str] = set()
         #: class members bound to a function in the class body (``FileFacts.method_aliases``)
@@ -321,6 +323,10 @@ class _Resolver:
             head = ".".join(parts[:i])
             if head in self.classes:
                 return self.member(head, parts[i:])
+        if self.root and parts[0] != self.root and f"{self.root}.{parts[0]}" in self.module_paths:
+            # `from mylib.ops import pick` in a scanned package whose files import each other as
+            # from the package's own folder (on sys.path): `<root>.mylib.ops.pick`
+            return self._resolve(f"{self.root}.{dotted}", depth + 1)
         return None if self.is_projectish(dotted) else _EXTERNAL
 
     def _in_module(self, mod: str, rest: list[str], depth: int) -> str | None:

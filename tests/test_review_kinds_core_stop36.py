@@ -448,3 +448,31 @@ def test_an_eager_only_branch_is_dead_for_the_port(catalog) -> None:
     check = next(i for i, t in enumerate(lines, 1) if "not bool((sigma" in t)
     item = next(i for i, t in enumerate(lines, 1) if ".item()" in t)
     assert not any(line == check for line, _ in got) and (item, "ML509") in got
+
+
+def test_a_package_importing_its_folders_as_from_its_own_root(tmp_path) -> None:
+    """Attack 7 K1/K1b: a scanned package whose files import its subfolders as if the package's
+    own folder were on ``sys.path`` (``from mylib.ops import pick``) reaches them, and a ``lib/``
+    subpackage inside a package keeps its name (``root.lib.ops``; only a repository's top-level
+    ``src/``/``lib/`` is dropped)."""
+    from migrate_lens.config import Config
+    from migrate_lens.pipeline import scan
+
+    root = tmp_path / "proj"
+    files = {
+        "__init__.py": "",
+        "model.py": ("import torch\nfrom torch import nn\nfrom mylib.ops import pick\nfrom .lib.other import keep\n\n\n"
+                     "class Net(nn.Module):\n    def forward(self, x):\n        return keep(pick(x))\n"),
+        "mylib/__init__.py": "",
+        "mylib/ops.py": "def pick(x):\n    return x.nonzero()\n",
+        "lib/__init__.py": "",
+        "lib/other.py": "def keep(x):\n    return x[x > 0]\n",
+    }
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    result = scan(root, Config(), jobs=1, use_cache=False)
+    got = {(f.path, f.code, f.context) for f in result.project.findings}
+    assert ("mylib/ops.py", "ML201", "traced") in got
+    assert ("lib/other.py", "ML203", "traced") in got
+    assert {m.qualname: m.status for m in result.project.modules}.get("proj.model.Net") == "redesign"
