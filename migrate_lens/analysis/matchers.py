@@ -870,9 +870,10 @@ def match_attribute(site: Site, m: "Matcher") -> str | None:
     on receivers of given kinds (``receiver``), with ``reads_only`` not an attribute that is
     itself assigned to (``p.requires_grad = False`` is no read), with ``skip_self_chain`` not
     on a receiver rooted at ``self`` (``self.weight.requires_grad``: the module's own
-    parameter or attribute), with ``skip_remat_guard`` not ``self.training`` conjoined with an
-    activation-checkpointing flag (``self.gradient_checkpointing and self.training``: it picks
-    ``nnx.remat`` or not, same numbers in either mode); for writes, ``value_literal`` (the assigned
+    parameter or attribute), with ``skip_mode_glue`` not a ``self.training`` read that only picks PyTorch-side glue
+    (``self.gradient_checkpointing and self.training``: ``nnx.remat`` or not; ``use_cache and
+    past_key_values is None and not self.training``: a lazy cache; ``is_training=self.training``
+    into a mask helper), the same numbers in either mode; for writes, ``value_literal`` (the assigned
     literal is one of these; with ``or_variable``, a value that is no literal passes too:
     ``p.requires_grad = flag`` in a helper its callers pass ``False``) and ``value_attr`` (globs:
     the assigned value is another object's attribute of that name, ``head.weight = embed.weight``);
@@ -892,7 +893,7 @@ def match_attribute(site: Site, m: "Matcher") -> str | None:
         return None
     if _param(m, "skip_self_chain") is True and site.data.get("self_chain"):
         return None
-    if _param(m, "skip_remat_guard") is True and site.data.get("remat_guard"):
+    if _param(m, "skip_mode_glue") is True and site.data.get("mode_glue"):
         return None
     lits = _param(m, "value_literal")
     value = site.data.get("value_literal", NOT_LITERAL)

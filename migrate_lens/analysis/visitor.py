@@ -507,7 +507,7 @@ class FileVisitor(cst.CSTVisitor):
         self.targets: set[int] = set()
         self.cond_tests: set[int] = set()
         self.compared: set[int] = set()
-        self.remat_guarded: set[int] = set()  # `self.training` beside a checkpointing flag (_remat_guard)
+        self.mode_glue: set[int] = set()  # `self.training` reads that only pick PyTorch-side glue (_mode_glue)
         self.top_defs: dict[str, cst.FunctionDef] = {}  # the file's module-level functions by name
         self.rng_globals: dict[str, str] = {}  # module-level random generators (_rng_module)
         #: class members bound to a function in the class body: (member qualname, function's dotted name)
@@ -1610,15 +1610,15 @@ class FileVisitor(cst.CSTVisitor):
                 "value": vkind, "no_grad": self._no_grad(), "name": target.value,
                 "alias": self.func_stack[-1].shared.get(target.value, "") if self.func_stack else "",
             })
+            op = f" {_AUG_OPS.get(type(node.operator).__name__, '+=')} "
             if tkind in K.TENSORISH:
                 self._view_write(node, target)
-                self._arg_write(node, target, f" {_AUG_OPS.get(type(node.operator).__name__, '+=')} ")
+                self._arg_write(node, target, op)
             elif tkind == K.U and self.func_stack and target.value in self.func_stack[-1].params and \
                     f"p:{target.value}" in self.func_stack[-1].derived.get(target.value, ()):
                 # `def accumulate(total, x): total += x.mean(0)`: in place on the caller's tensor
                 # where a caller passes one (a symbolic input), an int rebound where it passes a number
-                self._arg_write(node, target, f" {_AUG_OPS.get(type(node.operator).__name__, '+=')} ",
-                                requires=f"p:{target.value}=T")
+                self._arg_write(node, target, op, requires=f"p:{target.value}=T")
             if self.func_stack:
                 # `total += part_loss(h(x), y)`: the join under each hypothesis on the helper's
                 # return too (a number that becomes a tensor once a tensor is added)
@@ -1710,9 +1710,7 @@ class FileVisitor(cst.CSTVisitor):
                 cls_info = self.class_stack[-1]
                 if found:
                     cls_info.attr_binds[target.value] = merge(cls_info.attr_binds.get(target.value, ()), found)
-                rng = _rng_module(value, self.qual)
-                if rng:
-                    cls_info.rng_attrs[target.value] = rng  # `rng = random.Random(0)`: `self.rng` in methods
+                self._note_rng(cls_info.rng_attrs, target.value, value)  # `rng = random.Random(0)`: `self.rng`
                 aliased = _method_alias(value, self.qual)
                 if aliased:
                     # `detect_language = detect_language_function`, `_idx = staticmethod(mod.fn)`:
@@ -1723,9 +1721,7 @@ class FileVisitor(cst.CSTVisitor):
                     cls_info.attr_kinds.setdefault(target.value, vkind)
             else:
                 self.bindings.bind_module_value(target.value, value)
-                rng = _rng_module(value, self.qual)
-                if rng:
-                    self.rng_globals[target.value] = rng  # `_RNG = np.random.default_rng(1234)`
+                self._note_rng(self.rng_globals, target.value, value)  # `_RNG = np.random.default_rng(1234)`
         elif type(target) in (cst.Tuple, cst.List):
             if type(value) in (cst.Tuple, cst.List) and len(value.elements) == len(target.elements) and not any(
                 type(e) is cst.StarredElement for e in (*value.elements, *target.elements)
@@ -2564,6 +2560,14 @@ class FileVisitor(cst.CSTVisitor):
             module = scope.cls.rng_attrs.get(recv.attr.value, "")  # type: ignore[union-attr]
         return f"{module}.{method}" if module and not method.startswith("_") else ""
 
+    def _note_rng(self, table: dict[str, str], name: str, value: cst.BaseExpression) -> None:
+        """Record in ``table`` (a class's :attr:`~_ClassInfo.rng_attrs`, the file's module-level
+        generators) that ``name`` holds a random generator when ``value`` builds or names one
+        (:func:`_rng_module`): its methods then draw like that module's functions (:meth:`_rng_draw`)."""
+        rng = _rng_module(value, self.qual)
+        if rng:
+            table[name] = rng
+
     def _same_attr(self, target: cst.Attribute, value: cst.BaseExpression) -> bool:
         """``self.alpha = self.alpha`` or ``self.alpha = cast(Tensor, self.alpha)``
         (``typing.cast`` returns its argument): the attribute is rebound to the object it
@@ -2586,9 +2590,7 @@ class FileVisitor(cst.CSTVisitor):
             vkind = K.S
         if cls is not None:
             if value is not None and not aug:
-                rng = _rng_module(value, self.qual)
-                if rng:
-                    cls.rng_attrs[attr] = rng
+                self._note_rng(cls.rng_attrs, attr, value)  # `self._rng = random.Random()`
             if value is not None and type(value) is cst.Call and not aug:
                 built = self.qual(value.func)
                 if built and built.rsplit(".", 1)[-1][:1].isupper():
@@ -3552,7 +3554,7 @@ class FileVisitor(cst.CSTVisitor):
                         and a.value.value.value == "self":
                     # `_ignore_causal_mask_sdpa(..., is_training=self.training)`: whether PyTorch may
                     # drop the causal mask, the same numbers either way
-                    self.remat_guarded.add(id(a.value))
+                    self.mode_glue.add(id(a.value))
         if method and self.func_stack:
             drawn = self._rng_draw(func, method)
             if drawn:
@@ -5180,7 +5182,7 @@ class FileVisitor(cst.CSTVisitor):
         if attr in self.attribute_interest:
             self._site("attribute-read", node, name=attr, receiver=self.kind(node.value),
                        data={"on_self": type(node.value) is cst.Name and node.value.value == "self",
-                             "target": id(node) in self.targets, "remat_guard": id(node) in self.remat_guarded,
+                             "target": id(node) in self.targets, "mode_glue": id(node) in self.mode_glue,
                              "self_chain": _root_name(node.value) == "self"})
         if attr in self.name_leaves:
             resolved = self.qual(node)
@@ -5240,7 +5242,7 @@ class FileVisitor(cst.CSTVisitor):
         # `a or b` / `a and b` force bool(a): value-dependent when a is a tensor value. A
         # boolean operation that is itself an if/while/assert test is reported as that test.
         if type(node.operator) is cst.And and "training" in self.attribute_interest:
-            self._remat_guard(node)
+            self._mode_glue(node)
         for side in (node.left, node.right):
             if type(side) is cst.BooleanOperation or (type(side) is cst.Comparison and id(node) in self.cond_tests):
                 self.cond_tests.add(id(side))  # (a chained comparison inside a test is that test)
@@ -5248,14 +5250,15 @@ class FileVisitor(cst.CSTVisitor):
             return
         self._condition_sites(node, node.left, {"construct": "and/or", "exits": False, "exit": ""})
 
-    def _remat_guard(self, node: cst.BooleanOperation) -> None:
+    def _mode_glue(self, node: cst.BooleanOperation) -> None:
         """``self.gradient_checkpointing and self.training``: the mode read only picks
         activation checkpointing (or turns the cache off under it), which a port writes as
         ``nnx.remat`` whatever the mode, with the same numbers: no train/eval argument follows
         from it. Likewise beside the cache's own flags (``use_cache and past_key_values is None
         and not self.training``: a lazy cache allocation a JAX forward takes as an argument). Records the ``self.training`` operands of an ``and`` chain holding a
-        checkpointing flag (:data:`_CHECKPOINT_FLAG`) in ``remat_guarded`` (read by the
-        attribute-read sites' ``remat_guard``)."""
+        checkpointing flag (:data:`_CHECKPOINT_FLAG`) or a cache flag (:func:`_cache_operand`) in
+        ``mode_glue`` (read by the attribute-read sites' ``mode_glue``; visit_Call adds the
+        ``is_training=self.training`` argument of a mask helper)."""
         operands: list[cst.BaseExpression] = []
         todo: list[cst.BaseExpression] = [node]
         while todo:
@@ -5273,7 +5276,7 @@ class FileVisitor(cst.CSTVisitor):
                 o = o.expression  # `... and not self.training`
             if type(o) is cst.Attribute and o.attr.value == "training" and type(o.value) is cst.Name \
                     and o.value.value == "self":
-                self.remat_guarded.add(id(o))
+                self.mode_glue.add(id(o))
 
     def _member_factory(self, value: cst.BaseExpression) -> None:
         """Learn the file's member factories from a ``return`` (:meth:`Bindings.bind_factory`):
@@ -5437,8 +5440,13 @@ class FileVisitor(cst.CSTVisitor):
 _NON_TENSOR_CALL = re.compile(
     r"(?<![\w.])([A-Za-z_]\w*)\s*\.\s*(?:" + "|".join(sorted(K.NON_TENSOR_METHODS)) + r")\s*\(")
 
+#: Methods only a tensor (or an array) has, reading its value back or moving it: on a parameter
+#: static by its name, anywhere in the function (``length.cpu().numpy()``), they make it a tensor
+#: (:meth:`FileVisitor._param_evidence`, :data:`_TENSOR_ONLY_CALL`).
+_TENSOR_ONLY_METHODS = frozenset({"item", "tolist", "cpu", "cuda", "numpy", "detach", "nonzero"})
 #: ``<name>.<method>(`` for a method only a tensor (or an array) has (:meth:`FileVisitor._param_evidence`)
-_TENSOR_ONLY_CALL = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*\.\s*(?:cpu|cuda|numpy|detach|item|tolist|nonzero)\s*\(")
+_TENSOR_ONLY_CALL = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*\.\s*(?:"
+                               + "|".join(sorted(_TENSOR_ONLY_METHODS)) + r")\s*\(")
 
 #: A name whose type is tested (``torch.is_tensor(n)``, ``isinstance(n, ...)``): :meth:`FileVisitor._param_evidence`
 _TYPE_TESTED = re.compile(r"(?:is_tensor|isinstance)\(\s*([A-Za-z_]\w*)\s*[,)]")
@@ -6115,17 +6123,17 @@ _NEW_OBJECT_EXPRS = frozenset({cst.Call, cst.UnaryOperation, cst.BinaryOperation
                                cst.ListComp, cst.DictComp, cst.SetComp})
 def _cache_operand(e: cst.BaseExpression) -> bool:
     """``use_cache``, ``self.use_cache`` or ``past_key_values is None``: an operand about the
-    decoding cache (:meth:`FileVisitor._remat_guard`)."""
+    decoding cache (:meth:`FileVisitor._mode_glue`)."""
     if type(e) is cst.UnaryOperation:
         e = e.expression
     if type(e) is cst.Comparison and len(e.comparisons) == 1:
         e = e.left
     leaf = e.attr.value if type(e) is cst.Attribute else e.value if type(e) is cst.Name else ""
-    return leaf in ("use_cache", "past_key_values", "past_key_value", "cache_position")
+    return leaf in ("use_cache", "past_key_values", "past_key_value")
 
 
 #: A flag that turns activation checkpointing on (`self.gradient_checkpointing`, timm's
-#: `self.grad_checkpointing`, `use_checkpoint`, `self.checkpoint_activations`): :meth:`_remat_guard`.
+#: `self.grad_checkpointing`, `use_checkpoint`, `self.checkpoint_activations`): :meth:`_mode_glue`.
 _CHECKPOINT_FLAG = re.compile(r"^(use_)?(grad(ient)?_)?(checkpoint(ing|_activations)?|ckpt)$")
 _FACTORY_METHOD = re.compile(r"^(from_(config|cfg|args|dict|params|settings|kwargs|hparams|opts?)|build|create|make)$")
 #: Tensor methods that fill a tensor with random numbers.
@@ -7136,7 +7144,7 @@ _RANK_KEEPING = frozenset({
 _ONE_D_FUNCS = frozenset({"torch.arange", "torch.linspace", "torch.logspace", "torch.randperm"})
 
 
-#: Calls by which a hook only records what it sees (:meth:`FileVisitor._hook_modifies`).
+#: Calls by which a hook only records what it sees (:meth:`FileVisitor._hook_replaces`).
 _RECORDING_CALLS = frozenset({"__setitem__", "append", "extend", "update", "add", "setdefault", "print", "info",
                               "debug", "warning", "log", "write", "add_scalar", "add_histogram"})
 
@@ -7208,9 +7216,15 @@ def _kwargs_items(target: cst.BaseExpression, it: cst.BaseExpression, star_kwarg
             or type(it.func.value) is not cst.Name or it.func.value.value != star_kwargs:
         return ""
     method = it.func.attr.value
-    if method == "values" and type(target) is cst.Name:
-        return target.value
-    if method == "items" and type(target) in (cst.Tuple, cst.List) and len(target.elements) == 2 \
+    return _loop_value_name(target, method == "items") if method in ("values", "items") else ""
+
+
+def _loop_value_name(target: cst.BaseExpression, pair: bool) -> str:
+    """The name a ``for`` target binds to each value: the target itself, or with ``pair`` the
+    second name of a two-name target (``for k, v in d.items()``); "" for other shapes."""
+    if not pair:
+        return target.value if type(target) is cst.Name else ""
+    if type(target) in (cst.Tuple, cst.List) and len(target.elements) == 2 \
             and type(target.elements[1].value) is cst.Name:
         return target.elements[1].value.value
     return ""
@@ -7235,12 +7249,8 @@ def _state_items(target: cst.BaseExpression, it: cst.BaseExpression,
         pair = method.startswith("named_")
     else:
         return None
-    if not pair:
-        return (target.value, source) if type(target) is cst.Name else None
-    if type(target) in (cst.Tuple, cst.List) and len(target.elements) == 2 \
-            and type(target.elements[1].value) is cst.Name:
-        return target.elements[1].value.value, source
-    return None
+    name = _loop_value_name(target, pair)
+    return (name, source) if name else None
 
 
 #: Constructors of Python and NumPy random generators -> the module whose functions their
@@ -7571,13 +7581,9 @@ def _defines_own(v: FileVisitor, cls: _ClassInfo, method: str, depth: int = 0) -
             return True
     return False
 #: Callees that are never a project function (their results' kinds are known or unknowable).
-#: Methods that read a tensor's (or an array's) value back into Python, which no Python
-#: number has: called on a parameter, they overrule a static guess from its name or default.
-#: Methods only a tensor (or an array) has: called on a parameter static by its name
-#: (``length.cpu().numpy()``, ``task_id.item()``), they say it is none of the Python numbers the
-#: name suggested.
-_READBACK_METHODS = frozenset({"item", "tolist", "cpu", "cuda", "numpy", "detach", "nonzero", "long", "float",
-                               "bool", "sum", "max", "min", "unsqueeze"})
+#: Methods no Python number has: called on a parameter static by its name or default
+#: (``task_id.item()``, ``k.sum()``), the call's receiver is no static value.
+_READBACK_METHODS = _TENSOR_ONLY_METHODS | {"long", "float", "bool", "sum", "max", "min", "unsqueeze"}
 
 _NOT_PROJECT = ("torch.", "math.", "numpy.", "np.", "einops.", "typing.", "functools.", "itertools.",
                 "logging.", "warnings.", "os.", "sys.", "re.", "collections.", "dataclasses.", "copy.")
