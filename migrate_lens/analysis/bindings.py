@@ -82,6 +82,13 @@ def is_class_like(name: str) -> bool:
         not leaf.endswith(("Error", "Exception", "Warning"))
 
 
+def in_own_package(full: str, module: str) -> bool:
+    """``full`` (an absolute dotted name) lies in the top-level package of ``module`` (a dotted
+    module or scope name): inside ``torch_geometric``, ``torch_geometric.data.Data`` is the
+    project's own code (the package being ported), not an external dependency."""
+    return full.split(".", 1)[0] == module.split(".", 1)[0]
+
+
 class Bindings:
     """The module-level name table of one file.
 
@@ -583,7 +590,7 @@ class Bindings:
         """``full`` (an absolute dotted name) lies in the file's own top-level package: inside
         ``torch_geometric``, ``from torch_geometric.data import Data`` imports the project's own
         code (the package being ported), not an external dependency."""
-        return full.split(".", 1)[0] == self.module.split(".", 1)[0]
+        return in_own_package(full, self.module)
 
     def _note_import(self, local: str, full: str, level: int) -> None:
         if level > 0 or self.is_own_package(full):

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 import libcst as cst
 from libcst.metadata import CodeRange, PositionProvider
 
+from migrate_lens.analysis.bindings import in_own_package
 from migrate_lens.analysis.matchers import MATCHERS, CallGate, GatePart, call_gate, glob_matcher, names_pass, rule_keywords
 from migrate_lens.analysis.routes import drop_kernel_routes, drop_launcher_findings, reroute_kernels
 from migrate_lens.analysis.sites import Site
@@ -580,7 +581,7 @@ def _match(rule: Rule, site: Site) -> tuple[str, bool] | None:
     else:
         return None
     if rule.category == "ecosystem-dependency" and site.kind == "call" and site.name and \
-            site.name.split(".", 1)[0] == site.symbol.split(".", 1)[0]:
+            in_own_package(site.name, site.symbol):
         # a call into the scanned package itself (`kornia.filters.box_kernel(...)` inside
         # kornia): the code being ported, not a PyTorch-only library it depends on
         return None
