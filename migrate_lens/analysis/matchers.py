@@ -371,6 +371,12 @@ def _kwargs_ok(site: Site, m: "Matcher") -> bool:
         got = _arg(site, m, key)
         if got is not None and got[1] is NOT_LITERAL:
             return False
+    skip_param = p.get("skip_if_param")
+    if skip_param:
+        passed = site.data.get("param_args", frozenset())
+        if any(key in passed or (not key.isdigit() and str(_position_of(site, m, key)) in passed)
+               for key in skip_param):
+            return False
     for key, wanted in _table(p.get("arg_kind")).items():
         got = _arg(site, m, key)
         if got is None or got[0] not in wanted:
@@ -532,7 +538,8 @@ def match_call(site: Site, m: "Matcher") -> str | None:
     values only, ``torch.tensor(self.sizes)``),
     ``kwarg_literal`` ({arg = [string globs]}; a bool literal is matched as "True"/"False"), ``skip_if_literal`` ({arg = [values]}; with ``or_param_default``, also an enclosing
     function's parameter passed on whose literal default is one of the values),
-    ``skip_if_nonliteral`` ([args]), ``skip_if_none`` ([args] passed as a literal ``None``:
+    ``skip_if_nonliteral`` ([args]), ``skip_if_param`` ([args]: the argument is a parameter of
+    the enclosing function passed on as it came, by keyword or position), ``skip_if_none`` ([args] passed as a literal ``None``:
     ``F.batch_norm(x, None, None, training=True)`` keeps no running statistics),
     ``require_literal`` ({arg = [values]}; with ``or_computed``, a non-literal argument passes too), ``skip_if_base_default`` ({arg = {base glob =
     position}}: the argument is ``self.<arg>`` left at a base constructor's default,

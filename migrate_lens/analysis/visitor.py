@@ -6892,6 +6892,17 @@ class _CallExtras:
                     out[a.keyword.value if a.keyword is not None else str(i)] = lit
         return out
 
+    def param_args(self) -> frozenset[str]:
+        """Keys (keyword, or position as a string) of the arguments that pass on a parameter
+        of the enclosing function as it came (``super().train(mode)`` in a ``train(self, mode)``
+        override propagates its caller's mode; ``model.train(was_training)`` restores a local)."""
+        scope = self.scope
+        if scope is None:
+            return frozenset()
+        return frozenset(a.keyword.value if a.keyword is not None else str(i)
+                         for i, a in enumerate(self.node.args)
+                         if not a.star and type(a.value) is cst.Name and a.value.value in scope.params)
+
     def name_args(self) -> tuple[str, ...]:
         return tuple((a.keyword.value if a.keyword is not None else str(i))
                      for i, a in enumerate(self.node.args) if type(a.value) in (cst.Name, cst.Attribute))
@@ -7116,7 +7127,7 @@ _CALL_EXTRAS: dict[str, Callable[[_CallExtras], Any]] = {
         "name_args", "arg_item_kinds", "arg_names", "receiver_text", "device_follows_input", "message_kinds",
         "exports_weight", "arg_texts", "value_args_all_params", "receiver_fresh", "receiver_ctor", "input_ctor",
         "random_args", "arg_alias", "own_method", "arg_ctor", "after_conv", "autograd_functions", "own_classes",
-        "project_names", "ceil_args", "inherited_self_args", "input_1d", "param_default_args", "unfold_tiles",
+        "project_names", "ceil_args", "inherited_self_args", "input_1d", "param_default_args", "param_args", "unfold_tiles",
         "receiver_constant", "constant_args", "loaded_copy", "memo_fill", "constant_star_args", "self_default_args", "receiver_conv_output", "negated_widths")
 }
 
