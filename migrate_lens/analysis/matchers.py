@@ -371,12 +371,6 @@ def _kwargs_ok(site: Site, m: "Matcher") -> bool:
         got = _arg(site, m, key)
         if got is not None and got[1] is NOT_LITERAL:
             return False
-    skip_param = p.get("skip_if_param")
-    if skip_param:
-        passed = site.data.get("param_args", frozenset())
-        if any(key in passed or (not key.isdigit() and str(_position_of(site, m, key)) in passed)
-               for key in skip_param):
-            return False
     for key, wanted in _table(p.get("arg_kind")).items():
         got = _arg(site, m, key)
         if got is None or got[0] not in wanted:
@@ -538,8 +532,7 @@ def match_call(site: Site, m: "Matcher") -> str | None:
     values only, ``torch.tensor(self.sizes)``),
     ``kwarg_literal`` ({arg = [string globs]}; a bool literal is matched as "True"/"False"), ``skip_if_literal`` ({arg = [values]}; with ``or_param_default``, also an enclosing
     function's parameter passed on whose literal default is one of the values),
-    ``skip_if_nonliteral`` ([args]), ``skip_if_param`` ([args]: the argument is a parameter of
-    the enclosing function passed on as it came, by keyword or position), ``skip_if_none`` ([args] passed as a literal ``None``:
+    ``skip_if_nonliteral`` ([args]), ``skip_if_none`` ([args] passed as a literal ``None``:
     ``F.batch_norm(x, None, None, training=True)`` keeps no running statistics),
     ``require_literal`` ({arg = [values]}; with ``or_computed``, a non-literal argument passes too), ``skip_if_base_default`` ({arg = {base glob =
     position}}: the argument is ``self.<arg>`` left at a base constructor's default,
@@ -1102,6 +1095,47 @@ def match_host_shape_arg(site: Site, m: "Matcher") -> str | None:
     return None
 
 
+def match_tensor_size(site: Site, m: "Matcher") -> str | None:
+    """A tensor passed where a Python int size is expected: the arguments listed per callee
+    in ``sizes`` ({callee glob, ``Tensor.<method>`` for methods = [keyword, or position as a
+    string; ``*``: every positional argument]}, keywords' positions from ``arg_positions``), for the calls in ``names``/``methods``
+    (``torch.topk(x, k=capacity)``, ``F.one_hot(idx, num_classes=capacity)``,
+    ``x.new_zeros(n)``, with ``capacity``/``n`` tensors). PyTorch reads the tensor to the host
+    (an implicit ``.item()``); under ``jax.jit`` it is a tracer and the port raises
+    ``TracerIntegerConversionError``. Not an argument whose tensor kind rests on the
+    module-method assumption alone (``assumed_args``: ``def forward(self, x, k)``), nor a
+    tensor built only from values known at trace time (``constant_args``: ML219's), nor a call
+    whose size the host-read rules already report (``size_reported``: ML213, ML214)."""
+    if site.method and not site.name.startswith("torch."):
+        if site.receiver not in (K.T, K.B) or not _any_glob(site.method, _param(m, "methods") or ()):
+            return None
+        label = f".{site.method}()"
+    elif site.name and _any_glob(site.name, _param(m, "names") or ()):
+        label = site.name
+    else:
+        return None
+    target = _call_target(site)
+    sizes = _table(_param(m, "sizes"))
+    # the callee's own entry, else the most specific glob (`torch.*`: a factory's sizes)
+    keys: list[str] = list(sizes.get(target) or next(
+        (sizes[g] for g in sorted(sizes, key=lambda g: (-len(g), g)) if fnmatchcase(target, g)), ()))
+    args: tuple[tuple[str, Any], ...] = site.data.get("args", ())
+    kwargs: dict[str, tuple[str, Any]] = site.data.get("kwargs", {})
+    if not keys or site.data.get("size_reported"):
+        return None
+    if "*" in keys:
+        keys = [k for k in keys if k != "*"] + [str(i) for i in range(len(args))]
+    skip = site.data.get("assumed_args", frozenset()) | frozenset(site.data.get("constant_args", ()))
+    for key in keys:
+        got = _arg(site, m, key)
+        if got is None or got[0] != K.T:
+            continue
+        position = key if key.isdigit() or key in kwargs else str(_position_of(site, m, key))
+        if key not in skip and position not in skip:
+            return label
+    return None
+
+
 def _numbers(value: Any) -> tuple[float, ...] | None:
     """A literal number or tuple of numbers as a tuple of floats, else None."""
     items = value if isinstance(value, tuple) else (value,)
@@ -1291,6 +1325,7 @@ MATCHERS: dict[str, MatcherSpec] = {
     "strided-explicit-padding": MatcherSpec("call", match_strided_padding, match_strided_padding.__doc__ or "", _gate_names),
     "device-transfer": MatcherSpec("call", match_device_transfer, match_device_transfer.__doc__ or "", _gate_method("to")),
     "host-value-shape": MatcherSpec("call", match_host_shape_arg, match_host_shape_arg.__doc__ or "", _gate_names_or_methods),
+    "tensor-size": MatcherSpec("call", match_tensor_size, match_tensor_size.__doc__ or "", _gate_names_or_methods),
     "view-write": MatcherSpec("view-write", match_view_write, match_view_write.__doc__ or ""),
     "method-def": MatcherSpec("method-def", match_mode_override, match_mode_override.__doc__ or ""),
     "host-read-use": MatcherSpec("host-read-use", match_host_read_use, match_host_read_use.__doc__ or ""),

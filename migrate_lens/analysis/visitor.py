@@ -516,6 +516,9 @@ class FileVisitor(cst.CSTVisitor):
         self.default_params: set[int] = set()
         self._call_seen: set[tuple[str, str]] = set()
         self._host_reported: set[int] = set()
+        #: calls some of whose sizes :meth:`_shape_uses` found read from tensor data or a cache
+        #: length (the host-read rules' sites): the tensor-size rule leaves them
+        self._sized: set[int] = set()
         self.imports: list[ImportFact] = []
         self.calls: list[CallFact] = []
         self.classes: list[ClassFact] = []
@@ -2399,6 +2402,8 @@ class FileVisitor(cst.CSTVisitor):
             t = type(e)
             if t is cst.Name:
                 read = reads.get(e.value) if reads else None  # type: ignore[attr-defined]
+                if read is not None:
+                    self._sized.add(id(at))
                 if read is not None and id(read[0]) not in self._host_reported:
                     self._host_reported.add(id(read[0]))
                     self._site("host-read-use", read[0], name=e.value, data={"use": use},  # type: ignore[attr-defined]
@@ -2417,11 +2422,13 @@ class FileVisitor(cst.CSTVisitor):
                     (reduced := self._reduction_requires(e)) is not None:  # type: ignore[arg-type]
                 # `torch.arange(lengths.max())`: the 0-d tensor is read to the host right here
                 self._host_reported.add(id(at))
+                self._sized.add(id(at))
                 self._site("host-read-use", at, name=_dotted(e.func) + "()", data={"use": use},  # type: ignore[attr-defined]
                            requires=reduced)
             elif (t is cst.Subscript or t is cst.Call) and _cache_item_length(e):
                 cache_name = cache_name or _cache_item_length(e)
         if cache_name and caches:
+            self._sized.add(id(at))
             self._site("cache-length-use", at, name=cache_name, data={"use": use})
 
     def _mentions_cache_length(self, value: cst.BaseExpression) -> bool:
@@ -3640,7 +3647,10 @@ class FileVisitor(cst.CSTVisitor):
         call_used = self.values.used
         if scope is not None and node.args and (
                 name in K.SHAPE_FUNCS or (method in K.SHAPE_METHODS and receiver in K.TENSORISH)):
-            self._shape_uses((a.value for a in node.args), "shape", node)
+            # (`torch.full(size, fill_value)`: the fill value sets no shape)
+            sized = node.args[:1] if name == "torch.full" or method == "new_full" else node.args
+            self._shape_uses((a.value for a in sized if a.keyword is None or a.keyword.value != "fill_value"),
+                             "shape", node)
         elif scope is not None and node.args and method in K.SHAPE_METHODS and receiver == K.U:
             # `hidden.new_zeros(b, total)` in a helper whose `hidden` only callers type: a
             # host read (or a reduction) set as the size is one whatever the receiver
@@ -6892,16 +6902,55 @@ class _CallExtras:
                     out[a.keyword.value if a.keyword is not None else str(i)] = lit
         return out
 
-    def param_args(self) -> frozenset[str]:
-        """Keys (keyword, or position as a string) of the arguments that pass on a parameter
-        of the enclosing function as it came (``super().train(mode)`` in a ``train(self, mode)``
-        override propagates its caller's mode; ``model.train(was_training)`` restores a local)."""
+    def size_reported(self) -> bool:
+        """A size of this call already reported as a host read or a cache's length
+        (:meth:`FileVisitor._shape_uses`: ``torch.arange(lengths.max())``,
+        ``torch.arange(past_length, past_length + n)``): one finding per hazard."""
+        return id(self.node) in self.v._sized
+
+    def assumed_args(self) -> frozenset[str]:
+        """Keys (keyword, or position as a string) of the arguments whose tensor kind rests on
+        the parameters' assumed kinds alone: built only from parameters as passed (a traced
+        entry's unannotated parameters are taken for tensors, a module method's by the
+        module-method assumption, :attr:`_FuncScope.assumed`), through names bound to them,
+        unpacking, indexing and arithmetic (``height, width = input_dimensions`` then
+        ``x.view(b, height, width, c)``: ``input_dimensions`` is most often a tuple of ints)."""
         scope = self.scope
         if scope is None:
             return frozenset()
         return frozenset(a.keyword.value if a.keyword is not None else str(i)
                          for i, a in enumerate(self.node.args)
-                         if not a.star and type(a.value) is cst.Name and a.value.value in scope.params)
+                         if not a.star and self._param_rooted(a.value, scope, 3))
+
+    def _param_rooted(self, expr: cst.BaseExpression, scope: _FuncScope, depth: int) -> bool:
+        """``expr`` reads names, and each is a parameter as passed, an assumed name or a local
+        last bound to such an expression (``depth`` bindings deep), through arithmetic,
+        subscripts and displays only."""
+        stack = [expr]
+        seen = False
+        while stack:
+            e = stack.pop()
+            t = type(e)
+            if t is cst.Name:
+                name = e.value  # type: ignore[attr-defined]
+                if name in scope.params or name in scope.assumed:
+                    seen = True
+                    continue
+                bound = scope.last_value.get(name)
+                if bound is None or depth <= 0 or not self._param_rooted(bound, scope, depth - 1):
+                    return False
+                seen = True
+            elif t is cst.BinaryOperation:
+                stack += (e.left, e.right)  # type: ignore[attr-defined]
+            elif t is cst.UnaryOperation:
+                stack.append(e.expression)  # type: ignore[attr-defined]
+            elif t is cst.Subscript:
+                stack.append(e.value)  # type: ignore[attr-defined]
+            elif t in (cst.Tuple, cst.List):
+                stack += [el.value for el in e.elements]  # type: ignore[attr-defined]
+            elif t not in (cst.Integer, cst.Float):
+                return False
+        return seen
 
     def name_args(self) -> tuple[str, ...]:
         return tuple((a.keyword.value if a.keyword is not None else str(i))
@@ -7127,7 +7176,7 @@ _CALL_EXTRAS: dict[str, Callable[[_CallExtras], Any]] = {
         "name_args", "arg_item_kinds", "arg_names", "receiver_text", "device_follows_input", "message_kinds",
         "exports_weight", "arg_texts", "value_args_all_params", "receiver_fresh", "receiver_ctor", "input_ctor",
         "random_args", "arg_alias", "own_method", "arg_ctor", "after_conv", "autograd_functions", "own_classes",
-        "project_names", "ceil_args", "inherited_self_args", "input_1d", "param_default_args", "param_args", "unfold_tiles",
+        "project_names", "ceil_args", "inherited_self_args", "input_1d", "param_default_args", "assumed_args", "size_reported", "unfold_tiles",
         "receiver_constant", "constant_args", "loaded_copy", "memo_fill", "constant_star_args", "self_default_args", "receiver_conv_output", "negated_widths")
 }
 
