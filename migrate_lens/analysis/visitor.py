@@ -6923,9 +6923,10 @@ class _CallExtras:
                          if not a.star and self._param_rooted(a.value, scope, 3))
 
     def _param_rooted(self, expr: cst.BaseExpression, scope: _FuncScope, depth: int) -> bool:
-        """``expr`` reads names, and each is a parameter as passed, an assumed name or a local
-        last bound to such an expression (``depth`` bindings deep), through arithmetic,
-        subscripts and displays only."""
+        """``expr`` reads names, and each is a parameter as passed (not a helper's symbolic
+        input, which its callers' kinds decide), an assumed name, or a local last bound to such
+        an expression or to a call of ``self.<attr>(...)`` (``depth`` bindings deep), through
+        arithmetic, subscripts and displays only."""
         stack = [expr]
         seen = False
         while stack:
@@ -6933,6 +6934,8 @@ class _CallExtras:
             t = type(e)
             if t is cst.Name:
                 name = e.value  # type: ignore[attr-defined]
+                if name in scope.params and f"p:{name}" in scope.derived.get(name, ()):
+                    return False  # a helper's symbolic input: its callers' kinds decide (verified)
                 if name in scope.params or name in scope.assumed:
                     seen = True
                     continue
@@ -6948,6 +6951,10 @@ class _CallExtras:
                 stack.append(e.value)  # type: ignore[attr-defined]
             elif t in (cst.Tuple, cst.List):
                 stack += [el.value for el in e.elements]  # type: ignore[attr-defined]
+            elif t is cst.Call and _is_self_attr(e.func):  # type: ignore[attr-defined]
+                # `gh, gw = self.grid(h, w)`: what a submodule or a held object returns, taken
+                # for tensors without its summary (a tuple of ints as often)
+                seen = True
             elif t not in (cst.Integer, cst.Float):
                 return False
         return seen
