@@ -223,6 +223,9 @@ class _FuncScope:
     #: local names bound to an attribute of self as it is (``k_out = self.k_cache``, or its
     #: ``.data``): an in-place write through the name mutates that attribute (torchtune's KV cache)
     self_aliases: dict[str, cst.Attribute] = field(default_factory=dict)
+    #: locals last bound to a method of an object (``uniform = Uniform(lo, hi).rsample``,
+    #: ``draw = dist.sample``): calling the name calls that method on that object
+    method_aliases: dict[str, cst.Attribute] = field(default_factory=dict)
     binds: LocalBindings = field(default_factory=LocalBindings)
     #: the context the function's name and place suggest (``FunctionFact.context``); sites
     #: use ``context``, which is ``function`` (decided by reachability) for init-named helpers
@@ -519,6 +522,9 @@ class FileVisitor(cst.CSTVisitor):
         #: calls some of whose sizes :meth:`_shape_uses` found read from tensor data or a cache
         #: length (the host-read rules' sites): the tensor-size rule leaves them
         self._sized: set[int] = set()
+        #: calls of a local bound to an object's method (:attr:`_FuncScope.method_aliases`): call
+        #: node id -> the method's attribute, read as the call's callee
+        self._aliased_calls: dict[int, cst.Attribute] = {}
         self.imports: list[ImportFact] = []
         self.calls: list[CallFact] = []
         self.classes: list[ClassFact] = []
@@ -1317,7 +1323,10 @@ class FileVisitor(cst.CSTVisitor):
         for i, p in enumerate(all_params):
             pname = p.name.value
             if is_method and i == 0 and pname in ("self", "cls", "ctx"):
-                scope.env[pname] = K.S
+                # (the instance of a `torch.Tensor` subclass is a tensor: BigGAN's `Distribution`
+                # draws into itself with `self.normal_(mean, var)`)
+                scope.env[pname] = K.T if pname == "self" and scope.cls is not None and any(
+                    b in _TENSOR_CLASSES for b in scope.cls.bases) else K.S
                 continue
             self.bindings.bind_param(scope.binds, pname, i - offset if i < n_positional else -1, p.default, p.annotation)
             if p in params.posonly_params or p in params.params:
@@ -1673,6 +1682,11 @@ class FileVisitor(cst.CSTVisitor):
                     scope.rng_locals[target.value] = rng
                 elif scope.rng_locals:
                     scope.rng_locals.pop(target.value, None)
+                if type(value) is cst.Attribute and type(value.value) in (cst.Call, cst.Name) and \
+                        not _is_self_attr(value) and value.attr.value[:1].islower():
+                    scope.method_aliases[target.value] = value
+                elif scope.method_aliases:
+                    scope.method_aliases.pop(target.value, None)
                 stored = _storage_of(value)
                 if _is_self_attr(stored) and vkind in K.TENSORISH:
                     scope.self_aliases[target.value] = stored  # type: ignore[assignment]
@@ -2602,6 +2616,10 @@ class FileVisitor(cst.CSTVisitor):
                 built = self.qual(value.func)
                 if built and built.rsplit(".", 1)[-1][:1].isupper():
                     cls.attr_ctor[attr] = built  # `self.distribution = Normal(mean, std)`
+            elif type(value) is cst.Name and not aug:
+                built = self.func_stack[-1].ctor_of.get(value.value, "")
+                if built and built.rsplit(".", 1)[-1][:1].isupper():
+                    cls.attr_ctor[attr] = built  # `z = Latent(...); z.setup(...); self.z = z`
             if self.func_stack[-1].init_like or attr not in cls.attr_kinds:
                 new_kind = vkind
                 if value is not None and type(value) is cst.Call:
@@ -2689,6 +2707,13 @@ class FileVisitor(cst.CSTVisitor):
                         self.injections.append(InjectionFact(kind="member", owner=cls.qualname, attr=attr,
                                                              param=value.attr.value, index=-1, target=t,
                                                              line=self._line(value)))
+                if self.func_stack[-1].init_like and type(value) is cst.Name and cls.composes:
+                    # `z = Latent(...); z.setup(...); self.z = z`: the instance built into a local
+                    # is the attribute's (its constructor's own fact has no attribute)
+                    for t in self.func_stack[-1].binds.instances.get(value.value, ()):
+                        if self._is_class_name(t):
+                            self.submodules.append(SubmoduleFact(owner=cls.qualname, attr=attr, target=t,
+                                                                 line=self._line(value)))
                 if self.func_stack[-1].init_like and type(value) is cst.Name and self._may_hold_class(value.value):
                     self._slot(value.value, attr, value)  # `self.corr = corr_block`
                     typed = self.func_stack[-1].binds.typed.get(value.value, ())
@@ -3544,6 +3569,12 @@ class FileVisitor(cst.CSTVisitor):
     # ------------------------------------------------------------------ expressions
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
+        if type(func) is cst.Name and self.func_stack and self.func_stack[-1].method_aliases:
+            scope0 = self.func_stack[-1]
+            alias = scope0.method_aliases.get(func.value)
+            if alias is not None and func.value not in scope0.binds.callables:
+                # `uniform(x.shape)` with `uniform = Uniform(lo, hi).rsample`: the method's call
+                func = self._aliased_calls[id(node)] = alias
         self.called_funcs.add(id(func))
         if type(func) is cst.Subscript and self.func_stack and _is_kernel_launch(func, self.qual):
             self.kernel_launchers.add(self.func_stack[-1].qualname)
@@ -4741,7 +4772,7 @@ class FileVisitor(cst.CSTVisitor):
 
     def _call_kinds(self, node: cst.Call) -> tuple[str, tuple[tuple[str, Any], ...], dict[str, tuple[str, Any]], str]:
         """(receiver kind, positional (kind, literal)s, keyword ones, result kind) of a call."""
-        func = node.func
+        func = self._aliased_calls.get(id(node), node.func) if self._aliased_calls else node.func
         receiver = self.kind(func.value) if type(func) is cst.Attribute else ""
         args: list[tuple[str, Any]] = []
         kwargs: dict[str, tuple[str, Any]] = {}
@@ -4766,7 +4797,7 @@ class FileVisitor(cst.CSTVisitor):
         kind = self.kind
         union = values.used
         used = values.used = set()
-        func = node.func
+        func = self._aliased_calls.get(id(node), node.func) if self._aliased_calls else node.func
         receiver, receiver_used = "", _NONE_READ
         if type(func) is cst.Attribute:
             receiver = kind(func.value)
@@ -4810,7 +4841,8 @@ class FileVisitor(cst.CSTVisitor):
         if parts.stale or hyp is None:
             return self._call_kinds(node)
         kind = self.kind
-        receiver = parts.receiver if parts.receiver_used.isdisjoint(hyp) else kind(node.func.value)  # type: ignore[attr-defined]
+        receiver = parts.receiver if parts.receiver_used.isdisjoint(hyp) else kind(
+            (self._aliased_calls.get(id(node), node.func) if self._aliased_calls else node.func).value)  # type: ignore[attr-defined]
         args: list[tuple[str, Any]] = []
         kwargs: dict[str, tuple[str, Any]] = {}
         for keyword, expr, k, lit, used in parts.entries:
@@ -6793,7 +6825,8 @@ class _CallExtras:
     __slots__ = ("v", "node", "func", "name", "method", "scope")
 
     def __init__(self, visitor: FileVisitor, node: cst.Call, name: str, method: str, scope: _FuncScope | None) -> None:
-        self.v, self.node, self.func, self.name, self.method, self.scope = visitor, node, node.func, name, method, scope
+        self.v, self.node, self.name, self.method, self.scope = visitor, node, name, method, scope
+        self.func = visitor._aliased_calls.get(id(node), node.func) if visitor._aliased_calls else node.func
 
     def receiver_name(self) -> str:
         func = self.func
@@ -7682,6 +7715,10 @@ def _join_items(acc: list[list[Any]] | None, items: list[Any], first: bool) -> l
             a.append(x)
         return acc
     return []
+
+
+#: classes whose subclasses' instances are tensors
+_TENSOR_CLASSES = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter"})
 
 
 def _is_project_callee(name: str) -> bool:
