@@ -335,6 +335,9 @@ class _FuncScope:
     #: locals that map names to a module's tensors (``p = dict(model.named_parameters())``,
     #: ``sd = model.state_dict()``): any entry read back is a tensor
     weight_maps: set[str] = field(default_factory=set)
+    #: locals bound to what a project call returns given a state-named parameter
+    #: (``saved_state = self._get_input_buffer(incremental_state)``): a view of the caller's state
+    state_views: set[str] = field(default_factory=set)
     #: names bound to a single Python number's expression (``approx = float(a) / float(b)``):
     #: ``torch.tensor(approx)`` of one is a static number, not tensor data
     scalars: set[str] = field(default_factory=set)
@@ -1693,6 +1696,10 @@ class FileVisitor(cst.CSTVisitor):
                 elif scope.self_aliases:
                     scope.self_aliases.pop(target.value, None)
                 self._bind_alias(scope, target.value, value)
+                if type(value) is cst.Call and self._state_view(value, scope):
+                    scope.state_views.add(target.value)
+                elif scope.state_views and not (type(value) is cst.Name and value.value == "None"):
+                    scope.state_views.discard(target.value)  # (`else: saved_state = None` keeps it)
                 if _is_weight_map(value):
                     scope.weight_maps.add(target.value)
                 else:
@@ -2001,6 +2008,17 @@ class FileVisitor(cst.CSTVisitor):
             if scope.cls is not None and _is_self_attr(value) else "")
         scope.pending_ctor.append((name, built, value))
 
+    def _state_view(self, call: cst.Call, scope: _FuncScope) -> bool:
+        """``call`` is a call of the project (``self.<method>``, a function the project may
+        define) given a parameter named like decoding state (:data:`_STATE_NAME`:
+        ``incremental_state``, ``cache``) as it came: what it returns may be a part of that state
+        (fairseq's ``self._get_input_buffer(incremental_state)``)."""
+        if scope.init_like or not any(type(a.value) is cst.Name and a.value.value in scope.params and
+                                      _STATE_NAME.search(a.value.value) is not None for a in call.args):
+            return False
+        name = self.qual(call.func)
+        return _is_project_callee(name) and not name.startswith(("copy.", "dict", "list"))
+
     def _constant_tensor(self, expr: cst.BaseExpression, depth: int = 0) -> bool:
         """``expr`` is a tensor built only from values known at trace time: a torch creation
         call (``arange``, ``zeros``, ``ones``, ``full``, ``linspace``, ``eye``, ``tensor``) whose
@@ -2143,6 +2161,12 @@ class FileVisitor(cst.CSTVisitor):
             # builds and reads back, `features["pair"] = ...`, is trace-time Python, not state)
             # (a mapping parameter otherwise named, `outputs["logits"] = ...`, is most often one its
             # caller builds for the call: a module's call records no flow to prove it, so it is left)
+            self._site("argument-write", stmt, name=f"{root.value}[...] = ...",
+                       data={"how": "argument", "method": "__setitem__"})
+        elif type(root) is cst.Name and (keyed or (base not in K.TENSORISH and not mask)) and self.func_stack and \
+                root.value in self.func_stack[-1].state_views and not self.func_stack[-1].init_like:
+            # `saved_state = self._get_input_buffer(incremental_state)` then `saved_state["prev_key"]
+            # = k`: an entry of the caller's decoding state, reached through a helper (fairseq)
             self._site("argument-write", stmt, name=f"{root.value}[...] = ...",
                        data={"how": "argument", "method": "__setitem__"})
         if keyed:
