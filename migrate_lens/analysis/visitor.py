@@ -1147,7 +1147,10 @@ class FileVisitor(cst.CSTVisitor):
         if innermost != "func":
             guess = context
             init_like = context == "init"
-            if init_like and name not in _PROPER_INIT:
+            if init_like and (name not in _PROPER_INIT or (
+                    name == "__init__" and cls is not None and not cls.composes and not cls.is_autograd_function)):
+                # (the constructor of a plain object runs where the object is built: a loss's
+                # `Statistics(loss.item(), n)` builds one in traced code; the graph decides)
                 context = "function"
         scope = _FuncScope(qualname=qualname, name=name, context=context, cls=cls, is_method=is_method,
                            guess=guess, init_like=init_like, node=node,
@@ -2298,7 +2301,7 @@ class FileVisitor(cst.CSTVisitor):
         if type(target) is cst.Name and self.func_stack:
             # `k_out = self.k_cache; k_out[:, :, pos] = k_val`: the write goes to the buffer
             target = self.func_stack[-1].self_aliases.get(target.value, target)
-        if not _is_self_attr(target) or self.context == "init":
+        if not _is_self_attr(target) or self.context == "init" or self._constructing():
             return
         assert type(target) is cst.Attribute
         cls = self.func_stack[-1].cls if self.func_stack else None
@@ -2622,6 +2625,11 @@ class FileVisitor(cst.CSTVisitor):
             value = value.args[1].value
         return type(value) is cst.Attribute and _is_self_attr(value) and value.attr.value == target.attr.value
 
+    def _constructing(self) -> bool:
+        """The innermost function is an object's constructor (``__init__`` of a plain class,
+        whose context the graph decides): its writes to ``self`` fill a new object, no state."""
+        return bool(self.func_stack) and self.func_stack[-1].init_like and self.func_stack[-1].name == "__init__"
+
     def _self_write(self, stmt: cst.CSTNode, attr: str, vkind: str, aug: bool,
                     value: cst.BaseExpression | None = None) -> None:
         cls = self.func_stack[-1].cls if self.func_stack else None
@@ -2753,7 +2761,7 @@ class FileVisitor(cst.CSTVisitor):
                         if type(alt) is cst.Name and alt.value in self.func_stack[-1].params and \
                                 self._may_hold_class(alt.value):
                             self._slot(alt.value, attr, value)
-        if ctx != "init":
+        if ctx != "init" and not self._constructing():
             # (a random draw kept until the key changes, speechbrain's LiGRU dropout masks, is
             # state: a memo is a function of its key)
             memo = not aug and self._is_memo(attr) and not (value is not None and self._draws(value))
