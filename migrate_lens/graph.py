@@ -30,6 +30,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from migrate_lens.analysis.kinds import COMMON_METHODS
 from migrate_lens.catalog import Catalog
 from migrate_lens.config import Config
 from migrate_lens.fastinit import fast_init, replacer
@@ -1247,6 +1248,19 @@ class _Builder:
                 out.extend(match(site, call.callee, f.path, f.suppressions, compiled=True))
         return out
 
+    def by_method_name(self, method: str) -> str:
+        """The project method a call ``<obj>.<method>(...)`` on an object of unknown class runs,
+        when one project class alone defines a method of that name and the name is no common
+        method of the libraries' objects (:data:`~migrate_lens.analysis.kinds.COMMON_METHODS`: a tensor's, a module's, an
+        optimizer's, a container's): ``src_mesh.offset_verts(d)`` in a training step given the
+        mesh. "" otherwise."""
+        if method in COMMON_METHODS or method.startswith("__"):
+            return ""
+        owners = self.res.method_owners.get(method, ())
+        if len(owners) != 1:
+            return ""
+        return f"{next(iter(owners))}.{method}"
+
     def held_classes(self, cls: str, attrs: Sequence[str]) -> list[str]:
         """The project classes the attribute chain ``attrs`` of an instance of ``cls`` may hold
         (``["attn", "kv_cache"]``: each class ``self.attn`` holds in its ``kv_cache``), through
@@ -1405,6 +1419,8 @@ class _Builder:
                         # `self.x.y(...)` where x is no submodule: a tensor or parameter method, external.
                 else:
                     r = resolve(callee)
+                    if r == _EXTERNAL and call.untyped:
+                        r = self.by_method_name(callee.rsplit(".", 1)[1]) or r
                     if r is None:
                         if not res.follow(callee)[2]:  # a kernel of the project's compiled extension is found
                             unresolved += 1

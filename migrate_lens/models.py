@@ -157,12 +157,16 @@ class CallFact:
     a dotted qualified name such as ``torch.relu``, ``pkg.mod.helper``, or ``self.method``).
     ``passed``: ``callee`` is no call here but a function handed as an argument to one
     (``affect_init(w, self.winit)``): an edge only when it resolves to a project function, and
-    no reference the scan counts as resolved or not."""
+    no reference the scan counts as resolved or not. ``untyped``: ``callee`` is
+    ``<name>.<method>`` on a local or parameter whose class the file does not know (an object
+    handed to a training step: ``src_mesh.offset_verts(d)``), which the project may resolve by
+    the method's name alone."""
 
     caller: str
     callee: str
     line: int
     passed: bool = False
+    untyped: bool = False
 
 
 @_fast_pickle

@@ -284,3 +284,16 @@ def join(*kinds: str) -> str:
     if U in kinds:
         return U
     return S
+
+#: Method names the objects of torch and Python share (tensors, modules, optimizers,
+#: schedulers, containers, files, loggers): a call of one on an object of unknown class is
+#: most likely theirs, never resolved by name (:meth:`migrate_lens.graph._Builder.by_method_name`)
+COMMON_METHODS = frozenset("""
+add add_ all any append apply argmax argmin backward bool buffers children clamp clear clone close contiguous
+copy copy_ count cpu cuda decode detach dim double encode eval expand extend fill_ flatten float forward get
+half index insert int item items keys load load_state_dict long max mean min modules named_buffers
+named_children named_modules named_parameters numel numpy parameters permute pop predict read register_buffer
+remove repeat requires_grad_ reset reshape run sample save set setdefault size sort split squeeze
+state_dict std step sum tolist to train transpose type unsqueeze update values view write zero_ zero_grad
+log info warning error debug format join lower upper strip startswith endswith replace fit transform
+""".split())

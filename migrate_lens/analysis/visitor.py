@@ -3754,6 +3754,13 @@ class FileVisitor(cst.CSTVisitor):
                 data["structural"] = scope.type_tests > 0 or _descends(node, scope, self._kind_aside)
             callee = name or (f"{self.qual(func.value)}.{method}" if method and self.qual(func.value) else "") or \
                 _self_lookup_prefix(func)
+            untyped = not callee and bool(method) and type(func.value) is cst.Name and \
+                func.value.value in scope.env and func.value.value not in ("self", "cls") and \
+                method not in K.COMMON_METHODS and receiver == K.U
+            if untyped:
+                # `src_mesh.offset_verts(d)` on an object of unknown class (a training step's
+                # argument): the project may resolve it by the method's name alone
+                callee = f"{func.value.value}.{method}"
             if callee and type(func) is cst.Name and func.value in scope.binds.callables and \
                     is_class_like(callee) and self._picked_from_table(func, scope):
                 # `norm_cls = NORMS[norm_type]; norm_cls(dim)`: one entry the config picks (matched
@@ -3767,7 +3774,7 @@ class FileVisitor(cst.CSTVisitor):
                 # one fact per (caller, callee): the first call site is the evidence; computing
                 # a position for every repeated call costs more than the rest of the walk
                 self._call_seen.add((scope.qualname, callee))
-                self.calls.append(CallFact(caller=scope.qualname, callee=callee, line=self._line(node)))
+                self.calls.append(CallFact(caller=scope.qualname, callee=callee, line=self._line(node), untyped=untyped))
             # Composition: constructors called inside a module's init code (layers built in loops,
             # nn.Sequential / nn.ModuleList contents, helper lists) become submodule edges.
             if scope.init_like and scope.cls is not None and scope.cls.composes and name:
