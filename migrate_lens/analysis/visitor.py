@@ -3753,7 +3753,9 @@ class FileVisitor(cst.CSTVisitor):
                 data["recursive"] = True
                 data["structural"] = scope.type_tests > 0 or _descends(node, scope, self._kind_aside)
             callee = name or (f"{self.qual(func.value)}.{method}" if method and self.qual(func.value) else "") or \
-                _self_lookup_prefix(func)
+                _self_lookup_prefix(func) or self._closure_def(func)
+            # (`dynamic_frequency_update(self, ids)` from a decorator's `wrapper`: a function the
+            # enclosing function defines, called from a sibling closure)
             untyped = not callee and bool(method) and type(func.value) is cst.Name and \
                 func.value.value in scope.env and func.value.value not in ("self", "cls") and \
                 method not in K.COMMON_METHODS and receiver == K.U
