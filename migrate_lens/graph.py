@@ -861,9 +861,17 @@ class _Builder:
         (its ``nn.Module`` base in another file) composes only once inheritance across files
         makes it one: a plain helper class's init is no composition."""
         direct = {c.qualname for f in self.files for c in f.classes if c.is_module}
+        builders = {fn.qualname: fn.builds for f in self.files for fn in f.functions if fn.builds}
         for f in self.files:
             for s in f.submodules:
                 if s.owner not in direct and self.module_kind.get(s.owner) != "nn.Module":
+                    continue
+                if s.target.endswith("()"):
+                    # `self.scheduler = get_scheduler(name)`: each class the builder returns
+                    for r in self._built_classes(s.target[:-2], builders, 3):
+                        if s.owner in self.kind:
+                            self.submods[s.owner][s.attr].append(r)
+                            self.add_edge(s.owner, r, "composition")
                     continue
                 if s.target.endswith("[]"):
                     # every entry of a table another file defines, built in a loop over it
@@ -885,6 +893,27 @@ class _Builder:
                 elif r in self.res.classes and s.owner in self.kind:
                     self.submods[s.owner][s.attr].append(r)
                     self.add_edge(s.owner, r, "composition")
+
+    def _built_classes(self, name: str, builders: Mapping[str, tuple[str, ...]], depth: int) -> list[str]:
+        """The project classes a call of the function ``name`` returns instances of, through
+        its ``FunctionFact.builds``: a class, every entry of a table (``SCHEDULERS[name](...)``,
+        entries registered in any file), or another builder's (``depth`` builders deep);
+        sorted, without duplicates."""
+        r = self.res.resolve(name)
+        if r is None or r == _EXTERNAL or depth <= 0:
+            return []
+        if r in self.res.classes:
+            return [r]
+        out: set[str] = set()
+        for built in builders.get(r, ()):
+            if built.endswith("[]"):
+                for entry in self.tables.get(self.table_name(built[:-2], self.tables), ()):
+                    e = self.res.resolve(entry)
+                    if e is not None and e != _EXTERNAL and e in self.res.classes:
+                        out.add(e)
+            else:
+                out.update(self._built_classes(built, builders, depth - 1))
+        return sorted(out)
 
     def injections(self) -> None:
         """Constructor injection (:class:`~migrate_lens.models.InjectionFact`): a project class

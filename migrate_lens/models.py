@@ -282,13 +282,18 @@ NONLITERAL = "\0not-literal"
 @_fast_pickle
 @dataclass(frozen=True, slots=True)
 class FunctionFact:
-    """A function or method: its dotted ``qualname``, the lines it spans, its local context."""
+    """A function or method: its dotted ``qualname``, the lines it spans, its local context.
+    ``builds``: for a module-level function, the callees of the calls its ``return`` statements
+    return, as resolved in-file (``return SCHEDULERS[name](**kw)`` -> ``pkg.SCHEDULERS[]``, an
+    entry of that table; ``return ResNet(cfg)`` -> ``pkg.resnet.ResNet``): what a builder
+    function builds, for a module that stores its result (``self.scheduler = get_scheduler(n)``)."""
 
     qualname: str
     line: int
     end_line: int
     context: str
     is_method: bool
+    builds: tuple[str, ...] = ()
 
 
 @_fast_pickle

@@ -335,6 +335,8 @@ class _FuncScope:
     #: locals that map names to a module's tensors (``p = dict(model.named_parameters())``,
     #: ``sd = model.state_dict()``): any entry read back is a tensor
     weight_maps: set[str] = field(default_factory=set)
+    #: what a module-level function's ``return`` statements build (``FunctionFact.builds``)
+    builds: list[str] = field(default_factory=list)
     #: locals bound to what a project call returns given a state-named parameter
     #: (``saved_state = self._get_input_buffer(incremental_state)``): a view of the caller's state
     state_views: set[str] = field(default_factory=set)
@@ -879,6 +881,11 @@ class FileVisitor(cst.CSTVisitor):
         argument or ``name=``, else the definition's name)."""
         for d in node.decorators:
             dec = d.decorator
+            reg = self._registrar(dec)
+            if reg is not None:
+                # `@register_scheduler("ddpm") class DDPMScheduler`, `@register class Heads`
+                self._registrations.append((reg[0], reg[1] or node.name.value, node))
+                continue
             if type(dec) is not cst.Call or type(dec.func) is not cst.Attribute or \
                     type(dec.func.value) is not cst.Name or dec.func.attr.value not in _REGISTRATIONS or not (
                         dec.func.value.value in self.bindings.module_instances or
@@ -1282,7 +1289,7 @@ class FileVisitor(cst.CSTVisitor):
             self._drop_unread_held(scope, end)
         self.functions.append(FunctionFact(
             qualname=scope.qualname, line=start, end_line=end, context=scope.guess,
-            is_method=scope.is_method,
+            is_method=scope.is_method, builds=tuple(scope.builds),
         ))
         if scope.summary is not None and scope.summary.model_uses and scope.context != "traced":
             self.model_users.add(scope.qualname)
@@ -1524,6 +1531,10 @@ class FileVisitor(cst.CSTVisitor):
                 key = literal(args[0].value)
                 value = args[1].value if len(args) > 1 else args[0].value
                 self._registrations.append((func.value.value, key if isinstance(key, str) else "", value))
+            elif (reg := self._registrar(func)) is not None and len(node.value.args) == 1:
+                # `register_scheduler("ddpm")(DDPMScheduler)`, `register(MyHead)`: a project
+                # decorator that stores what it is given in a module-level table
+                self._registrations.append((reg[0], reg[1], node.value.args[0].value))
             elif type(func) is cst.Attribute and type(func.value) is cst.Name and func.attr.value in _TABLE_FILLS:
                 # module-level code filling a dispatch table: `ACTS.update({...})`, `OPS.append(fn)`
                 args = node.value.args
@@ -2010,6 +2021,41 @@ class FileVisitor(cst.CSTVisitor):
             scope.cls.attr_ctor.get(value.attr.value, "")  # type: ignore[attr-defined]
             if scope.cls is not None and _is_self_attr(value) else "")
         scope.pending_ctor.append((name, built, value))
+
+    def _registrar(self, dec: cst.BaseExpression) -> tuple[str, str] | None:
+        """(table, key) when ``dec`` is a decorator of this file that stores what it decorates
+        in a module-level table: a one-parameter function writing ``TABLE[...] = <param>``
+        (``@register``; key "": the decorated name), or a call of a function that returns such
+        a decorator (``@register_scheduler("ddpm")``; key: the call's literal string argument,
+        else "")."""
+        key: Any = ""
+        if type(dec) is cst.Call and type(dec.func) is cst.Name and dec.func.value in self.top_defs:
+            factory = self.top_defs[dec.func.value]
+            inner = _returned_def(factory)
+            defs = {st.name.value: st for st in factory.body.body if type(st) is cst.FunctionDef} \
+                if inner and type(factory.body) is cst.IndentedBlock else {}
+            table = _registrar_table(defs[inner]) if inner in defs else ""
+            if dec.args and not dec.args[0].star:
+                key = literal(dec.args[0].value)
+        elif type(dec) is cst.Name and dec.value in self.top_defs:
+            table = _registrar_table(self.top_defs[dec.value])
+        else:
+            return None
+        if not table or table not in self.bindings.module_names:
+            return None
+        return table, key if isinstance(key, str) else ""
+
+    def _built_callee(self, func: cst.BaseExpression) -> str:
+        """The callee a builder's ``return <func>(...)`` calls, as resolved in this file: a
+        class or function name, or ``<table>[]`` for an entry of a module-level table picked by
+        a computed key (``SCHEDULERS[name]``); "" for anything else."""
+        if type(func) is cst.Subscript and type(func.value) is cst.Name:
+            if func.value.value in self.bindings.module_names:
+                return f"{self.module}.{func.value.value}[]"
+            table = self.qual(func.value)
+            return f"{table}[]" if table and self.bindings.is_project(table) else ""
+        name = self.qual(func)
+        return name if name and not name.startswith(("self.", "torch.")) and "." in name else ""
 
     def _state_view(self, call: cst.Call, scope: _FuncScope) -> bool:
         """``call`` is a call of the project (``self.<method>``, a function the project may
@@ -2738,6 +2784,14 @@ class FileVisitor(cst.CSTVisitor):
                     for t in self.func_stack[-1].binds.instances.get(value.value.value, ()):
                         self.injections.append(InjectionFact(kind="member", owner=cls.qualname, attr=attr,
                                                              param=value.attr.value, index=-1, target=t,
+                                                             line=self._line(value)))
+                if self.func_stack[-1].init_like and type(value) is cst.Call and cls.composes:
+                    # `self.scheduler = get_scheduler(name)`: what a project builder function
+                    # returns (its ``FunctionFact.builds``, which the graph follows)
+                    fname = self.qual(value.func)
+                    if fname and not is_class_like(fname) and not fname.startswith(("self.", "torch.")) and (
+                            self.bindings.is_project(fname) or fname.startswith(f"{self.module}.")):
+                        self.submodules.append(SubmoduleFact(owner=cls.qualname, attr=attr, target=f"{fname}()",
                                                              line=self._line(value)))
                 if self.func_stack[-1].init_like and type(value) is cst.Name and cls.composes:
                     # `z = Latent(...); z.setup(...); self.z = z`: the instance built into a local
@@ -5401,6 +5455,10 @@ class FileVisitor(cst.CSTVisitor):
             return
         scope = self.func_stack[-1]
         value = node.value
+        if type(value) is cst.Call and scope.cls is None and len(self.func_stack) == 1:
+            built = self._built_callee(value.func)
+            if built and built not in scope.builds:
+                scope.builds.append(built)  # `return SCHEDULERS[name](**kwargs)`: a builder
         if not (type(value) is cst.Name and value.value == "None"):
             scope.returns_value = True
         cls = scope.cls
@@ -7756,6 +7814,26 @@ def _join_items(acc: list[list[Any]] | None, items: list[Any], first: bool) -> l
             a.append(x)
         return acc
     return []
+
+
+def _registrar_table(fn: cst.FunctionDef) -> str:
+    """The module-level name of the dict a one-parameter decorator ``fn`` stores what it
+    decorates into (``def register(cls): REGISTRY[cls.__name__] = cls; return cls``), "" if
+    its body's top-level statements write no ``<name>[...] = <its parameter>``."""
+    params = fn.params.params
+    if len(params) != 1 or type(fn.body) is not cst.IndentedBlock:
+        return ""
+    param = params[0].name.value
+    for st in fn.body.body:
+        if type(st) is not cst.SimpleStatementLine:
+            continue
+        for small in st.body:
+            if type(small) is cst.Assign and len(small.targets) == 1 and type(small.value) is cst.Name \
+                    and small.value.value == param:
+                target = small.targets[0].target
+                if type(target) is cst.Subscript and type(target.value) is cst.Name:
+                    return target.value.value
+    return ""
 
 
 #: classes whose subclasses' instances are tensors
