@@ -1770,6 +1770,21 @@ class FileVisitor(cst.CSTVisitor):
                     ikind = self.kind(item)
                     self._assign_target(el.value, ikind, stmt, item, self._derived(lambda: self.kind(item)))
                 return
+            if type(value) in (cst.Tuple, cst.List):
+                paired = _starred_pairs(target.elements, value.elements)
+                if paired is not None:
+                    # `b, n, *_, device = *seq.shape, seq.device`: the names before and after the
+                    # starred ones pair with the items at the same distance from either end; the
+                    # starred name holds whatever is in between
+                    for el, v in paired:
+                        if v is None:
+                            self._assign_target(el.value, K.U, stmt, value)
+                            continue
+                        item = v.value
+                        self._fresh()
+                        ikind = self.kind(item)
+                        self._assign_target(el.value, ikind, stmt, item, self._derived(lambda: self.kind(item)))
+                    return
             if type(value) in (cst.GeneratorExp, cst.ListComp) and \
                     not any(type(e) is cst.StarredElement for e in target.elements):
                 # `self.anchors, self.strides = (t.transpose(0, 1) for t in make_anchors(...))`: each
@@ -7814,6 +7829,33 @@ def _join_items(acc: list[list[Any]] | None, items: list[Any], first: bool) -> l
             a.append(x)
         return acc
     return []
+
+
+def _starred_pairs(targets: Sequence[cst.BaseElement], values: Sequence[cst.BaseElement]
+                   ) -> list[tuple[cst.BaseElement, cst.BaseElement | None]] | None:
+    """For ``a, *rest, z = x, *ys, w``: each target element with the value element at the same
+    distance from the start (before the first starred element on either side) or from the end
+    (after the last), None for the rest (a starred target, or a name whose item the starred
+    value spreads); None when neither side has a starred element or the plain ends overlap."""
+    t_star = [i for i, e in enumerate(targets) if type(e) is cst.StarredElement]
+    v_star = [i for i, e in enumerate(values) if type(e) is cst.StarredElement]
+    if not t_star and not v_star:
+        return None
+    head = min([*t_star, *v_star])  # plain items at the start of both sides
+    tail = min(len(targets) - 1 - (t_star[-1] if t_star else -1),
+               len(values) - 1 - (v_star[-1] if v_star else -1))  # plain items at the end of both
+    if head + tail > min(len(targets), len(values)):
+        return None
+    out: list[tuple[cst.BaseElement, cst.BaseElement | None]] = []
+    for i, el in enumerate(targets):
+        from_end = len(targets) - i
+        if i < head:
+            out.append((el, values[i]))
+        elif from_end <= tail:
+            out.append((el, values[len(values) - from_end]))
+        else:
+            out.append((el, None))
+    return out
 
 
 def _registrar_table(fn: cst.FunctionDef) -> str:
