@@ -7142,7 +7142,20 @@ class _CallExtras:
         return self.v._exports_weight(self.node, self.method)
 
     def arg_texts(self) -> tuple[str, ...]:
-        return _arg_texts(self.node)
+        """:func:`_arg_texts`, and for a name argument, the dotted source of what it was last
+        bound to (``ck, cv = cache.cached_kv`` then ``torch.cat((ck, k))``: ``cache.cached_kv``)."""
+        texts = _arg_texts(self.node)
+        scope = self.scope
+        if scope is None or not scope.last_value:
+            return texts
+        extra: list[str] = []
+        for text in texts:
+            bound = scope.last_value.get(text) if "." not in text else None
+            if type(bound) is cst.Subscript:
+                bound = bound.value
+            if type(bound) in (cst.Name, cst.Attribute):
+                extra.append(_dotted(bound))
+        return texts + tuple(extra) if extra else texts
 
     def unfold_tiles(self) -> bool:
         """``t.unfold(dim, size, step)`` with size and step written alike (the same literal or
