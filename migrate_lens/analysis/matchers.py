@@ -499,7 +499,8 @@ _WEIGHT_TEXT = ("*.weight", "*.weight.data", "weight")
 
 def _default_init_fill(site: Site) -> bool:
     """``module.bias.data.zero_()``, ``m.bias.fill_(0)``, ``norm.weight.data.fill_(1.0)`` in
-    init code: the values Flax's layers start from (biases 0, norm scales 1; checked on
+    init code, or a fill of a parameter with the value its own constructor wrote (the call
+    extra ``param_init``): the values Flax's layers start from (biases 0, norm scales 1; checked on
     nnx.Linear, nnx.Conv, nnx.LayerNorm, nnx.BatchNorm), so a port writes nothing for them. A
     kernel zeroed (``proj.weight.zero_()``: adaLN-zero, zero convolutions) or scaled is a real
     initializer choice and stays reported."""
@@ -509,6 +510,16 @@ def _default_init_fill(site: Site) -> bool:
         return False
     args = site.data.get("args", ())
     value = args[0][1] if method == "fill_" and len(args) == 1 else (0 if method == "zero_" else None)
+    built = site.data.get("param_init")
+    if built and len(built) == 1:
+        # the parameter's own constructor wrote this value already (`nn.Parameter(torch.zeros(d))`
+        # then `module.mask_token.data.zero_()`; `torch.tensor(cfg.logit_scale_init_value)` then
+        # `.fill_(self.config.logit_scale_init_value)`): the fill changes nothing
+        texts = site.data.get("arg_texts", ())
+        sig = "0" if value == 0 and not isinstance(value, bool) else "1" if value == 1 and not isinstance(value, bool) \
+            else f"name:{texts[0].rsplit('.', 1)[-1]}" if method == "fill_" and len(texts) == 1 and len(args) == 1 else ""
+        if sig and sig in built:
+            return True
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return False
     if value == 0:

@@ -461,6 +461,9 @@ class FileVisitor(cst.CSTVisitor):
         consts: tuple[tuple[str, str], ...] = (),
     ) -> None:
         super().__init__()
+        #: attribute name -> how the file's classes build that ``nn.Parameter`` (set by the
+        #: engine from the file's text, :func:`parameter_inits`)
+        self.param_inits: dict[str, frozenset[str]] = {}
         #: the codes the rules would give a site, no finding made; the members of torch modules
         #: the rules name (``getattr(F, name)(x)``: :meth:`_dynamic_member`)
         self.probe = probe
@@ -7055,6 +7058,20 @@ class _CallExtras:
         ``torch.arange(past_length, past_length + n)``): one finding per hazard."""
         return id(self.node) in self.v._sized
 
+    def param_init(self) -> frozenset[str]:
+        """How the file's classes build the parameter this call's receiver names
+        (``module.mask_token.data.zero_()`` -> every ``self.mask_token = nn.Parameter(...)`` of
+        the file, :func:`parameter_inits`): {"0"} for ``torch.zeros``, {"1"} for ``torch.ones``,
+        {"name:<leaf>"} for a value named ``<leaf>`` (``torch.tensor(cfg.init_value)``,
+        ``init_value * torch.ones(d)``), "?" for anything else; empty if none."""
+        func = self.func
+        if type(func) is not cst.Attribute:
+            return frozenset()
+        parts = _dotted(func.value).split(".")
+        if parts and parts[-1] == "data":
+            parts = parts[:-1]
+        return self.v.param_inits.get(parts[-1], frozenset()) if len(parts) > 1 else frozenset()
+
     def assumed_args(self) -> frozenset[str]:
         """Keys (keyword, or position as a string) of the arguments whose tensor kind rests on
         the parameters' assumed kinds alone: built only from parameters as passed (a traced
@@ -7343,7 +7360,7 @@ _CALL_EXTRAS: dict[str, Callable[[_CallExtras], Any]] = {
         "name_args", "arg_item_kinds", "arg_names", "receiver_text", "device_follows_input", "message_kinds",
         "exports_weight", "arg_texts", "value_args_all_params", "receiver_fresh", "receiver_ctor", "input_ctor",
         "random_args", "arg_alias", "own_method", "arg_ctor", "after_conv", "autograd_functions", "own_classes",
-        "project_names", "ceil_args", "inherited_self_args", "input_1d", "param_default_args", "assumed_args", "size_reported", "unfold_tiles",
+        "project_names", "ceil_args", "inherited_self_args", "input_1d", "param_default_args", "assumed_args", "size_reported", "param_init", "unfold_tiles",
         "receiver_constant", "constant_args", "loaded_copy", "memo_fill", "constant_star_args", "self_default_args", "receiver_conv_output", "negated_widths")
 }
 
@@ -7869,6 +7886,37 @@ def _starred_pairs(targets: Sequence[cst.BaseElement], values: Sequence[cst.Base
         else:
             out.append((el, None))
     return out
+
+
+_PARAMETER_INIT = re.compile(
+    r"self\.(\w+)\s*=\s*(?:nn\.|torch\.nn\.)?Parameter\(\s*([^\n]*)")
+_NAMED_VALUE = re.compile(
+    r"^torch\.tensor\(\s*([\w.]+)\s*[,)]|^([\w.]+)\s*\*\s*torch\.ones\(|^torch\.ones\([^()]*\)\s*\*\s*([\w.]+)"
+    r"|^torch\.full\([^,]+,\s*([\w.]+)\s*[,)]")
+
+
+def parameter_inits(source: str) -> dict[str, frozenset[str]]:
+    """How the file's classes build each ``self.<attr> = nn.Parameter(<value>)`` (on one line),
+    by attribute name: "0" (``torch.zeros(...)``), "1" (``torch.ones(...)``), "name:<leaf>" (a
+    value named by the dotted name ending in ``<leaf>``: ``torch.tensor(config.init_value)``,
+    ``init_value * torch.ones(d)``, ``torch.full(shape, v)``), "?" otherwise. Read from the
+    text (no parse): an init fill elsewhere in the file that writes that same value again
+    (``module.mask_token.data.zero_()`` in ``_init_weights``) restates the constructor."""
+    if "Parameter(" not in source:
+        return {}
+    out: dict[str, set[str]] = {}
+    for m in _PARAMETER_INIT.finditer(source):
+        value = m.group(2).strip()
+        if value.startswith("torch.zeros("):
+            sig = "0"
+        elif value.startswith("torch.ones(") and "*" not in value:
+            sig = "1"
+        else:
+            named = _NAMED_VALUE.match(value)
+            leaf = next((g for g in named.groups() if g), "") if named else ""
+            sig = f"name:{leaf.rsplit('.', 1)[-1]}" if leaf else "?"
+        out.setdefault(m.group(1), set()).add(sig)
+    return {k: frozenset(v) for k, v in out.items()}
 
 
 def _registrar_table(fn: cst.FunctionDef) -> str:
