@@ -2911,6 +2911,16 @@ class FileVisitor(cst.CSTVisitor):
         cls.held.add(attr)
 
     def visit_If(self, node: cst.If) -> None:
+        if "training" in self.attribute_interest and _sets_requires_grad_only(node.body):
+            # `if self._requires_grad and self.training: hidden_states.requires_grad = True`:
+            # the mode picks autograd glue only (for checkpointing), which a port drops
+            todo: list[cst.BaseExpression] = [node.test]
+            while todo:
+                e = todo.pop()
+                if type(e) is cst.BooleanOperation and type(e.operator) is cst.And:
+                    todo += (e.left, e.right)
+                elif type(e) is cst.Attribute and e.attr.value == "training" and _is_self_name(e.value):
+                    self.mode_glue.add(id(e))
         self._visit_if(node)
         g = self.if_guards.get(id(node)) if self.if_guards else None
         if g is not None and g[2]:
@@ -7917,6 +7927,29 @@ def parameter_inits(source: str) -> dict[str, frozenset[str]]:
             sig = f"name:{leaf.rsplit('.', 1)[-1]}" if leaf else "?"
         out.setdefault(m.group(1), set()).add(sig)
     return {k: frozenset(v) for k, v in out.items()}
+
+
+def _is_self_name(node: cst.BaseExpression) -> bool:
+    return type(node) is cst.Name and node.value == "self"
+
+
+def _sets_requires_grad_only(body: cst.BaseSuite) -> bool:
+    """Every statement of ``body`` sets a tensor's ``requires_grad`` (``x.requires_grad = True``,
+    ``x.requires_grad_()``): PyTorch's autograd glue, with no JAX counterpart."""
+    stmts = body.body if type(body) is cst.IndentedBlock else [body]
+    smalls = [sm for st in stmts for sm in (st.body if type(st) in (cst.SimpleStatementLine, cst.SimpleStatementSuite)
+                                            else [None])]
+    if not smalls:
+        return False
+    for sm in smalls:
+        if type(sm) is cst.Assign and all(type(t.target) is cst.Attribute and t.target.attr.value == "requires_grad"
+                                          for t in sm.targets):
+            continue
+        if type(sm) is cst.Expr and type(sm.value) is cst.Call and type(sm.value.func) is cst.Attribute and \
+                sm.value.func.attr.value == "requires_grad_":
+            continue
+        return False
+    return True
 
 
 def _registrar_table(fn: cst.FunctionDef) -> str:
