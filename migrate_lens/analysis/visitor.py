@@ -242,6 +242,8 @@ class _FuncScope:
     #: keyword-only parameters, in order (``def f(x, *, mask)``): callers pass them by name
     kwonly_order: list[str] = field(default_factory=list)
     symbolic: bool = False
+    #: export-only tails opened in this function (``if not is_tracing(): return ...`` then the rest)
+    export_tail: int = 0
     #: parameters assumed tensors (module methods) that have a default: no evidence to pass on
     optional: set[str] = field(default_factory=set)
     #: names whose tensor kind rests on the module-method assumption alone: a parameter of an
@@ -530,6 +532,9 @@ class FileVisitor(cst.CSTVisitor):
         #: calls some of whose sizes :meth:`_shape_uses` found read from tensor data or a cache
         #: length (the host-read rules' sites): the tensor-size rule leaves them
         self._sized: set[int] = set()
+        #: ``if not <tracing check>(): return ...`` statements at the top of a function body,
+        #: after which the function runs only under an exporter
+        self._export_tails: set[int] = set()
         #: calls of a local bound to an object's method (:attr:`_FuncScope.method_aliases`): call
         #: node id -> the method's attribute, read as the call's callee
         self._aliased_calls: dict[int, cst.Attribute] = {}
@@ -1265,6 +1270,7 @@ class FileVisitor(cst.CSTVisitor):
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         scope = self.func_stack.pop()
         self.scope_kinds.pop()
+        self.export_only -= scope.export_tail
         if scope.cached_by is not None and scope.tensor_ops and scope.returns_value:
             # `@lru_cache def freq_weight(n): return torch.linspace(...)`: traced, the cache keeps
             # the first trace's tracer (decided by the project: the function's context)
@@ -2507,8 +2513,8 @@ class FileVisitor(cst.CSTVisitor):
             t = type(e)
             if t is cst.Name:
                 read = reads.get(e.value) if reads else None  # type: ignore[attr-defined]
-                if read is not None:
-                    self._sized.add(id(at))
+                if read is not None and not read[1]:
+                    self._sized.add(id(at))  # (a read under hypotheses may not hold: ML220 stays)
                 if read is not None and id(read[0]) not in self._host_reported:
                     self._host_reported.add(id(read[0]))
                     self._site("host-read-use", read[0], name=e.value, data={"use": use},  # type: ignore[attr-defined]
@@ -2527,7 +2533,8 @@ class FileVisitor(cst.CSTVisitor):
                     (reduced := self._reduction_requires(e)) is not None:  # type: ignore[arg-type]
                 # `torch.arange(lengths.max())`: the 0-d tensor is read to the host right here
                 self._host_reported.add(id(at))
-                self._sized.add(id(at))
+                if not reduced:
+                    self._sized.add(id(at))
                 self._site("host-read-use", at, name=_dotted(e.func) + "()", data={"use": use},  # type: ignore[attr-defined]
                            requires=reduced)
             elif (t is cst.Subscript or t is cst.Call) and _cache_item_length(e):
@@ -2956,6 +2963,11 @@ class FileVisitor(cst.CSTVisitor):
                     self.else_guards[id(node.orelse)] = id(node)
             dead = _export_only_test(self, node.test) or (
                 "body" if node.orelse is None and _eager_only_test(self, node.test) else "")
+            if dead == "orelse" and node.orelse is None and exits == "return" and scope.node is not None and \
+                    type(scope.node.body) is cst.IndentedBlock and any(st is node for st in scope.node.body.body):
+                # `if not torchvision._is_tracing(): return min(k, n)` at the top of a function:
+                # what follows runs only under an exporter (torchvision's `_topk_min`)
+                self._export_tails.add(id(node))
             scope.branches.append([id(node.orelse) if node.orelse is not None else 0,
                                    dict(scope.env), dict(scope.derived), None, dead, dict(scope.last_value), exits])
             if dead == "body":
@@ -3030,6 +3042,9 @@ class FileVisitor(cst.CSTVisitor):
     def leave_If(self, original_node: cst.If) -> None:
         """Both branches merge: a name takes the join of its kinds in either (``t =
         longest(lengths)`` in one branch, ``t = x.shape[1]`` in the other: a host value)."""
+        if self._export_tails and id(original_node) in self._export_tails and self.func_stack:
+            self.export_only += 1  # the rest of the function is export-only (:meth:`_visit_if`)
+            self.func_stack[-1].export_tail += 1
         if id(original_node) in self.guard_tries:
             self.bindings.guard_depth -= 1
         g = self.if_guards.pop(id(original_node), None) if self.if_guards else None
@@ -5479,8 +5494,8 @@ class FileVisitor(cst.CSTVisitor):
             self._closure_members[closure.name] = found
 
     def visit_Return(self, node: cst.Return) -> None:
-        if not self.func_stack or node.value is None:
-            return
+        if not self.func_stack or node.value is None or self.export_only:
+            return  # (a return only an exporter runs gives the eager callers nothing)
         scope = self.func_stack[-1]
         value = node.value
         if type(value) is cst.Call and scope.cls is None and len(self.func_stack) == 1:
@@ -7127,7 +7142,13 @@ class _CallExtras:
                 stack += [el.value for el in e.elements]  # type: ignore[attr-defined]
             elif t is cst.Call and _is_self_attr(e.func):  # type: ignore[attr-defined]
                 # `gh, gw = self.grid(h, w)`: what a submodule or a held object returns, taken
-                # for tensors without its summary (a tuple of ints as often)
+                # for tensors without its summary (a tuple of ints as often); not a method of the
+                # class (`self._get_global_attn_indices(mask)`: its return's kind is its own)
+                cls = scope.cls
+                attr = e.func.attr.value  # type: ignore[attr-defined]
+                if cls is not None and (attr in cls.methods or attr in cls.attr_binds or any(
+                        q == f"{cls.qualname}.{attr}" for q, _ in self.v.method_aliases)):
+                    return False
                 seen = True
             elif t not in (cst.Integer, cst.Float):
                 return False
