@@ -535,6 +535,10 @@ class FileVisitor(cst.CSTVisitor):
         #: ``if not <tracing check>(): return ...`` statements at the top of a function body,
         #: after which the function runs only under an exporter
         self._export_tails: set[int] = set()
+        #: the alias map (:attr:`_FuncScope.shared`) before an ``if`` with an ``else`` (by the
+        #: else's id), and the body's while the else runs (:meth:`_enter_else`, :meth:`leave_If`)
+        self._shared_at_if: dict[int, dict[str, str]] = {}
+        self._shared_body: dict[int, dict[str, str]] = {}
         #: calls of a local bound to an object's method (:attr:`_FuncScope.method_aliases`): call
         #: node id -> the method's attribute, read as the call's callee
         self._aliased_calls: dict[int, cst.Attribute] = {}
@@ -2970,6 +2974,8 @@ class FileVisitor(cst.CSTVisitor):
                 self._export_tails.add(id(node))
             scope.branches.append([id(node.orelse) if node.orelse is not None else 0,
                                    dict(scope.env), dict(scope.derived), None, dead, dict(scope.last_value), exits])
+            if node.orelse is not None:
+                self._shared_at_if[id(node.orelse)] = dict(scope.shared)
             if dead == "body":
                 self.export_only += 1
         if self.func_stack and (_kernel_gate(self, node.test) or _asserts_kernel(self, node.body)):
@@ -3029,6 +3035,12 @@ class FileVisitor(cst.CSTVisitor):
             self.kernel_gate -= 1
         rec[3] = (scope.env, scope.derived)
         scope.env, scope.derived = dict(rec[1]), dict(rec[2])
+        before = self._shared_at_if.pop(rec[0], None)
+        if before is not None:
+            # the else branch does not share what the body aliased (`attn_bias = rel_bias` in the
+            # body, `attn_bias += rel_bias` in the else: a tensor of its own)
+            self._shared_body[rec[0]] = scope.shared
+            scope.shared = before
         # the else branch does not see what the body bound (`ids = ids[mask]` in the body)
         rec.append(scope.last_value)
         scope.last_value = dict(rec[5])
@@ -3042,6 +3054,12 @@ class FileVisitor(cst.CSTVisitor):
     def leave_If(self, original_node: cst.If) -> None:
         """Both branches merge: a name takes the join of its kinds in either (``t =
         longest(lengths)`` in one branch, ``t = x.shape[1]`` in the other: a host value)."""
+        if original_node.orelse is not None and self.func_stack and self._shared_body:
+            body_shared = self._shared_body.pop(id(original_node.orelse), None)
+            if body_shared is not None:  # after the if, an alias either branch made may hold
+                merged = dict(body_shared)
+                merged.update(self.func_stack[-1].shared)
+                self.func_stack[-1].shared = merged
         if self._export_tails and id(original_node) in self._export_tails and self.func_stack:
             self.export_only += 1  # the rest of the function is export-only (:meth:`_visit_if`)
             self.func_stack[-1].export_tail += 1
