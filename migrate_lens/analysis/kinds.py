@@ -190,6 +190,13 @@ STATIC_BUILTINS = frozenset({
 #: Builtins that turn a tensor into a concrete host value.
 #: (`all`/`any` iterate a tensor and take each element's truth value: a host bool read from data)
 HOST_BUILTINS = frozenset({"int", "float", "bool", "complex", "all", "any"})
+#: Library functions that are a Python cast outside a trace: transformers' ``torch_int(x)`` /
+#: ``torch_float(x)`` return ``int(x)`` / ``float(x)`` unless ``torch.jit`` is tracing
+#: (``transformers/utils/generic.py``): kinds as :data:`HOST_BUILTINS`
+LIBRARY_CASTS = frozenset({
+    "transformers.utils.torch_int", "transformers.utils.torch_float",
+    "transformers.utils.generic.torch_int", "transformers.utils.generic.torch_float",
+})
 
 #: Reductions that give a 0-d tensor of the data when called without a dimension
 #: (``lengths.max()``, ``torch.sum(mask)``): used as a size, a slice bound or a ``range`` bound,

@@ -674,7 +674,7 @@ class ValueKinds:
                 if name == "len" and node.args and self.is_ragged(node.args[0].value):
                     return K.H  # the length of a boolean-mask selection
                 return K.S
-            if name in K.HOST_BUILTINS:
+            if name in K.HOST_BUILTINS or name in K.LIBRARY_CASTS:
                 if node.args and self.kind(node.args[0].value) in K.VALUE_KINDS:
                     return K.H
                 return K.S
