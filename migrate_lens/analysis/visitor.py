@@ -2762,6 +2762,12 @@ class FileVisitor(cst.CSTVisitor):
                 cls.none_attrs.add(attr)
             if value is not None:
                 found = self._targets(value)
+                if not found and type(value) is cst.Call and value.args and cls.attr_binds and \
+                        _is_self_attr(value.args[0].value) and self.bindings.is_partial(value) and \
+                        value.args[0].value.attr.value in cls.attr_binds:  # type: ignore[attr-defined]
+                    # `self._train_fn = partial(self.kernel_fn, chunk_size=c)` with `self.kernel_fn
+                    # = chunk_kernel` before it: what the other attribute holds (xLSTM's kernels)
+                    found = cls.attr_binds[value.args[0].value.attr.value]  # type: ignore[attr-defined]
                 if not found and type(value) is cst.Call and self.func_stack[-1].init_like:
                     callee = self.qual(value.func)
                     if callee and not is_class_like(callee) and "()" not in callee and (
@@ -2785,6 +2791,11 @@ class FileVisitor(cst.CSTVisitor):
                     closure = self.self_lambdas[id(value)] = f"{self.func_stack[-1].qualname}.{attr}"
                 if closure:  # `def post(t): ...; self.post = post` in __init__: forward calls it
                     found = merge(found, (closure,))
+                if found and cls.attr_binds and any(f.startswith("self.") and f[5:] in cls.attr_binds for f in found):
+                    # `fn = partial(self.chunkwise_kernel_fn, ...); self._train_fn = fn` with
+                    # `self.chunkwise_kernel_fn = kernel` before it: what that attribute holds
+                    found = tuple(dict.fromkeys(t for f in found for t in (
+                        cls.attr_binds[f[5:]] if f.startswith("self.") and f[5:] in cls.attr_binds else (f,))))
                 if found:
                     cls.attr_binds[attr] = merge(cls.attr_binds.get(attr, ()), found)
                     self._class_refs(value)
