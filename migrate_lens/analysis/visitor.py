@@ -339,6 +339,9 @@ class _FuncScope:
     weight_maps: set[str] = field(default_factory=set)
     #: what a module-level function's ``return`` statements build (``FunctionFact.builds``)
     builds: list[str] = field(default_factory=list)
+    #: locals grown from a cache by concatenation (``k = torch.cat((ck, k))``): their length along
+    #: that axis is the cache's (:meth:`FileVisitor._grown_length`)
+    cache_grown: set[str] = field(default_factory=set)
     #: locals bound to what a project call returns given a state-named parameter
     #: (``saved_state = self._get_input_buffer(incremental_state)``): a view of the caller's state
     state_views: set[str] = field(default_factory=set)
@@ -1744,6 +1747,10 @@ class FileVisitor(cst.CSTVisitor):
                     scope.weight_dicts.add(target.value)
                 elif scope.weight_dicts:
                     scope.weight_dicts.discard(target.value)
+                if self._grows_cache(value, scope):
+                    scope.cache_grown.add(target.value)
+                elif scope.cache_grown and not scope.branches:
+                    scope.cache_grown.discard(target.value)
                 if self._mentions_cache_length(value):
                     scope.cache_lengths.add(target.value)
                 elif scope.cache_lengths and not scope.branches:
@@ -2559,10 +2566,10 @@ class FileVisitor(cst.CSTVisitor):
                 if e.value in names:  # type: ignore[attr-defined]
                     return True
             elif t is cst.Subscript:
-                if _cache_item_length(e):
+                if _cache_item_length(e) or self._grown_length(e):
                     return True
             elif t is cst.Call:
-                if _is_cache_length(e) or _cache_item_length(e):  # type: ignore[arg-type]
+                if _is_cache_length(e) or _cache_item_length(e) or self._grown_length(e):  # type: ignore[arg-type]
                     return True
                 if type(e.func) is cst.Name and e.func.value in ("int", "max", "min") :  # type: ignore[attr-defined]
                     stack += [a.value for a in e.args]  # type: ignore[attr-defined]
@@ -2570,6 +2577,35 @@ class FileVisitor(cst.CSTVisitor):
                 stack += (e.left, e.right)  # type: ignore[attr-defined]
             elif t is cst.IfExp:
                 stack += (e.body, e.orelse)  # type: ignore[attr-defined]
+        return False
+
+    def _grown_length(self, node: cst.BaseExpression) -> bool:
+        """``k.shape[-2]`` / ``k.size(-2)`` of a local grown from a cache by concatenation
+        (:attr:`_FuncScope.cache_grown`: ``k = torch.cat((ck, k), dim=-2)`` with ``ck, cv =
+        cache.cached_kv``): the cache's length after this step's tokens."""
+        grown = self.func_stack[-1].cache_grown if self.func_stack else None
+        if not grown:
+            return False
+        if type(node) is cst.Subscript and type(node.value) is cst.Attribute and node.value.attr.value == "shape":
+            held = node.value.value
+        elif type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value == "size" and node.args:
+            held = node.func.value
+        else:
+            return False
+        return type(held) is cst.Name and held.value in grown
+
+    def _grows_cache(self, value: cst.BaseExpression, scope: _FuncScope) -> bool:
+        """``value`` is a concatenation with a tensor read out of a cache (``torch.cat((ck, k))``
+        with ``ck`` from ``cache.cached_kv``, ``torch.cat([past_key_value[0], k])``): ML017's kind."""
+        if type(value) is not cst.Call or self.qual(value.func) not in ("torch.cat", "torch.concat", "torch.concatenate"):
+            return False
+        for text in _arg_texts(value):
+            bound = scope.last_value.get(text) if "." not in text else None
+            if type(bound) is cst.Subscript:
+                bound = bound.value
+            full = _dotted(bound) if type(bound) in (cst.Name, cst.Attribute) else text
+            if "cache" in full.lower() or full.startswith("past"):
+                return True
         return False
 
     def _arg_write(self, node: cst.CSTNode, target: cst.BaseExpression, how: str, requires: str = "") -> None:
