@@ -408,7 +408,8 @@ def _kwargs_ok(site: Site, m: "Matcher") -> bool:
         return False
     ctor = p.get("receiver_ctor")
     if ctor and site.method not in p.get("any_receiver_methods", ()) and \
-            not _any_glob(site.data.get("receiver_ctor", ""), ctor):
+            not _any_glob(site.data.get("receiver_ctor", ""), ctor) and not (
+                p.get("or_receiver_text") and _any_glob(site.data.get("receiver_text", ""), p["or_receiver_text"])):
         return False
     random_args = p.get("random_arg")
     if random_args and not set(random_args) & set(site.data.get("random_args", ())):
@@ -559,7 +560,9 @@ def match_call(site: Site, m: "Matcher") -> str | None:
     receiver's source text must match), ``receiver_ctor`` (globs on the resolved callee that
     built the receiver: a call, or the local name it was bound to; methods listed in
     ``any_receiver_methods`` match whatever built it: ``rsample`` belongs to distributions
-    alone, so a distribution an injected network returns counts too), ``skip_loaded_copy`` (a
+    alone, so a distribution an injected network returns counts too; ``or_receiver_text``: globs
+    on the receiver's source text that stand for the constructor, a parameter named for what it
+    holds: ``dist.sample(shape)`` in a helper its callers hand a ``Bernoulli``), ``skip_loaded_copy`` (a
     ``copy_`` of weights loaded from outside the model: ``p.copy_(torch.from_numpy(w[n]))``), ``skip_memo_fill``
     (a call in a method that rebuilds a memo table, ML717's), ``skip_fresh_receiver``
     (not when the receiver is a tensor the function has just made: a factory, a ``clone``, an
