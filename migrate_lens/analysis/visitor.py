@@ -1867,6 +1867,13 @@ class FileVisitor(cst.CSTVisitor):
                     self._site("argument-write", stmt, name=f"{target.value.value}.{target.attr.value} = ...",
                                data={"how": "argument", "method": "__setattr__"},
                                requires=(f"o:{target.value.value}=X",))
+                if scope is not None and type(target.value) is cst.Name and vkind in K.TENSORISH and \
+                        target.value.value not in scope.env and (target.value.value in self.bindings.functions or
+                                                                 target.value.value in self.bindings.globals):
+                    # `buffered_arange.buf = torch.LongTensor()` (fairseq): a tensor cached on a
+                    # module-level function or object, state shared by every call
+                    self._site("global-write", stmt, name=f"{target.value.value}.{target.attr.value}",
+                               data={"how": "attribute"})
                 own_result = vkind == K.U and type(value) is cst.Call and _is_self_attr(value.func)
                 if _is_self_attr(target.value) and target.attr.value != "data" and \
                         (vkind in K.TENSORISH or own_result) and self.func_stack and not self.func_stack[-1].init_like:
