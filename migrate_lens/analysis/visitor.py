@@ -2606,14 +2606,8 @@ class FileVisitor(cst.CSTVisitor):
         with ``ck`` from ``cache.cached_kv``, ``torch.cat([past_key_value[0], k])``): ML017's kind."""
         if type(value) is not cst.Call or self.qual(value.func) not in ("torch.cat", "torch.concat", "torch.concatenate"):
             return False
-        for text in _arg_texts(value):
-            bound = scope.last_value.get(text) if "." not in text else None
-            if type(bound) is cst.Subscript:
-                bound = bound.value
-            full = _dotted(bound) if type(bound) in (cst.Name, cst.Attribute) else text
-            if "cache" in full.lower() or full.startswith("past"):
-                return True
-        return False
+        texts = _arg_texts(value)
+        return any("cache" in t.lower() or t.startswith("past") for t in (*texts, *_bound_texts(texts, scope.last_value)))
 
     def _arg_write(self, node: cst.CSTNode, target: cst.BaseExpression, how: str, requires: str = "") -> None:
         """Record an in-place write into a parameter as passed (``q.copy_(...)``, ``k[...] = v``,
@@ -2808,9 +2802,9 @@ class FileVisitor(cst.CSTVisitor):
                 if not found and type(value) is cst.Call and value.args and cls.attr_binds and \
                         _is_self_attr(value.args[0].value) and self.bindings.is_partial(value) and \
                         value.args[0].value.attr.value in cls.attr_binds:  # type: ignore[attr-defined]
-                    # `self._train_fn = partial(self.kernel_fn, chunk_size=c)` with `self.kernel_fn
-                    # = chunk_kernel` before it: what the other attribute holds (xLSTM's kernels)
-                    found = cls.attr_binds[value.args[0].value.attr.value]  # type: ignore[attr-defined]
+                    # `self._train_fn = partial(self.kernel_fn, chunk_size=c)`: the other attribute
+                    # (what it holds is read below)
+                    found = (_dotted(value.args[0].value),)
                 if not found and type(value) is cst.Call and self.func_stack[-1].init_like:
                     callee = self.qual(value.func)
                     if callee and not is_class_like(callee) and "()" not in callee and (
@@ -2835,8 +2829,9 @@ class FileVisitor(cst.CSTVisitor):
                 if closure:  # `def post(t): ...; self.post = post` in __init__: forward calls it
                     found = merge(found, (closure,))
                 if found and cls.attr_binds and any(f.startswith("self.") and f[5:] in cls.attr_binds for f in found):
-                    # `fn = partial(self.chunkwise_kernel_fn, ...); self._train_fn = fn` with
-                    # `self.chunkwise_kernel_fn = kernel` before it: what that attribute holds
+                    # `self._train_fn = partial(self.kernel_fn, ...)` (or through a local `fn =
+                    # partial(...)`) with `self.kernel_fn = kernel` before it: what that attribute
+                    # holds (xLSTM's kernels)
                     found = tuple(dict.fromkeys(t for f in found for t in (
                         cls.attr_binds[f[5:]] if f.startswith("self.") and f[5:] in cls.attr_binds else (f,))))
                 if found:
@@ -2984,7 +2979,7 @@ class FileVisitor(cst.CSTVisitor):
                 e = todo.pop()
                 if type(e) is cst.BooleanOperation and type(e.operator) is cst.And:
                     todo += (e.left, e.right)
-                elif type(e) is cst.Attribute and e.attr.value == "training" and _is_self_name(e.value):
+                elif type(e) is cst.Attribute and e.attr.value == "training" and _is_self(e.value):
                     self.mode_glue.add(id(e))
         self._visit_if(node)
         g = self.if_guards.get(id(node)) if self.if_guards else None
@@ -7265,17 +7260,8 @@ class _CallExtras:
         """:func:`_arg_texts`, and for a name argument, the dotted source of what it was last
         bound to (``ck, cv = cache.cached_kv`` then ``torch.cat((ck, k))``: ``cache.cached_kv``)."""
         texts = _arg_texts(self.node)
-        scope = self.scope
-        if scope is None or not scope.last_value:
-            return texts
-        extra: list[str] = []
-        for text in texts:
-            bound = scope.last_value.get(text) if "." not in text else None
-            if type(bound) is cst.Subscript:
-                bound = bound.value
-            if type(bound) in (cst.Name, cst.Attribute):
-                extra.append(_dotted(bound))
-        return texts + tuple(extra) if extra else texts
+        extra = _bound_texts(texts, self.scope.last_value) if self.scope is not None else ()
+        return texts + extra if extra else texts
 
     def unfold_tiles(self) -> bool:
         """``t.unfold(dim, size, step)`` with size and step written alike (the same literal or
@@ -8022,10 +8008,6 @@ def parameter_inits(source: str) -> dict[str, frozenset[str]]:
     return {k: frozenset(v) for k, v in out.items()}
 
 
-def _is_self_name(node: cst.BaseExpression) -> bool:
-    return type(node) is cst.Name and node.value == "self"
-
-
 def _sets_requires_grad_only(body: cst.BaseSuite) -> bool:
     """Every statement of ``body`` sets a tensor's ``requires_grad`` (``x.requires_grad = True``,
     ``x.requires_grad_()``): PyTorch's autograd glue, with no JAX counterpart."""
@@ -8350,6 +8332,20 @@ def _arg_texts(node: cst.Call) -> tuple[str, ...]:
             text = _dotted(e) if type(e) in (cst.Name, cst.Attribute) else ""
             if text:
                 out.append(text)
+    return tuple(out)
+
+
+def _bound_texts(texts: Sequence[str], last_value: Mapping[str, cst.BaseExpression]) -> tuple[str, ...]:
+    """For each plain name in ``texts`` (:func:`_arg_texts`), the dotted source of what it was
+    last bound to when that is a name, an attribute or a subscript of one (``ck`` of ``ck, cv =
+    cache.cached_kv`` -> ``cache.cached_kv``)."""
+    out: list[str] = []
+    for text in texts:
+        bound = last_value.get(text) if last_value and "." not in text else None
+        if type(bound) is cst.Subscript:
+            bound = bound.value
+        if type(bound) in (cst.Name, cst.Attribute):
+            out.append(_dotted(bound))
     return tuple(out)
 
 
