@@ -3850,6 +3850,15 @@ class FileVisitor(cst.CSTVisitor):
             declared = kwargs.get("name") or (args[0] if args else None)
             if declared is not None and type(declared[1]) is str and declared[1]:
                 self.extension_modules.append(declared[1])
+        elif method and "." in name and self.func_stack and self.func_stack[-1].cls is not None and \
+                self.func_stack[-1].cls.is_autograd_function and self.func_stack[-1].name in ("forward", "backward"):
+            top = name.split(".", 1)[0]
+            if top not in self.extension_modules and _COMPILED_NAME.search(top) and not self.bindings.is_project(name) \
+                    and type(func.value) is cst.Name and self.bindings.aliases.get(func.value.value) == top:
+                # `import MultiScaleDeformableAttention as MSDA` and `MSDA.ms_deform_attn_forward(...)`
+                # in an autograd.Function's forward: a compiled extension the tree builds elsewhere
+                # (a CamelCase or `_C`/`_ext`/`_cuda` module name is no Python package's)
+                self.extension_modules.append(top)
         if name == "map" and len(node.args) >= 2 and type(node.args[0].value) is cst.Lambda and \
                 not any(a.star or a.keyword is not None for a in node.args):
             self.map_lambdas[id(node.args[0].value)] = [a.value for a in node.args[1:]]
@@ -8045,6 +8054,12 @@ def _registrar_table(fn: cst.FunctionDef) -> str:
                 if type(target) is cst.Subscript and type(target.value) is cst.Name:
                     return target.value.value
     return ""
+
+
+#: Names of top-level modules that are compiled extensions by their spelling: CamelCase (a C++
+#: extension's `name=`, Deformable-DETR's `MultiScaleDeformableAttention`) or a `_C` / `_ext` /
+#: `_cuda` / `_cpp` suffix (PEP 8 packages are lower case)
+_COMPILED_NAME = re.compile(r"^_?[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*$|(_C|_ext|_cuda|_cpp|_kernels?)$")
 
 
 #: classes whose subclasses' instances are tensors
