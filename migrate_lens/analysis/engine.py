@@ -19,7 +19,7 @@ from migrate_lens.analysis.bindings import in_own_package
 from migrate_lens.analysis.matchers import MATCHERS, CallGate, GatePart, call_gate, glob_matcher, names_pass, rule_keywords
 from migrate_lens.analysis.routes import drop_kernel_routes, drop_launcher_findings, reroute_kernels
 from migrate_lens.analysis.sites import Site
-from migrate_lens.analysis.visitor import FileVisitor, parameter_inits
+from migrate_lens.analysis.visitor import FileVisitor, parameter_inits, sets_padding_idx
 from migrate_lens.analysis.walk import Positions, fast_visit, parse_cst
 from migrate_lens.catalog import Catalog, Rule, load_catalog
 from migrate_lens.analysis.sites import NOT_LITERAL
@@ -450,6 +450,7 @@ def analyze_source(source: str, path: str, module_name: str, catalog: Catalog,
         consts=consts,
     )
     visitor.param_inits = parameter_inits(source)
+    visitor.sets_padding_idx = sets_padding_idx(source)
     try:
         fast_visit(tree, visitor, source)
     except RecursionError:

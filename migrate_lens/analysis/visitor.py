@@ -469,6 +469,9 @@ class FileVisitor(cst.CSTVisitor):
         #: attribute name -> how the file's classes build that ``nn.Parameter`` (set by the
         #: engine from the file's text, :func:`parameter_inits`)
         self.param_inits: dict[str, frozenset[str]] = {}
+        #: whether the file may give an embedding a ``padding_idx`` (set by the engine from the
+        #: file's text, :func:`sets_padding_idx`); when not, ``if m.padding_idx is not None:`` is dead
+        self.sets_padding_idx = True
         #: the codes the rules would give a site, no finding made; the members of torch modules
         #: the rules name (``getattr(F, name)(x)``: :meth:`_dynamic_member`)
         self.probe = probe
@@ -3015,7 +3018,8 @@ class FileVisitor(cst.CSTVisitor):
                 if node.orelse is not None:
                     self.else_guards[id(node.orelse)] = id(node)
             dead = _export_only_test(self, node.test) or (
-                "body" if node.orelse is None and _eager_only_test(self, node.test) else "")
+                "body" if node.orelse is None and _eager_only_test(self, node.test) else "") or (
+                "body" if node.orelse is None and not self.sets_padding_idx and _tests_padding_idx(node.test) else "")
             if dead == "orelse" and node.orelse is None and exits == "return" and scope.node is not None and \
                     type(scope.node.body) is cst.IndentedBlock and any(st is node for st in scope.node.body.body):
                 # `if not torchvision._is_tracing(): return min(k, n)` at the top of a function:
@@ -8034,6 +8038,32 @@ def _sets_requires_grad_only(body: cst.BaseSuite) -> bool:
             continue
         return False
     return True
+
+
+_PADDING_SET = re.compile(r"(?<!\.)\bpadding_idx\s*=(?!=)|\.padding_idx\s*=(?!=)|Embedding\([^\n]*pad")
+
+
+def sets_padding_idx(source: str) -> bool:
+    """Whether the file's text may give an embedding a ``padding_idx``: a ``padding_idx=``
+    keyword or assignment, or an ``Embedding(`` call mentioning a pad id on its line, or it
+    builds other files' models. When it does not, ``if module.padding_idx is not None:
+    module.weight.data[module.padding_idx].zero_()`` in its ``_init_weights`` never runs (HF's
+    codegen, bloom, detr)."""
+    return "padding_idx" not in source or _PADDING_SET.search(source) is not None or \
+        _COMPOSES_MODELS.search(source) is not None
+
+
+#: a file that builds other files' models (``AutoModel.from_config``, ``from ..llama.modeling_llama
+#: import``): its ``_init_weights`` also runs on their embeddings, which may have a ``padding_idx``
+_COMPOSES_MODELS = re.compile(r"\bAutoModel|^from \.\.\w+\.modeling_\w+ import", re.MULTILINE)
+
+
+def _tests_padding_idx(test: cst.BaseExpression) -> bool:
+    """``<x>.padding_idx is not None``."""
+    return type(test) is cst.Comparison and type(test.left) is cst.Attribute and \
+        test.left.attr.value == "padding_idx" and len(test.comparisons) == 1 and \
+        type(test.comparisons[0].operator) is cst.IsNot and type(test.comparisons[0].comparator) is cst.Name and \
+        test.comparisons[0].comparator.value == "None"
 
 
 def _registrar_table(fn: cst.FunctionDef) -> str:
