@@ -30,7 +30,6 @@ from functools import cached_property
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from migrate_lens.analysis.kinds import COMMON_METHODS
 from migrate_lens.catalog import Catalog
 from migrate_lens.config import Config
 from migrate_lens.fastinit import fast_init, replacer
@@ -866,21 +865,14 @@ class _Builder:
             for s in f.submodules:
                 if s.owner not in direct and self.module_kind.get(s.owner) != "nn.Module":
                     continue
-                if s.target.endswith("()"):
-                    # `self.scheduler = get_scheduler(name)`: each class the builder returns
-                    for r in self._built_classes(s.target[:-2], builders, 3):
-                        if s.owner in self.kind:
-                            self.submods[s.owner][s.attr].append(r)
-                            self.add_edge(s.owner, r, "composition")
-                    continue
-                if s.target.endswith("[]"):
-                    # every entry of a table another file defines, built in a loop over it
-                    tables = self.tables
-                    for entry in tables.get(self.table_name(s.target[:-2], tables), ()):
-                        r = self.res.resolve(entry)
-                        if r is not None and r != _EXTERNAL and r in self.res.classes and s.owner in self.kind:
-                            self.submods[s.owner][s.attr].append(r)
-                            self.add_edge(s.owner, r, "composition")
+                if s.target.endswith(("()", "[]")):
+                    # `self.scheduler = get_scheduler(name)`: each class the builder returns; every
+                    # entry of a table another file defines, built in a loop over it
+                    held = self._built_classes(s.target[:-2], builders, 3) if s.target.endswith("()") \
+                        else self._table_classes(s.target[:-2])
+                    for r in held if s.owner in self.kind else ():
+                        self.submods[s.owner][s.attr].append(r)
+                        self.add_edge(s.owner, r, "composition")
                     continue
                 r = self.res.resolve(s.target)
                 self._count(r)
@@ -906,14 +898,18 @@ class _Builder:
             return [r]
         out: set[str] = set()
         for built in builders.get(r, ()):
-            if built.endswith("[]"):
-                for entry in self.tables.get(self.table_name(built[:-2], self.tables), ()):
-                    e = self.res.resolve(entry)
-                    if e is not None and e != _EXTERNAL and e in self.res.classes:
-                        out.add(e)
-            else:
-                out.update(self._built_classes(built, builders, depth - 1))
+            out.update(self._table_classes(built[:-2]) if built.endswith("[]")
+                       else self._built_classes(built, builders, depth - 1))
         return sorted(out)
+
+    def _table_classes(self, table: str) -> list[str]:
+        """The project classes a table (any file's, :meth:`table_name`) holds, in its order."""
+        out: list[str] = []
+        for entry in self.tables.get(self.table_name(table, self.tables), ()):
+            r = self.res.resolve(entry)
+            if r is not None and r != _EXTERNAL and r in self.res.classes:
+                out.append(r)
+        return out
 
     def injections(self) -> None:
         """Constructor injection (:class:`~migrate_lens.models.InjectionFact`): a project class
@@ -1279,11 +1275,11 @@ class _Builder:
 
     def by_method_name(self, method: str) -> str:
         """The project method a call ``<obj>.<method>(...)`` on an object of unknown class runs,
-        when one project class alone defines a method of that name and the name is no common
-        method of the libraries' objects (:data:`~migrate_lens.analysis.kinds.COMMON_METHODS`: a tensor's, a module's, an
-        optimizer's, a container's): ``src_mesh.offset_verts(d)`` in a training step given the
-        mesh. "" otherwise."""
-        if method in COMMON_METHODS or method.startswith("__"):
+        when one project class alone defines a method of that name: ``src_mesh.offset_verts(d)``
+        in a training step given the mesh (the visitor records such calls only for names no
+        library object commonly has, :data:`~migrate_lens.analysis.kinds.COMMON_METHODS`). ""
+        otherwise."""
+        if method.startswith("__"):
             return ""
         owners = self.res.method_owners.get(method, ())
         if len(owners) != 1:

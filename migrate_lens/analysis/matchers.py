@@ -516,9 +516,12 @@ def _default_init_fill(site: Site) -> bool:
         # the parameter's own constructor wrote this value already (`nn.Parameter(torch.zeros(d))`
         # then `module.mask_token.data.zero_()`; `torch.tensor(cfg.logit_scale_init_value)` then
         # `.fill_(self.config.logit_scale_init_value)`): the fill changes nothing
-        texts = site.data.get("arg_texts", ())
-        sig = "0" if value == 0 and not isinstance(value, bool) else "1" if value == 1 and not isinstance(value, bool) \
-            else f"name:{texts[0].rsplit('.', 1)[-1]}" if method == "fill_" and len(texts) == 1 and len(args) == 1 else ""
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value in (0, 1):
+            sig = str(int(value))  # `torch.zeros` / `torch.ones` constructors
+        else:
+            texts = site.data.get("arg_texts", ())
+            named = method == "fill_" and len(args) == 1 and len(texts) == 1
+            sig = f"name:{texts[0].rsplit('.', 1)[-1]}" if named else ""
         if sig and sig in built:
             return True
     if isinstance(value, bool) or not isinstance(value, (int, float)):
