@@ -35,7 +35,10 @@ _RAGGED_METHODS = frozenset({"nonzero", "argwhere", "masked_select", "unique", "
 _SIZE_KEEPING = frozenset({"float", "double", "half", "bfloat16", "long", "int", "bool", "byte", "to", "type",
                            "detach", "clone", "contiguous", "abs", "exp", "log", "sigmoid", "relu", "sqrt", "neg",
                            "softmax", "log_softmax", "clamp", "clamp_min", "clamp_max", "pow", "square", "cpu",
-                           "cuda", "flatten", "view_as", "reshape_as", "type_as", "sort", "argsort", "flip"})
+                           "cuda", "flatten", "view_as", "reshape_as", "type_as", "sort", "argsort", "flip",
+                           # reshapes keep the data-dependent element count (`torch.nonzero(m).squeeze(-1)`,
+                           # `idx.view(-1)`); a size read of a trailing dim stays static (`_trailing_size`)
+                           "squeeze", "unsqueeze", "view", "reshape", "t", "transpose", "permute"})
 #: reductions whose result is a ``(values, indices)`` named tuple of tensors
 _VALUES_INDICES = frozenset({"max", "min", "topk", "sort", "median", "nanmedian", "mode", "kthvalue", "cummax",
                              "cummin"})
@@ -539,16 +542,18 @@ class ValueKinds:
             return any(type(el.slice) is cst.Index and self.kind(el.slice.value) == K.B for el in node.slice)
         if t is _CALL:
             func = node.func
+            name = self.v.qual(func)  # the function form first: `torch.unique(x)` is no method of `torch`
+            if name in _RAGGED_CALLS:
+                return True
+            if name == "torch.where":
+                return sum(1 for a in node.args if a.keyword is None) == 1
             if type(func) is _ATTRIBUTE:
                 m = func.attr.value
                 if m in _RAGGED_METHODS:
                     return self.kind(func.value) in K.TENSORISH
                 if m in _SIZE_KEEPING:
                     return self.is_ragged(func.value, depth + 1, earlier)
-            name = self.v.qual(func)
-            if name in _RAGGED_CALLS:
-                return True
-            return name == "torch.where" and sum(1 for a in node.args if a.keyword is None) == 1
+            return False
         if t is cst.BinaryOperation:
             return self.is_ragged(node.left, depth + 1, earlier) or self.is_ragged(node.right, depth + 1, earlier)
         if t is cst.UnaryOperation:
