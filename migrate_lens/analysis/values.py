@@ -64,6 +64,46 @@ def _trailing_dim(index: cst.BaseExpression) -> bool:
     return type(index) is cst.Integer and int(index.value, 0) != 0
 
 
+#: the type names whose instances are never tensors, in an ``isinstance`` test
+_PLAIN_TYPES = frozenset({"int", "float", "bool", "str", "list", "tuple", "dict", "numbers.Number"})
+
+
+def _non_tensor_names(test: cst.BaseExpression) -> tuple[str, ...]:
+    """The names ``test`` shows to hold no tensor when it is true: ``not torch.is_tensor(x)``,
+    ``not isinstance(x, torch.Tensor)``, ``isinstance(x, (int, float))`` (read by spelling:
+    ``torch.Tensor``/``Tensor`` and the builtin types; through ``and``)."""
+    t = type(test)
+    if t is cst.BooleanOperation and type(test.operator) is cst.And:
+        return _non_tensor_names(test.left) + _non_tensor_names(test.right)
+    negated = t is cst.UnaryOperation and type(test.operator) is cst.Not
+    call = test.expression if negated else test
+    if type(call) is not cst.Call or not call.args or type(call.args[0].value) is not cst.Name:
+        return ()
+    func = call.func
+    fname = func.attr.value if type(func) is cst.Attribute else func.value if type(func) is cst.Name else ""
+    name = call.args[0].value.value
+    if fname == "is_tensor":
+        return (name,) if negated else ()
+    if fname != "isinstance" or len(call.args) != 2:
+        return ()
+    spec = call.args[1].value
+    types = [el.value for el in spec.elements] if type(spec) is cst.Tuple else [spec]
+    texts = {_dotted(x) for x in types}
+    if negated:
+        return (name,) if texts & {"torch.Tensor", "Tensor"} else ()
+    return (name,) if texts and texts <= _PLAIN_TYPES else ()
+
+
+def _dotted(node: cst.BaseExpression) -> str:
+    """``a.b.c`` of a chain of names, else ""."""
+    if type(node) is cst.Name:
+        return node.value
+    if type(node) is cst.Attribute:
+        head = _dotted(node.value)
+        return f"{head}.{node.attr.value}" if head else ""
+    return ""
+
+
 def _trailing_size(call: cst.Call) -> bool:
     """``x.size(-1)``, ``x.size(dim=2)``: a trailing dimension's size (:func:`_trailing_dim`)."""
     return len(call.args) == 1 and (call.args[0].keyword is None or call.args[0].keyword.value == "dim") \
@@ -362,6 +402,30 @@ class ValueKinds:
             assumed.update(hidden)
         return elt
 
+    def with_static(self, names: Iterable[str], fn: Callable[[], Any]) -> Any:
+        """``fn()`` evaluated with the locals ``names`` static (a type test has shown they hold no
+        tensor: ``not torch.is_tensor(x) and x == 0``), their assumptions and symbolic inputs
+        hidden for the evaluation only."""
+        scope = self.v.func_stack[-1] if self.v.func_stack else None
+        if scope is None:
+            return fn()
+        env, assumed, derived = scope.env, scope.assumed, scope.derived
+        saved = {n: env.get(n) for n in names}
+        hidden_a = {n: assumed.pop(n) for n in names if assumed and n in assumed}
+        hidden_d = {n: derived.pop(n) for n in names if derived and n in derived}
+        try:
+            for n in names:
+                env[n] = K.S
+            return fn()
+        finally:
+            for n, old in saved.items():
+                if old is None:
+                    env.pop(n, None)
+                else:
+                    env[n] = old
+            assumed.update(hidden_a)
+            derived.update(hidden_d)
+
     # ------------------------------------------------------------------ value kinds
     def kind(self, node: cst.BaseExpression) -> str:
         """Value kind (see :mod:`.kinds`) of an expression in the current scope. (The node's
@@ -473,7 +537,11 @@ class ValueKinds:
                 return K.H
             return K.U if K.U in ks else K.S
         if t is cst.BooleanOperation:
-            return K.join(self.kind(node.left), self.kind(node.right))
+            left = self.kind(node.left)
+            narrowed = _non_tensor_names(node.left) if type(node.operator) is cst.And else ()
+            if narrowed:  # `not torch.is_tensor(losses) and losses == 0`: a Python number there
+                return K.join(left, self.with_static(narrowed, lambda: self.kind(node.right)))
+            return K.join(left, self.kind(node.right))
         if t is cst.IfExp:
             if type(node.test) is cst.Call and self.v.qual(node.test.func) in K.TRACING_CHECKS:
                 return self.kind(node.orelse)  # `torch.min(t) if torch.jit.is_tracing() else min(r)`: eager runs orelse
