@@ -1202,7 +1202,10 @@ class FileVisitor(cst.CSTVisitor):
         self.scope_kinds.append("func")
         for p in (*node.params.posonly_params, *node.params.params, *node.params.kwonly_params):
             if p.default is not None:
-                self._class_refs(p.default)  # `act_layer=nn.GELU`: a use in this function's context
+                # `act_layer=nn.GELU`: a use in this function's context, with the arguments every
+                # call of the parameter in the body agrees on (`act_layer(approximate="tanh")`)
+                self._class_refs(p.default, args_from=_agreed_call_args(node, p.name.value)
+                                 if type(p.default) in (cst.Name, cst.Attribute) else None)
         for d in node.decorators:
             dec = d.decorator.func if type(d.decorator) is cst.Call else d.decorator
             dname = self.qual(dec)
@@ -4910,12 +4913,14 @@ class FileVisitor(cst.CSTVisitor):
             if classes:
                 self._class_refs(v)
 
-    def _class_refs(self, value: cst.BaseExpression, partial: cst.Call | None = None) -> None:
+    def _class_refs(self, value: cst.BaseExpression, partial: cst.Call | None = None,
+                    args_from: Sequence[cst.Arg] | None = None) -> None:
         """A torch class named as a value (a parameter default, a call argument, the right
         side of an assignment: ``act_layer=nn.GELU``, ``act_layer or nn.GELU``,
         ``partial(nn.BatchNorm2d, momentum=0.01)``) is a use of that class where it is named:
-        a call site with the ``partial``'s arguments (``data["reference"]``). Calls of the name
-        it is bound to are not call sites again (:meth:`_is_bound_torch_class`)."""
+        a call site with the ``partial``'s arguments (``data["reference"]``), or those a
+        parameter default is always called with (``args_from``, :func:`_agreed_call_args`).
+        Calls of the name it is bound to are not call sites again (:meth:`_is_bound_torch_class`)."""
         t = type(value)
         if t is cst.Name or t is cst.Attribute:
             if t is cst.Name and self.func_stack and value.value in self.func_stack[-1].env:  # type: ignore[union-attr]
@@ -4937,7 +4942,7 @@ class FileVisitor(cst.CSTVisitor):
             args: list[tuple[str, Any]] = []
             kwargs: dict[str, tuple[str, Any]] = {}
             star = False
-            for a in (partial.args[1:] if partial is not None else ()):
+            for a in (partial.args[1:] if partial is not None else args_from or ()):
                 if a.star:
                     star = True
                 elif a.keyword is not None:
@@ -6072,6 +6077,54 @@ def _static_looking(node: cst.BaseExpression, depth: int = 0) -> bool:
     if t is cst.UnaryOperation:
         return _static_looking(node.expression, depth + 1)  # type: ignore[attr-defined]
     return t is cst.Call and _size_query_of(node) is not node
+
+
+#: a positional argument whose value differs between calls (no literal, no kind)
+_UNKNOWN_ARG = cst.Arg(cst.Name("_differs_between_calls_"))
+
+
+class _NameUses(cst.CSTVisitor):
+    """The reads of one name in a function body: the calls of it (``act_layer(...)``) and
+    whether it is read any other way (handed on: ``Mlp(act_layer=act_layer)``)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.calls: list[cst.Call] = []
+        self.other = False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if type(node.func) is cst.Name and node.func.value == self.name:
+            self.calls.append(node)
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if node.value == self.name and not any(c.func is node for c in self.calls):
+            self.other = True
+
+
+def _agreed_call_args(fn: cst.FunctionDef, param: str) -> tuple[cst.Arg, ...] | None:
+    """The arguments every call of parameter ``param`` in ``fn``'s body passes alike (the same
+    literal keywords; positional ones only when all calls spell them the same): the use of
+    its default class then has them (``act_layer(approximate="tanh")``, ``norm_layer(dim,
+    eps=1e-6)``). None when the body does not only call it (it is handed on, or stored: the
+    class is used elsewhere, with arguments this function does not see) or never calls it."""
+    uses = _NameUses(param)
+    fn.body.visit(uses)
+    if uses.other or not uses.calls:
+        return None
+    first, *rest = uses.calls
+    code = cst.Module([]).code_for_node
+    agreed: list[cst.Arg] = []
+    for i, a in enumerate(first.args):
+        if a.star:
+            return None
+        text = code(a.value)
+        if a.keyword is None:
+            same = all(i < len(c.args) and c.args[i].keyword is None and code(c.args[i].value) == text for c in rest)
+            agreed.append(a if same else _UNKNOWN_ARG)  # (a placeholder keeps the positions)
+        elif all(any(b.keyword is not None and b.keyword.value == a.keyword.value and code(b.value) == text
+                     for b in c.args) for c in rest):
+            agreed.append(a)
+    return tuple(agreed)
 
 
 def _key_comparisons(test: cst.BaseExpression) -> Iterator[list[cst.BaseExpression]]:
