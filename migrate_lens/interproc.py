@@ -31,7 +31,7 @@ from collections import defaultdict, deque
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from migrate_lens.analysis.kinds import RETURNED_REDUCTION
+from migrate_lens.analysis.kinds import RETURNED_REDUCTION, STATIC_PARAM_NAME
 from migrate_lens.fastinit import replacer
 from migrate_lens.models import CallFlow, Finding, Flow, FunctionSummary
 
@@ -215,6 +215,15 @@ def recontext(fd: Finding, ctx: str, rule: Rule | None) -> Finding | None:
     return _replace_finding(fd, context=ctx, traced_only=False, severity=severity)
 
 
+#: Parameter names of a training step that hold its settings, not arrays: a jitted step closes
+#: over them or takes them as static arguments (nanoGPT's ``grad_clip`` and
+#: ``gradient_accumulation_steps``, ``lr``, ``weight_decay``, ``log_interval``), besides the
+#: flag- and size-like names of :data:`~migrate_lens.analysis.kinds.STATIC_PARAM_NAME`.
+TRAINING_SETTING_NAME = re.compile(
+    r"(^|_)(clip|clip_\w+|grad_clip|max_norm|max_grad_norm|lr|learning_rate|weight_decay|momentum|epochs?|accum\w*|"
+    r"warmup\w*|log_\w+|print_\w+|eval_\w+|save_\w+|interval|every|iters?|iterations?|steps?)$")
+
+
 def flow_kinds(summaries: Mapping[str, FunctionSummary],
                targets: Callable[[str, str], Iterable[str]],
                tensor_entries: Iterable[str] = (),
@@ -396,8 +405,9 @@ class _FlowKinds:
             else frozenset()
         for fn, s in summaries.items():
             if s.role == "train-step":  # a jitted step's inputs are arrays, like forward's
-                for p in s.named:
-                    self.param[(fn, p)].add("T")
+                for p in s.named:  # (but its settings: the clip norm, the accumulation count)
+                    if not (STATIC_PARAM_NAME.search(p) or TRAINING_SETTING_NAME.search(p)):
+                        self.param[(fn, p)].add("T")
         for fn in tensor_entries:
             for p in summaries[fn].named if fn in summaries else ():
                 self.param[(fn, p)].add("T")

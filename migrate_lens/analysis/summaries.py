@@ -152,7 +152,7 @@ class SummaryBuilder:
     whole body."""
 
     __slots__ = ("qualname", "name", "context", "in_module", "module_method", "hooks", "weight_writes", "steps", "loop_steps",
-                 "loop_model_calls", "loop_names", "model_uses", "loop_model_uses", "_path", "_targets", "_next_loop",
+                 "loop_opt_steps", "opt_steps", "loop_model_calls", "loop_names", "model_uses", "loop_model_uses", "_path", "_targets", "_next_loop",
                  "_strong", "_weak", "_handler", "_end_lines", "plots")
 
     def __init__(self, qualname: str, name: str, context: str, in_module: bool = True,
@@ -173,6 +173,11 @@ class SummaryBuilder:
         self.weight_writes = 0
         self.steps = 0
         self.loop_steps = 0
+        #: optimizer ``step()`` calls inside / outside this function's loops: a loop of
+        #: ``backward()`` alone before one ``optimizer.step()`` accumulates gradients over
+        #: micro-batches inside one training step (nanoGPT's ``gradient_accumulation_steps``)
+        self.loop_opt_steps = 0
+        self.opt_steps = 0
         self.loop_model_calls = 0
         #: calls of a model object's methods (:func:`is_model_use`), outside / inside loops
         self.model_uses = 0
@@ -250,6 +255,11 @@ class SummaryBuilder:
         ``scaler.update()`` after it), else 0: the visitor then tells :meth:`step_end` its last line."""
         if is_training_call(name, method, receiver_text):
             path = self._step_path(method, receiver_text, arg_text) if in_loop else []
+            if method == "step":
+                if path:
+                    self.loop_opt_steps += 1
+                else:
+                    self.opt_steps += 1
             if path or (in_loop and not self._path):
                 self.loop_steps += 1
                 if path and not self._handler:
@@ -310,8 +320,10 @@ class SummaryBuilder:
                 # NoisyLinear's `sample()`, which resamples its noise buffers from the training step
                 self.in_module and returns_value)):
             role = "generation"
-        elif self.loop_steps:
+        elif self.loop_steps and (self.loop_opt_steps or not self.opt_steps):
             role = "train-loop"
+        elif self.loop_steps:
+            role = "train-step"  # micro-batches accumulated in a loop, one optimizer step after it
         elif self.steps or (self.name in STEP_HOOK_NAMES and self.hooks):
             role = "train-step"
         elif self.loop_model_calls and self.context != "traced":
