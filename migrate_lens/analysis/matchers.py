@@ -290,6 +290,10 @@ def _kwargs_ok(site: Site, m: "Matcher") -> bool:
     has_kw = p.get("has_kwarg")
     if has_kw and _arg(site, m, has_kw) is None:
         return False
+    for key in p.get("skip_if_kwarg") or ():
+        got = kwargs.get(key)
+        if got is not None and got[1] is not None:
+            return False  # (`DataLoader(ds, batch_sampler=s)`: the sampler makes the batches)
     missing = p.get("missing_kwarg")
     if missing:
         # a `**kw` splat may pass the keyword; a `*args` splat only when it has a position
@@ -547,7 +551,8 @@ def match_call(site: Site, m: "Matcher") -> str | None:
     values only, ``torch.tensor(self.sizes)``),
     ``kwarg_literal`` ({arg = [string globs]}; a bool literal is matched as "True"/"False"), ``skip_if_literal`` ({arg = [values]}; with ``or_param_default``, also an enclosing
     function's parameter passed on whose literal default is one of the values),
-    ``skip_if_nonliteral`` ([args]), ``skip_if_none`` ([args] passed as a literal ``None``:
+    ``skip_if_nonliteral`` ([args]), ``skip_if_kwarg`` ([keywords] passed, as anything but a
+    literal ``None``), ``skip_if_none`` ([args] passed as a literal ``None``:
     ``F.batch_norm(x, None, None, training=True)`` keeps no running statistics),
     ``require_literal`` ({arg = [values]}; with ``or_computed``, a non-literal argument passes too), ``skip_if_base_default`` ({arg = {base glob =
     position}}: the argument is ``self.<arg>`` left at a base constructor's default,
