@@ -31,7 +31,7 @@ from migrate_lens.models import Skipped
 from migrate_lens.safetext import is_utf8_name, printable
 
 PYTHON_SUFFIXES = (".py", ".ipynb")
-NATIVE_SUFFIXES = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".hip", ".metal")
+NATIVE_SUFFIXES = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".hip", ".metal", ".pyx")
 #: Folder names that hold a vendored third-party library (``csrc/third_party/glm``): native
 #: sources under one are not the project's kernels (gsplat 1.5.3 ships 240 glm test sources there).
 VENDORED_DIRS = frozenset({"third_party", "third-party", "thirdparty", "3rdparty", "3rd_party", "vendor", "vendored",

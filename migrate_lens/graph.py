@@ -199,6 +199,22 @@ class Project:
         return g
 
 
+def _cython_modules(files: Sequence[FileFacts]) -> set[str]:
+    """The modules Cython sources of the tree compile to (``monotonic_align/core.pyx`` beside
+    ``monotonic_align/__init__.py`` -> ``<pkg>.monotonic_align.core``, VITS's monotonic
+    alignment search): named by the package whose ``__init__.py`` shares their folder (a
+    ``.pyx`` outside a package is imported by a name the scan cannot tell)."""
+    folders = {f.path.rpartition("/")[0]: f.module for f in files if f.path.endswith("__init__.py")}
+    out = set()
+    for f in files:
+        if f.module.startswith("native:") and f.path.endswith(".pyx"):
+            folder, _, name = f.path.rpartition("/")
+            package = folders.get(folder)
+            if package is not None and name[:-4].isidentifier():
+                out.add(f"{package}.{name[:-4]}")
+    return out
+
+
 # ---------------------------------------------------------------------------- resolution
 class _Resolver:
     """Dotted-name resolution across the project's modules, following import bindings
@@ -209,7 +225,7 @@ class _Resolver:
         self.tops = {m.split(".", 1)[0] for m in self.modules}
         self.packages = {f.module for f in files if f.path.endswith("__init__.py")}
         #: compiled extension modules the tree's build files declare (``FileFacts.extension_modules``)
-        self.declared_extensions = {m for f in files for m in f.extension_modules}
+        self.declared_extensions = {m for f in files for m in f.extension_modules} | _cython_modules(files)
         #: member factories (``FileFacts.member_factories``): function qualname -> the object
         #: whose member it returns; ``<f>().op`` stands for ``<object>.op``
         self.factories = {q: holder for f in files for q, holder in f.member_factories}

@@ -21,9 +21,10 @@ from pathlib import Path
 from migrate_lens.analysis.engine import build_index
 from migrate_lens.catalog import Catalog
 from migrate_lens.config import Config
-from migrate_lens.discover import module_name
+from migrate_lens.discover import NATIVE_SUFFIXES, module_name
 from migrate_lens.graph import Project, build_project
 from migrate_lens.onefile import analyze_file
+from migrate_lens.pipeline import _native_facts
 from migrate_lens.prepass import file_contexts
 
 ROOT = Path(__file__).resolve().parents[1] / "fixtures" / "engine-v2"
@@ -92,6 +93,9 @@ def scan_package(root: Path, catalog: Catalog, config: Config | None = None) -> 
         outcome = analyze_file(data, rel, module_name(rel), catalog, index, config.markers, *contexts[rel])
         assert outcome.facts is not None, f"{rel}: {outcome.skipped}"
         facts.append(outcome.facts)
+    native = tuple(p.relative_to(root.parent).as_posix() for p in sorted(root.rglob("*"))
+                   if p.is_file() and p.name.endswith(NATIVE_SUFFIXES))
+    facts.extend(_native_facts(root.parent, native, catalog))  # (`.cu` kernels, Cython `.pyx` sources)
     return build_project(facts, catalog, config)
 
 
