@@ -1639,6 +1639,16 @@ class FileVisitor(cst.CSTVisitor):
             scope.pending_ctor.clear()
             scope.binds.flush()
 
+    def visit_Del(self, node: cst.Del) -> None:
+        """``del self.outputs[k]`` (also through a name bound to the dict): an entry of state the
+        object keeps between calls removed, in traced code a change the trace loses."""
+        if not self.func_stack:
+            return
+        targets = [e.value for e in node.target.elements] if type(node.target) is cst.Tuple else [node.target]
+        for t in targets:
+            if type(t) is cst.Subscript:
+                self._state_write(node, t.value, "container", K.U)
+
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         target = node.target
         vkind = self.kind(node.value)
@@ -1726,9 +1736,12 @@ class FileVisitor(cst.CSTVisitor):
                     scope.method_aliases[target.value] = value
                 elif scope.method_aliases:
                     scope.method_aliases.pop(target.value, None)
-                stored = _storage_of(value)
-                if _is_self_attr(stored) and vkind in K.TENSORISH:
-                    scope.self_aliases[target.value] = stored  # type: ignore[assignment]
+                stored = _self_storage(value, scope.cls)
+                if stored is not None:
+                    # `k_out = self.k_cache` (a tensor), `store = self.cond_outputs if c else
+                    # self.outputs` (a dict on self: its entries written through the name are the
+                    # object's state, SAM2's memory bank)
+                    scope.self_aliases[target.value] = stored
                 elif scope.self_aliases:
                     scope.self_aliases.pop(target.value, None)
                 self._bind_alias(scope, target.value, value)
@@ -6392,6 +6405,20 @@ def _switches_modes(node: cst.FunctionDef) -> bool:
             return True
         stack.extend(child_nodes(n))
     return False
+
+
+def _self_storage(value: cst.BaseExpression, cls: Any) -> cst.Attribute | None:
+    """The ``self`` attribute whose storage ``value`` names (``self.k_cache``, ``self.w.data``),
+    or the first of those a conditional picks from when every alternative names one
+    (``self.cond_outputs if is_cond else self.outputs``); not a submodule of ``cls``
+    (``self.encoder``: calling it is no write). None otherwise."""
+    alts = _alternatives(value) if type(value) in (cst.IfExp, cst.BooleanOperation) else (value,)
+    stored = [_storage_of(a) for a in alts]
+    if not all(_is_self_attr(s) for s in stored):
+        return None
+    if cls is not None and any(cls.attr_kinds.get(s.attr.value) == K.M for s in stored):  # type: ignore[attr-defined]
+        return None
+    return stored[0]  # type: ignore[return-value]
 
 
 def _alternatives(node: cst.BaseExpression, depth: int = 4) -> list[cst.BaseExpression]:
