@@ -31,7 +31,7 @@ from collections import defaultdict, deque
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from migrate_lens.analysis.kinds import RETURNED_REDUCTION, STATIC_PARAM_NAME
+from migrate_lens.analysis.kinds import RETURNED_RAGGED, RETURNED_REDUCTION, STATIC_PARAM_NAME
 from migrate_lens.fastinit import replacer
 from migrate_lens.models import CallFlow, Finding, Flow, FunctionSummary
 
@@ -514,6 +514,9 @@ class _FlowKinds:
                         out.add(k)
                 if i == -1 and inner and RETURNED_REDUCTION not in out and self._reduced(fn, callee, t):
                     out.add(RETURNED_REDUCTION)
+                if i == -1 and inner and RETURNED_RAGGED not in out and \
+                        self._holds_any(fn, callee, t, self.summaries[t].ret_ragged):
+                    out.add(RETURNED_RAGGED)
         finally:
             if inner:
                 active.discard((fn, key))
@@ -648,7 +651,13 @@ class _FlowKinds:
         ``fn``'s arguments (:attr:`FunctionSummary.ret_reduced`): an alternative whose every
         requirement holds, a parameter's by the kinds ``fn`` passes for it, another input's
         (``r:<other>=R``, a helper returning a helper's reduction) by ``t``'s own kinds."""
-        for alt in self.summaries[t].ret_reduced:
+        return self._holds_any(fn, callee, t, self.summaries[t].ret_reduced)
+
+    def _holds_any(self, fn: str, callee: str, t: str, alternatives: Sequence[str]) -> bool:
+        """Whether one of ``alternatives`` (``"*"``, or ``&``-joined ``"<key>=<kind>"``
+        requirements on ``t``'s inputs) holds for ``t`` called by ``fn`` as ``callee``: a
+        parameter's requirement by the kinds ``fn`` passes, another input's by ``t``'s own."""
+        for alt in alternatives:
             if alt == "*":
                 return True
             ok = True

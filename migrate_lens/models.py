@@ -450,6 +450,12 @@ class FunctionSummary:
     #: it is not. A caller that uses it as a size reads it to the host (requirement
     #: ``"r:<callee>=R"``, :data:`migrate_lens.analysis.kinds.RETURNED_REDUCTION`)
     ret_reduced: tuple[str, ...] = ()
+    #: the returned value has a data-dependent size (``return torch.where(m)``, ``return x[mask]``,
+    #: a tuple of such) under any of these alternatives: ``"*"`` always, else
+    #: ``"r:<callee>=Z"`` (it returns such a callee's return); () when it has not. A caller's
+    #: ``len(idx)`` / ``idx.numel()`` / ``idx.shape[0]`` is then a host value (requirement
+    #: ``"r:<callee>=Z"``, :data:`migrate_lens.analysis.kinds.RETURNED_RAGGED`)
+    ret_ragged: tuple[str, ...] = ()
     #: per string key when a ``return`` returns a dict display (``return {"loss": l, "n_pos": k}``,
     #: a local dict read back by key): ``(key, flow)`` sorted by key, joined over the returns
     #: that have the key; a caller's ``out["n_pos"]`` is the input ``r:<callee>#n_pos``

@@ -209,6 +209,11 @@ FULL_REDUCTION_FUNCS = frozenset(f"torch.{m}" for m in FULL_REDUCTION_METHODS)
 #: such a 0-d reduction (``def longest(l): return l.max()``), so that a caller's
 #: ``torch.arange(longest(lengths))`` is a host read (requirement ``"r:<callee>=R"``).
 RETURNED_REDUCTION = "R"
+#: Not a value kind of the visitor either: the project level's mark on a call's return value
+#: whose size depends on the data (``def pick(m): return torch.where(m)``, ``return x[mask]``),
+#: so that a caller's ``len(idx)``, ``idx.numel()`` or ``idx.shape[0]`` is a host value
+#: (requirement ``"r:<callee>=Z"``; a tuple return is one when every item is).
+RETURNED_RAGGED = "Z"
 #: Conversions that keep such a 0-d tensor a 0-d tensor (``lengths.max().long()``).
 SCALAR_CASTS = frozenset({"long", "int", "to", "type", "clone", "detach"})
 

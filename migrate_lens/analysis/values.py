@@ -225,7 +225,7 @@ class ValueKinds:
     parameters an evaluation read through them, and :meth:`assuming_static` evaluates again
     with some of those parameters static (callers that pass ``True`` make ``not flag`` static)."""
 
-    __slots__ = ("v", "hyp", "used", "assumed_read", "static_params", "_entries_open")
+    __slots__ = ("v", "hyp", "used", "assumed_read", "static_params", "_entries_open", "ragged_used")
 
     def __init__(self, visitor: FileVisitor) -> None:
         self.v = visitor
@@ -236,16 +236,20 @@ class ValueKinds:
         self.static_params: frozenset[str] | None = None
         #: ids of dict entries whose kind is being evaluated (an entry that reads itself)
         self._entries_open: set[int] = set()
+        #: the callees' return keys (``r:<callee>``) asked whether their value has a
+        #: data-dependent size (:meth:`is_ragged`, hypothesis :data:`~.kinds.RETURNED_RAGGED`)
+        self.ragged_used: set[str] = set()
 
     def under(self, key: str | dict[str, str], hypothesis: str, fn: Callable[[], Any]) -> Any:
         """``fn()`` evaluated with the symbolic input ``key`` taking kind ``hypothesis`` (or,
         ``key`` a dict, with every input in it taking its kind); ``used`` is left as it was."""
-        saved_hyp, saved_used = self.hyp, self.used
+        saved_hyp, saved_used, saved_ragged = self.hyp, self.used, self.ragged_used
         self.hyp, self.used = (dict(key) if isinstance(key, dict) else {key: hypothesis}), set()
+        self.ragged_used = set()
         try:
             return fn()
         finally:
-            self.hyp, self.used = saved_hyp, saved_used
+            self.hyp, self.used, self.ragged_used = saved_hyp, saved_used, saved_ragged
 
     def assuming_static(self, params: frozenset[str], fn: Callable[[], Any]) -> Any:
         """``fn()`` evaluated with the assumed parameters ``params`` static: a name assumed
@@ -607,7 +611,11 @@ class ValueKinds:
         if t is cst.Subscript:
             if self.is_ragged(node.value, depth + 1, earlier):
                 return True
-            return any(type(el.slice) is cst.Index and self.kind(el.slice.value) == K.B for el in node.slice)
+            # a boolean mask, or an index tensor of data-dependent length (`a1[p_idx]` with
+            # `p_idx, n_idx = torch.where(a1.unsqueeze(1) == a2)`)
+            return any(type(el.slice) is cst.Index and (self.kind(el.slice.value) == K.B or (
+                type(el.slice.value) is _NAME and self.is_ragged(el.slice.value, depth + 1, earlier)))
+                for el in node.slice)
         if t is _CALL:
             func = node.func
             name = self.v.qual(func)  # the function form first: `torch.unique(x)` is no method of `torch`
@@ -621,7 +629,16 @@ class ValueKinds:
                     return self.kind(func.value) in K.TENSORISH
                 if m in _SIZE_KEEPING:
                     return self.is_ragged(func.value, depth + 1, earlier)
+            if name and not name.startswith(("torch.", "numpy.", "math.")) and name not in bindings_builtins:
+                # what a function the project may define returns: its summary decides
+                # (`idx = lmu.get_all_triplets_indices(labels)`, a helper's `torch.where(m)`)
+                key = "r:" + name
+                self.ragged_used.add(key)
+                return self.hyp is not None and self.hyp.get(key) == K.RETURNED_RAGGED
             return False
+        if t is cst.Tuple:  # `return a[m], p[m], n[m]`: a tuple of data-dependent sizes
+            return bool(node.elements) and all(
+                type(el) is cst.Element and self.is_ragged(el.value, depth + 1, earlier) for el in node.elements)
         if t is cst.BinaryOperation:
             return self.is_ragged(node.left, depth + 1, earlier) or self.is_ragged(node.right, depth + 1, earlier)
         if t is cst.UnaryOperation:
@@ -977,7 +994,8 @@ class ValueKinds:
         key = "r:" + name
         self.used.add(key)
         if self.hyp is not None and key in self.hyp:
-            return self.hyp[key]
+            got = self.hyp[key]
+            return K.T if got == K.RETURNED_RAGGED else got  # (a tensor whose size depends on data)
         return K.U
 
     def _return_kind(self, annotation: cst.Annotation) -> str:

@@ -271,6 +271,9 @@ class _FuncScope:
     #: requirements under which a returned value is a 0-d reduction of data (``return
     #: lengths.max()``): ``"*"`` always, else ``"p:<param>=T"`` (:attr:`FunctionSummary.ret_reduced`)
     ret_reduced: set[str] = field(default_factory=set)
+    #: a return's value has a data-dependent size (``return torch.where(m)``): ``"*"`` always,
+    #: else ``"r:<callee>=Z"`` (:attr:`FunctionSummary.ret_ragged`)
+    ret_ragged: set[str] = field(default_factory=set)
     #: per string key of the dicts returned (``return {"loss": l, "n_pos": k}``): their flows
     ret_keys: dict[str, list[Flow]] = field(default_factory=dict)
     #: ``self`` attributes this method sets to a literal unconditionally (``self.pooling_mult = 1``)
@@ -1204,8 +1207,7 @@ class FileVisitor(cst.CSTVisitor):
             if p.default is not None:
                 # `act_layer=nn.GELU`: a use in this function's context, with the arguments every
                 # call of the parameter in the body agrees on (`act_layer(approximate="tanh")`)
-                self._class_refs(p.default, args_from=_agreed_call_args(node, p.name.value)
-                                 if type(p.default) in (cst.Name, cst.Attribute) else None)
+                self._class_refs(p.default, calls_of=(node, p.name.value))
         for d in node.decorators:
             dec = d.decorator.func if type(d.decorator) is cst.Call else d.decorator
             dname = self.qual(dec)
@@ -1443,6 +1445,7 @@ class FileVisitor(cst.CSTVisitor):
         """Start collecting the symbolic inputs (and assumed parameters) the next kind evaluations consult."""
         self.values.used = set()
         self.values.assumed_read = set()
+        self.values.ragged_used = set()
 
     def _assumed_entry(self, scope: _FuncScope, vkind: str, value: cst.BaseExpression) -> tuple[frozenset[str], str] | None:
         """For a name bound to ``value`` (of kind ``vkind``, just evaluated): the assumed
@@ -1477,11 +1480,11 @@ class FileVisitor(cst.CSTVisitor):
     def _fresh_variants(self, fn: Callable[[], Any]) -> tuple[Any, list[tuple[str, Any]]]:
         """``fn()`` evaluated afresh and its :meth:`_variants`, leaving the symbolic inputs
         collected so far as they were (a side question asked in the middle of a statement)."""
-        saved = self.values.used
+        saved, saved_ragged = self.values.used, self.values.ragged_used
         self._fresh()
         got = fn()
         out = self._variants(fn)
-        self.values.used = saved
+        self.values.used, self.values.ragged_used = saved, saved_ragged
         return got, out
 
     def _variants(self, fn: Callable[[], Any]) -> list[tuple[str, Any]]:
@@ -1490,10 +1493,12 @@ class FileVisitor(cst.CSTVisitor):
         when several were read, the same with the others tensors (``"<key>=<kind>&<other>=T"``:
         a helper whose tensor arguments all come from ``forward``)."""
         used = self.values.used
-        if not used or not self.func_stack:
+        ragged = self.values.ragged_used
+        if not (used or ragged) or not self.func_stack:
             return []
         keys = sorted(used)
-        out = []
+        # a callee's return of data-dependent size (`len(idx)` of `idx = pick(m)`): one hypothesis
+        out = [(f"{key}={K.RETURNED_RAGGED}", self.values.under(key, K.RETURNED_RAGGED, fn)) for key in sorted(ragged)]
         for key in keys:
             for h in HYPOTHESES:
                 out.append((f"{key}={h}", self.values.under(key, h, fn)))
@@ -2501,7 +2506,7 @@ class FileVisitor(cst.CSTVisitor):
         parameter its callers type is a tensor, None when it is none. The kind evaluation's
         record of symbolic inputs read is left as it was."""
         values = self.values
-        saved = values.used, values.assumed_read
+        saved = values.used, values.assumed_read, values.ragged_used
         try:
             self._fresh()
             if self._full_reduction(value):
@@ -2509,7 +2514,24 @@ class FileVisitor(cst.CSTVisitor):
             reqs = tuple(req for req, got in self._variants(lambda: self._full_reduction(value)) if got)
             return reqs or self._returned_reductions(value) or None
         finally:
-            values.used, values.assumed_read = saved
+            values.used, values.assumed_read, values.ragged_used = saved
+
+    def _ragged_requires(self, value: cst.BaseExpression) -> tuple[str, ...]:
+        """When a returned ``value`` has a size that depends on the data (:meth:`ValueKinds.is_ragged`:
+        ``torch.where(m)``, ``x[mask]``, a tuple of such): ``("*",)``, or the requirements
+        ``"r:<callee>=Z"`` under which it does (it returns such a callee's return,
+        :attr:`~migrate_lens.models.FunctionSummary.ret_ragged`); () otherwise. The record of
+        symbolic inputs read is left as it was."""
+        values = self.values
+        saved = values.used, values.assumed_read, values.ragged_used
+        try:
+            self._fresh()
+            if values.is_ragged(value):
+                return ("*",)
+            return tuple(f"{key}={K.RETURNED_RAGGED}" for key in sorted(values.ragged_used)
+                         if values.under(key, K.RETURNED_RAGGED, lambda: values.is_ragged(value)))
+        finally:
+            values.used, values.assumed_read, values.ragged_used = saved
 
     def _returned_reductions(self, value: cst.BaseExpression) -> tuple[str, ...]:
         """Requirements ``"r:<callee>=R"`` for each call in ``value`` (through scalar casts and
@@ -4927,12 +4949,13 @@ class FileVisitor(cst.CSTVisitor):
                 self._class_refs(v)
 
     def _class_refs(self, value: cst.BaseExpression, partial: cst.Call | None = None,
-                    args_from: Sequence[cst.Arg] | None = None) -> None:
+                    calls_of: tuple[cst.FunctionDef, str] | None = None) -> None:
         """A torch class named as a value (a parameter default, a call argument, the right
         side of an assignment: ``act_layer=nn.GELU``, ``act_layer or nn.GELU``,
         ``partial(nn.BatchNorm2d, momentum=0.01)``) is a use of that class where it is named:
         a call site with the ``partial``'s arguments (``data["reference"]``), or those a
-        parameter default is always called with (``args_from``, :func:`_agreed_call_args`).
+        parameter default is always called with (``calls_of``: the function and the parameter,
+        :func:`_agreed_call_args`, read only for a torch class's default).
         Calls of the name it is bound to are not call sites again (:meth:`_is_bound_torch_class`)."""
         t = type(value)
         if t is cst.Name or t is cst.Attribute:
@@ -4955,6 +4978,7 @@ class FileVisitor(cst.CSTVisitor):
             args: list[tuple[str, Any]] = []
             kwargs: dict[str, tuple[str, Any]] = {}
             star = False
+            args_from = _agreed_call_args(*calls_of) if partial is None and calls_of is not None else None
             for a in (partial.args[1:] if partial is not None else args_from or ()):
                 if a.star:
                     star = True
@@ -5657,6 +5681,7 @@ class FileVisitor(cst.CSTVisitor):
         if reduced is not None:
             # `return lengths.max()`: a caller's `torch.arange(longest(lengths))` reads data
             scope.ret_reduced.update(reduced or ("*",))
+        scope.ret_ragged.update(self._ragged_requires(value))
         entries = scope.dict_kinds.get(value.value) if type(value) is cst.Name else self._dict_entry_kinds(value)
         for key, expr in (entries or {}).items():
             scope.ret_keys.setdefault(key, []).append(self._flow(expr))  # `return {"n_pos": k}`
@@ -8249,17 +8274,19 @@ def _with_flows(summary: FunctionSummary | None, scope: _FuncScope) -> FunctionS
     if not any(static_items):
         static_items = ()
     ret_reduced = tuple(sorted(scope.ret_reduced))
+    ret_ragged = ("*",) if "*" in scope.ret_ragged else tuple(sorted(scope.ret_ragged))
     ret_keys = tuple((k, j) for k, acc in sorted(scope.ret_keys.items()) if (j := _join_flows(acc)) is not None)
     resets = tuple(sorted(scope.resets))
     if summary is None and ret is None and not items and not params and not kwonly and not calls and not static_ret and \
-            not static_items and not scope.forwards and not ret_reduced and not ret_keys and not resets:
+            not static_items and not scope.forwards and not ret_reduced and not ret_keys and not resets and not ret_ragged:
         return None
     defaults = tuple(sorted(scope.static_defaults)) if assumed or scope.symbolic else ()
     base = summary or FunctionSummary(scope.qualname)
     return FunctionSummary(base.qualname, base.role, base.loop_calls, params, ret, items, calls,
                            mutated, tuple(sorted(scope.returned)) if mutated else (),
                            assumed, defaults, static_ret, static_items, forwards=_forward_plan(scope),
-                           kwonly=kwonly, ret_reduced=ret_reduced, ret_keys=ret_keys, resets=resets)
+                           kwonly=kwonly, ret_reduced=ret_reduced, ret_keys=ret_keys, resets=resets,
+                           ret_ragged=ret_ragged)
 
 
 def _forward_plan(scope: _FuncScope) -> tuple[str, ...]:
