@@ -2320,10 +2320,7 @@ class FileVisitor(cst.CSTVisitor):
                     if held:
                         self._site("subscript-read", target, receiver=K.T, data={"mask": False, "host_bound": True},
                                    requires=(req,))
-        # (a display of computed values stored as an entry, `store[idx] = {"feat": f, "ptr": p}`:
-        # what it holds is not known to be static)
-        self._state_write(stmt, target.value, "subscript",
-                          K.U if vkind == K.S and value is not None and self._computed_display(value) else vkind)
+        self._state_write(stmt, target.value, "subscript", vkind)
         self._view_write(stmt, target.value)
         if base in K.TENSORISH or (base == K.U and any(  # an unknown base sliced like an array
                 type(el.slice) is cst.Slice or (type(el.slice) is cst.Index and type(el.slice.value) is cst.Ellipsis)
@@ -2442,19 +2439,6 @@ class FileVisitor(cst.CSTVisitor):
             src = self.func_stack[-1].views.get(target.value, "")
             if src:
                 self._site("view-write", stmt, name=src)
-
-    def _computed_display(self, value: cst.BaseExpression) -> bool:
-        """``value`` (or the display a local was last bound to) is a list/tuple/dict display
-        holding some computed item: ``{"maskmem_features": feats.to(dev), "obj_ptr": ptr}``
-        (not ``{}`` or ``[0, 1]``, whose contents are literals)."""
-        if type(value) is cst.Name and self.func_stack:
-            value = self.func_stack[-1].last_value.get(value.value, value)
-        t = type(value)
-        if t is cst.Dict:
-            return any(type(e) is cst.DictElement and literal(e.value) is NOT_LITERAL for e in value.elements)
-        if t in (cst.List, cst.Tuple):
-            return any(type(e) is cst.StarredElement or literal(e.value) is NOT_LITERAL for e in value.elements)
-        return False
 
     def _holds_tensors(self, value: cst.BaseExpression, item: bool = False) -> bool:
         """Whether ``value`` is a Python container of tensors: a list/tuple/dict display with a
