@@ -7515,6 +7515,11 @@ class _CallExtras:
 
     def receiver_ctor(self) -> str:
         func, scope = self.func, self.scope
+        if type(func) is cst.Attribute and type(func.value) is cst.Call and scope is not None and \
+                scope.cls is not None and self.v.qual(func.value.func) == "super":
+            # `super().sample(shape)` in a subclass of a torch.distributions class (dreamer's
+            # `OneHotDist(td.OneHotCategorical)`): the torch base draws
+            return next((b for b in scope.cls.bases if b.startswith("torch.")), "")
         if type(func) is cst.Attribute and _is_self_attr(func.value) and scope is not None and scope.cls is not None:
             # `self.distribution.rsample()` with `self.distribution = Normal(...)` in another
             # method, or `distribution: Normal` in the class body (this class's or a base's)
