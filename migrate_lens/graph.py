@@ -534,10 +534,21 @@ def dispatch_tables(files: Iterable[FileFacts]) -> dict[str, tuple[str, ...]]:
     """Every file's dispatch tables by dotted name, entries merged in file order: a registry one
     file defines is filled by the files that register into it (``@MODELS.register_module()``)."""
     out: dict[str, tuple[str, ...]] = {}
+    registrars: dict[str, str] = {}
     for f in files:
+        registrars.update(f.registrars)
         for name, entries in f.dispatch_tables:
             old = out.get(name)
             out[name] = entries if old is None else old + tuple(e for e in entries if e not in old)
+    # `@register("X") class C` in one file, `register` a registrar of another (``FileFacts.registrars``):
+    # its table holds C, under the key too
+    for name in sorted(n for n in out if n.startswith("@")):
+        fn, _, key = name[1:].partition("[")
+        table = registrars.get(fn)
+        if table is not None:
+            target = f"{table}[{key}" if key else table
+            old = out.get(target, ())
+            out[target] = old + tuple(e for e in out[name] if e not in old)
     return out
 
 

@@ -556,6 +556,12 @@ class FileFacts:
     #: as (dotted table name, its entries' dotted names after the file's bindings), sorted:
     #: ``self.act = ACTS[name]`` in another file calls one of the entries
     dispatch_tables: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    #: the file's top-level registrar functions: a decorator storing what it decorates in a
+    #: module-level table (``def register(cls): TABLE[cls.__name__] = cls``) or a factory
+    #: returning one (``def register(name): def deco(cls): TASK_UTILS[name] = cls ...``), as
+    #: (dotted function, dotted table), sorted. Another file's ``@register("X") class C`` fills
+    #: the table (its ``dispatch_tables`` entry ``@<dotted function>``, :func:`migrate_lens.graph.dispatch_tables`)
+    registrars: tuple[tuple[str, str], ...] = ()
     #: the file's top-level functions that return a closure of their own (``def
     #: make_attention(scale): def attention(q, k, v): ...; return attention``, a decorator's
     #: ``wrapper``), as (function qualname, closure qualname) pairs, sorted: ``<f>()`` (what a

@@ -242,3 +242,17 @@ def test_registry_filled_from_other_files_composes_its_builds(catalog) -> None:
     assert modules["registry_build_config.neck.FPNWithDropBlock"] == "redesign"
     edges = {(u, v) for u, v, k in project.graph.edges(data="kind") if k == "composition"}
     assert ("registry_build_config.neck.FPNWithDropBlock", "registry_build_config.dropblock.DropBlock") in edges
+
+
+def test_registrar_of_another_file_fills_its_table(catalog) -> None:
+    """``@register("RandomSampler")`` in samplers.py with ``register`` a registrar factory of
+    registry.py (``TASK_UTILS[name] = cls`` in the decorator it returns): the table holds the
+    class, so the head that builds from it (``build(dict(type=...))``) composes the sampler and
+    its data-dependent sampling makes the head a redesign."""
+    from helpers_engine_v2 import ROOT, scan_package
+
+    project = scan_package(ROOT / "injection" / "registrar_other_file", catalog)
+    modules = {m.qualname: m.status for m in project.modules}
+    assert modules["registrar_other_file.head.Head"] == "redesign"
+    edges = {(u, v) for u, v, k in project.graph.edges(data="kind") if k == "composition"}
+    assert ("registrar_other_file.head.Head", "registrar_other_file.samplers.RandomSampler") in edges

@@ -542,6 +542,7 @@ def analyze_source(source: str, path: str, module_name: str, catalog: Catalog,
         dispatch_tables=tuple(sorted([*((f"{module_name}.{name}", entries)
                                         for name, entries in visitor.bindings.tables.items()),
                                       *visitor.bindings.foreign_tables.items()])),
+        registrars=tuple(sorted(visitor.registrars())),
         closure_factories=tuple(sorted(visitor.closure_factories.items())),
         # (the last value per class and field: an `__init__` default, recorded after the class
         # body's field, is what an instance holds)

@@ -60,6 +60,10 @@ _EXTENSION_BUILDERS = frozenset({
     "distutils.extension.Extension", "pybind11.setup_helpers.Pybind11Extension",
 })
 _TRACED_METHODS = frozenset({"forward", "__call__", "_forward", "forward_features", "forward_head"})
+#: Loss methods of a module (mmdet's ``head.loss(...)``/``loss_by_feat``, a detector's
+#: ``compute_loss``): the training step calls them beside ``forward``, so they are traced code
+#: too (issue 14: training steps are traced), whoever calls them.
+_LOSS_METHODS = frozenset({"loss", "losses", "compute_loss", "get_loss", "get_losses", "loss_by_feat"})
 #: methods of matplotlib's ``Axes``/``Figure`` that no tensor library spells alike: a function
 #: calling one draws on a figure it was handed (``ax2 = f.axes[0].twinx()`` in an override
 #: that decorates ``super().plot_prediction(...)``'s figure), the ``plotting`` summary role
@@ -851,6 +855,22 @@ class FileVisitor(cst.CSTVisitor):
             self.summaries = [replace(s, escapes=True) if (s.params or s.assumed) and s.qualname.rsplit(".", 1)[-1] in
                               self.escaped_methods else s for s in self.summaries]
 
+    def registrars(self) -> list[tuple[str, str]]:
+        """(dotted function, dotted table) of this file's top-level registrars
+        (:attr:`~migrate_lens.models.FileFacts.registrars`): a one-parameter decorator writing
+        ``TABLE[...] = <param>``, or a function returning one it defines."""
+        out = []
+        for name, fn in self.top_defs.items():
+            table = _registrar_table(fn)
+            if not table:
+                inner = _returned_def(fn)
+                defs = {st.name.value: st for st in fn.body.body if type(st) is cst.FunctionDef} \
+                    if inner and type(fn.body) is cst.IndentedBlock else {}
+                table = _registrar_table(defs[inner]) if inner in defs else ""
+            if table and table in self.bindings.module_names:
+                out.append((f"{self.module}.{name}", f"{self.module}.{table}"))
+        return out
+
     def kernel_routes(self) -> set[str]:
         """Functions that call an optional kernel (:attr:`kernel_users`) and that this file
         calls, every time, inside a kernel gate (:attr:`gated_callees`): mamba's
@@ -911,6 +931,7 @@ class FileVisitor(cst.CSTVisitor):
                     type(dec.func.value) is not cst.Name or dec.func.attr.value not in _REGISTRATIONS or not (
                         dec.func.value.value in self.bindings.module_instances or
                         self.bindings.registry_source(dec.func.value.value)):
+                self._foreign_registrar(dec, node)
                 continue
             key: Any = NOT_LITERAL
             for a in dec.args:
@@ -918,6 +939,22 @@ class FileVisitor(cst.CSTVisitor):
                     key = literal(a.value)
                     break
             self._registrations.append((dec.func.value.value, key if isinstance(key, str) else node.name.value, node))
+
+    def _foreign_registrar(self, dec: cst.BaseExpression, node: cst.FunctionDef | cst.ClassDef) -> None:
+        """``@register("RandomSampler") class RandomSampler`` with ``register`` imported from the
+        project: a registrar there may store the class (``@<function>`` entries of
+        ``dispatch_tables``, joined with the other file's ``registrars`` by the graph)."""
+        called = dec.func if type(dec) is cst.Call else dec
+        fname = self.qual(called) if type(called) in (cst.Name, cst.Attribute) else ""
+        if type(node) is not cst.ClassDef or not fname or not self.bindings.is_project(fname) or \
+                (type(called) is cst.Name and called.value in self.top_defs):
+            return
+        key = literal(dec.args[0].value) if type(dec) is cst.Call and dec.args and not dec.args[0].star else ""
+        entry = (f"{self.module}.{node.name.value}",)
+        tables = self.bindings.foreign_tables
+        for name in (f"@{fname}", f"@{fname}[{key.lower()}]" if isinstance(key, str) and key else ""):
+            if name:
+                tables[name] = merge(tables.get(name, ()), entry)
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         if not self.class_stack and not self.func_stack and node.decorators:
@@ -1141,7 +1178,7 @@ class FileVisitor(cst.CSTVisitor):
                 context = "function"
             elif _INIT_NAMES.match(name):
                 context = "init"
-            elif cls.is_module and name in _TRACED_METHODS and "staticmethod" not in decorators:
+            elif cls.is_module and (name in _TRACED_METHODS or name in _LOSS_METHODS) and "staticmethod" not in decorators:
                 context = "traced"
             else:
                 context = "function"
