@@ -2925,6 +2925,12 @@ class FileVisitor(cst.CSTVisitor):
                         self._picked_submodules(cls, attr, value, found)
                 if type(value) is cst.Call and not (self.func_stack[-1].init_like and cls.is_module):
                     self._held_instance(cls, attr, value)
+                elif type(value) in (cst.BooleanOperation, cst.IfExp) and not (self.func_stack[-1].init_like and cls.is_module):
+                    # `self.mixer = mixer or CutMixUp()`: the default built there (a caller's own is
+                    # an injection the graph joins)
+                    for alt in _alternatives(value):
+                        if type(alt) is cst.Call:
+                            self._held_instance(cls, attr, alt)
                 elif type(value) in (cst.List, cst.Tuple):
                     # (in a module's init code too: `self.batch_callbacks = [LossHistory(), ...]` of
                     # plain classes, whose methods the training step runs; a module class in the
