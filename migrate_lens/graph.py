@@ -30,6 +30,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from migrate_lens.analysis.kinds import COMMON_METHODS
 from migrate_lens.catalog import Catalog
 from migrate_lens.config import Config
 from migrate_lens.fastinit import fast_init, replacer
@@ -78,6 +79,10 @@ _DATA_PIPELINE_LEAVES = frozenset({"Dataset", "IterableDataset", "Sampler", "Bat
 #: Leaf names of compiled extension modules, by the conventions of ``setup.py`` builds
 #: (``CUDAExtension("pkg._C", ...)``: torchvision, detectron2, GroundingDINO, maskrcnn-benchmark;
 #: ``pkg._ext``: mmcv; ``pkg.roi_align_cuda``, ``pkg.nms_cpp``)
+#: At most this many project classes defining a method name for a call of it on an object of
+#: unknown class to reach each of them (:meth:`_Builder.by_method_name`)
+MAX_METHOD_OWNERS = 3
+
 COMPILED_MODULE = re.compile(r"_C(_\w+)?$|_?ext(_\w+)?$|\w+_(ext|cuda|cpp|kernels?)$")
 
 #: Method names of a model's configuration, called by the user between runs: setters and
@@ -1300,18 +1305,20 @@ class _Builder:
                 out.extend(match(site, call.callee, f.path, f.suppressions, compiled=True))
         return out
 
-    def by_method_name(self, method: str) -> str:
-        """The project method a call ``<obj>.<method>(...)`` on an object of unknown class runs,
-        when one project class alone defines a method of that name: ``src_mesh.offset_verts(d)``
-        in a training step given the mesh (the visitor records such calls only for names no
-        library object commonly has, :data:`~migrate_lens.analysis.kinds.COMMON_METHODS`). ""
-        otherwise."""
+    def by_method_name(self, method: str) -> list[str]:
+        """The project methods a call ``<obj>.<method>(...)`` on an object of unknown class may
+        run: each of the (at most :data:`MAX_METHOD_OWNERS`) project classes that define a method
+        of that name, sorted: ``src_mesh.offset_verts(d)`` in a training step given the mesh,
+        ``self.target_net.reset_noise()`` with both the network and its ``NoisyLinear`` layers
+        defining it (the visitor records such calls only for names no library object commonly
+        has, :data:`~migrate_lens.analysis.kinds.COMMON_METHODS`). [] for a dunder name or a
+        name more classes define (a generic one: what runs is not known)."""
         if method.startswith("__"):
-            return ""
+            return []
         owners = self.res.method_owners.get(method, ())
-        if len(owners) != 1:
-            return ""
-        return f"{next(iter(owners))}.{method}"
+        if not owners or len(owners) > MAX_METHOD_OWNERS:
+            return []
+        return sorted(f"{o}.{method}" for o in owners)
 
     def held_classes(self, cls: str, attrs: Sequence[str]) -> list[str]:
         """The project classes the attribute chain ``attrs`` of an instance of ``cls`` may hold
@@ -1441,6 +1448,13 @@ class _Builder:
                         subs = self.submodule_targets(cls, first)
                         if single and _EXTERNAL in subs and self.torch_submodule(cls, first):
                             self.tensor_calls.add((caller, callee))
+                        if len(parts) == 2 and not subs and r is None and parts[1] not in COMMON_METHODS:
+                            # `self.target_net.reset_noise()` with `target_net` a constructor
+                            # argument no caller in the project passes: the classes that define
+                            # the method (a name no library object commonly has)
+                            resolved += _link_calls(edges, call_targets, kind, caller, callee,
+                                                    [t for t in self.by_method_name(parts[1]) if t != caller])
+                            continue
                         for sub in subs:
                             if sub == _EXTERNAL:
                                 continue
@@ -1472,7 +1486,11 @@ class _Builder:
                 else:
                     r = resolve(callee)
                     if r == _EXTERNAL and call.untyped:
-                        r = self.by_method_name(callee.rsplit(".", 1)[1]) or r
+                        owners = self.by_method_name(callee.rsplit(".", 1)[1])
+                        if len(owners) > 1:  # each class that defines it may be the one held
+                            resolved += _link_calls(edges, call_targets, kind, caller, callee, owners)
+                            continue
+                        r = owners[0] if owners else r
                     if r is None:
                         if not res.follow(callee)[2]:  # a kernel of the project's compiled extension is found
                             unresolved += 1
