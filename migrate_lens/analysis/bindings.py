@@ -677,6 +677,15 @@ class Bindings:
         ``value`` is a callable (:meth:`targets`), ``name`` is bound to it, added to what the
         name already held (``try: from flash_attn import f`` / ``except ImportError: f = ref``
         keeps both). A non-callable value (``f = None``) leaves the binding alone."""
+        if type(value) is cst.Call and dotted(value.func) in ("importlib.import_module", "import_module") and \
+                value.args and type(value.args[0].value) is cst.SimpleString and len(value.args) == 1:
+            # `attn_core_inplace_cuda = importlib.import_module("attn_core_inplace_cuda")`
+            # (OpenFold): the module imported under that name, as `import x as name` binds it
+            module = value.args[0].value.evaluated_value
+            if isinstance(module, str) and module and all(p.isidentifier() for p in module.split(".")):
+                self.aliases[name] = module
+                self._note_import(name, module, 0)
+                return
         self.module_names.add(name)
         if type(value) is cst.Call:
             # `AUX_LOSSES = AuxLossCollector()`: a process-wide object of a project class
