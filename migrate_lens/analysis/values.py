@@ -609,7 +609,7 @@ class ValueKinds:
             return any(self.is_ragged(alt, depth + 1, {**(earlier or {}), name: scope.prior_value.get((name, id(alt)))})
                        for alt in scope.alt_values.get((name, id(src)), ()))
         if t is cst.Subscript:
-            if self.is_ragged(node.value, depth + 1, earlier):
+            if self.is_ragged(node.value, depth + 1, earlier) or self._ragged_items(node.value, depth):
                 return True
             # a boolean mask, or an index tensor of data-dependent length (`a1[p_idx]` with
             # `p_idx, n_idx = torch.where(a1.unsqueeze(1) == a2)`)
@@ -644,6 +644,14 @@ class ValueKinds:
         if t is cst.UnaryOperation:
             return self.is_ragged(node.expression, depth + 1, earlier)
         return False
+
+    def _ragged_items(self, node: cst.BaseExpression, depth: int) -> bool:
+        """``node`` is a list comprehension of data-dependent-size tensors, or a local last bound
+        to one (``idx = [torch.eq(routes, i).nonzero(as_tuple=True)[0] for i in range(E)]``):
+        an item of it (``idx[i]``) has a data-dependent size, the list's own length does not."""
+        if type(node) is _NAME and self.v.func_stack:
+            node = self.v.func_stack[-1].last_value.get(node.value, node)
+        return type(node) in (cst.ListComp, cst.GeneratorExp) and self.is_ragged(node.elt, depth + 1)
 
     def _attribute_kind(self, node: cst.Attribute) -> str:
         attr = node.attr.value
