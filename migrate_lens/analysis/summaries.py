@@ -327,7 +327,10 @@ class SummaryBuilder:
         elif self.steps or (self.name in STEP_HOOK_NAMES and self.hooks):
             role = "train-step"
         elif self.loop_model_calls and self.context != "traced":
-            role = "generation"  # a decoding loop outside forward calling the model
+            # a decoding/sampling loop outside forward calling the model: host code that drives
+            # it, unless forward itself runs the loop (k-diffusion's `sample_euler_ancestral`
+            # held by a denoiser module whose forward calls it): a weak host role
+            role = "decode-loop"
         elif self.weight_writes and self.module_method and self.context == "function":
             role = "weight-surgery"  # `merge()`, `fuse()`, `reparameterize()`: eager edits of the weights
         elif self.loop_model_uses and self.context != "traced":
