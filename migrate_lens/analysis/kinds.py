@@ -128,6 +128,9 @@ STATIC_TORCH_PREFIXES = (
 )
 STATIC_TORCH = frozenset({
     "torch.is_tensor", "torch.is_floating_point", "torch.is_complex", "torch.numel",
+    # Python ints: the global seed (`int(torch.seed() % sys.maxsize)` reads no tensor)
+    "torch.seed", "torch.initial_seed", "torch.random.seed", "torch.random.initial_seed",
+    "torch.cuda.initial_seed",
     "torch.is_grad_enabled", "torch.is_inference_mode_enabled", "torch.get_default_dtype",
     "torch.are_deterministic_algorithms_enabled", "torch.device", "torch.dtype", "torch.Size",
     "torch.finfo", "torch.iinfo", "torch.is_autocast_enabled", "torch.get_autocast_gpu_dtype",
@@ -240,7 +243,7 @@ STATIC_PARAM_NAME = re.compile(
     r"height$|width$|channels$|in_channels$|out_channels$|stage$|idx$|level$|step$|i$|j$|k$|"
     r"resolution$|input_resolution$|window$|sizes$|dims$|strides$|length$|offset$|count$|[qkm]len$)|"
     r"(_dim|_size|_len|_length|_idx|_id|_height|_width|_kwargs|_mode|_flag|_type|_name|_rate|_prob|_ratio|_factor|_fn|_config|_cfg|"
-    r"_heads|_layers|_channels|_features|_steps|_resolution|_shape|_sizes|_dims)$"
+    r"_heads|_layers|_channels|_features|_steps|_resolution|_shape|_sizes|_dims|_number|_num)$"
 )
 
 #: Type names that mark a parameter as a tensor / as static.
