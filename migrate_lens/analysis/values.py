@@ -104,6 +104,15 @@ def _dotted(node: cst.BaseExpression) -> str:
     return ""
 
 
+def _restore(env: dict[str, str], saved: dict[str, str | None]) -> None:
+    """Put back the kinds ``saved`` held before a temporary binding (None: the name was unbound)."""
+    for n, old in saved.items():
+        if old is None:
+            env.pop(n, None)
+        else:
+            env[n] = old
+
+
 def _trailing_size(call: cst.Call) -> bool:
     """``x.size(-1)``, ``x.size(dim=2)``: a trailing dimension's size (:func:`_trailing_dim`)."""
     return len(call.args) == 1 and (call.args[0].keyword is None or call.args[0].keyword.value == "dim") \
@@ -398,11 +407,7 @@ class ValueKinds:
                 comp = comp.inner_for_in
             elt = self.kind(node.value if type(node) is cst.DictComp else node.elt)
         finally:
-            for n, old in saved.items():
-                if old is None:
-                    env.pop(n, None)
-                else:
-                    env[n] = old
+            _restore(env, saved)
             assumed.update(hidden)
         return elt
 
@@ -422,11 +427,7 @@ class ValueKinds:
                 env[n] = K.S
             return fn()
         finally:
-            for n, old in saved.items():
-                if old is None:
-                    env.pop(n, None)
-                else:
-                    env[n] = old
+            _restore(env, saved)
             assumed.update(hidden_a)
             derived.update(hidden_d)
 

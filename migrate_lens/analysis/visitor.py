@@ -5141,7 +5141,9 @@ class FileVisitor(cst.CSTVisitor):
         through the inputs it reads (each read is recorded in ``values.used`` before the
         hypothesis is consulted), so the other parts keep their kinds; literals never change."""
         hyp = self.values.hyp
-        if parts.stale or hyp is None:
+        if parts.stale or hyp is None or K.RETURNED_RAGGED in hyp.values():
+            # (a ragged-return hypothesis is read by `is_ragged`, which the parts' records of
+            # inputs read do not list: every part again)
             return self._call_kinds(node)
         kind = self.kind
         receiver = parts.receiver if parts.receiver_used.isdisjoint(hyp) else kind(
