@@ -76,13 +76,13 @@ _DATA_PIPELINE_PREFIX = "torch.utils.data."
 _DATA_PIPELINE_LEAVES = frozenset({"Dataset", "IterableDataset", "Sampler", "BatchSampler", "DataLoader",
                                    "TensorDataset", "ConcatDataset", "Subset", "DistributedSampler"})
 
-#: Leaf names of compiled extension modules, by the conventions of ``setup.py`` builds
-#: (``CUDAExtension("pkg._C", ...)``: torchvision, detectron2, GroundingDINO, maskrcnn-benchmark;
-#: ``pkg._ext``: mmcv; ``pkg.roi_align_cuda``, ``pkg.nms_cpp``)
 #: At most this many project classes defining a method name for a call of it on an object of
 #: unknown class to reach each of them (:meth:`_Builder.by_method_name`)
 MAX_METHOD_OWNERS = 3
 
+#: Leaf names of compiled extension modules, by the conventions of ``setup.py`` builds
+#: (``CUDAExtension("pkg._C", ...)``: torchvision, detectron2, GroundingDINO, maskrcnn-benchmark;
+#: ``pkg._ext``: mmcv; ``pkg.roi_align_cuda``, ``pkg.nms_cpp``)
 COMPILED_MODULE = re.compile(r"_C(_\w+)?$|_?ext(_\w+)?$|\w+_(ext|cuda|cpp|kernels?)$")
 
 #: Method names of a model's configuration, called by the user between runs: setters and
