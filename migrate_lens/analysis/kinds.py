@@ -301,8 +301,10 @@ def join(*kinds: str) -> str:
     return S
 
 #: Method names the objects of torch and Python share (tensors, modules, optimizers,
-#: schedulers, containers, files, loggers): a call of one on an object of unknown class is
-#: most likely theirs, never resolved by name (:meth:`migrate_lens.graph._Builder.by_method_name`)
+#: schedulers, containers, files, loggers, torch.distributions objects): a call of one on an
+#: object of unknown class is most likely theirs, never resolved by name
+#: (:meth:`migrate_lens.graph._Builder.by_method_name`; autoformer's `nll(input, target)` calls
+#: `input.log_prob(target)` on a distribution, not transfo-xl's adaptive softmax)
 COMMON_METHODS = frozenset("""
 add add_ all any append apply argmax argmin backward bool buffers children clamp clear clone close contiguous
 copy copy_ count cpu cuda decode detach dim double encode eval expand extend fill_ flatten float forward get
@@ -311,4 +313,5 @@ named_children named_modules named_parameters numel numpy parameters permute pop
 remove repeat requires_grad_ reset reshape run sample save set setdefault size sort split squeeze
 state_dict std step sum tolist to train transpose type unsqueeze update values view write zero_ zero_grad
 log info warning error debug format join lower upper strip startswith endswith replace fit transform
+log_prob rsample entropy cdf icdf perplexity
 """.split())
