@@ -33,6 +33,23 @@ BUILTINS = frozenset({
 })
 
 
+#: Dotted prefixes of callees no project defines (torch, numpy, the standard library)
+NOT_PROJECT = ("torch.", "math.", "numpy.", "np.", "einops.", "typing.", "functools.", "itertools.",
+               "logging.", "warnings.", "os.", "sys.", "re.", "collections.", "dataclasses.", "copy.")
+
+
+def is_project_callee(name: str) -> bool:
+    """A call whose callee the project may define: ``self.method``, a method of an object
+    held on ``self`` (``self.tokenizer.encode_batch``) or a dotted function name that is no
+    torch/stdlib/builtin name, and no class (CapWords)."""
+    if not name:
+        return False
+    if name.startswith("self."):
+        return not name.rsplit(".", 1)[-1][:1].isupper()
+    leaf = name.rsplit(".", 1)[-1]
+    return not (name.startswith(NOT_PROJECT) or name in BUILTINS or leaf[:1].isupper() or "." not in name)
+
+
 def dotted(node: cst.BaseExpression) -> str:
     """The text of a Name/Attribute chain (``a.b.c``) without resolving it; "" otherwise."""
     if type(node) is cst.Name:

@@ -20,6 +20,8 @@ import libcst as cst
 from migrate_lens.analysis import kinds as K
 from migrate_lens.analysis.bindings import BUILTINS as bindings_builtins
 from migrate_lens.analysis.bindings import STRING_NODES
+from migrate_lens.analysis.bindings import dotted as _dotted
+from migrate_lens.analysis.bindings import is_project_callee
 from migrate_lens.analysis.bindings import names_in_target
 from migrate_lens.analysis.sites import NOT_LITERAL
 
@@ -92,16 +94,6 @@ def _non_tensor_names(test: cst.BaseExpression) -> tuple[str, ...]:
     if negated:
         return (name,) if texts & {"torch.Tensor", "Tensor"} else ()
     return (name,) if texts and texts <= _PLAIN_TYPES else ()
-
-
-def _dotted(node: cst.BaseExpression) -> str:
-    """``a.b.c`` of a chain of names, else ""."""
-    if type(node) is cst.Name:
-        return node.value
-    if type(node) is cst.Attribute:
-        head = _dotted(node.value)
-        return f"{head}.{node.attr.value}" if head else ""
-    return ""
 
 
 def _restore(env: dict[str, str], saved: dict[str, str | None]) -> None:
@@ -248,6 +240,18 @@ class ValueKinds:
         #: the callees' return keys (``r:<callee>``) asked whether their value has a
         #: data-dependent size (:meth:`is_ragged`, hypothesis :data:`~.kinds.RETURNED_RAGGED`)
         self.ragged_used: set[str] = set()
+
+    def set_aside(self) -> tuple[set[str], set[str], set[str]]:
+        """Start fresh records of the inputs evaluations read (``used``, ``assumed_read``,
+        ``ragged_used``) and return the current ones, for :meth:`restore`: a side question
+        asked in the middle of a statement leaves the statement's records as they were."""
+        saved = self.used, self.assumed_read, self.ragged_used
+        self.used, self.assumed_read, self.ragged_used = set(), set(), set()
+        return saved
+
+    def restore(self, saved: tuple[set[str], set[str], set[str]]) -> None:
+        """Put back the records :meth:`set_aside` returned."""
+        self.used, self.assumed_read, self.ragged_used = saved
 
     def under(self, key: str | dict[str, str], hypothesis: str, fn: Callable[[], Any]) -> Any:
         """``fn()`` evaluated with the symbolic input ``key`` taking kind ``hypothesis`` (or,
@@ -630,7 +634,7 @@ class ValueKinds:
                     return self.kind(func.value) in K.TENSORISH
                 if m in _SIZE_KEEPING:
                     return self.is_ragged(func.value, depth + 1, earlier)
-            if name and not name.startswith(("torch.", "numpy.", "math.")) and name not in bindings_builtins:
+            if is_project_callee(name):
                 # what a function the project may define returns: its summary decides
                 # (`idx = lmu.get_all_triplets_indices(labels)`, a helper's `torch.where(m)`)
                 key = "r:" + name

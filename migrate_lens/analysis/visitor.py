@@ -24,6 +24,8 @@ from migrate_lens.analysis.bindings import dotted as _dotted
 from migrate_lens.analysis.bindings import names_in_target as _names_in_target
 from migrate_lens.analysis.bindings import is_dict_call as _is_dict_call
 from migrate_lens.analysis.bindings import registry_keys
+from migrate_lens.analysis.bindings import NOT_PROJECT as _NOT_PROJECT
+from migrate_lens.analysis.bindings import is_project_callee as _is_project_callee
 from migrate_lens.analysis.sites import NOT_LITERAL, LazyData, Site
 from migrate_lens.analysis.summaries import SummaryBuilder, is_model_use
 from migrate_lens.analysis.values import HYPOTHESES, IDENTITY, ITER_SAME, ValueKinds, literal
@@ -861,12 +863,7 @@ class FileVisitor(cst.CSTVisitor):
         ``TABLE[...] = <param>``, or a function returning one it defines."""
         out = []
         for name, fn in self.top_defs.items():
-            table = _registrar_table(fn)
-            if not table:
-                inner = _returned_def(fn)
-                defs = {st.name.value: st for st in fn.body.body if type(st) is cst.FunctionDef} \
-                    if inner and type(fn.body) is cst.IndentedBlock else {}
-                table = _registrar_table(defs[inner]) if inner in defs else ""
+            table = _registrar_table(fn) or _factory_table(fn)
             if table and table in self.bindings.module_names:
                 out.append((f"{self.module}.{name}", f"{self.module}.{table}"))
         return out
@@ -1507,12 +1504,11 @@ class FileVisitor(cst.CSTVisitor):
     def _kind_aside(self, expr: cst.BaseExpression) -> str:
         """``expr``'s kind, asked in the middle of a statement without adding to the symbolic
         inputs and assumed parameters collected for the statement's own sites."""
-        used, reads = self.values.used, self.values.assumed_read
-        self.values.used, self.values.assumed_read = set(), set()
+        saved = self.values.set_aside()
         try:
             return self.kind(expr)
         finally:
-            self.values.used, self.values.assumed_read = used, reads
+            self.values.restore(saved)
 
     def _fresh_variants(self, fn: Callable[[], Any]) -> tuple[Any, list[tuple[str, Any]]]:
         """``fn()`` evaluated afresh and its :meth:`_variants`, leaving the symbolic inputs
@@ -2133,11 +2129,7 @@ class FileVisitor(cst.CSTVisitor):
         else "")."""
         key: Any = ""
         if type(dec) is cst.Call and type(dec.func) is cst.Name and dec.func.value in self.top_defs:
-            factory = self.top_defs[dec.func.value]
-            inner = _returned_def(factory)
-            defs = {st.name.value: st for st in factory.body.body if type(st) is cst.FunctionDef} \
-                if inner and type(factory.body) is cst.IndentedBlock else {}
-            table = _registrar_table(defs[inner]) if inner in defs else ""
+            table = _factory_table(self.top_defs[dec.func.value])
             if dec.args and not dec.args[0].star:
                 key = literal(dec.args[0].value)
         elif type(dec) is cst.Name and dec.value in self.top_defs:
@@ -2542,16 +2534,14 @@ class FileVisitor(cst.CSTVisitor):
         whatever the inputs, the requirements (``"p:lengths=T"``) when it is one only if a
         parameter its callers type is a tensor, None when it is none. The kind evaluation's
         record of symbolic inputs read is left as it was."""
-        values = self.values
-        saved = values.used, values.assumed_read, values.ragged_used
+        saved = self.values.set_aside()
         try:
-            self._fresh()
             if self._full_reduction(value):
                 return ()
             reqs = tuple(req for req, got in self._variants(lambda: self._full_reduction(value)) if got)
             return reqs or self._returned_reductions(value) or None
         finally:
-            values.used, values.assumed_read, values.ragged_used = saved
+            self.values.restore(saved)
 
     def _ragged_requires(self, value: cst.BaseExpression) -> tuple[str, ...]:
         """When a returned ``value`` has a size that depends on the data (:meth:`ValueKinds.is_ragged`:
@@ -2560,15 +2550,14 @@ class FileVisitor(cst.CSTVisitor):
         :attr:`~migrate_lens.models.FunctionSummary.ret_ragged`); () otherwise. The record of
         symbolic inputs read is left as it was."""
         values = self.values
-        saved = values.used, values.assumed_read, values.ragged_used
+        saved = values.set_aside()
         try:
-            self._fresh()
             if values.is_ragged(value):
                 return ("*",)
             return tuple(f"{key}={K.RETURNED_RAGGED}" for key in sorted(values.ragged_used)
                          if values.under(key, K.RETURNED_RAGGED, lambda: values.is_ragged(value)))
         finally:
-            values.used, values.assumed_read, values.ragged_used = saved
+            values.restore(saved)
 
     def _returned_reductions(self, value: cst.BaseExpression) -> tuple[str, ...]:
         """Requirements ``"r:<callee>=R"`` for each call in ``value`` (through scalar casts and
@@ -5787,7 +5776,6 @@ class FileVisitor(cst.CSTVisitor):
         return rng.start.line, rng.end.line
 
 
-
 #: ``<name>.<method>(`` for a method ``torch.Tensor`` lacks (:meth:`FileVisitor._mapping_params`)
 _NON_TENSOR_CALL = re.compile(
     r"(?<![\w.])([A-Za-z_]\w*)\s*\.\s*(?:" + "|".join(sorted(K.NON_TENSOR_METHODS)) + r")\s*\(")
@@ -6173,14 +6161,16 @@ class _NameUses(cst.CSTVisitor):
     def __init__(self, name: str) -> None:
         self.name = name
         self.calls: list[cst.Call] = []
+        self._callees: set[int] = set()  # ids of the Name nodes those calls call
         self.other = False
 
     def visit_Call(self, node: cst.Call) -> None:
         if type(node.func) is cst.Name and node.func.value == self.name:
             self.calls.append(node)
+            self._callees.add(id(node.func))
 
     def visit_Name(self, node: cst.Name) -> None:
-        if node.value == self.name and not any(c.func is node for c in self.calls):
+        if node.value == self.name and id(node) not in self._callees:
             self.other = True
 
 
@@ -6526,7 +6516,6 @@ def _root_name(node: cst.BaseExpression) -> str:
     while type(node) in (cst.Subscript, cst.Attribute):
         node = node.value
     return node.value if type(node) is cst.Name else ""
-
 
 
 #: Calls that draw a random number on the host (Python's and NumPy's global RNG, torch's).
@@ -8086,10 +8075,6 @@ def _defines_own(v: FileVisitor, cls: _ClassInfo, method: str, depth: int = 0) -
 #: (``task_id.item()``, ``k.sum()``), the call's receiver is no static value.
 _READBACK_METHODS = _TENSOR_ONLY_METHODS | {"long", "float", "bool", "sum", "max", "min", "unsqueeze"}
 
-_NOT_PROJECT = ("torch.", "math.", "numpy.", "np.", "einops.", "typing.", "functools.", "itertools.",
-                "logging.", "warnings.", "os.", "sys.", "re.", "collections.", "dataclasses.", "copy.")
-
-
 def _may_be_method(cls: _ClassInfo | None, name: str) -> bool:
     """``self.<m>`` or ``self.<sub>[.<sub2>...].<m>`` may name a method whose parameters' static
     kinds the project proves from calls (``interproc.static_inputs``): ``m`` a method of the
@@ -8221,6 +8206,19 @@ def _tests_padding_idx(test: cst.BaseExpression) -> bool:
         test.comparisons[0].comparator.value == "None"
 
 
+def _factory_table(fn: cst.FunctionDef) -> str:
+    """The table of the registrar a decorator factory ``fn`` returns (``def register(name):
+    def deco(cls): TASK_UTILS[name] = cls; return cls; return deco``: :func:`_registrar_table`
+    of the function it defines and returns), "" if it returns none."""
+    inner = _returned_def(fn)
+    if not inner or type(fn.body) is not cst.IndentedBlock:
+        return ""
+    for st in fn.body.body:
+        if type(st) is cst.FunctionDef and st.name.value == inner:
+            return _registrar_table(st)
+    return ""
+
+
 def _registrar_table(fn: cst.FunctionDef) -> str:
     """The module-level name of the dict a one-parameter decorator ``fn`` stores what it
     decorates into (``def register(cls): REGISTRY[cls.__name__] = cls; return cls``), "" if
@@ -8249,18 +8247,6 @@ _COMPILED_NAME = re.compile(r"^_?[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*$|(_C|_ext|_c
 
 #: classes whose subclasses' instances are tensors
 _TENSOR_CLASSES = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter"})
-
-
-def _is_project_callee(name: str) -> bool:
-    """A call whose callee the project may define: ``self.method``, a method of an object
-    held on ``self`` (``self.tokenizer.encode_batch``) or a dotted function name that is no
-    torch/stdlib/builtin name, and no class (CapWords)."""
-    if not name:
-        return False
-    if name.startswith("self."):
-        return not name.rsplit(".", 1)[-1][:1].isupper()
-    leaf = name.rsplit(".", 1)[-1]
-    return not (name.startswith(_NOT_PROJECT) or name in BUILTINS or leaf[:1].isupper() or "." not in name)
 
 
 def _join_branches(a: str, b: str) -> str:
