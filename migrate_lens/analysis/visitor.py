@@ -5029,6 +5029,14 @@ class FileVisitor(cst.CSTVisitor):
             if value.args and value.args[0].keyword is None and not value.args[0].star and \
                     self.qual(value.func) in PARTIAL_NAMES:  # type: ignore[union-attr]
                 self._class_refs(value.args[0].value, value)  # type: ignore[union-attr]
+            elif type(value.func) is cst.Name and value.func.value in self.bindings.returns:  # type: ignore[union-attr]
+                # `batchnorm_klass = MaybeSyncBatchnorm()` of a function of this file returning
+                # torch classes (enformer): a use of each where the factory hands it over
+                for ref in self.bindings.returns[value.func.value]:  # type: ignore[union-attr]
+                    if ref.startswith("torch.") and is_class_like(ref):
+                        self._site("call", value, name=ref, data={
+                            "args": (), "kwargs": {}, "star": False, "no_grad": self._no_grad(), "result": K.U,
+                            "reference": True})
         elif t is cst.IfExp:
             self._class_refs(value.body)  # type: ignore[union-attr]
             self._class_refs(value.orelse)  # type: ignore[union-attr]
@@ -5671,6 +5679,12 @@ class FileVisitor(cst.CSTVisitor):
         if self.bindings.handles and len(self.func_stack) == 1 and not self.class_stack:
             # `def _get_plugin(): ... return _plugin` (a compiled extension): `_get_plugin().op(x)`
             self.bindings.bind_getter(scope.qualname.rsplit(".", 1)[-1], self._targets(value))
+        if len(self.func_stack) == 1 and not self.class_stack and type(value) in (cst.IfExp, cst.BooleanOperation):
+            # `def MaybeSyncBatchnorm(d=None): return nn.SyncBatchNorm if d else nn.BatchNorm1d`
+            # (enformer): a call of it is one of those classes, `MaybeSyncBatchnorm()(dim)` builds it
+            classes = [t for alt in _alternatives(value) for t in self._targets(alt)]
+            if classes and all(is_class_like(t) for t in classes):
+                self.bindings.bind_returned(scope.qualname.rsplit(".", 1)[-1], tuple(dict.fromkeys(classes)))
         if len(self.func_stack) == 1 and not self.class_stack and type(value) is cst.Subscript:
             # `def get_act(name): return ACTS[name]`: a call of it is one of the table's entries;
             # `types = (nn.BatchNorm1d, nn.BatchNorm2d); return types[dim - 1]` (a local table)
