@@ -60,6 +60,12 @@ def is_test_path(path: str) -> bool:
     return bool(_TEST_PATH.search(path))
 
 
+def is_test_function(qualname: str) -> bool:
+    """True when ``qualname``'s last part is named as pytest and unittest name tests
+    (``test_grad``, ``testForward``)."""
+    return _TEST_FUNCTION.match(qualname.rsplit(".", 1)[-1]) is not None
+
+
 def training_roles(roles: Mapping[str, str], path_of: Callable[[str], str]) -> dict[str, str]:
     """``roles`` (qualname -> summary role) without the training roles of test code: a
     function in a test file (:func:`is_test_path`, ``path_of(qualname)``) or named as pytest
@@ -67,7 +73,7 @@ def training_roles(roles: Mapping[str, str], path_of: Callable[[str], str]) -> d
     reference (mamba_ssm's ``test_mamba_inner_fn``) checks a kernel; it is no training step a
     port jits, and what it prints or draws is test code, not traced code."""
     return {q: r for q, r in roles.items()
-            if r not in TRAINING_ROLES or not (_TEST_FUNCTION.match(q.rsplit(".", 1)[-1]) or is_test_path(path_of(q)))}
+            if r not in TRAINING_ROLES or not (is_test_function(q) or is_test_path(path_of(q)))}
 #: Obstacle categories that exist only under a trace (Python control flow on tracers, shapes
 #: from values, host reads and Python side effects, state written between traced calls).
 TRACE_ONLY_CATEGORIES = frozenset({"dynamic-control-flow", "data-dependent-shape", "side-effect", "module-state", "device"})
