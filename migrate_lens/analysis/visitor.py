@@ -66,6 +66,12 @@ _TRACED_METHODS = frozenset({"forward", "__call__", "_forward", "forward_feature
 #: ``compute_loss``): the training step calls them beside ``forward``, so they are traced code
 #: too (issue 14: training steps are traced), whoever calls them.
 _LOSS_METHODS = frozenset({"loss", "losses", "compute_loss", "get_loss", "get_losses", "loss_by_feat"})
+#: A module's other traced entries, named as the field names them: a variant of ``forward``
+#: (``forward_kld``, ``forward_and_log_det``, ``forward_train``: normflows' training objective,
+#: mmdet's train/test paths) and a normalizing flow's inverse direction (``inverse``,
+#: ``reverse``, ``inverse_and_log_det``: the sampling path a port jits as it jits ``forward``,
+#: reached from a model through a list of flows no call site types).
+_ENTRY_METHOD = re.compile(r"^(forward_\w+|_?inverse(_\w+)?|reverse)$")
 #: methods of matplotlib's ``Axes``/``Figure`` that no tensor library spells alike: a function
 #: calling one draws on a figure it was handed (``ax2 = f.axes[0].twinx()`` in an override
 #: that decorates ``super().plot_prediction(...)``'s figure), the ``plotting`` summary role
@@ -1175,7 +1181,8 @@ class FileVisitor(cst.CSTVisitor):
                 context = "function"
             elif _INIT_NAMES.match(name):
                 context = "init"
-            elif cls.is_module and (name in _TRACED_METHODS or name in _LOSS_METHODS) and "staticmethod" not in decorators:
+            elif cls.is_module and (name in _TRACED_METHODS or name in _LOSS_METHODS or _ENTRY_METHOD.match(name)) \
+                    and "staticmethod" not in decorators:
                 context = "traced"
             else:
                 context = "function"
