@@ -1390,6 +1390,12 @@ MATCHERS: dict[str, MatcherSpec] = {
     # a call given an integer constant outside int32: its own site kind (``int64-arg``, data
     # ``int64_args``), emitted only for such calls, so the rule costs nothing on the others
     "int64-constant": MatcherSpec("int64-arg", match_call, match_call.__doc__ or ""),
+    # a call of a layer held in a self attribute (``self.drop(x)`` after ``self.drop =
+    # nn.Dropout(0.1)`` in init): its own site kind, named by the layer's constructor and carrying
+    # the constructor call's arguments
+    "layer-call": MatcherSpec("layer-call", match_call, "A call of a layer that init code built into a self "
+                              "attribute (`self.drop(x)` after `self.drop = nn.Dropout(0.1)`), named by the layer's "
+                              "constructor; argument conditions read the constructor's arguments."),
     "interpolation": MatcherSpec("call", match_interpolation, match_interpolation.__doc__ or "", _gate_names),
     "api-map": MatcherSpec("call", match_api_map, match_api_map.__doc__ or "", _gate_api_map),
     "suppression": MatcherSpec("suppression", match_suppression, match_suppression.__doc__ or ""),

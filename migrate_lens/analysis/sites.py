@@ -24,7 +24,7 @@ SITE_KINDS = (
     "global-write", "attribute-read", "attribute-write", "class", "import", "decorator",
     "loop", "try", "name-ref", "suppression", "source-file", "view-write", "argument-write",
     "host-state-read", "host-read-use", "cache-length-use",
-    "method-def", "argument-inplace", "argument-inplace-returning", "memoized-function",
+    "method-def", "argument-inplace", "argument-inplace-returning", "memoized-function", "layer-call",
 )
 
 

@@ -170,6 +170,10 @@ class _ClassInfo:
     static_methods: set[str] = field(default_factory=set)
     #: attributes bound to callables (``self.act = F.gelu``, ``self.fn = self._impl``, class body ``act = nn.GELU``)
     attr_binds: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    #: attributes init code builds a layer into (``self.drop = nn.Dropout(0.1)``): attribute ->
+    #: (constructor, the constructor call's eager site data) per construction; a call
+    #: ``self.drop(x)`` outside init code is a ``layer-call`` site of that constructor
+    layer_ctors: dict[str, list[tuple[str, dict[str, Any]]]] = field(default_factory=dict)
     #: attribute -> the library callable -> the ``partial(...)`` of it stored there
     #: (``self.act = functools.partial(F.gelu, approximate="tanh")``), or None when that callable
     #: is also stored bare in some branch: ``self.act(x)`` is the callable with the partial's
@@ -4041,6 +4045,8 @@ class FileVisitor(cst.CSTVisitor):
                         callee:  # (a class picked from a table by a setting builds none assumed)
                     attr = self.ctor_attr.get(id(node), "[]")
                     self.submodules.append(SubmoduleFact(owner=scope.cls.qualname, attr=attr, target=name, line=self._line(node)))
+                    if attr != "[]":
+                        scope.cls.layer_ctors.setdefault(attr, []).append((name, dict(data)))
                 elif _FACTORY_METHOD.match(leaf) and "." in name and not name.startswith("torch."):
                     # `TopKRouter.from_config(cfg)`: a classmethod factory builds its class
                     built = name.rsplit(".", 1)[0]
@@ -4179,6 +4185,12 @@ class FileVisitor(cst.CSTVisitor):
                     # `for t in timesteps: x = self.p_sample(x, t)` / `self.net(x, sigma)` in a sampler:
                     # a decoding loop over the model, held under any name (weak: forward's reach wins)
                     scope.summary.sampling_call()
+        if scope is not None and scope.cls is not None and scope.cls.layer_ctors and not scope.init_like and \
+                type(func) is cst.Attribute and _is_self_attr(func):
+            # `self.attn_drop(attn)` in forward: where the layer built in init runs (its draw, its
+            # mode switch), a site of its constructor with the constructor's arguments
+            for ctor, cdata in scope.cls.layer_ctors.get(func.attr.value, ()):  # type: ignore[union-attr]
+                self._site("layer-call", node, name=ctor, data=cdata)
         emitted = not self._is_bound_torch_class(func, name)
         if emitted:
             requires: tuple[str, ...] = ()
