@@ -381,6 +381,8 @@ class ValueKinds:
             k = self.element_kind(node)
         elif t is cst.List or t is cst.Tuple or t is cst.Set:
             k = K.join(*(self.kind(el.value) for el in node.elements if type(el) is not cst.StarredElement))
+        elif t is cst.Name and self.v.func_stack and node.value in self.v.func_stack[-1].tensor_lists:
+            return K.T  # `y = [norm(t) for t in layers]; y = sum(y) / len(y)` (data2vec's targets)
         else:
             return self.kind(node)
         return K.T if k in K.TENSORISH else self.kind(node)
@@ -724,6 +726,8 @@ class ValueKinds:
                     literal(node.args[0].value) not in self.v.func_stack[-1].kwargs_written:
                 return K.S  # `kwargs.get("keep_cache", False)`: a flag, as a parameter with that default
             return self._kwarg_kind(node.args[0])  # `kwargs.get("attention_mask")`
+        if type(func) is _NAME and self.v.func_stack and self.v.func_stack[-1].env.get(func.value) == K.M:
+            return K.T  # `for layer in self.layers: x = layer(x)`: a module held in a container runs
         if name is None:
             name = self.v.qual(func)
         if name.startswith("self.") and name.count(".") > 1 and type(func) is cst.Attribute:

@@ -1718,7 +1718,7 @@ class FileVisitor(cst.CSTVisitor):
                 self._site("global-write", node, name=target.value, data={"how": "global"})
             self._site("aug-assign", node, receiver=tkind, data={
                 "value": vkind, "no_grad": self._no_grad(), "name": target.value,
-                "alias": self.func_stack[-1].shared.get(target.value, "") if self.func_stack else "",
+                "alias": self._live_alias(node, target.value),
             })
             op = f" {_AUG_OPS.get(type(node.operator).__name__, '+=')} "
             if tkind in K.TENSORISH:
@@ -1887,6 +1887,10 @@ class FileVisitor(cst.CSTVisitor):
                 return
             # `z, done = step(...)`: each name is the callee's i-th returned item
             key = f"r:{self.qual(value.func)}" if type(value) is cst.Call else ""
+            if self._module_local_call(value):
+                # `hidden, height, width = embedding_layer(hidden)` of a module drawn from a
+                # container: its items are not all tensors (sizes ride along), unknown each
+                vkind = K.U
             by_item = bool(derived and key in derived) and not any(type(e) is cst.StarredElement for e in target.elements)
             for i, el in enumerate(target.elements):
                 inner = el.value
@@ -3749,6 +3753,35 @@ class FileVisitor(cst.CSTVisitor):
                 and not value.args:
             return self.kind(value.func.value) in K.TENSORISH
         return False
+
+    def _module_local_call(self, value: cst.BaseExpression) -> bool:
+        """``layer(x)`` of a local holding a module (drawn from ``self.layers``), or a local
+        bound to such a call's result (``out = layer(x)``, PVTv2's ``outputs, h, w = out``)."""
+        if not self.func_stack:
+            return False
+        scope = self.func_stack[-1]
+        if type(value) is cst.Name:
+            value = scope.last_value.get(value.value)  # type: ignore[assignment]
+        return type(value) is cst.Call and type(value.func) is cst.Name and scope.env.get(value.func.value) == K.M
+
+    def _live_alias(self, stmt: cst.AugAssign, name: str) -> str:
+        """The other name (or ``self`` attribute) ``name`` shares its tensor with, when the
+        in-place update ``stmt`` can be seen through it: a ``self`` attribute always; a local
+        only when it is a parameter (the caller's tensor), the function reads it after ``stmt``,
+        or ``stmt`` sits in a loop (BEiT's
+        ``loss = main_loss; loss += aux`` with ``main_loss`` never read again: nothing sees
+        it). "" when ``name`` shares nothing."""
+        scope = self.func_stack[-1] if self.func_stack else None
+        alias = scope.shared.get(name, "") if scope is not None else ""
+        if not alias or "." in alias or scope is None or scope.loops or scope.node is None or \
+                alias in scope.param_order or alias in scope.kwonly_order:
+            return alias  # (a parameter's tensor is the caller's: `embeddings = inputs_embeds`)
+        positions = self.metadata.get(PositionProvider)
+        text_after = getattr(positions, "text_after", None)
+        if text_after is None:
+            return alias
+        after = text_after(self._lines(stmt)[1], self._lines(scope.node)[1])
+        return alias if _reads(after, alias) else ""
 
     def _reads_tensor_shape(self, expr: cst.BaseExpression) -> bool:
         """``x.shape[1]``, ``x.size(1)``, ``len(x)`` of a tensor, possibly inside arithmetic
