@@ -1601,8 +1601,13 @@ class _Builder:
         for f in self.files:  # what a file's `if __name__ == "__main__":` block calls is script code
             for name in f.host_entries:
                 r = self.res.resolve(name)
-                if r is not None and r != _EXTERNAL and guess.get(r) == "function":
-                    guess[r] = "host"  # (traced still wins where forward reaches it)
+                if r is not None and r != _EXTERNAL and guess.get(r) == "function" \
+                        and _DRIVER_NAME.match(r.rsplit(".", 1)[-1]):
+                    # a driver (`main()`, `train(cfg)`) runs on the host; a tensor function the
+                    # block only demonstrates (`print(peak_centroid(torch.rand(6, 6)))`) is the
+                    # code a port jits, judged as any function (traced still wins where forward
+                    # reaches either)
+                    guess[r] = "host"
         for q, c in guess.items():
             # a model's configuration methods (`attn.set_processor(...)`,
             # `unet.enable_forward_chunking()`, `set_use_memory_efficient_attention_xformers`
@@ -2023,6 +2028,12 @@ def _unit_deps(units: set[str], dep: Mapping[str, list[str]], own_nodes: Mapping
 
 
 #: Names of batch collation and data-loader worker functions (host code of the input pipeline).
+#: names of script entry functions a ``__main__`` block runs: drivers on the host, not the
+#: tensor functions a demo block calls on sample inputs
+_DRIVER_NAME = re.compile(r"^_?(main|run\w*|cli|app|demo\w*|train\w*|fit\w*|evaluate\w*|eval|test\w*|bench\w*|"
+                          r"profile\w*|export\w*|convert\w*|parse_\w+|setup\w*|launch\w*|serve\w*|download\w*|"
+                          r"save\w*|load\w*|plot\w*|visuali[sz]e\w*|sample_\w+|generate\w*|"
+                          r"worker|spawn\w*|init\w*|get_args|make_parser|build_parser|go)$")
 _COLLATE_NAME = re.compile(r"(^|_)collate(_|$|fn$)|^worker_init_fn$")
 
 

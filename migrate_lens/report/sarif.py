@@ -22,6 +22,7 @@ from typing import Any
 from urllib.parse import quote
 
 from migrate_lens.report._files import atomic_write
+from migrate_lens.report.view import with_folded_hazards
 
 SARIF_SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_VERSION = "2.1.0"
@@ -96,6 +97,9 @@ def _result(finding: dict[str, Any], rule_index: dict[str, int]) -> dict[str, An
     }
     if finding["code"] in rule_index:
         result["ruleIndex"] = rule_index[finding["code"]]
+    if finding.get("folded_into"):
+        # a hazard folded into another finding of the site (counted and priced there)
+        result["properties"]["folded_into"] = finding["folded_into"]
     if finding["suppressed"] == "fixme":
         result["suppressions"] = [
             {"kind": "inSource", "status": "accepted", "justification": "migrate-lens: fixme (accepted debt)"}
@@ -117,7 +121,7 @@ def build(view: dict[str, Any]) -> dict[str, Any]:
             }
         },
         "columnKind": "unicodeCodePoints",
-        "results": [_result(f, rule_index) for f in view["findings"]],
+        "results": [_result(f, rule_index) for f in with_folded_hazards(view)],
         "invocations": [
             {
                 "executionSuccessful": True,

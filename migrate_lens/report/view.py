@@ -7,6 +7,7 @@ byte-identical JSON apart from ``summary.duration_s`` and ``root``.
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
 from typing import Any
 
@@ -44,6 +45,40 @@ def finding_view(f: Finding, rule: Rule, remedy: str) -> dict[str, Any]:
         "snippet": f.snippet, "effort_hours": _effort(rule), "suppressed": f.suppressed,
         "folds": list(f.folds), "fingerprint": fingerprint(f),
     }
+
+
+def with_folded_hazards(view: dict[str, Any]) -> list[dict[str, Any]]:
+    """``view["findings"]`` plus one entry per hazard of *another category* folded into a
+    finding (``x[mask] = 0`` is a data-dependent-shape finding, ML218, that folds the
+    in-place write ML304): the written reports (``report.json``, SARIF) list every hazard of a
+    line under its own category, as a reader filtering by category expects, while the site
+    is still counted and priced once. Such an entry has the folded rule's code, name,
+    category, confidence and porting, the site's location, context, snippet and severity,
+    zero effort (priced with the finding it folded into), ``folds`` empty and ``folded_into``
+    the fingerprint of that finding; every other entry has ``folded_into`` "". Folds of the
+    same category stay folded (one hazard, two rules). Sorted as the view's findings are."""
+    rules = {r["code"]: r for r in view["rules"]}
+    zero = {"optimistic": 0.0, "likely": 0.0, "pessimistic": 0.0}
+    out: list[dict[str, Any]] = []
+    for f in view["findings"]:
+        out.append({**f, "folded_into": ""})
+        seen = {f["category"]}
+        for code in f["folds"]:
+            rule = rules.get(code)
+            if rule is None or rule["category"] in seen:
+                continue
+            seen.add(rule["category"])
+            key = "|".join((code, f["path"], f["symbol"], " ".join(f["snippet"].split())))
+            out.append({
+                **f, "code": code, "name": rule["name"], "category": rule["category"],
+                "confidence": rule["confidence"], "porting": rule["porting"],
+                "message": f"{rule['name']}: the same construct as {f['code']} {f['name']} (one site: counted and "
+                           f"priced there): {rule['message']}",
+                "remedy": rule["remedy"], "effort_hours": zero, "folds": [],
+                "fingerprint": hashlib.sha256(key.encode("utf-8")).hexdigest(), "folded_into": f["fingerprint"],
+            })
+    out.sort(key=lambda e: (e["path"], e["line"], e["column"], e["code"]))
+    return out
 
 
 def build_view(result: Any) -> dict[str, Any]:

@@ -1,0 +1,63 @@
+"""Folded hazards of another category in the written reports: one construct that is two hazards
+(``x[mask] = 0``: a data-dependent-shape scatter and an in-place write) is one finding for the
+counts and the estimate, and two entries, one per category, in ``report.json`` and SARIF
+(``../shared/cases/README.md``: "A line with two hazards is listed under both categories")."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from migrate_lens.cli import main
+from test_schema import _errors
+
+MODEL = '''\
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Masked(nn.Module):
+    def __init__(self, width: int = 8):
+        super().__init__()
+        self.fc = nn.Linear(width, width)
+
+    def forward(self, x: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
+        h = self.fc(x)
+        h[valid < 0.5] = 0.0
+        return F.dropout(h, 0.1, training=self.training)
+'''
+
+
+def test_folded_hazards_are_listed_under_their_own_category(tmp_path: Path) -> None:
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "model.py").write_text(MODEL, encoding="utf-8")
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["scan", str(root), "--out", str(out), "--format", "json,sarif", "--quiet",
+                                       "--no-cache"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    assert _errors(report) == []
+    by_line: dict[int, list[dict]] = {}
+    for f in report["findings"]:
+        by_line.setdefault(f["line"], []).append(f)
+    for line, kept_cat, folded_cat in ((13, "data-dependent-shape", "in-place-mutation"), (14, "rng", "module-state")):
+        entries = by_line[line]
+        kept = [f for f in entries if not f["folded_into"]]
+        folded = [f for f in entries if f["folded_into"]]
+        assert [f["category"] for f in kept] == [kept_cat], entries
+        assert [f["category"] for f in folded] == [folded_cat], entries
+        assert folded[0]["folded_into"] == kept[0]["fingerprint"] and folded[0]["code"] in kept[0]["folds"]
+        assert folded[0]["effort_hours"] == {"optimistic": 0.0, "likely": 0.0, "pessimistic": 0.0}
+        assert folded[0]["fingerprint"] != kept[0]["fingerprint"]
+    # the counts are of sites: the folded entries are not counted again
+    assert report["summary"]["findings_total"] == sum(1 for f in report["findings"] if not f["folded_into"])
+    sarif = json.loads((out / "report.sarif").read_text(encoding="utf-8"))
+    results = sarif["runs"][0]["results"]
+    assert len(results) == len(report["findings"])
+    at13 = sorted(r["properties"]["category"] for r in results
+                  if r["locations"][0]["physicalLocation"]["region"]["startLine"] == 13)
+    assert at13 == ["data-dependent-shape", "in-place-mutation"]
