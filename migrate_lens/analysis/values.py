@@ -344,6 +344,17 @@ class ValueKinds:
             for n in names_in_target(target):
                 out[n] = k
             return
+        base = it.value if type(it) is cst.Subscript and all(
+            type(e.slice) is cst.Slice for e in it.slice) else it  # type: ignore[union-attr]
+        if type(base) is cst.Name and self.v.func_stack and base.value in self.v.func_stack[-1].tensor_lists:
+            # `for hist in reversed(history[:n])` over the tensors `history.append(indices)`
+            # collected: each item is a tensor (a Python list of them is no value itself)
+            if type(target) is cst.Name:
+                out[target.value] = K.T
+            else:
+                for n in names_in_target(target):
+                    out[n] = K.U
+            return
         if type(it) is cst.Name and self.v.func_stack and it.value in self.v.func_stack[-1].optional:
             # `for h, w in spatial_shapes` with `spatial_shapes=None`: a tensor only by guess
             # (a module method's argument), as often a list of Python tuples: no evidence
