@@ -61,3 +61,19 @@ def test_folded_hazards_are_listed_under_their_own_category(tmp_path: Path) -> N
     at13 = sorted(r["properties"]["category"] for r in results
                   if r["locations"][0]["physicalLocation"]["region"]["startLine"] == 13)
     assert at13 == ["data-dependent-shape", "in-place-mutation"]
+
+
+def test_listing_folded_hazards_twice_changes_nothing(tmp_path: Path) -> None:
+    """A report.json read back (the probe re-renders it) already lists the folded hazards: they
+    are not listed again."""
+    from migrate_lens.report.view import with_folded_hazards
+
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "model.py").write_text(MODEL, encoding="utf-8")
+    out = tmp_path / "out"
+    CliRunner().invoke(main, ["scan", str(root), "--out", str(out), "--format", "json", "--quiet", "--no-cache"],
+                       catch_exceptions=False)
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    assert any(f["folded_into"] for f in report["findings"])
+    assert with_folded_hazards(report) == report["findings"]

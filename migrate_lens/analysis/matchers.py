@@ -880,9 +880,14 @@ def match_negative_pad(site: Site, m: "Matcher") -> str | None:
 
 def match_global_write(site: Site, m: "Matcher") -> str | None:
     """Writes to module globals or outer containers from a function (``how``: global,
-    subscript, container, self-container)."""
+    subscript, container, self-container); ``skip_memo``: not the fill of a lazily loaded
+    global the function returns as soon as it is set (``if _cache is not None: return
+    _cache``, then ``_cache = (kernel.update, kernel.fn)``: a one-time load of callables, the
+    same at every trace)."""
     hows = _param(m, "how")
     if hows and site.data.get("how") not in hows:
+        return None
+    if _param(m, "skip_memo") is True and site.data.get("memo"):
         return None
     return site.name
 

@@ -1751,7 +1751,8 @@ class FileVisitor(cst.CSTVisitor):
             if self.func_stack:
                 scope = self.func_stack[-1]
                 if target.value in scope.globals_declared:
-                    self._site("global-write", stmt, name=target.value, data={"how": "global"})
+                    self._site("global-write", stmt, name=target.value,
+                               data={"how": "global", "memo": _returns_when_set(scope.node, target.value)})
                     # `global _impl` then `_impl = load(...)`: the module-level name holds it
                     self.bindings.bind_module_value(target.value, value)
                 scope.pending.append((target.value, vkind, derived, self._assumed_entry(scope, vkind, value)))
@@ -3995,8 +3996,11 @@ class FileVisitor(cst.CSTVisitor):
             args[:0] = before
         scope = self.func_stack[-1] if self.func_stack else None
         if scope is not None and scope.summary is not None and (
-                name.startswith("matplotlib.") or (method in _AXES_METHODS and not name.startswith("torch."))):
-            scope.summary.plots += 1  # a figure drawn: host code (summaries' ``plotting`` role)
+                name.startswith("matplotlib.") or (method in _AXES_METHODS and not name.startswith("torch."))
+                or name in _IMAGE_WRITERS):
+            # a figure drawn or an image file written (timm's `_debug_dump_patches` saving JPGs):
+            # host code (summaries' ``plotting`` role)
+            scope.summary.plots += 1
         result_kind = parts.result
         call_used = self.values.used
         if scope is not None and node.args and (
@@ -7048,6 +7052,13 @@ def _eager_only_test(visitor: FileVisitor, test: cst.BaseExpression) -> bool:
 
 
 #: Names of the checks for a compiled (dynamo) run (:func:`_eager_only_test`).
+#: functions that write an image file: a function calling one dumps pictures for a person to
+#: look at (a debug dump, a sample grid), host code like a plot
+_IMAGE_WRITERS = frozenset({
+    "torchvision.utils.save_image", "cv2.imwrite", "imageio.imwrite", "imageio.v2.imwrite", "imageio.v3.imwrite",
+    "imageio.mimsave", "imageio.v2.mimsave", "skimage.io.imsave", "PIL.Image.Image.save", "scipy.misc.imsave",
+    "torchvision.io.write_png", "torchvision.io.write_jpeg", "torchvision.io.write_video",
+})
 _COMPILE_CHECKS = frozenset({"is_compiling", "is_dynamo_compiling", "is_torchdynamo_compiling"})
 #: literals of a flag constant that is off
 _FALSY = frozenset({"False", "None", "0"})
@@ -8478,6 +8489,28 @@ def _returned_names(value: cst.BaseExpression, depth: int = 0) -> set[str]:
     if t is cst.IfExp:
         return _returned_names(value.body, depth + 1) | _returned_names(value.orelse, depth + 1)
     return set()
+
+
+def _returns_when_set(fn: cst.FunctionDef | None, name: str) -> bool:
+    """Whether ``fn``'s body returns early once the global ``name`` is set: a top-level ``if
+    name is not None: return name`` (or ``if name: return ...``) before anything else writes
+    it (transformers' ``_lazy_load_causal_conv1d``)."""
+    if fn is None or type(fn.body) is not cst.IndentedBlock:
+        return False
+    for stmt in fn.body.body:
+        if type(stmt) is not cst.If:
+            continue
+        test = stmt.test
+        tested = (type(test) is cst.Name and test.value == name) or (
+            type(test) is cst.Comparison and type(test.left) is cst.Name and test.left.value == name
+            and len(test.comparisons) == 1 and type(test.comparisons[0].operator) is cst.IsNot
+            and type(test.comparisons[0].comparator) is cst.Name and test.comparisons[0].comparator.value == "None")
+        if not tested or type(stmt.body) is not cst.IndentedBlock or not stmt.body.body:
+            continue
+        last = stmt.body.body[-1]
+        if type(last) is cst.SimpleStatementLine and type(last.body[-1]) is cst.Return:
+            return True
+    return False
 
 
 def _reads(text: str, name: str) -> bool:

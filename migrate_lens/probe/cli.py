@@ -89,6 +89,10 @@ def _update_report(out_dir: Path, results: dict[str, Any]) -> list[Path]:
             or not isinstance(view.get("modules"), list) or not isinstance(view.get("root"), str):
         raise ProbeResultsError(f"{report}: not a migrate-lens report.json; probe.json is written, "
                                 "the report is left as it is (scan again with --probe-results)")
+    # the view as the scan built it: a folded hazard's own entry (``folded_into``) is written
+    # out again by the JSON and SARIF renderers from its finding's ``folds``
+    view["findings"] = [{k: v for k, v in f.items() if k != "folded_into"} if isinstance(f, dict) else f
+                        for f in view["findings"] if not (isinstance(f, dict) and f.get("folded_into"))]
     view = attach(view, results)
     formats = [f for f, name in (("html", "report.html"), ("json", "report.json"), ("sarif", "report.sarif"),
                                  ("md", "report.md")) if (out_dir / name).is_file()]

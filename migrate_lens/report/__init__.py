@@ -30,9 +30,7 @@ def render_all(view: dict[str, Any], out_dir: Path, formats: Sequence[str]) -> l
     """Write ``formats`` (keys of :data:`FORMATS`) for ``view`` into ``out_dir``, one after the
     other in this process, the HTML page last (its charts may be drawn by a helper process
     meanwhile, :func:`migrate_lens.report.chartset.prefetch`); the written paths in
-    ``formats``' order. ``report.json`` gets the view with each folded hazard of another
-    category as its own entry (:func:`migrate_lens.report.view.with_folded_hazards`; the SARIF
-    renderer does the same). Raises what the renderers raise (``OSError``...).
+    ``formats``' order. Raises what the renderers raise (``OSError``...).
 
     (Until 0.1 the page's charts and the other formats were produced in forked children; on the
     626k-line ``core`` tier that saved about 1 s of a 35 s scan, measured in docs/performance.md,
@@ -40,9 +38,5 @@ def render_all(view: dict[str, Any], out_dir: Path, formats: Sequence[str]) -> l
     now, by a spawned helper that shares nothing with this process.)"""
     out_dir.mkdir(parents=True, exist_ok=True)
     order = sorted(range(len(formats)), key=lambda i: formats[i] == "html")
-    views = {fmt: view for fmt in formats}
-    if "json" in views:  # report.json lists folded hazards of another category too (docs/report-json.md)
-        from migrate_lens.report.view import with_folded_hazards
-        views["json"] = {**view, "findings": with_folded_hazards(view)}
-    written: dict[int, Path] = {i: renderer(formats[i])(views[formats[i]], out_dir) for i in order}
+    written: dict[int, Path] = {i: renderer(formats[i])(view, out_dir) for i in order}
     return [written[i] for i in range(len(formats))]

@@ -57,6 +57,8 @@ def with_folded_hazards(view: dict[str, Any]) -> list[dict[str, Any]]:
     zero effort (priced with the finding it folded into), ``folds`` empty and ``folded_into``
     the fingerprint of that finding; every other entry has ``folded_into`` "". Folds of the
     same category stay folded (one hazard, two rules). Sorted as the view's findings are."""
+    if any("folded_into" in f for f in view["findings"]):
+        return list(view["findings"])  # already listed so (a report.json read back, re-rendered)
     rules = {r["code"]: r for r in view["rules"]}
     zero = {"optimistic": 0.0, "likely": 0.0, "pessimistic": 0.0}
     out: list[dict[str, Any]] = []
