@@ -709,6 +709,7 @@ class _FlowKinds:
             queued.discard(fn)
             self.known.clear()
             s = summaries[fn]
+            traced_fn = self.contexts.get(fn) == "traced"
             grew: set[str] = set()  # functions whose inputs this evaluation grew
             # a return's kinds apart from its parameters (those are taken per call site)
             returns = add(ret, (fn, -1), value(fn, s.ret, own_params=False)) if s.ret is not None else False
@@ -731,6 +732,12 @@ class _FlowKinds:
                     for i, f in enumerate(c.args):
                         if i < len(params) and add(param, (t, params[i]), value(fn, f)):
                             grew.add(t)
+                    if c.spread and traced_fn:
+                        # `self.assigner.get_assignments(*args)` from traced code: what the splat
+                        # fills is not listed; the parameters it may reach take tensors there
+                        for p in params[len(c.args):]:
+                            if p not in c.keywords and add(param, (t, p), _TENSOR_SET):
+                                grew.add(t)
                     spread = "**" in named  # (the values of its `**kwargs` it iterates: `p:**`)
                     for kw, f in zip(c.keywords, c.kwargs):
                         if kw in named:
@@ -748,6 +755,7 @@ class _FlowKinds:
 
 
 _TENSOR = frozenset({"T"})
+_TENSOR_SET = {"T"}
 
 
 def _lost_updates(summaries: Mapping[str, FunctionSummary],
