@@ -720,6 +720,7 @@ class _FlowKinds:
             if returns:
                 grew |= self.ret_readers.get(fn, set())
             for c in s.calls:
+                splat = c.splat and traced_fn and not c.via  # (a wrapper's plan says what it passes)
                 if c.via:
                     c = self.through(fn, c)  # type: ignore[assignment]
                     if c is None:
@@ -732,7 +733,7 @@ class _FlowKinds:
                     for i, f in enumerate(c.args):
                         if i < len(params) and add(param, (t, params[i]), value(fn, f)):
                             grew.add(t)
-                    if c.spread and traced_fn:
+                    if splat:
                         # `self.assigner.get_assignments(*args)` from traced code: what the splat
                         # fills is not listed; the parameters it may reach take tensors there
                         for p in params[len(c.args):]:

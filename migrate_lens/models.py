@@ -390,6 +390,9 @@ class CallFlow:
     #: passed on as it came, None when the caller's own callers leave it out
     #: (``interproc._Solver._omitted``)
     nones: tuple[str, ...] = ()
+    #: the call itself splats a sequence (``f(*args)``): the parameters after ``args`` may get
+    #: any of what the caller holds (``interproc``: tensors, from traced code)
+    splat: bool = False
 
 
 @_fast_pickle

@@ -5309,7 +5309,7 @@ class FileVisitor(cst.CSTVisitor):
                              _is_local_container(a.value, bound, scope.params, scope.prior_value))
             scope.call_flows.append(CallFlow(name, tuple(args), tuple(keywords), tuple(kwargs), held, held_kw, use,
                                              tuple(static), tuple(static_kw), spread, local=local, local_kw=local_kw,
-                                             nones=nones))
+                                             nones=nones, splat=any(a.star == "*" for a in node.args)))
 
     def _static_of(self, expr: cst.BaseExpression) -> str:
         """``expr``'s static descriptor (:meth:`.values.ValueKinds.static_descriptor`); the
