@@ -1401,6 +1401,9 @@ MATCHERS: dict[str, MatcherSpec] = {
     "layer-call": MatcherSpec("layer-call", match_call, "A call of a layer that init code built into a self "
                               "attribute (`self.drop(x)` after `self.drop = nn.Dropout(0.1)`), named by the layer's "
                               "constructor; argument conditions read the constructor's arguments."),
+    "kernel-launch": MatcherSpec("kernel-launch", match_call, "A Triton-style kernel launched over a grid "
+                                 "(`_fwd_kernel[grid](...)`, a `@triton.jit` function of the file subscripted "
+                                 "and called), named by the kernel as written."),
     "interpolation": MatcherSpec("call", match_interpolation, match_interpolation.__doc__ or "", _gate_names),
     "api-map": MatcherSpec("call", match_api_map, match_api_map.__doc__ or "", _gate_api_map),
     "suppression": MatcherSpec("suppression", match_suppression, match_suppression.__doc__ or ""),

@@ -676,6 +676,9 @@ class FileVisitor(cst.CSTVisitor):
         #: :func:`_is_kernel_launch`): the kernel's host wrapper, replaced with it by a
         #: ``pallas_call`` (``routes.drop_launcher_findings``)
         self.kernel_launchers: set[str] = set()
+        #: module-level functions of this file decorated as Triton kernels (``@triton.jit``,
+        #: ``@triton.autotune(...)``): a subscripted call of one is a launch
+        self.jit_kernels: set[str] = set()
         self.values = values = ValueKinds(self)
         #: value kind of an expression in the current scope (:class:`.values.ValueKinds`)
         self.kind = values.kind
@@ -1170,6 +1173,10 @@ class FileVisitor(cst.CSTVisitor):
         if innermost == "module" and node.decorators:
             self._note_registration(node)
         decorators = {self.qual(d.decorator) for d in node.decorators}
+        if innermost == "module" and node.decorators and any(
+                self.qual(d.decorator.func if type(d.decorator) is cst.Call else d.decorator) in _TRITON_DECORATORS
+                for d in node.decorators):
+            self.jit_kernels.add(name)  # `@triton.jit def _fwd(...)`: `_fwd[(M,)](...)` launches it
         if innermost == "class":
             cls: _ClassInfo | None = self.class_stack[-1]
             assert cls is not None
@@ -3891,8 +3898,12 @@ class FileVisitor(cst.CSTVisitor):
                 # `uniform(x.shape)` with `uniform = Uniform(lo, hi).rsample`: the method's call
                 func = self._aliased_calls[id(node)] = alias
         self.called_funcs.add(id(func))
-        if type(func) is cst.Subscript and self.func_stack and _is_kernel_launch(func, self.qual):
+        if type(func) is cst.Subscript and self.func_stack and _is_kernel_launch(func, self.qual, self.jit_kernels):
             self.kernel_launchers.add(self.func_stack[-1].qualname)
+            if not (len(func.slice) == 1 and type(func.slice[0].slice) is cst.Index and type(
+                    func.slice[0].slice.value) in (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)):
+                # (not `kernel[f"{kind}"](size)`: a table of builders read by key)
+                self._site("kernel-launch", node, name=self.qual(func.value) or _dotted(func.value))
         if type(func) is cst.Subscript and self.func_stack and _is_self_attr(func.value) and \
                 self.func_stack[-1].cls is not None:
             # `self.observers["input"](x)`: an entry's `__call__` (an edge where the project finds
@@ -7919,7 +7930,12 @@ _KERNEL_NAME = re.compile(r"kernel", re.IGNORECASE)
 _GRID_NAME = re.compile(r"^_?grid", re.IGNORECASE)
 
 
-def _is_kernel_launch(func: cst.Subscript, qual: Callable[[cst.BaseExpression], str]) -> bool:
+_TRITON_DECORATORS = frozenset({"triton.jit", "triton.runtime.jit.jit", "triton.autotune", "triton.heuristics",
+                                "triton.runtime.autotune", "triton.runtime.heuristics"})
+
+
+def _is_kernel_launch(func: cst.Subscript, qual: Callable[[cst.BaseExpression], str],
+                      kernels: frozenset[str] | set[str] = frozenset()) -> bool:
     """``func`` (the callee of a call) launches a Triton-style kernel over a grid:
     ``_fwd_kernel[grid](...)``, ``kernels.bwd_kernel[(triton.cdiv(n, BLOCK), b)](...)``. The
     subscripted callee is a module-level name or a dotted name not on ``self`` (not a layer of a
@@ -7940,6 +7956,8 @@ def _is_kernel_launch(func: cst.Subscript, qual: Callable[[cst.BaseExpression], 
         leaf = value.attr.value
     elif type(value) is cst.Name:
         leaf = value.value
+        if leaf in kernels:
+            return True  # a `@triton.jit` function of this file, whatever its name and grid
     else:
         return False
     if _KERNEL_NAME.search(leaf):
