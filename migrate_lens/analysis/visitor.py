@@ -1802,7 +1802,7 @@ class FileVisitor(cst.CSTVisitor):
                 elif scope.self_aliases:
                     scope.self_aliases.pop(target.value, None)
                 self._bind_alias(scope, target.value, value)
-                if type(value) is cst.Call and self._state_view(value, scope):
+                if (type(value) is cst.Call and self._state_view(value, scope)) or _state_part(value, scope):
                     scope.state_views.add(target.value)
                 elif scope.state_views and not (type(value) is cst.Name and value.value == "None"):
                     scope.state_views.discard(target.value)  # (`else: saved_state = None` keeps it)
@@ -2335,6 +2335,15 @@ class FileVisitor(cst.CSTVisitor):
             # `saved_state = self._get_input_buffer(incremental_state)` then `saved_state["prev_key"]
             # = k`: an entry of the caller's decoding state, reached through a helper (fairseq)
             self._site("argument-write", stmt, name=f"{root.value}[...] = ...",
+                       data={"how": "argument", "method": "__setitem__"})
+        elif type(root) is cst.Attribute and type(root.value) is cst.Name and self.func_stack and \
+                root.value.value in self.func_stack[-1].params and root.value.value not in ("self", "cls", "ctx") \
+                and not self.func_stack[-1].init_like and base not in K.TENSORISH and not mask and (
+                    _STATE_NAME.search(root.value.value) is not None or _STATE_NAME.search(root.attr.value) is not None):
+            # `inference_params.key_value_memory_dict[self.layer_idx] = (conv_state, ssm_state)`:
+            # an entry of a cache the caller's object holds (Mamba's decoding state), as
+            # `past_key_values.update(...)` writes one
+            self._site("argument-write", stmt, name=f"{root.value.value}.{root.attr.value}[...] = ...",
                        data={"how": "argument", "method": "__setitem__"})
         if keyed:
             base = K.U  # `out["logits"] = x`: a tensor takes no string index, the object is a mapping
@@ -4189,6 +4198,12 @@ class FileVisitor(cst.CSTVisitor):
                         self._state_write(node, root.value, "container", result_kind)
                     elif type(root) is cst.Name and self._is_outer_container(root.value):
                         self._site("global-write", node, name=root.value, data={"how": "container", "method": method})
+                    elif type(root) is cst.Name and method in ("update", "reset", "reorder_cache") and \
+                            root.value in scope.state_views and not scope.init_like:
+                        # `curr = past_key_values.cross_attention_cache` then `curr.update(k, v, i)`:
+                        # the caller's decoding cache, reached through a part of it (BART's attention)
+                        self._site("argument-write", node, name=f"{root.value}.{method}(...)",
+                                   data={"how": "argument", "method": method})
                     elif type(root) is cst.Name and method in _STATE_METHODS and not (
                             # `weight = batch.pop("weight", 1.0)`: an optional field read with its
                             # default; that the caller keeps the key changes nothing it reads
@@ -8507,6 +8522,17 @@ def _returned_names(value: cst.BaseExpression, depth: int = 0) -> set[str]:
     if t is cst.IfExp:
         return _returned_names(value.body, depth + 1) | _returned_names(value.orelse, depth + 1)
     return set()
+
+
+def _state_part(value: cst.BaseExpression, scope: "_FuncScope") -> bool:
+    """``value`` is a part of a decoding-state parameter as it came (:data:`_STATE_NAME`):
+    ``past_key_values.cross_attention_cache``, or the parameter itself under another name
+    (``curr_past_key_value = past_key_values``), outside init code."""
+    if scope.init_like:
+        return False
+    if type(value) is cst.Attribute:
+        value = value.value
+    return type(value) is cst.Name and value.value in scope.params and _STATE_NAME.search(value.value) is not None
 
 
 def _returns_when_set(fn: cst.FunctionDef | None, name: str) -> bool:
