@@ -3781,6 +3781,36 @@ class FileVisitor(cst.CSTVisitor):
             value = scope.last_value.get(value.value)  # type: ignore[assignment]
         return type(value) is cst.Call and type(value.func) is cst.Name and scope.env.get(value.func.value) == K.M
 
+    def _method_returns_ctor(self, cls: _ClassInfo, method: str) -> str:
+        """The callee (resolved) that builds what ``cls``'s method ``method`` returns when every
+        ``return`` of its body returns a call of one callee (``return td.Independent(td.Normal(m,
+        s), 1)``), else "". Walks only the method's statements (``if``/``else``/``with`` blocks),
+        not nested functions."""
+        node = cls.method_nodes.get(method)
+        if node is None or type(node.body) is not cst.IndentedBlock:
+            return ""
+        found: set[str] = set()
+        todo: list[cst.BaseStatement | cst.BaseSmallStatement] = list(node.body.body)
+        while todo:
+            st = todo.pop()
+            t = type(st)
+            if t is cst.SimpleStatementLine:
+                todo.extend(st.body)  # type: ignore[attr-defined]
+            elif t is cst.Return:
+                v = st.value  # type: ignore[attr-defined]
+                if type(v) is not cst.Call:
+                    return ""
+                found.add(self.qual(v.func))
+            elif t in (cst.If, cst.With, cst.For, cst.While, cst.Try):
+                orelse = getattr(st, "orelse", None)
+                if type(orelse) is cst.If:
+                    todo.append(orelse)  # `elif`: its own branches
+                    orelse = None
+                for block in (getattr(st, "body", None), getattr(orelse, "body", None)):
+                    if type(block) is cst.IndentedBlock:
+                        todo.extend(block.body)
+        return found.pop() if len(found) == 1 else ""
+
     def _live_alias(self, stmt: cst.AugAssign, name: str) -> str:
         """The other name (or ``self`` attribute) ``name`` shares its tensor with, when the
         in-place update ``stmt`` can be seen through it: a ``self`` attribute always; a local
@@ -7661,6 +7691,13 @@ class _CallExtras:
             # `self.distribution.rsample()` with `self.distribution = Normal(...)` in another
             # method, or `distribution: Normal` in the class body (this class's or a base's)
             return scope.cls.attr_ctor.get(func.value.attr.value, "")  # type: ignore[attr-defined]
+        if type(func) is cst.Attribute and type(func.value) is cst.Call and _is_self_attr(func.value.func) and \
+                scope is not None and scope.cls is not None:
+            # `self.get_dist(stats).sample()`: what the class's method returns (Dreamer's RSSM
+            # building a `td.Independent(...)` there)
+            built = self.v._method_returns_ctor(scope.cls, func.value.func.attr.value)  # type: ignore[union-attr]
+            if built:
+                return built
         return ("" if type(func) is not cst.Attribute else
                 self.v.qual(func.value.func) if type(func.value) is cst.Call else
                 scope.ctor_of.get(func.value.value, "") if type(func.value) is cst.Name and scope is not None else "")
