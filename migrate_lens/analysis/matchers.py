@@ -967,7 +967,9 @@ def match_loop(site: Site, m: "Matcher") -> str | None:
     ``shape_bound`` flags traced loops whose bound is read from a tensor's shape (one unrolled
     copy per step, one compilation per new length), except for loop variables matching
     ``skip_targets`` globs (a loop over feature levels, layers or heads of a stacked tensor
-    runs over a dimension the config fixes)."""
+    runs over a dimension the config fixes) and bounds named as ``skip_bounds`` globs (``for i in
+    range(batch_size)``: a per-example loop over the batch, whose size a training step fixes: one
+    compilation, unrolled once; DETR-family matchers)."""
     if _param(m, "host_bound") and any(k in K.VALUE_KINDS for k in site.data.get("range_kinds", ())):
         return "range() over a tensor value"
     min_len = _param(m, "min_static_len")
@@ -977,6 +979,9 @@ def match_loop(site: Site, m: "Matcher") -> str | None:
         skip = _param(m, "skip_targets")
         if skip and _any_glob(site.data.get("target", ""), skip):
             return None  # `for lvl in range(hidden.shape[0])`: levels/layers/heads are config
+        skip_bounds = _param(m, "skip_bounds")
+        if skip_bounds and _any_glob(site.data.get("bound", ""), skip_bounds):
+            return None  # `for i in range(batch_size)`: per-example work over the batch a step fixes
         return "range() over a length read from a tensor's shape"
     return None
 

@@ -3658,7 +3658,9 @@ class FileVisitor(cst.CSTVisitor):
                 self._site("loop", node, data={"range_kinds": tuple(arg_kinds), "static_len": len(range(*literal_args[:3]))})
             elif self.context in ("traced", "function") and any(self._reads_tensor_shape(a.value) for a in it.args):
                 target = node.target.value if type(node.target) is cst.Name else ""
-                self._site("loop", node, data={"range_kinds": tuple(arg_kinds), "shape_bound": True, "target": target})
+                stop = it.args[1 if len(it.args) > 1 else 0].value if it.args else None
+                self._site("loop", node, data={"range_kinds": tuple(arg_kinds), "shape_bound": True, "target": target,
+                                               "bound": stop.value if type(stop) is cst.Name else ""})
         if self.func_stack:
             rows = self._row_views(node.target, it)  # before the target's names are rebound
             self._bind_iteration(node.target, it)
