@@ -791,9 +791,8 @@ def match_device_argument(site: Site, m: "Matcher") -> str | None:
 
 
 def match_pad_order(site: Site, m: "Matcher") -> str | None:
-    """``F.pad`` / padding layers (``names``) whose pad tuple is not the same on every side nor
-    the same pair for every axis (``[1, 0, 1, 0]``): PyTorch lists the last axis first,
-    ``jnp.pad`` takes pairs from the first axis."""
+    """``F.pad`` / padding layers (``names``) whose pad tuple is not the same on every side:
+    PyTorch lists the last axis first, ``jnp.pad`` takes pairs from the first axis."""
     if not _any_glob(site.name, _param(m, "names")):
         return None
     key = "pad" if _arg(site, m, "pad") is not None else "padding"
@@ -814,9 +813,6 @@ def match_pad_order(site: Site, m: "Matcher") -> str | None:
         return None  # a 1-D tensor (`F.pad(cu_seqlens, (1, 0))`): its last axis is its first
     if isinstance(value, tuple) and len(set(value)) <= 1:
         return None
-    if isinstance(value, tuple) and len(value) >= 4 and len(value) % 2 == 0 and \
-            len(set(zip(value[0::2], value[1::2]))) == 1:
-        return None  # `[1, 0, 1, 0]`: every axis padded alike, the axis order changes nothing
     if isinstance(value, tuple):
         return f"asymmetric padding {value}"
     return "padding given as an expression"
