@@ -13,5 +13,11 @@ def fingerprint(finding: Finding) -> str:
 
     Two identical snippets in one symbol share a fingerprint; baselines count occurrences.
     """
-    key = "|".join((finding.code, finding.path, finding.symbol, " ".join(finding.snippet.split())))
+    return fingerprint_of(finding.code, finding.path, finding.symbol, finding.snippet)
+
+
+def fingerprint_of(code: str, path: str, symbol: str, snippet: str) -> str:
+    """:func:`fingerprint` from the parts (a report entry that is no :class:`Finding`: a folded
+    hazard listed on its own, :func:`migrate_lens.report.view.with_folded_hazards`)."""
+    key = "|".join((code, path, symbol, " ".join(snippet.split())))
     return hashlib.sha256(key.encode("utf-8")).hexdigest()

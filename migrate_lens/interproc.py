@@ -685,7 +685,7 @@ class _FlowKinds:
         return out
 
     @staticmethod
-    def _add(table: dict[Any, set[str]], key: Any, kinds: set[str]) -> bool:
+    def _add(table: dict[Any, set[str]], key: Any, kinds: Collection[str]) -> bool:
         have = table[key]
         if kinds <= have:
             return False
@@ -737,7 +737,7 @@ class _FlowKinds:
                         # `self.assigner.get_assignments(*args)` from traced code: what the splat
                         # fills is not listed; the parameters it may reach take tensors there
                         for p in params[len(c.args):]:
-                            if p not in c.keywords and add(param, (t, p), _TENSOR_SET):
+                            if p not in c.keywords and add(param, (t, p), _TENSOR):
                                 grew.add(t)
                     spread = "**" in named  # (the values of its `**kwargs` it iterates: `p:**`)
                     for kw, f in zip(c.keywords, c.kwargs):
@@ -756,7 +756,6 @@ class _FlowKinds:
 
 
 _TENSOR = frozenset({"T"})
-_TENSOR_SET = {"T"}
 
 
 def _lost_updates(summaries: Mapping[str, FunctionSummary],

@@ -723,6 +723,14 @@ class ValueKinds:
             return K.T
         return held.attr_kinds.get(node.attr.value, "")
 
+    def module_call(self, func: cst.BaseExpression) -> bool:
+        """``func``, a callee, is a module drawn from a container: a local holding one
+        (``for layer in self.layers: layer(x)``) or an item of one (``self.blocks[i](x)``,
+        ``self.heads["cls"](x)``)."""
+        if type(func) is _NAME:
+            return bool(self.v.func_stack) and self.v.func_stack[-1].env.get(func.value) == K.M
+        return type(func) is cst.Subscript and self.kind(func.value) == K.M
+
     def _call_kind(self, node: cst.Call, name: str | None = None, receiver: str = "",
                    receiver_used: Iterable[str] = ()) -> str:
         """Value kind of a call's result. A caller that has just evaluated the callee's name
@@ -737,8 +745,8 @@ class ValueKinds:
                     literal(node.args[0].value) not in self.v.func_stack[-1].kwargs_written:
                 return K.S  # `kwargs.get("keep_cache", False)`: a flag, as a parameter with that default
             return self._kwarg_kind(node.args[0])  # `kwargs.get("attention_mask")`
-        if type(func) is _NAME and self.v.func_stack and self.v.func_stack[-1].env.get(func.value) == K.M:
-            return K.T  # `for layer in self.layers: x = layer(x)`: a module held in a container runs
+        if self.module_call(func):
+            return K.T  # `for layer in self.layers: x = layer(x)`, `self.blocks[i](x)`: a held module runs
         if name is None:
             name = self.v.qual(func)
         if name.startswith("self.") and name.count(".") > 1 and type(func) is cst.Attribute:

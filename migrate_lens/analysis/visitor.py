@@ -3774,14 +3774,15 @@ class FileVisitor(cst.CSTVisitor):
         return False
 
     def _module_local_call(self, value: cst.BaseExpression) -> bool:
-        """``layer(x)`` of a local holding a module (drawn from ``self.layers``), or a local
-        bound to such a call's result (``out = layer(x)``, PVTv2's ``outputs, h, w = out``)."""
+        """A call of a module drawn from a container (``layer(x)``, ``self.layers[i](x)``:
+        :meth:`.values.ValueKinds.module_call`), or a local bound to such a call's result
+        (``out = layer(x)``, PVTv2's ``outputs, h, w = out``)."""
         if not self.func_stack:
             return False
         scope = self.func_stack[-1]
         if type(value) is cst.Name:
             value = scope.last_value.get(value.value)  # type: ignore[assignment]
-        return type(value) is cst.Call and type(value.func) is cst.Name and scope.env.get(value.func.value) == K.M
+        return type(value) is cst.Call and self.values.module_call(value.func)
 
     def _method_returns_ctor(self, cls: _ClassInfo, method: str) -> str:
         """The callee (resolved) that builds what ``cls``'s method ``method`` returns when every

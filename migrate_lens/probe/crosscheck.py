@@ -78,8 +78,6 @@ def crosscheck(view: dict[str, Any], probe: dict[str, Any]) -> dict[str, Any]:
     not_observable = not_run = 0
     files_run = {p for p, _ in lines_run} | {p for f in facts for p, _ in _fact_lines(f)}
     for finding in view["findings"]:
-        if finding.get("folded_into"):
-            continue  # (a folded hazard's entry in a report.json read back: its site is the finding's)
         cat = finding["category"]
         if cat not in OBSERVABLE_CATEGORIES:
             not_observable += 1

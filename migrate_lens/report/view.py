@@ -7,13 +7,12 @@ byte-identical JSON apart from ``summary.duration_s`` and ``root``.
 
 from __future__ import annotations
 
-import hashlib
 from collections import Counter
 from typing import Any
 
 from migrate_lens import DOCS_URL, __version__
 from migrate_lens.catalog import Catalog, Rule
-from migrate_lens.fingerprint import fingerprint
+from migrate_lens.fingerprint import fingerprint, fingerprint_of
 from migrate_lens.models import CATEGORIES, SEVERITIES, Finding
 from migrate_lens.rulesdoc import rule_remedy
 
@@ -70,14 +69,14 @@ def with_folded_hazards(view: dict[str, Any]) -> list[dict[str, Any]]:
             if rule is None or rule["category"] in seen:
                 continue
             seen.add(rule["category"])
-            key = "|".join((code, f["path"], f["symbol"], " ".join(f["snippet"].split())))
             out.append({
                 **f, "code": code, "name": rule["name"], "category": rule["category"],
                 "confidence": rule["confidence"], "porting": rule["porting"],
                 "message": f"{rule['name']}: the same construct as {f['code']} {f['name']} (one site: counted and "
                            f"priced there): {rule['message']}",
                 "remedy": rule["remedy"], "effort_hours": zero, "folds": [],
-                "fingerprint": hashlib.sha256(key.encode("utf-8")).hexdigest(), "folded_into": f["fingerprint"],
+                "fingerprint": fingerprint_of(code, f["path"], f["symbol"], f["snippet"]),
+                "folded_into": f["fingerprint"],
             })
     out.sort(key=lambda e: (e["path"], e["line"], e["column"], e["code"]))
     return out
