@@ -18,6 +18,6 @@ def fingerprint(finding: Finding) -> str:
 
 def fingerprint_of(code: str, path: str, symbol: str, snippet: str) -> str:
     """:func:`fingerprint` from the parts (a report entry that is no :class:`Finding`: a folded
-    hazard listed on its own, :func:`migrate_lens.report.view.with_folded_hazards`)."""
+    hazard listed on its own, :func:`migrate_lens.report.view.listed_findings`)."""
     key = "|".join((code, path, symbol, " ".join(snippet.split())))
     return hashlib.sha256(key.encode("utf-8")).hexdigest()

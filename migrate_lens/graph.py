@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from migrate_lens.analysis.kinds import COMMON_METHODS
+from migrate_lens.callsites import CallSiteHazard, call_site_hazards
 from migrate_lens.catalog import Catalog
 from migrate_lens.config import Config
 from migrate_lens.fastinit import fast_init, replacer
@@ -162,7 +163,9 @@ class Project:
     - ``files``: the input facts (sorted by path); ``traced``: traced-reachable function ids;
     - ``unit_of``: node id -> owning unit qualname; ``external_imports``: top-level external
       package -> sorted ``path:line`` evidence of its imports;
-    - ``dropped_traced_only``: how many ``traced_only`` findings were dropped as unreachable.
+    - ``dropped_traced_only``: how many ``traced_only`` findings were dropped as unreachable;
+    - ``call_sites``: the traced call sites of project helpers that hold a hazard failing the
+      call under ``jax.jit`` (:func:`migrate_lens.callsites.call_site_hazards`), sorted.
     """
 
     findings: tuple[Finding, ...]
@@ -180,6 +183,9 @@ class Project:
     missing_modules: tuple[tuple[str, int], ...] = ()
     nodes: Mapping[str, Node] = field(default_factory=dict)
     edges: Mapping[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
+    #: where traced code calls a project helper holding a hazard that makes the call fail
+    #: under ``jax.jit`` (:mod:`migrate_lens.callsites`; not counted, not priced)
+    call_sites: tuple[CallSiteHazard, ...] = ()
 
     def module(self, qualname: str) -> ModuleInfo:
         """The unit named ``qualname``. Raises KeyError if there is none."""
@@ -1892,6 +1898,9 @@ class _Builder:
                 else test_path.setdefault(f.path, is_test_path(f.path)),
             ))
         deps = _unit_deps({r["qualname"] for r in rows}, dep, own_nodes, unit_of, self.module_of, unit_kinds)
+        call_sites = call_site_hazards(((f.path, c) for f in self.files for c in f.calls), self.call_targets,
+                                       traced, self.kind, findings_at,
+                                       {r.code: r.category for r in self.catalog.rules})
         units = [ModuleInfo(**r, depends_on=tuple(sorted(deps.get(r["qualname"], ())))) for r in rows]
 
         return Project(
@@ -1900,7 +1909,7 @@ class _Builder:
             traced=frozenset(traced), unit_of=unit_of,
             external_imports={k: tuple(sorted(set(v))) for k, v in sorted(self.external_imports.items())},
             missing_modules=tuple(sorted(self.missing_modules.items(), key=lambda kv: (-kv[1], kv[0]))),
-            dropped_traced_only=dropped, resolved=self.resolved,
+            dropped_traced_only=dropped, resolved=self.resolved, call_sites=tuple(call_sites),
         )
 
     def graph_nodes(self, status_level: Mapping[str, int], traced: set[str]) -> dict[str, Node]:

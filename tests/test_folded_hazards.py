@@ -66,7 +66,7 @@ def test_folded_hazards_are_listed_under_their_own_category(tmp_path: Path) -> N
 def test_listing_folded_hazards_twice_changes_nothing(tmp_path: Path) -> None:
     """A report.json read back (the probe re-renders it) already lists the folded hazards: they
     are not listed again."""
-    from migrate_lens.report.view import with_folded_hazards
+    from migrate_lens.report.view import listed_findings
 
     root = tmp_path / "proj"
     root.mkdir()
@@ -76,4 +76,74 @@ def test_listing_folded_hazards_twice_changes_nothing(tmp_path: Path) -> None:
                        catch_exceptions=False)
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
     assert any(f["folded_into"] for f in report["findings"])
-    assert with_folded_hazards(report) == report["findings"]
+    assert listed_findings(report) == report["findings"]
+
+
+HELPER = """\
+import torch
+
+
+def radius_graph(pos, r):
+    d = torch.cdist(pos, pos)
+    return torch.nonzero(d < r).t()
+
+
+def jitter(pos):
+    return pos + 0.01 * torch.randn_like(pos)
+
+
+def spread(pos):
+    return pos.flip(0) * 2
+"""
+
+CALLER = """\
+import torch
+from torch import nn
+from .geom import jitter, radius_graph, spread
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(3, 8)
+
+    def forward(self, pos):
+        pos = spread(jitter(pos))
+        edge_index = radius_graph(pos, 1.0)
+        return self.lin(pos)[edge_index[0]]
+
+
+def build_index(pos):
+    return radius_graph(pos, 2.0)
+"""
+
+
+def test_traced_call_sites_of_a_helpers_hazard_are_listed(tmp_path: Path) -> None:
+    """forward's call of a helper in another file that runs torch.nonzero (or draws from the
+    global RNG) is where the traced port fails: the written reports list that call line under
+    the hazard's category, pointing at the helper's finding, with no count and no effort of
+    its own; a call from untraced code and a call of a hazard-free helper are not listed."""
+    root = tmp_path / "proj"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "__init__.py").write_text("", encoding="utf-8")
+    (root / "pkg" / "geom.py").write_text(HELPER, encoding="utf-8")
+    (root / "pkg" / "model.py").write_text(CALLER, encoding="utf-8")
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["scan", str(root), "--out", str(out), "--format", "json,sarif", "--quiet",
+                                       "--no-cache"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    assert _errors(report) == []
+    assert "call_sites" not in report
+    own = {(f["line"], f["category"]): f for f in report["findings"] if f["path"] == "pkg/geom.py"}
+    listed = [f for f in report["findings"] if f["path"] == "pkg/model.py" and f["folded_into"]]
+    got = sorted((f["line"], f["category"]) for f in listed)
+    assert got == [(12, "rng"), (13, "data-dependent-shape")], listed
+    for f in listed:
+        helper = own[(6, "data-dependent-shape")] if f["category"] == "data-dependent-shape" else own[(10, "rng")]
+        assert f["folded_into"] == helper["fingerprint"] and f["code"] == helper["code"]
+        assert f["effort_hours"] == {"optimistic": 0.0, "likely": 0.0, "pessimistic": 0.0}
+        assert f["symbol"] == "pkg.model.Net.forward" and "pkg/geom.py" in f["message"]
+    assert report["summary"]["findings_total"] == sum(1 for f in report["findings"] if not f["folded_into"])
+    sarif = json.loads((out / "report.sarif").read_text(encoding="utf-8"))
+    assert len(sarif["runs"][0]["results"]) == len(report["findings"])

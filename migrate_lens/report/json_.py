@@ -99,13 +99,13 @@ def iter_chunks(value: Any, depth: int = 3) -> Iterator[bytes]:
 def render(view: dict[str, Any], out_dir: Path) -> Path:
     """Write ``out_dir/report.json`` (streamed in pieces, see :func:`iter_chunks`), a report
     view's findings with each folded hazard of another category as its own entry
-    (:func:`migrate_lens.report.view.with_folded_hazards`); returns its path. Raises ``OSError`` when it cannot be written, ``ValueError`` on NaN or infinity
+    and each traced call site of a helper's hazard (:func:`migrate_lens.report.view.listed_findings`); returns its path. Raises ``OSError`` when it cannot be written, ``ValueError`` on NaN or infinity
     (the previous report is left in place)."""
     path = out_dir / "report.json"
     if "findings" in view and "rules" in view:
         # each folded hazard of another category as its own entry (docs/report-json.md)
-        from migrate_lens.report.view import with_folded_hazards
-        view = {**view, "findings": with_folded_hazards(view)}
+        from migrate_lens.report.view import written_view
+        view = written_view(view)
     with atomic_write(path, binary=True) as fh:  # a failure half-way leaves the previous report in place
         for piece in iter_chunks(view):
             fh.write(piece)

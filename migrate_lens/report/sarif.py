@@ -22,7 +22,7 @@ from typing import Any
 from urllib.parse import quote
 
 from migrate_lens.report._files import atomic_write
-from migrate_lens.report.view import with_folded_hazards
+from migrate_lens.report.view import listed_findings
 
 SARIF_SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_VERSION = "2.1.0"
@@ -121,7 +121,7 @@ def build(view: dict[str, Any]) -> dict[str, Any]:
             }
         },
         "columnKind": "unicodeCodePoints",
-        "results": [_result(f, rule_index) for f in with_folded_hazards(view)],
+        "results": [_result(f, rule_index) for f in listed_findings(view)],
         "invocations": [
             {
                 "executionSuccessful": True,

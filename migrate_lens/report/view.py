@@ -46,16 +46,57 @@ def finding_view(f: Finding, rule: Rule, remedy: str) -> dict[str, Any]:
     }
 
 
-def with_folded_hazards(view: dict[str, Any]) -> list[dict[str, Any]]:
-    """``view["findings"]`` plus one entry per hazard of *another category* folded into a
-    finding (``x[mask] = 0`` is a data-dependent-shape finding, ML218, that folds the
-    in-place write ML304): the written reports (``report.json``, SARIF) list every hazard of a
-    line under its own category, as a reader filtering by category expects, while the site
-    is still counted and priced once. Such an entry has the folded rule's code, name,
-    category, confidence and porting, the site's location, context, snippet and severity,
-    zero effort (priced with the finding it folded into), ``folds`` empty and ``folded_into``
-    the fingerprint of that finding; every other entry has ``folded_into`` "". Folds of the
-    same category stay folded (one hazard, two rules). Sorted as the view's findings are."""
+#: what a travelling hazard does to the traced call that reaches it, by category
+_THROUGH_CALL = {
+    "dynamic-control-flow": "branches on traced values",
+    "data-dependent-shape": "builds an array whose shape depends on values",
+    "custom-op": "runs a custom op with no JAX lowering",
+    "side-effect": "has a host side effect",
+    "rng": "draws from the global RNG (a PRNG key must be passed down)",
+}
+
+
+def call_site_view(h: Any, rule: Rule, remedy: str) -> dict[str, Any]:
+    """The report entry of a :class:`migrate_lens.callsites.CallSiteHazard`: a traced call of a
+    project helper whose own finding (``h.finding``) makes the call fail or need a new
+    argument under ``jax.jit``. It has that finding's code, rule fields and severity, the
+    call's location (column 0: the call's line is known, not its column), the caller as
+    ``symbol``, the callee as written as ``snippet``, zero effort and ``folded_into`` the
+    helper finding's fingerprint: it is counted and priced there."""
+    fd = h.finding
+    snippet = f"{h.callee_text}(...)"
+    what = _THROUGH_CALL.get(rule.category, rule.name)
+    return {
+        "code": fd.code, "name": rule.name, "category": rule.category, "severity": fd.severity,
+        "confidence": rule.confidence, "porting": rule.porting, "path": h.path,
+        "line": h.line, "column": 0, "end_line": h.line, "end_column": 0,
+        "symbol": h.caller, "context": "traced",
+        "message": f"{rule.name} through a call: `{h.callee_text}` {what} at {fd.path}:{fd.span.line} "
+                   f"(`{fd.snippet}`), so this traced call fails there or changes with it (counted and priced "
+                   f"at that line)",
+        "remedy": remedy, "snippet": snippet,
+        "effort_hours": {"optimistic": 0.0, "likely": 0.0, "pessimistic": 0.0}, "suppressed": "",
+        "folds": [], "fingerprint": fingerprint_of(fd.code, h.path, h.caller, snippet),
+        "folded_into": fingerprint(fd),
+    }
+
+
+def listed_findings(view: dict[str, Any]) -> list[dict[str, Any]]:
+    """The entries the written reports (``report.json``, SARIF) list: ``view["findings"]``
+    plus entries that point at a finding and are counted and priced there (``folded_into``
+    its fingerprint; every other entry has ``folded_into`` ""):
+
+    - each hazard of *another category* folded into a finding (``x[mask] = 0`` is a
+      data-dependent-shape finding, ML218, that folds the in-place write ML304), so a reader
+      filtering by category sees every hazard of a line. Such an entry has the folded rule's
+      code, name, category, confidence and porting, the site's location, context, snippet and
+      severity, zero effort and ``folds`` empty. Folds of the same category stay folded (one
+      hazard, two rules);
+    - each traced call site of a project helper holding a hazard that fails the call under
+      ``jax.jit`` (``view["call_sites"]``, :func:`call_site_view`).
+
+    Sorted as the view's findings are. A view read back from a written report (its entries
+    already carry ``folded_into``) is returned as it is."""
     if any("folded_into" in f for f in view["findings"]):
         return list(view["findings"])  # already listed so (a report.json read back, re-rendered)
     rules = {r["code"]: r for r in view["rules"]}
@@ -78,7 +119,16 @@ def with_folded_hazards(view: dict[str, Any]) -> list[dict[str, Any]]:
                 "fingerprint": fingerprint_of(code, f["path"], f["symbol"], f["snippet"]),
                 "folded_into": f["fingerprint"],
             })
+    out.extend(view.get("call_sites", ()))
     out.sort(key=lambda e: (e["path"], e["line"], e["column"], e["code"]))
+    return out
+
+
+def written_view(view: dict[str, Any]) -> dict[str, Any]:
+    """``view`` as ``report.json`` holds it: ``findings`` as :func:`listed_findings` lists them,
+    the ``call_sites`` key (merged there) dropped."""
+    out = {k: v for k, v in view.items() if k != "call_sites"}
+    out["findings"] = listed_findings(view)
     return out
 
 
@@ -95,6 +145,8 @@ def build_view(result: Any) -> dict[str, Any]:
     remedies = {code: rule_remedy(rules[code], catalog) for code in {f.code for f in findings}}
     by_cat = Counter(rules[f.code].category for f in findings)
     by_sev = Counter(f.severity for f in findings)
+    call_sites = [call_site_view(h, rules[h.finding.code], remedies.get(h.finding.code) or rule_remedy(
+        rules[h.finding.code], catalog)) for h in getattr(result.project, "call_sites", ())]
     analyzed = [f for f in result.files if not f.module.startswith("native:")]
     return {
         "schema_version": SCHEMA_VERSION,
@@ -116,6 +168,7 @@ def build_view(result: Any) -> dict[str, Any]:
         "skipped": [{"path": s.path, "reason": s.reason} for s in result.skipped],
         "rules": [rule_view(r) for r in catalog.rules],
         "findings": [finding_view(f, rules[f.code], remedies[f.code]) for f in findings],
+        "call_sites": call_sites,
         "modules": modules_view(result.project, result.estimate, result.plan),
         "graph": graph_view(result.project),
         "plan": plan_view(result.plan),
