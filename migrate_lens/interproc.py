@@ -40,10 +40,10 @@ _replace_finding = replacer(Finding)  # dataclasses.replace for findings, withou
 if TYPE_CHECKING:
     from migrate_lens.catalog import Rule
 
-HOST_ROLES = frozenset({"generation", "train-loop", "decode-loop", "plotting"})
+HOST_ROLES = frozenset({"generation", "train-loop", "decode-loop", "sampling-loop", "plotting"})
 #: Host roles inferred from what a loop calls rather than from a name or a training call: a
 #: function of this role that traced code reaches is traced (it does not stop reachability).
-WEAK_HOST_ROLES = frozenset({"decode-loop"})
+WEAK_HOST_ROLES = frozenset({"decode-loop", "sampling-loop"})
 #: Summary roles of training code: a jitted step, or the loop that drives one.
 TRAINING_ROLES = frozenset({"train-step", "train-loop"})
 #: Names that are init code whatever calls them (constructors, state-dict hooks); other
@@ -219,6 +219,33 @@ def recontext(fd: Finding, ctx: str, rule: Rule | None) -> Finding | None:
         return None
     severity = rule.severity_in(ctx) if rule is not None else fd.severity  # the one severity table
     return _replace_finding(fd, context=ctx, traced_only=False, severity=severity)
+
+
+#: Categories of trace-only hazards that a decoding or sampling loop run on the host still
+#: reports (:func:`in_host_loop`): a tensor test, a data-dependent size, a host read-back.
+LOOP_CATEGORIES = frozenset({"dynamic-control-flow", "data-dependent-shape", "side-effect"})
+
+#: side-effect rules that read a device value back to the host (`.item()`, `int(t)`, `.numpy()`)
+_HOST_READ_RULES = ("host-", "numpy-conversion")
+
+_IN_HOST_LOOP = (" [in a decoding or sampling loop run on the host: it works there, one device sync per step; "
+                 "compiling the whole loop (lax.while_loop / lax.scan, as Flax's beam search and JAX samplers "
+                 "do) needs it rewritten]")
+
+
+def in_host_loop(fd: Finding, rule: Rule | None) -> Finding | None:
+    """A trace-only finding made in undecided context whose function turned out to be host
+    code run by a decoding or sampling loop (the loop itself or a helper it calls): kept at
+    severity ``low`` in ``host`` context when its category is one of :data:`LOOP_CATEGORIES`
+    (`if sigmas[i + 1] > 0`, `.item()` of the beam's end test; of the side effects, the host
+    read-backs only), with a note that the loop works
+    eagerly and what compiling it needs; None otherwise. A JAX port usually compiles such a
+    loop whole (``lax.while_loop``), so these are its porting work, not a host script's."""
+    if rule is None or rule.category not in LOOP_CATEGORIES or fd.context != "function":
+        return None
+    if rule.category == "side-effect" and not rule.name.startswith(_HOST_READ_RULES):
+        return None  # (a print, a file write or a logger stays on the host beside a compiled loop)
+    return _replace_finding(fd, context="host", traced_only=False, severity="low", message=fd.message + _IN_HOST_LOOP)
 
 
 #: Parameter names of a training step that hold its settings, not arrays: a jitted step closes
@@ -410,13 +437,15 @@ class _FlowKinds:
         self.static = static_inputs(summaries, self.resolved, callers, assumed_entries) if callers is not None \
             else frozenset()
         for fn, s in summaries.items():
-            if s.role == "train-step":  # a jitted step's inputs are arrays, like forward's
+            if s.role in ("train-step", "sampling-loop"):  # a jitted step's inputs are arrays, like forward's
+                # (and a decoding loop's: what it hands the model step by step)
                 for p in s.named:  # (but its settings: the clip norm, the accumulation count)
                     if not (STATIC_PARAM_NAME.search(p) or TRAINING_SETTING_NAME.search(p)):
                         self.param[(fn, p)].add("T")
-        for fn in tensor_entries:
-            for p in summaries[fn].named if fn in summaries else ():
-                self.param[(fn, p)].add("T")
+        for fn in tensor_entries:  # (a module called as an instance: its flags and counts stay Python's,
+            for p in summaries[fn].named if fn in summaries else ():  # `unet_number`, `return_loss`)
+                if not STATIC_PARAM_NAME.search(p):
+                    self.param[(fn, p)].add("T")
         for fn in assumed_entries:  # tensors as a module method's parameters are, unless proven flags
             for p in summaries[fn].named if fn in summaries else ():
                 if (fn, p) not in self.static:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from helpers_engine_v2 import KINDS, evaluate, packages
+from helpers_engine_v2 import KINDS, ROOT as ENGINE_FIXTURES, evaluate, packages
 
 #: ``kind/package`` -> the part of issue 14 it waits for (A: bindings, injection, external
 #: state; B: value-kind flow, contexts by reachability).
@@ -256,3 +256,26 @@ def test_registrar_of_another_file_fills_its_table(catalog) -> None:
     assert modules["registrar_other_file.head.Head"] == "redesign"
     edges = {(u, v) for u, v, k in project.graph.edges(data="kind") if k == "composition"}
     assert ("registrar_other_file.head.Head", "registrar_other_file.samplers.RandomSampler") in edges
+
+
+def test_sampling_loop_hazards_are_low_host_notes(tmp_path) -> None:
+    """A counted host loop stepping the model (a sampler's `for i in reversed(range(steps))`)
+    keeps its trace-only hazards at severity low in host context, with the note on compiling
+    the loop; the module's status is its denoising step's (pure), not the loop's; an evaluation
+    loop over data (`for x, y in loader`) keeps none (contexts/neg_eval_passed_objects)."""
+    import json
+
+    from click.testing import CliRunner
+
+    from migrate_lens.cli import main
+
+    out = tmp_path / "out"
+    res = CliRunner().invoke(main, ["scan", str(ENGINE_FIXTURES / "contexts" / "sampler_loop_host"), "--out", str(out),
+                                    "--format", "json", "--quiet", "--no-cache"], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    got = [f for f in report["findings"] if f["code"] == "ML105"]
+    assert len(got) == 1 and got[0]["severity"] == "low" and got[0]["context"] == "host", got
+    assert "decoding or sampling loop" in got[0]["message"] and "lax.while_loop" in got[0]["message"]
+    status = {m["qualname"].rsplit(".", 1)[-1]: m["status"] for m in report["modules"]}
+    assert status["Denoiser"] == "pure", status

@@ -20,6 +20,9 @@ under JAX:
   does it once on the arrays, or in the weight converter), so it is init code unless forward
   reaches it.
 - ``decode-loop``: a loop outside traced code that calls a model object's methods
+- ``sampling-loop``: a ``decode-loop`` whose model calls sit in a counted loop (``for i in
+  range(steps)``, ``while``), not in one over data (``for x, y in loader``): a decoding or
+  sampling loop stepping the model's output, which a JAX port usually compiles whole
   (``self.model.decoder(tokens, ...)``, ``model.decode(segment)``) or, in the same file, a
   function that does (whisper's ``DecodingTask._main_loop`` calling ``self.inference.logits``):
   host code as well, but what ``forward`` reaches stays traced (the role does not stop traced
@@ -45,7 +48,7 @@ import sys
 
 from migrate_lens.models import CallFlow, Flow, FunctionSummary
 
-ROLES = ("", "train-step", "train-loop", "generation", "weight-surgery", "decode-loop", "plotting")
+ROLES = ("", "train-step", "train-loop", "generation", "weight-surgery", "decode-loop", "sampling-loop", "plotting")
 
 #: Framework hooks run once per batch inside the training step (Lightning ``LightningModule``
 #: and ``Callback`` hooks; Accelerate/Ignite style ``train_step``/``update``-named steps are
@@ -153,6 +156,7 @@ class SummaryBuilder:
 
     __slots__ = ("qualname", "name", "context", "in_module", "module_method", "hooks", "weight_writes", "steps", "loop_steps",
                  "loop_opt_steps", "opt_steps", "loop_model_calls", "loop_names", "model_uses", "loop_model_uses", "_path", "_targets", "_next_loop",
+                 "_counted", "counted_model_calls",
                  "_strong", "_weak", "_handler", "_end_lines", "plots")
 
     def __init__(self, qualname: str, name: str, context: str, in_module: bool = True,
@@ -179,6 +183,9 @@ class SummaryBuilder:
         self.loop_opt_steps = 0
         self.opt_steps = 0
         self.loop_model_calls = 0
+        #: model calls and uses inside a counted loop (``range``, ``while``: see ``sampling-loop``)
+        self.counted_model_calls = 0
+        self._counted: list[bool] = []  # per open loop: a counted one
         #: calls of a model object's methods (:func:`is_model_use`), outside / inside loops
         self.model_uses = 0
         self.loop_model_uses = 0
@@ -196,17 +203,20 @@ class SummaryBuilder:
         #: calls of matplotlib (``plt.subplots()``, ``matplotlib.pyplot.figure()``) in this function
         self.plots = 0
 
-    def enter_loop(self, targets: frozenset[str] = frozenset()) -> None:
-        """A ``for``/``while`` of this function opens; ``targets``: the names a ``for`` binds."""
+    def enter_loop(self, targets: frozenset[str] = frozenset(), counted: bool = False) -> None:
+        """A ``for``/``while`` of this function opens; ``targets``: the names a ``for`` binds;
+        ``counted``: a ``while`` or a ``for`` over ``range(...)`` (not over data)."""
         self._next_loop += 1
         self._path.append(self._next_loop)
         self._targets.append(targets)
+        self._counted.append(counted)
 
     def leave_loop(self) -> None:
         """The innermost open loop closes."""
         if self._path:
             self._path.pop()
             self._targets.pop()
+            self._counted.pop()
 
     def _step_path(self, method: str, receiver_text: str, arg_text: str) -> list[int]:
         """The open loops a training call steps in. A loop over the optimizers themselves
@@ -275,9 +285,11 @@ class SummaryBuilder:
             return self._path[-1]  # `scaler.update()` after `scaler.step(opt)`: the loss scale is step state
         elif in_loop and is_model_call(name, method, receiver_text):
             self.loop_model_calls += 1
+            self._count_model_call()
         elif is_model_use(method, receiver_text):
             if in_loop:
                 self.loop_model_uses += 1
+                self._count_model_call()
             else:
                 self.model_uses += 1
         return 0
@@ -289,6 +301,15 @@ class SummaryBuilder:
         calls on ``model`` are."""
         if SAMPLING_NAME.search(self.name):
             self.loop_model_uses += 1
+            self._count_model_call()
+
+    def in_counted_loop(self) -> bool:
+        """Whether the innermost open loop is a counted one (see :meth:`enter_loop`)."""
+        return bool(self._counted) and self._counted[-1]
+
+    def _count_model_call(self) -> None:
+        if self._counted and self._counted[-1]:
+            self.counted_model_calls += 1
 
     def weight_write(self) -> None:
         """An assignment or augmented assignment to a ``.data`` attribute in this function."""
@@ -330,11 +351,12 @@ class SummaryBuilder:
             # a decoding/sampling loop outside forward calling the model: host code that drives
             # it, unless forward itself runs the loop (k-diffusion's `sample_euler_ancestral`
             # held by a denoiser module whose forward calls it): a weak host role
-            role = "decode-loop"
+            role = "sampling-loop" if self.counted_model_calls else "decode-loop"
         elif self.weight_writes and self.module_method and self.context == "function":
             role = "weight-surgery"  # `merge()`, `fuse()`, `reparameterize()`: eager edits of the weights
         elif self.loop_model_uses and self.context != "traced":
-            role = "decode-loop"  # a loop outside forward running a model object's methods
+            # a loop outside forward running a model object's methods
+            role = "sampling-loop" if self.counted_model_calls else "decode-loop"
         elif self.plots and self.context != "traced":
             role = "plotting"  # draws a matplotlib figure: host code whoever calls it
         if not role:

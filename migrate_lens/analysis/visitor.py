@@ -522,6 +522,8 @@ class FileVisitor(cst.CSTVisitor):
         #: function -> the functions of this file its loops call (outside traced code), and
         #: the functions that run a model object's methods outside loops (:meth:`_decode_loops`)
         self.loop_callees: dict[str, set[str]] = {}
+        #: functions with such a call inside a counted loop (``range``, ``while``: ``sampling-loop``)
+        self.counted_loop_callers: set[str] = set()
         self.model_users: set[str] = set()
         #: id(concatenation call) -> the state it grows: the call's result is assigned back to
         #: one of its own inputs that outlives the call (:meth:`_growth`)
@@ -756,6 +758,8 @@ class FileVisitor(cst.CSTVisitor):
             target = self._closure_def(func)
         if target:
             self.loop_callees.setdefault(scope.qualname, set()).add(target)
+            if scope.summary is not None and scope.summary.in_counted_loop():
+                self.counted_loop_callers.add(scope.qualname)
 
     def _decode_loops(self) -> None:
         """Give the ``decode-loop`` role to the functions whose loops call a function of this
@@ -768,7 +772,7 @@ class FileVisitor(cst.CSTVisitor):
             return
         by_name = {s.qualname: i for i, s in enumerate(self.summaries)}
         drivers = set(self.model_users)
-        drivers.update(s.qualname for s in self.summaries if s.role in ("generation", "decode-loop"))
+        drivers.update(s.qualname for s in self.summaries if s.role in ("generation", "decode-loop", "sampling-loop"))
         found: set[str] = set()
         grew = bool(drivers)
         while grew:  # a loop calling a decoding loop drives the model too (`cli` -> `transcribe`)
@@ -778,10 +782,11 @@ class FileVisitor(cst.CSTVisitor):
             grew = bool(new)
         for q in sorted(found):
             i = by_name.get(q)
+            role = "sampling-loop" if q in self.counted_loop_callers else "decode-loop"
             if i is None:
-                self.summaries.append(FunctionSummary(q, "decode-loop"))
+                self.summaries.append(FunctionSummary(q, role))
             elif not self.summaries[i].role:
-                self.summaries[i] = replace(self.summaries[i], role="decode-loop")
+                self.summaries[i] = replace(self.summaries[i], role=role)
 
     def _closure_def(self, node: cst.BaseExpression) -> str:
         """The qualname of a function defined in the body of the current function or of an
@@ -3318,7 +3323,7 @@ class FileVisitor(cst.CSTVisitor):
                 t = node.target
                 elts = [e.value for e in t.elements] if type(t) in (cst.Tuple, cst.List) else [t]  # type: ignore[attr-defined]
                 targets = frozenset(e.value for e in elts if type(e) is cst.Name)
-            scope.summary.enter_loop(targets)
+            scope.summary.enter_loop(targets, _counted_loop(node))
 
     def _leave_loop(self, scope: _FuncScope) -> None:
         if scope.summary is not None:
@@ -8761,3 +8766,20 @@ def _is_true(value: cst.BaseExpression | None) -> bool:
 def _is_false(value: cst.BaseExpression | None) -> bool:
     """``value`` is the literal ``False``."""
     return type(value) is cst.Name and value.value == "False"
+
+
+def _counted_loop(node: cst.For | cst.While) -> bool:
+    """A ``while`` loop, or a ``for`` over ``range(...)`` (through ``reversed``, ``enumerate``,
+    ``tqdm``/``trange``): a loop of steps, not one over data (``for x, y in loader``)."""
+    if type(node) is cst.While:
+        return True
+    it = node.iter
+    while type(it) is cst.Call:
+        func = it.func
+        name = func.value if type(func) is cst.Name else func.attr.value if type(func) is cst.Attribute else ""
+        if name in ("range", "trange"):
+            return True
+        if name not in ("reversed", "enumerate", "tqdm", "list") or not it.args:
+            return False
+        it = it.args[0].value
+    return False
