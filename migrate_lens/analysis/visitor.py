@@ -5,13 +5,17 @@ structural facts the project graph needs (imports, calls, classes, functions, co
 
 What a name is bound to (imports, the file's own classes and functions) is kept in
 :mod:`.bindings`; this visitor feeds it the binding statements it meets and asks it to resolve.
+The scopes the walk keeps are in :mod:`.scopes`, the lazily computed call-site facts in
+:mod:`.call_extras`, and the helpers several parts of the visitor share in :mod:`.gates`,
+:mod:`.joins`, :mod:`.cache_queries`, :mod:`.cst_queries` and :mod:`.vocabulary`; the
+engine's scans of a file's text in :mod:`.source_scans`.
 """
 
 from __future__ import annotations
 
 import re
 from collections import defaultdict
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from collections.abc import Collection, Container, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Callable
 
@@ -19,7 +23,7 @@ import libcst as cst
 from libcst.metadata import PositionProvider
 
 from migrate_lens.analysis import kinds as K
-from migrate_lens.analysis.bindings import BUILTINS, PARTIAL_NAMES, STRING_NODES, Bindings, LocalBindings, is_class_like, merge
+from migrate_lens.analysis.bindings import BUILTINS, PARTIAL_NAMES, STRING_NODES, Bindings, is_class_like, merge
 from migrate_lens.analysis.bindings import dotted as _dotted
 from migrate_lens.analysis.bindings import names_in_target as _names_in_target
 from migrate_lens.analysis.bindings import is_dict_call as _is_dict_call
@@ -33,9 +37,29 @@ from migrate_lens.analysis.walk import child_nodes
 from migrate_lens.analysis.builders import BUILDERS, LIBRARY_REGISTRIES, built_layers, registry_build
 from migrate_lens.analysis.builders import UNKNOWN as BUILDER_UNKNOWN
 from migrate_lens.models import (
-    AUTOGRAD_FUNCTION_BASES, NONLITERAL, PLAIN_BASE_PREFIXES, PLAIN_BASES, CallFact, CallFlow, ClassFact, Flow, FunctionFact, FunctionSummary, ImportFact,
-    InjectionFact, StarBindings, SubmoduleFact, WrapperFact,
+    AUTOGRAD_FUNCTION_BASES, NONLITERAL, PLAIN_BASE_PREFIXES, PLAIN_BASES, CallFact, CallFlow, ClassFact, Flow,
+    FunctionFact, FunctionSummary, ImportFact, InjectionFact, StarBindings, SubmoduleFact, WrapperFact,
 )
+from migrate_lens.analysis.cache_queries import _cache_item_length, _cache_operand, _is_cache_length
+from migrate_lens.analysis.call_extras import _CALL_EXTRAS, _CallExtras, _CallParts
+from migrate_lens.analysis.cst_queries import (
+    _alternatives, _arg_texts, _bound_texts, _host_read_of, _is_inplace_method, _is_input_device, _is_self,
+    _is_self_attr, _key_attr, _key_comparisons, _names_read, _reads, _reads_self_attrs, _returned_def, _rng_module,
+    _root_name, _size_query_of, _small_statements, _storage_of,
+)
+from migrate_lens.analysis.gates import (
+    _always_raises, _asserts_kernel, _drops_tested, _eager_only_test, _exit_kind, _export_only_test,
+    _is_availability_test, _is_main_guard, _is_type_test, _kernel_gate, _reports_only, _tests_padding_idx,
+)
+from migrate_lens.analysis.joins import _forwards, _join_branches, _join_derived, _join_items, _with_flows
+from migrate_lens.analysis.scopes import _ClassInfo, _fixed_attr, _FuncScope, _may_be_method, _none_args
+from migrate_lens.analysis.source_scans import parameter_inits, sets_padding_idx
+from migrate_lens.analysis.vocabulary import (
+    _CONFIG_PARAMS, _CONTAINER_CTORS, _REGISTRATIONS, _STATE_NAME, _TENSOR_ONLY_METHODS, _TRACED_METHODS,
+)
+
+__all__ = ["FileVisitor", "parameter_inits", "sets_padding_idx"]
+
 
 _INIT_NAMES = re.compile(
     r"^(__init__|__post_init__|reset_parameters|_reset_parameters|_init_weights|init_weights|"
@@ -47,13 +71,19 @@ _INIT_NAMES = re.compile(
     r"switch_to_deploy|set_input_size|_?reset_\w*|prune_\w*|_?resize_\w*|set_grad_checkpointing|"
     r"init_\w*|_?initialize\w*|_?init_\w*|fix_init\w*|_?rescale\w*)$"
 )
+
+
 #: Init code by its very name: what else matches :data:`_INIT_NAMES` is init code only when the
 #: project graph finds it reachable from init code alone (a ``_init_*`` helper called from
 #: ``forward`` is traced), so its sites carry the undecided ``function`` context.
 _PROPER_INIT = frozenset({"__init__", "__post_init__", "__setstate__", "_load_from_state_dict",
                           "_save_to_state_dict", "load_state_dict", "extra_repr"})
+
+
 #: Calls a :class:`.summaries.SummaryBuilder` is told about (training steps, model calls).
 _ROLE_METHODS = frozenset({"backward", "manual_backward", "step", "zero_grad", "forward", "__call__", "model"})
+
+
 #: Calls that declare a compiled extension module for a build, its dotted name the first
 #: argument or ``name=`` (setup.py: ``CUDAExtension("pkg._C", sources=[...])``)
 _EXTENSION_BUILDERS = frozenset({
@@ -61,17 +91,22 @@ _EXTENSION_BUILDERS = frozenset({
     "setuptools.Extension", "setuptools.extension.Extension", "distutils.core.Extension",
     "distutils.extension.Extension", "pybind11.setup_helpers.Pybind11Extension",
 })
-_TRACED_METHODS = frozenset({"forward", "__call__", "_forward", "forward_features", "forward_head"})
+
+
 #: Loss methods of a module (mmdet's ``head.loss(...)``/``loss_by_feat``, a detector's
 #: ``compute_loss``): the training step calls them beside ``forward``, so they are traced code
 #: too (issue 14: training steps are traced), whoever calls them.
 _LOSS_METHODS = frozenset({"loss", "losses", "compute_loss", "get_loss", "get_losses", "loss_by_feat"})
+
+
 #: A module's other traced entries, named as the field names them: a variant of ``forward``
 #: (``forward_kld``, ``forward_and_log_det``, ``forward_train``: normflows' training objective,
 #: mmdet's train/test paths) and a normalizing flow's inverse direction (``inverse``,
 #: ``reverse``, ``inverse_and_log_det``: the sampling path a port jits as it jits ``forward``,
 #: reached from a model through a list of flows no call site types).
 _ENTRY_METHOD = re.compile(r"^(forward_\w+|_?inverse(_\w+)?|reverse)$")
+
+
 #: methods of matplotlib's ``Axes``/``Figure`` that no tensor library spells alike: a function
 #: calling one draws on a figure it was handed (``ax2 = f.axes[0].twinx()`` in an override
 #: that decorates ``super().plot_prediction(...)``'s figure), the ``plotting`` summary role
@@ -79,381 +114,68 @@ _AXES_METHODS = frozenset({
     "twinx", "twiny", "set_xlabel", "set_ylabel", "set_title", "suptitle", "tight_layout", "savefig",
     "set_xticks", "set_yticks", "set_xticklabels", "set_yticklabels", "fill_between", "add_subplot",
 })
+
+
 _MODULE_BASES = ("torch.nn.",)
-_CONTAINER_CTORS = frozenset({
-    "torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict",
-    "torch.nn.ParameterList", "torch.nn.ParameterDict",
-})
-#: Builtins whose iteration yields (tuples of) the elements of their arguments.
-_ITER_BUILTINS = frozenset({"zip", "enumerate", "reversed", "sorted", "list", "tuple", "iter", "map", "filter"})
+
+
 #: Builtins whose arguments are data, not injected classes (``dict(gelu=nn.GELU)`` is a table).
 BINDING_BUILTINS = frozenset({"dict", "list", "tuple", "set", "frozenset", "getattr", "setattr", "hasattr",
                               "print", "repr", "str", "id", "callable", "vars", "sorted", "map", "filter", "zip"})
+
+
 #: Methods that mutate a container or cache object and that no tensor has (``x.add`` is a tensor op).
 _STATE_METHODS = frozenset({"update", "append", "extend", "insert", "setdefault", "pop", "popitem", "clear", "remove"})
+
+
 #: Setter parameters that carry a per-step value (a step count, a schedule's temperature).
 _SCHEDULE_PARAM = re.compile(r"step|update|epoch|iter|progress|temp|tau|anneal|decay|schedule|warmup", re.IGNORECASE)
+
+
 #: Handlers that make a ``try`` an optional-import guard.
 #: Exceptions whose handler makes the imports of its ``try`` optional: the import errors, and the
 #: broad handlers a library's availability probe also uses (PyG's ``try: import torch_sparse ...
 #: except Exception: WITH_TORCH_SPARSE = False``; a bare ``except:`` counts too).
 _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
-#: An ``if`` test that checks an optional library is installed: ``is_flash_attn_2_available()``,
-#: ``is_mamba_ssm_available()``, ``has_apex``, ``_HAS_FUSED_ATTN``, PyG's ``typing.WITH_SPLINE`` (an import under it
-#: is optional).
-_AVAILABILITY_TEST = re.compile(r"^(_?is_\w*_available|_?(has|HAS)_\w+|\w*_AVAILABLE|_?WITH_[A-Z0-9_]+)$")
+
+
 #: parameter names that hold a module object (a helper's ``module``/``layer`` argument)
 _MODULE_PARAMS = frozenset({"module", "layer"})
-#: parameter names that hold the model's configuration object (transformers, timm, mmcv)
-_CONFIG_PARAMS = frozenset({"config", "cfg"})
+
+
 #: Parameter names of mappings, not tensors (a load hook's ``state_dict``, ``**kwargs``, configs,
 #: the ``destination`` mapping ``nn.Module._save_to_state_dict`` fills).
 _MAPPING_PARAM = re.compile(r"(dict|kwargs|config|cfg|memo|info|meta|logs?|destination)$")
+
+
 #: nn.Module methods whose override changes what the module does by a Python-side mode.
 _MODE_METHODS = frozenset({"train", "eval"})
+
+
 #: Loaders returning a checkpoint mapping (parameter name -> tensor).
 _CHECKPOINT_LOADERS = frozenset({"torch.load", "safetensors.torch.load_file", "safetensors.torch.load"})
+
+
 #: Tensor methods that reorder axes: a weight passed through one is being converted.
 _AXIS_METHODS = frozenset({"permute", "transpose", "t", "swapaxes", "movedim", "flip", "rot90"})
-#: Parameter names of state that outlives one call (a decoding cache, a recurrent state, a
-#: memory bank): written in traced code, the caller reads it back across jit boundaries;
-#: per-call containers (``features``, ``outputs``, ``names``) are trace-time Python lists/dicts.
-_STATE_NAME = re.compile(
-    r"cache|past_key|incremental|inference_params|history|(^|_)kv(_|$)|^(rnn_|recurrent_|decoder_|decode_|ssm_|conv_)?"
-    r"states?$|(^|_)memory$", re.IGNORECASE)
-#: Comparison operators of a cache-key test (``seq_len != self._seq_len_cached``).
-_KEY_COMPARE_OPS = (cst.NotEqual, cst.Equal, cst.LessThan, cst.GreaterThan, cst.LessThanEqual,
-                    cst.GreaterThanEqual)
+
+
 #: Annotations of a parameter that is the caller's mutable container (``cache: dict``).
 _MUTABLE_CONTAINER_TYPES = frozenset({
     "dict", "list", "typing.Dict", "typing.List", "typing.MutableMapping", "typing.MutableSequence",
     "collections.abc.MutableMapping", "collections.abc.MutableSequence", "typing.DefaultDict",
     "collections.defaultdict", "collections.OrderedDict", "typing.OrderedDict",
 })
+
+
 _MUTATING_CONTAINER_METHODS = frozenset({
     "append", "extend", "insert", "update", "setdefault", "add", "__setitem__", "pop", "clear",
 })
 
+
 #: methods by which module-level code adds entries to a dispatch table (their arguments, a
 #: ``setdefault``'s or ``insert``'s after the first)
 _TABLE_FILLS = frozenset({"update", "append", "extend", "setdefault", "insert"})
-#: methods (and decorator factories) of a module-level registry object that register a class or
-#: a factory under a key (MONAI's LayerFactory, mmcv/mmdet's Registry)
-_REGISTRATIONS = frozenset({"add_factory_class", "add_factory_callable", "factory_function", "add", "register",
-                            "register_module", "register_class"})
-
-
-@dataclass
-class _ClassInfo:
-    qualname: str
-    bases: tuple[str, ...]
-    is_module: bool
-    is_autograd_function: bool
-    #: ``is_module``, or a base this file cannot see may make it one (``class CRDNN(sb.nnet.containers.Sequential)``
-    #: without a ``forward`` of its own): its init code's composition facts are kept, and the
-    #: project graph, which completes inheritance across files, keeps them for modules only
-    composes: bool = False
-    attr_kinds: dict[str, str] = field(default_factory=dict)
-    #: plain attributes init code sets to a literal, or to a constructor parameter as it came
-    #: with a literal default (``self.align_corners = align_corners`` with ``align_corners=True``),
-    #: and no other method sets: attribute -> that value (the common construction's)
-    attr_literals: dict[str, Any] = field(default_factory=dict)
-    #: containers on self holding instances of plain classes (``self.caches = [LayerCache()
-    #: for _ in range(n)]``): attribute -> the classes of their items
-    held_items: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    buffers: set[str] = field(default_factory=set)
-    has_conv: bool = False
-    returns: dict[str, cst.Annotation] = field(default_factory=dict)
-    global_pools: set[str] = field(default_factory=set)
-    methods: set[str] = field(default_factory=set)
-    #: the methods decorated ``@staticmethod`` (their parameters are what callers pass)
-    static_methods: set[str] = field(default_factory=set)
-    #: attributes bound to callables (``self.act = F.gelu``, ``self.fn = self._impl``, class body ``act = nn.GELU``)
-    attr_binds: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    #: attributes init code builds a layer into (``self.drop = nn.Dropout(0.1)``): attribute ->
-    #: (constructor, the constructor call's eager site data) per construction; a call
-    #: ``self.drop(x)`` outside init code is a ``layer-call`` site of that constructor
-    layer_ctors: dict[str, list[tuple[str, dict[str, Any]]]] = field(default_factory=dict)
-    #: attribute -> the library callable -> the ``partial(...)`` of it stored there
-    #: (``self.act = functools.partial(F.gelu, approximate="tanh")``), or None when that callable
-    #: is also stored bare in some branch: ``self.act(x)`` is the callable with the partial's
-    #: keywords (:meth:`FileVisitor._attr_partial`)
-    attr_partials: dict[str, dict[str, cst.Call | None]] = field(default_factory=dict)
-    #: attributes some method sets to None (``self.bias = None``) or registers as None
-    #: (``self.register_parameter("weight", None)`` without affine weights): an argument that
-    #: may be None (:func:`_none_args`)
-    none_attrs: set[str] = field(default_factory=set)
-    #: list attributes init code fills with tensors (``self.key_cache.append(torch.zeros(...))``):
-    #: an item is a tensor (``self.key_cache[i].index_copy_(...)`` writes the cache in place)
-    tensor_lists: set[str] = field(default_factory=set)
-    #: attributes holding a Python or NumPy random generator (``self._rng = random.Random()``,
-    #: ``self.rng = np.random.default_rng(seed)``, ``self._rng = random``): attribute -> the module
-    #: whose functions its methods are (``random``, ``numpy.random``), :func:`_rng_module`
-    rng_attrs: dict[str, str] = field(default_factory=dict)
-    #: attributes holding an instance of a class built outside a module's init code
-    #: (``self.ema = ModelEMA(model)``): ``self.ema.update(...)`` is its method, no dict update
-    held: set[str] = field(default_factory=set)
-    #: attributes ``__init__`` stores from a constructor parameter annotated with a class as it
-    #: came (``self.balancer = balancer``, ``balancer: Optional[LoadBalancer]``): an object the
-    #: caller passes, whose ``.update(...)`` is its own method (the graph resolves it through what
-    #: callers inject), not a dict update
-    param_slots: set[str] = field(default_factory=set)
-    #: a ``@dataclass`` (non-module) class with a generated ``__init__``: how many of its
-    #: positional ``__init__`` parameters were met so far (the next field's position), -1 once
-    #: fields are keyword-only (``kw_only=True``, after ``_: KW_ONLY``); None for other classes
-    dataclass_fields: int | None = None
-    #: class-body names bound to a string literal (``EASY = "easy"``): enum-like constants, so
-    #: ``strategy == self.EASY`` compares strings, not tensors
-    str_consts: set[str] = field(default_factory=set)
-    #: the class body's methods by name (their nodes: a hook registration reads its callback)
-    method_nodes: dict[str, cst.FunctionDef] = field(default_factory=dict)
-    #: attribute -> the resolved class that builds its value, from ``self.<attr> = Ctor(...)``
-    #: in any method or a class-body annotation ``<attr>: Ctor`` (``distribution: Normal``):
-    #: what ``self.<attr>.sample()`` is called on (``receiver_ctor``)
-    attr_ctor: dict[str, str] = field(default_factory=dict)
-    #: (attributes its methods set on ``self``, its base-constructor call): :func:`_class_self_writes`
-    self_writes: tuple[frozenset[str], tuple[int, frozenset[str], bool] | None] | None = None
-    #: attributes holding a mapping (or list) that methods fill with tensors by key
-    #: (``self._streaming_state["past_keys"] = nk``): an entry read back is a tensor
-    tensor_entries: set[str] = field(default_factory=set)
-    #: methods a memo-keyed ``if`` of another method calls to rebuild its table
-    #: (``if seq_len > self.max_seq_len_cached: self._set_cos_sin_cache(seq_len, ...)``):
-    #: their writes to ``self`` fill the memo (:func:`_memo_fillers`)
-    memo_fillers: frozenset[str] = frozenset()
-
-
-@dataclass
-class _FuncScope:
-    qualname: str
-    name: str
-    context: str
-    cls: _ClassInfo | None
-    env: dict[str, str] = field(default_factory=dict)
-    globals_declared: set[str] = field(default_factory=set)
-    is_method: bool = False
-    no_grad: int = 0
-    tensor_ops: int = 0
-    pending: list[tuple[str, str, Any, Any]] = field(default_factory=list)
-    params: set[str] = field(default_factory=set)
-    views: dict[str, str] = field(default_factory=dict)
-    #: local names bound to an attribute of self as it is (``k_out = self.k_cache``, or its
-    #: ``.data``): an in-place write through the name mutates that attribute (torchtune's KV cache)
-    self_aliases: dict[str, cst.Attribute] = field(default_factory=dict)
-    #: locals last bound to a method of an object (``uniform = Uniform(lo, hi).rsample``,
-    #: ``draw = dist.sample``): calling the name calls that method on that object
-    method_aliases: dict[str, cst.Attribute] = field(default_factory=dict)
-    binds: LocalBindings = field(default_factory=LocalBindings)
-    #: the context the function's name and place suggest (``FunctionFact.context``); sites
-    #: use ``context``, which is ``function`` (decided by reachability) for init-named helpers
-    guess: str = ""
-    #: init code by name or place: constructors called here are composition, ``self``
-    #: attributes assigned here define their kinds
-    init_like: bool = False
-    loops: int = 0
-    summary: SummaryBuilder | None = None
-    #: kinds of names that depend on symbolic inputs: name -> key -> hypothesis -> kind
-    derived: dict[str, dict[str, dict[str, str]]] = field(default_factory=dict)
-    #: positional parameter names (``self`` left out) and whether one is symbolic
-    param_order: list[str] = field(default_factory=list)
-    #: keyword-only parameters, in order (``def f(x, *, mask)``): callers pass them by name
-    kwonly_order: list[str] = field(default_factory=list)
-    symbolic: bool = False
-    #: export-only tails opened in this function (``if not is_tracing(): return ...`` then the rest)
-    export_tail: int = 0
-    #: parameters assumed tensors (module methods) that have a default: no evidence to pass on
-    optional: set[str] = field(default_factory=set)
-    #: names whose tensor kind rests on the module-method assumption alone: a parameter of an
-    #: ``nn.Module`` method that is no traced entry, still bound to the argument (no
-    #: annotation, literal default or static name says what it holds), and locals computed
-    #: from such parameters outside branches and loops; name -> (those parameters, its kind
-    #: when they are all static). Conditions on them hold under ``a:<param>=T``: the project
-    #: keeps the assumption unless every call passes a static value (``interproc.static_inputs``)
-    assumed: dict[str, tuple[frozenset[str], str]] = field(default_factory=dict)
-    #: assumed parameters a conditional site or a call's static descriptor names (the summary's ``assumed``)
-    assumed_refs: set[str] = field(default_factory=set)
-    #: parameters whose default is static (``flag=None``): omitted, the argument is static
-    static_defaults: set[str] = field(default_factory=set)
-    #: static descriptors of ``return`` values and of their tuple items (None once lengths differ)
-    ret_static: list[str] = field(default_factory=list)
-    ret_static_items: list[list[str]] | None = None
-    #: (callee, static descriptors, keyword descriptors, spread) of the flows recorded for
-    #: static descriptors alone: a repeated one adds nothing
-    static_flows: set[tuple[str, Any, Any, bool]] = field(default_factory=set)
-    #: the function calls its first parameter with the parameters after it (``return fn(*args,
-    #: **kw)``): what those calls pass on (descriptors of :func:`_forwards`), ``FunctionSummary.forwards``
-    forwards: set[str] = field(default_factory=set)
-    #: flows of ``return`` values, and of their tuple items (None once lengths differ)
-    ret_flows: list[Flow] = field(default_factory=list)
-    #: requirements under which a returned value is a 0-d reduction of data (``return
-    #: lengths.max()``): ``"*"`` always, else ``"p:<param>=T"`` (:attr:`FunctionSummary.ret_reduced`)
-    ret_reduced: set[str] = field(default_factory=set)
-    #: a return's value has a data-dependent size (``return torch.where(m)``): ``"*"`` always,
-    #: else ``"r:<callee>=Z"`` (:attr:`FunctionSummary.ret_ragged`)
-    ret_ragged: set[str] = field(default_factory=set)
-    #: per string key of the dicts returned (``return {"loss": l, "n_pos": k}``): their flows
-    ret_keys: dict[str, list[Flow]] = field(default_factory=dict)
-    #: ``self`` attributes this method sets to a literal unconditionally (``self.pooling_mult = 1``)
-    resets: set[str] = field(default_factory=set)
-    ret_items: list[list[Flow]] | None = None
-    call_flows: list[CallFlow] = field(default_factory=list)
-    #: per call flow holding local names outside a loop: (its index in ``call_flows``, the
-    #: call's last line, held position -> local name, held keyword -> local name), decided at
-    #: the function's end by whether the name is read after the call (:meth:`FileVisitor._drop_unread_held`)
-    held_names: list[tuple[int, int, dict[int, str], dict[str, str]]] = field(default_factory=list)
-    #: local names last bound to a new object (the result of a call that is not a view:
-    #: ``logits = self.classifier(h)``), not to an alias of another (``queue = self.queue``)
-    fresh: set[str] = field(default_factory=set)
-    #: open ``if`` statements: [orelse node id, env before, derived before, body-end state, dead
-    #: branch, last_value before, how the body exits (:func:`_exit_kind`), (the body's
-    #: last_value, once the else branch begins)]
-    branches: list[list[Any]] = field(default_factory=list)
-    #: requirements of the enclosing branches' tests on optional parameters (default None): tested
-    #: as given (``if attn_mask is not None:``, the ``else`` of ``if mask is None:``), what is
-    #: found there holds only when some caller passes one (``g:<param>=P``,
-    #: :meth:`interproc._Solver._passed`); tested as missing (``if dim_size is None:``, the
-    #: ``else`` of ``if mask is not None:``), only when some caller leaves it out or passes None
-    #: (``n:<param>=T``, :meth:`interproc._Solver._omitted`)
-    guarded: list[str] = field(default_factory=list)
-    #: optional parameters rebound only under a test that they were given (still None unless given)
-    given_rebinds: set[str] = field(default_factory=set)
-    #: some site here holds only when a caller gives an optional parameter (``g:<param>=P``)
-    guard_used: bool = False
-    #: names a ``for``/``with``/walrus target has bound so far (no longer the argument as passed,
-    #: for :func:`_optional_guards`)
-    target_bound: set[str] = field(default_factory=set)
-    #: names bound to a length of a tensor's axis (``B, T, C = x.shape``, ``T = x.size(1)``)
-    shape_names: set[str] = field(default_factory=set)
-    #: loop variables over a mapping's keys (``for key in sd.keys()``, ``for key, v in sd.items()``)
-    key_names: set[str] = field(default_factory=set)
-    #: open ``if`` statements (either branch) whose test checks a type (``isinstance(space,
-    #: spaces.Dict)``): code that dispatches on the Python structure of its input
-    type_tests: int = 0
-    #: per open ``if`` whose test compares a cache key on ``self`` with a static value
-    #: (``if seq_len != self._seq_len_cached:``): the ``self`` attributes its body assigns, a
-    #: memo cache recomputed when the static key changes (:meth:`FileVisitor._memo_attrs`)
-    memo_attrs: list[frozenset[str]] = field(default_factory=list)
-    #: ``self`` attributes of a memo cache whose hit returns early (``if key <= self.n.item():
-    #: return self.table[:key]``), for the rest of the function (:meth:`FileVisitor._memo_hit`)
-    memo_hits: set[str] = field(default_factory=set)
-    #: (line, decorator) of a ``functools`` cache on this function (``@lru_cache``, ``@cache``,
-    #: ``@cached_property``), else None
-    cached_by: tuple[int, str] | None = None
-    #: a method that rebuilds a memo table (:attr:`_ClassInfo.memo_fillers`): its writes to
-    #: ``self`` fill the memo
-    memo_filler: bool = False
-    #: name -> another live name (or ``self.attr``) bound to the same object (``q = p`` binds
-    #: both ways): an in-place write through one is seen through the other
-    shared: dict[str, str] = field(default_factory=dict)
-    #: names bound to an input's device (``device = x.device``, also through a ternary)
-    input_devices: set[str] = field(default_factory=set)
-    #: the ``**kwargs`` parameter's name ("" without one)
-    star_kwargs: str = ""
-    #: keys the function writes into its own ``**kwargs`` (``kwargs["flag"] = x.sum() > 0``)
-    kwargs_written: set[str] = field(default_factory=set)
-    #: parameters annotated as a mapping of tensors (``x: Dict[str, torch.Tensor]``): an entry
-    #: read by a string key is a tensor (pytorch-forecasting's ``x["encoder_lengths"]``)
-    tensor_maps: set[str] = field(default_factory=set)
-    #: locals that map names to a module's tensors (``p = dict(model.named_parameters())``,
-    #: ``sd = model.state_dict()``): any entry read back is a tensor
-    weight_maps: set[str] = field(default_factory=set)
-    #: what a module-level function's ``return`` statements build (``FunctionFact.builds``)
-    builds: list[str] = field(default_factory=list)
-    #: locals grown from a cache by concatenation (``k = torch.cat((ck, k))``): their length along
-    #: that axis is the cache's (:meth:`FileVisitor._grown_length`)
-    cache_grown: set[str] = field(default_factory=set)
-    #: locals bound to what a project call returns given a state-named parameter
-    #: (``saved_state = self._get_input_buffer(incremental_state)``): a view of the caller's state
-    state_views: set[str] = field(default_factory=set)
-    #: names bound to a single Python number's expression (``approx = float(a) / float(b)``):
-    #: ``torch.tensor(approx)`` of one is a static number, not tensor data
-    scalars: set[str] = field(default_factory=set)
-    #: names bound to a global pooling result (``x = self.avgpool(x)``, a (N, C, 1, 1) map)
-    pooled: set[str] = field(default_factory=set)
-    #: locals bound to a dict with string keys (``out = {"logits": y, "n_pos": (t > 0).sum()}``,
-    #: ``dict(mask=m)``, entries written by ``out["k"] = v``): key -> the entry's value
-    #: expression, so that ``out["n_pos"]`` reads back its kind (under the hypothesis of the
-    #: moment), not a static container's
-    dict_kinds: dict[str, dict[str, cst.BaseExpression]] = field(default_factory=dict)
-    #: (name, is a scalar, is pooled) of the statement being visited, applied after it
-    pending_marks: list[tuple[str, bool, bool]] = field(default_factory=list)
-    #: open loops, innermost last: (env and derived kinds at the loop head, conditions in the
-    #: body that held no value kind when met, each with the env/derived kinds it saw)
-    loop_heads: list[tuple[dict[str, str], dict[str, Any], list[tuple[Any, ...]]]] = field(default_factory=list)
-    #: names bound as ``for`` targets (and not rebound since): their kind is the iterable's guess
-    iter_names: set[str] = field(default_factory=set)
-    #: names a ``for`` or comprehension binds to the items of a parameter (``for o in x``, ``for
-    #: k, v in x.items()``): a recursive call on one descends into the argument's structure
-    elements: set[str] = field(default_factory=set)
-    #: name -> the resolved callee that built its value (``dist = torch.distributions.Normal(...)``)
-    ctor_of: dict[str, str] = field(default_factory=dict)
-    pending_ctor: list[tuple[str, str, cst.BaseExpression]] = field(default_factory=list)
-    #: name -> the expression its latest plain assignment bound (read lazily by a few matchers)
-    last_value: dict[str, cst.BaseExpression] = field(default_factory=dict)
-    #: (name, id of a :attr:`last_value` expression) -> the name's binding before that one
-    #: (None: a parameter or nothing known): ``x = x.float()`` reads the previous ``x``
-    prior_value: dict[tuple[str, int], cst.BaseExpression | None] = field(default_factory=dict)
-    #: (name, id of a :attr:`last_value` expression) -> the other branches' bindings of the name
-    #: that also reach the code after an ``if``/``else`` that bound it in both
-    alt_values: dict[tuple[str, int], list[cst.BaseExpression]] = field(default_factory=dict)
-    param_meta: dict[str, tuple[Any, Any]] = field(default_factory=dict)  # name -> (annotation, default)
-    #: calls a name imported under a guard (an optional kernel: ML414's use sites)
-    kernel_use: bool = False
-    #: the function's own node, and the names its body binds more than once (any binding form,
-    #: computed on first need by :func:`_rebound_names`)
-    node: cst.FunctionDef | None = None
-    rebound: frozenset[str] | None = None
-    #: local names bound to a Python container of tensors (``pyramid = [corr]``, appended
-    #: tensors, a comprehension of tensors): kept on ``self`` it is tensor state
-    tensor_lists: set[str] = field(default_factory=set)
-    #: local names bound to a Python or NumPy random generator (``rng = np.random.default_rng()``)
-    rng_locals: dict[str, str] = field(default_factory=dict)
-    #: name -> the statement that read it out of tensor data (``n = cut.item()``), for the
-    #: report of that read once the value sets a shape, a slice bound or a loop length
-    #: name -> (the statement that read it from tensor data, the hypotheses it needs: () when
-    #: none, ``("p:lengths=T",)`` when the read is a reduction of a parameter only callers type)
-    host_reads: dict[str, tuple[cst.CSTNode, tuple[str, ...]]] = field(default_factory=dict)
-    #: names bound to a checkpoint (``sd = model.state_dict()``, ``torch.load(...)``) and to
-    #: the weight tensors iterated out of one (``for k, w in sd.items()``)
-    weight_dicts: set[str] = field(default_factory=set)
-    weights: set[str] = field(default_factory=set)
-    weights_converted: bool = False
-    #: names bound to a cache's current length (``past_seen = cache.get_seq_length()``):
-    #: a number that changes every decoding step
-    cache_lengths: set[str] = field(default_factory=set)
-    #: in-place writes into parameters as passed (line, parameter, how), reported once the
-    #: function is known to return nothing (the caller sees the update only through them)
-    arg_writes: list[tuple[int, str, str]] = field(default_factory=list)
-    returns_value: bool = False
-    arg_write_nodes: list[cst.CSTNode] = field(default_factory=list)
-    arg_write_requires: list[str] = field(default_factory=list)  # (each write's hypothesis, "" none)
-    #: parameters returned as passed: (name, tuple item or -1 for the whole return value)
-    returned: set[tuple[str, int]] = field(default_factory=set)
-    #: functions defined in this function's body: name -> qualname (a closure handed to a
-    #: hook registration by its local name, ``register_forward_hook(save_to_cache)``)
-    local_defs: dict[str, str] = field(default_factory=dict)
-    #: a context manager (``@contextmanager`` generator, ``__enter__``/``__exit__``): what it
-    #: sets is switched around the calls made inside its ``with`` block, between steps
-    toggle: bool = False
-
-    def passed_default(self, name: str) -> cst.BaseExpression | None:
-        """The default of parameter ``name`` while it is still the argument as passed (not
-        rebound): what the common construction gives it. None otherwise (or no default)."""
-        if name in self.params and name not in self.last_value:
-            return self.param_meta.get(name, (None, None))[1]  # type: ignore[no-any-return]
-        return None
-
-    def common_value(self, name: str) -> cst.BaseExpression | None:
-        """What ``name`` holds in the common construction: its last bound value, else its
-        :meth:`passed_default`."""
-        bound = self.last_value.get(name)
-        return bound if bound is not None else self.passed_default(name)
-
-    def note_bound(self, names: Iterable[str]) -> None:
-        """``names`` bound by a ``for``/``with``/walrus target: no longer the arguments as passed
-        (:attr:`target_bound`), no longer axis lengths (:attr:`shape_names`)."""
-        for n in names:
-            self.target_bound.add(n)
-            self.shape_names.discard(n)
 
 
 class FileVisitor(cst.CSTVisitor):
@@ -685,7 +407,6 @@ class FileVisitor(cst.CSTVisitor):
         self._call_kind = values._call_kind
         self._annotation_kind = values._annotation_kind
 
-    # ------------------------------------------------------------------ scope helpers
     @property
     def context(self) -> str:
         return self.func_stack[-1].context if self.func_stack else "host"
@@ -729,7 +450,6 @@ class FileVisitor(cst.CSTVisitor):
         # (positional: no keyword dict to pack here and unpack in the dataclass's __init__)
         self.emit(Site(kind, node, context, symbol, name, method, receiver, {} if data is None else data, requires))
 
-    # ------------------------------------------------------------------ name resolution
     def qual(self, node: cst.BaseExpression) -> str:
         """Dotted name of a Name/Attribute chain after this file's bindings (:mod:`.bindings`);
         "" if not a name. Locals of the enclosing function shadow module-level names."""
@@ -814,7 +534,6 @@ class FileVisitor(cst.CSTVisitor):
                                          scope.cls.methods if scope.cls is not None else ())
         return self.bindings.targets(value, (), None, self.class_stack[-1].methods if self.class_stack else ())
 
-    # ------------------------------------------------------------------ imports
     def visit_Import(self, node: cst.Import) -> None:
         line = self._line(node)
         for full, local in self.bindings.bind_import(node):
@@ -833,7 +552,6 @@ class FileVisitor(cst.CSTVisitor):
                        data={"level": level, "optional": self.bindings.guard_depth > 0,
                              "own": level == 0 and self.bindings.is_own_package(full or absolute)})
 
-    # ------------------------------------------------------------------ module-level names
     def visit_Module(self, node: cst.Module) -> None:
         self.bindings.declare_module(node)
         self.top_defs = {st.name.value: st for st in node.body if type(st) is cst.FunctionDef}
@@ -888,7 +606,6 @@ class FileVisitor(cst.CSTVisitor):
         "cuda" in ...`` and otherwise leaves for ``torch_forward``/``slow_forward``."""
         return {q for q in self.kernel_users if self.gated_callees.get(q) is True}
 
-    # ------------------------------------------------------------------ host-set Python state
     def _host_state_reads(self) -> None:
         """A plain Python attribute that traced code reads (``tau=self.temperature``) and that a
         method outside init and forward sets to a computed value, on the module itself or on a
@@ -925,7 +642,6 @@ class FileVisitor(cst.CSTVisitor):
                 self.late_sites.append((Site(kind="host-state-read", node=None, context=context, symbol=symbol,  # type: ignore[arg-type]
                                              name=f"{text}` (set by `{setter}", data={"setter": setter}), line))
 
-    # ------------------------------------------------------------------ classes
     def _note_registration(self, node: cst.FunctionDef | cst.ClassDef) -> None:
         """``@Norm.factory_function("batch")`` / ``@MODELS.register_module()`` on a module-level
         definition: registered into that module-level registry object (key from the first
@@ -1166,7 +882,6 @@ class FileVisitor(cst.CSTVisitor):
             is_module=info.is_module, lines_of_code=end - start + 1, forwarding_init=forwarding,
         ))
 
-    # ------------------------------------------------------------------ functions
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         name = node.name.value
         innermost = self.scope_kinds[-1] if self.scope_kinds else "module"
@@ -1487,7 +1202,6 @@ class FileVisitor(cst.CSTVisitor):
         if type(params.star_kwarg) is cst.Param:
             scope.star_kwargs = params.star_kwarg.name.value  # its entries' kinds: ValueKinds._kwarg_kind
 
-    # ------------------------------------------------------------------ statements
     def visit_Global(self, node: cst.Global) -> None:
         if self.func_stack:
             for n in node.names:
@@ -3930,7 +3644,6 @@ class FileVisitor(cst.CSTVisitor):
         if id(original_node) in self.error_handlers:
             self.error_only -= 1
 
-    # ------------------------------------------------------------------ expressions
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         if type(func) is cst.Name and self.func_stack and self.func_stack[-1].method_aliases:
@@ -4408,7 +4121,6 @@ class FileVisitor(cst.CSTVisitor):
                 if "." in c and not c.startswith(_NOT_PROJECT):
                     self._call_flow(scope, node, f"{c}.{method}")
 
-    # ------------------------------------------------------------------ bindings at call sites
     def _bound_calls(self, node: cst.Call, scope: _FuncScope, name: str, method: str, receiver: str,
                      data: Any) -> None:
         """A call of a name bound to several callables (``wrap(conv)`` with ``wrap = weight_norm
@@ -5864,7 +5576,6 @@ class FileVisitor(cst.CSTVisitor):
             scope.ret_static_items = _join_items(scope.ret_static_items, [describe(e.value) for e in value.elements],
                                                  len(scope.ret_static) == 1) if tuple_items else []
 
-    # ------------------------------------------------------------------ positions
     def _line(self, node: cst.CSTNode) -> int:
         return self._lines(node)[0]
 
@@ -5909,16 +5620,15 @@ class FileVisitor(cst.CSTVisitor):
 _NON_TENSOR_CALL = re.compile(
     r"(?<![\w.])([A-Za-z_]\w*)\s*\.\s*(?:" + "|".join(sorted(K.NON_TENSOR_METHODS)) + r")\s*\(")
 
-#: Methods only a tensor (or an array) has, reading its value back or moving it: on a parameter
-#: static by its name, anywhere in the function (``length.cpu().numpy()``), they make it a tensor
-#: (:meth:`FileVisitor._param_evidence`, :data:`_TENSOR_ONLY_CALL`).
-_TENSOR_ONLY_METHODS = frozenset({"item", "tolist", "cpu", "cuda", "numpy", "detach", "nonzero"})
+
 #: ``<name>.<method>(`` for a method only a tensor (or an array) has (:meth:`FileVisitor._param_evidence`)
 _TENSOR_ONLY_CALL = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*\.\s*(?:"
                                + "|".join(sorted(_TENSOR_ONLY_METHODS)) + r")\s*\(")
 
+
 #: A name whose type is tested (``torch.is_tensor(n)``, ``isinstance(n, ...)``): :meth:`FileVisitor._param_evidence`
 _TYPE_TESTED = re.compile(r"(?:is_tensor|isinstance)\(\s*([A-Za-z_]\w*)\s*[,)]")
+
 
 #: A bare name given to a ``math`` function (``math.floor(nfe / 3)``) or to ``range``
 #: (``range(n_steps)``, ``range(0, n)``): a Python number (:meth:`FileVisitor._param_evidence`)
@@ -5926,17 +5636,10 @@ _SCALAR_USE = re.compile(
     r"(?<![\w.])math\.[a-z]\w*\(\s*([A-Za-z_]\w*)\s*(?:[-+*/%,)])"
     r"|(?<![\w.])range\(\s*(?:[\w.]+\s*,\s*)?([A-Za-z_]\w*)\s*[,)]")
 
-#: Calls that make a tensor from data loaded outside the model (:meth:`_CallExtras.loaded_copy`).
-_LOADED_SOURCES = frozenset({"torch.from_numpy", "torch.tensor", "torch.as_tensor", "torch.load",
-                             "torch.Tensor", "torch.FloatTensor"})
-#: Views and casts a loader applies to what it copies (``w.t()``, ``w.to(p.dtype)``, ``w.view_as(p)``).
-_LOADED_VIEWS = frozenset({"to", "t", "T", "float", "half", "view", "view_as", "reshape", "reshape_as",
-                           "permute", "transpose", "type", "type_as", "contiguous", "squeeze", "unsqueeze"})
-#: Names of weight mappings (``weights[name]``, ``state_dict[k]``, ``ckpt["model"][k]``, ``tf_vars[n]``).
-_LOADED_NAME = re.compile(r"(weights?|state_?dict|sd|ckpt|checkpoint|pretrained|params_?dict|vars|arrays?|npz|loaded)$",
-                          re.IGNORECASE)
 
 _PLAIN_BASE_PREFIXES = ("torch.", *PLAIN_BASE_PREFIXES)
+
+
 _PLAIN_BASES = PLAIN_BASES
 
 
@@ -5994,10 +5697,16 @@ _FIELD_CLASS_DECORATORS = frozenset({
     "dataclasses.dataclass", "dataclass", "attrs.define", "attrs.frozen", "attrs.mutable",
     "attr.define", "attr.frozen", "attr.mutable", "attr.s", "attr.attrs", "attrs.s",
 })
+
+
 #: attrs' classic decorators: annotated fields only with ``auto_attribs=True``
 _ATTRS_CLASSIC = frozenset({"attr.s", "attr.attrs", "attrs.s"})
+
+
 #: ``field(...)`` specifiers of those classes (``init=``, ``kw_only=``, ``default=``)
 _FIELD_CALLS = frozenset({"dataclasses.field", "field", "attrs.field", "attr.field", "attr.ib", "attr.attrib"})
+
+
 _NAMEDTUPLE_BASES = frozenset({"typing.NamedTuple", "NamedTuple"})
 
 
@@ -6010,19 +5719,29 @@ _FRESH_BUILDERS = frozenset({
     "torch.randint_like", "torch.randperm", "torch.cat", "torch.concat", "torch.stack", "torch.where",
     "torch.clone", "torch.tril", "torch.triu", "torch.cumsum", "torch.bernoulli", "torch.multinomial",
 })
+
+
 #: tensor methods that return a new tensor
 _FRESH_METHODS = frozenset({"clone", "new", "new_zeros", "new_ones", "new_full", "new_empty", "new_tensor"})
+
+
 #: tensor methods that return their receiver (in-place fills) or, at most, a copy of it: a
 #: fresh receiver stays fresh through them
 _SAME_TENSOR_METHODS = frozenset({
     "to", "contiguous", "normal_", "uniform_", "bernoulli_", "exponential_", "fill_", "zero_", "random_",
 })
+
+
 #: torch functions whose result is integer positions, never a boolean mask.
 _INDEX_BUILDERS = frozenset({
     "torch.arange", "torch.randperm", "torch.argsort", "torch.nonzero", "torch.argmax", "torch.argmin",
     "torch.multinomial", "torch.randint", "torch.searchsorted", "torch.bucketize",
 })
+
+
 _MASK_WORDS = frozenset({"mask", "masks", "bool"})
+
+
 _NOT_MASK_WORDS = frozenset({"idx", "index", "ids", "id", "len", "length", "lengths", "size", "value", "values"})
 
 
@@ -6090,14 +5809,6 @@ def _called_lookup(node: cst.BaseExpression, local_values: Mapping[str, cst.Base
     return func if _is_lookup_by_name(func) else None  # type: ignore[return-value]
 
 
-def _storage_of(node: cst.BaseExpression) -> cst.BaseExpression:
-    """The tensor whose storage ``node`` is: ``t.data`` (any depth) shares ``t``'s storage, so an
-    in-place write through it mutates ``t``."""
-    while type(node) is cst.Attribute and node.attr.value == "data":
-        node = node.value
-    return node
-
-
 def _setattr_target(node: cst.Call, name: str) -> tuple[cst.Attribute, cst.BaseExpression] | None:
     """``(self.<attr>, value)`` for a call that writes an attribute of ``self`` named by a string
     literal: ``setattr(self, "mask", m)``, ``self.__setattr__("mask", m)``, ``super().__setattr__(
@@ -6124,19 +5835,6 @@ def _setattr_target(node: cst.Call, name: str) -> tuple[cst.Attribute, cst.BaseE
     if not isinstance(attr, str) or not attr.isidentifier():
         return None
     return cst.Attribute(value=cst.Name("self"), attr=cst.Name(attr)), value
-
-
-def _is_self(node: cst.BaseExpression) -> bool:
-    return type(node) is cst.Name and node.value == "self"
-
-
-def _fixed_attr(cls: _ClassInfo, arg: cst.Arg) -> Any:
-    """The literal an argument reading ``self.<attr>`` takes when init code fixes that attribute
-    (:attr:`_ClassInfo.attr_literals`); :data:`NOT_LITERAL` for anything else (a spread too)."""
-    v = arg.value
-    if arg.star or not _is_self_attr(v):
-        return NOT_LITERAL
-    return cls.attr_literals.get(v.attr.value, NOT_LITERAL)  # type: ignore[attr-defined]
 
 
 def _forwards_init(fn: cst.FunctionDef | None) -> bool:
@@ -6183,10 +5881,6 @@ def _self_chain(node: cst.BaseExpression, depth: int = 3) -> str:
     return "self." + ".".join(reversed(parts))
 
 
-def _is_self_attr(node: cst.BaseExpression) -> bool:
-    return type(node) is cst.Attribute and type(node.value) is cst.Name and node.value.value == "self"
-
-
 def _scalar_calls(value: cst.BaseExpression) -> Iterator[cst.Call]:
     """The calls a scalar expression combines, through arithmetic (``lengths.max() + 1``) and
     scalar casts (``.long()``, ``.to(...)``: their receivers are followed, not yielded)."""
@@ -6202,22 +5896,6 @@ def _scalar_calls(value: cst.BaseExpression) -> Iterator[cst.Call]:
                 stack.append(func.value)
             else:
                 yield e  # type: ignore[misc]
-
-
-def _size_query_of(node: cst.BaseExpression) -> cst.BaseExpression:
-    """The tensor whose static size ``node`` reads (``t.size(0)``, ``t.shape[0]``, ``t.numel()``,
-    ``len(t)``), else ``node``: a cache on ``self`` keyed by its own length
-    (``if self._future_mask.size(0) < dim:``, ``if max_pos > self.weights.size(0):``)."""
-    t = type(node)
-    if t is cst.Call:
-        func = node.func  # type: ignore[attr-defined]
-        if type(func) is cst.Attribute and func.attr.value in ("size", "numel", "dim"):
-            return func.value
-        if type(func) is cst.Name and func.value == "len" and len(node.args) == 1:  # type: ignore[attr-defined]
-            return node.args[0].value  # type: ignore[attr-defined]
-    elif t is cst.Subscript and type(node.value) is cst.Attribute and node.value.attr.value == "shape":  # type: ignore[attr-defined]
-        return node.value.value  # type: ignore[attr-defined]
-    return node
 
 
 #: Calls that hand back the table they are called on (a copy, a view, another device or dtype).
@@ -6329,24 +6007,6 @@ def _agreed_call_args(fn: cst.FunctionDef, param: str) -> tuple[cst.Arg, ...] | 
     return tuple(agreed)
 
 
-def _key_comparisons(test: cst.BaseExpression) -> Iterator[list[cst.BaseExpression]]:
-    """The sides of each comparison in ``test`` (through ``and``/``or``/``not``) that can compare a
-    cache key: ordering or (in)equality operators only, and no side a literal None."""
-    stack: list[cst.CSTNode] = [test]
-    while stack:
-        e = stack.pop()
-        t = type(e)
-        if t is cst.BooleanOperation:
-            stack += (e.left, e.right)  # type: ignore[attr-defined]
-        elif t is cst.UnaryOperation:
-            stack.append(e.expression)  # type: ignore[attr-defined]
-        elif t is cst.Comparison:
-            sides = [e.left, *(c.comparator for c in e.comparisons)]  # type: ignore[attr-defined]
-            if all(type(c.operator) in _KEY_COMPARE_OPS for c in e.comparisons) and \
-                    not any(literal(x) is None for x in sides):  # type: ignore[attr-defined]
-                yield sides
-
-
 def _self_table(node: cst.BaseExpression | None) -> str:
     """The attribute of ``self`` a tensor expression reads its table from, through attributes,
     items and :data:`_SAME_TABLE_METHODS` calls (``self.cached_freqs[a:b].detach()`` ->
@@ -6365,26 +6025,6 @@ def _self_table(node: cst.BaseExpression | None) -> str:
         else:
             return ""
     return ""
-
-
-def _key_attr(node: cst.BaseExpression) -> str:
-    """The attribute of ``self`` a cache key reads (``self.max_seq_len_cached``,
-    ``self.weights.size(0)``, ``self.cached_len.item()``, ``self._cos_cached.device``), else ""."""
-    read = _size_query_of(_host_read_of(node))
-    while type(read) is cst.Attribute and not _is_self_attr(read):
-        read = read.value  # type: ignore[attr-defined]
-    return read.attr.value if _is_self_attr(read) else ""  # type: ignore[attr-defined]
-
-
-def _host_read_of(node: cst.BaseExpression) -> cst.BaseExpression:
-    """The tensor a host read takes its value from (``t.item()``, ``int(t)``), else ``node``."""
-    if type(node) is cst.Call:
-        func = node.func  # type: ignore[attr-defined]
-        if type(func) is cst.Attribute and func.attr.value == "item" and not node.args:  # type: ignore[attr-defined]
-            return func.value  # type: ignore[no-any-return]
-        if type(func) is cst.Name and func.value in ("int", "float") and len(node.args) == 1:  # type: ignore[attr-defined]
-            return node.args[0].value  # type: ignore[attr-defined,no-any-return]
-    return node
 
 
 def _key_reads(test: cst.BaseExpression, attrs: frozenset[str]) -> list[int]:
@@ -6503,75 +6143,6 @@ def _and_operands(test: cst.BaseExpression) -> list[cst.BaseExpression]:
     return [test]
 
 
-def _reads_self_attrs(node: cst.CSTNode, attrs: frozenset[str]) -> bool:
-    """Whether ``node`` reads ``self.<a>`` for some ``a`` in ``attrs`` anywhere inside."""
-    stack: list[Any] = [node]
-    while stack:
-        n = stack.pop()
-        if _is_self_attr(n) and n.attr.value in attrs:
-            return True
-        stack.extend(child_nodes(n))
-    return False
-
-
-#: Methods of a KV cache object that return its current length (transformers ``Cache``).
-_CACHE_LENGTH_METHODS = frozenset({"get_seq_length", "get_usable_length", "get_past_seen_tokens"})
-
-
-def _is_cache_length(node: cst.Call) -> bool:
-    """``past_key_values.get_seq_length()``: a cache's current length, read in the step."""
-    return type(node.func) is cst.Attribute and node.func.attr.value in _CACHE_LENGTH_METHODS
-
-
-#: Names of containers that hold a growing key/value cache (``kv_cache``, ``past_key_values``,
-#: ``layer_past``, ``self.cache``); not ``cache_position``/``cache_index`` (positions of the new
-#: tokens), nor Transformer-XL's ``mems`` (a window of fixed length, see ML017).
-_CACHE_CONTAINER = re.compile(r"^(_?(\w+_)?(kv_?)?caches?|past|past_key_values?|layer_past|past_kv|present)$")
-
-
-_ITEM_BUILTINS = frozenset({"next", "iter", "list", "tuple"})
-
-
-def _cache_item_length(node: cst.BaseExpression) -> str:
-    """A length read off a tensor *held in* a cache container: ``next(iter(kv_cache.values()))
-    .shape[1]`` (whisper), ``past_key_values[0][0].shape[-2]`` (legacy tuple caches),
-    ``self.cache["key"].size(1)``: how many tokens the cache holds, which grows every decoding
-    step (a growing cache's shape is its length; a fixed-size cache is indexed by an explicit
-    position instead). Returns the container's text, "" if ``node`` is no such read. A shape
-    read off a tensor named like a cache itself (``k_cache.shape[2]``) is left out: a
-    preallocated buffer has a static shape."""
-    if type(node) is cst.Subscript and type(node.value) is cst.Attribute and node.value.attr.value == "shape":
-        held = node.value.value
-    elif type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value == "size" and node.args:
-        held = node.func.value
-    else:
-        return ""
-    # `c[i][0]`, `next(iter(c.values()))`, `list(c.values())[0]`: an item of the container `c`
-    item = False
-    container = held
-    while True:
-        t = type(container)
-        if t is cst.Subscript:
-            container, item = container.value, True
-        elif t is cst.Call and type(container.func) is cst.Name and container.func.value in _ITEM_BUILTINS \
-                and container.args:
-            item = item or container.func.value == "next"
-            container = container.args[0].value
-        elif t is cst.Call and type(container.func) is cst.Attribute and container.func.attr.value == "values":
-            container = container.func.value
-        else:
-            break
-    if not item:
-        return ""
-    if type(container) is cst.Name:
-        leaf = container.value
-    elif type(container) is cst.Attribute:
-        leaf = container.attr.value
-    else:
-        return ""
-    return _dotted(container) if _CACHE_CONTAINER.match(leaf) else ""
-
-
 #: Calls inside an overridden ``train()`` that change behaviour (not cache upkeep).
 _MODE_SWITCH_CALLS = frozenset({"eval", "train", "requires_grad_", "apply"})
 
@@ -6610,21 +6181,18 @@ def _self_storage(value: cst.BaseExpression, cls: Any) -> cst.Attribute | None:
     return stored[0]  # type: ignore[return-value]
 
 
-def _alternatives(node: cst.BaseExpression, depth: int = 4) -> list[cst.BaseExpression]:
-    """The values ``a or B()`` / ``B() if c else a`` may take (nested a few levels)."""
-    if depth and type(node) is cst.BooleanOperation:
-        return [*_alternatives(node.left, depth - 1), *_alternatives(node.right, depth - 1)]  # type: ignore[attr-defined]
-    if depth and type(node) is cst.IfExp:
-        return [*_alternatives(node.body, depth - 1), *_alternatives(node.orelse, depth - 1)]  # type: ignore[attr-defined]
-    return [node]
-
-
 #: Decorators that make a generator function a context manager.
 _CONTEXT_MANAGER_DECORATORS = frozenset({"contextlib.contextmanager", "contextlib.asynccontextmanager"})
+
+
 #: Concatenations that lengthen an axis (``torch.stack`` adds one: no growth of an input).
 _CONCAT_CALLS = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.hstack", "torch.vstack",
                            "torch.column_stack", "torch.row_stack", "torch.dstack"})
+
+
 _CONCAT_LEAVES = frozenset(n.rsplit(".", 1)[-1] for n in _CONCAT_CALLS)
+
+
 #: Methods that return the same data cast, moved or cut off from autograd.
 _GROWTH_PASSTHROUGH = frozenset({"detach", "contiguous", "to", "float", "half", "bfloat16", "type_as", "clone"})
 
@@ -6641,36 +6209,27 @@ def _state_text(node: cst.BaseExpression) -> str:
     return node.value if type(node) is cst.Name else ""
 
 
-def _root_name(node: cst.BaseExpression) -> str:
-    while type(node) in (cst.Subscript, cst.Attribute):
-        node = node.value
-    return node.value if type(node) is cst.Name else ""
-
-
 #: Calls that draw a random number on the host (Python's and NumPy's global RNG, torch's).
 #: Classmethod factories that build an instance of their class (``Block.from_config(cfg)``;
 #: not ``from_pretrained``: a checkpoint load, whose class the graph already knows by the call).
 #: Expressions whose value is a new object (:attr:`_FuncScope.fresh`).
 _NEW_OBJECT_EXPRS = frozenset({cst.Call, cst.UnaryOperation, cst.BinaryOperation, cst.List, cst.Dict, cst.Set,
                                cst.ListComp, cst.DictComp, cst.SetComp})
-def _cache_operand(e: cst.BaseExpression) -> bool:
-    """``use_cache``, ``self.use_cache`` or ``past_key_values is None``: an operand about the
-    decoding cache (:meth:`FileVisitor._mode_glue`)."""
-    if type(e) is cst.UnaryOperation:
-        e = e.expression
-    if type(e) is cst.Comparison and len(e.comparisons) == 1:
-        e = e.left
-    leaf = e.attr.value if type(e) is cst.Attribute else e.value if type(e) is cst.Name else ""
-    return leaf in ("use_cache", "past_key_values", "past_key_value")
 
 
 #: A flag that turns activation checkpointing on (`self.gradient_checkpointing`, timm's
 #: `self.grad_checkpointing`, `use_checkpoint`, `self.checkpoint_activations`): :meth:`_mode_glue`.
 _CHECKPOINT_FLAG = re.compile(r"^(use_)?(grad(ient)?_)?(checkpoint(ing|_activations)?|ckpt)$")
+
+
 _FACTORY_METHOD = re.compile(r"^(from_(config|cfg|args|dict|params|settings|kwargs|hparams|opts?)|build|create|make)$")
+
+
 #: Tensor methods that fill a tensor with random numbers.
 _SAMPLING_METHODS = frozenset({"bernoulli", "bernoulli_", "uniform_", "normal_", "random_", "exponential_",
                                "geometric_", "cauchy_", "log_normal_", "multinomial"})
+
+
 #: Attributes of torch modules and tensors read through a submodule (``self.conv.weight``,
 #: ``self.norm.eps``): never a project property, so no call fact is recorded for them.
 _PLAIN_MODULE_ATTRS = frozenset({
@@ -6684,7 +6243,10 @@ _PLAIN_MODULE_ATTRS = frozenset({
 
 #: ``functools`` decorators that keep a function's (or property's) results across calls.
 _FUNCTOOLS_CACHES = frozenset({"functools.lru_cache", "functools.cache", "functools.cached_property"})
+
+
 _RNG_CALL = re.compile(r"^(random|numpy\.random|torch\.rand\w*|torch\.multinomial|torch\.normal)(\.\w+)?$")
+
 
 #: Tensor methods that only move or cast a tensor (device, dtype, memory format).
 _PLACEMENT_METHODS = frozenset({"to", "cuda", "cpu", "type", "type_as", "float", "half", "bfloat16",
@@ -6713,34 +6275,6 @@ def _is_placement_of(attr: str, value: cst.BaseExpression) -> bool:
     return cast_of(value, is_attr)
 
 
-def _small_statements(body: Sequence[cst.BaseStatement]) -> Iterator[cst.BaseSmallStatement | cst.BaseStatement]:
-    """The statements of ``body`` at any depth (compound statements' bodies, ``else``,
-    ``finally`` and handlers), small statements one by one, not entering nested functions or
-    classes (their code runs elsewhere). Compound statements are yielded too."""
-    todo: list[cst.BaseStatement | cst.BaseSmallStatement] = list(reversed(body))
-    while todo:
-        st = todo.pop()
-        yield st
-        t = type(st)
-        if t is cst.SimpleStatementLine:
-            todo.extend(reversed(st.body))  # type: ignore[attr-defined]
-            continue
-        if t in (cst.FunctionDef, cst.ClassDef) or not isinstance(st, cst.BaseCompoundStatement):
-            continue
-        inner: list[cst.BaseStatement | cst.BaseSmallStatement] = []
-        for part in (getattr(st, "body", None), *(h.body for h in getattr(st, "handlers", ())),
-                     getattr(st, "orelse", None), getattr(st, "finalbody", None)):
-            if part is None:
-                continue
-            if type(part) in (cst.Else, cst.Finally):
-                part = part.body
-            if type(part) is cst.If:
-                inner.append(part)
-            elif type(part) in (cst.IndentedBlock, cst.SimpleStatementSuite):
-                inner.extend(part.body)
-        todo.extend(reversed(inner))
-
-
 def _returns_or_binds(stmt: cst.If, names: set[str]) -> bool:
     """A ``return`` inside ``stmt`` (an ``if`` and its ``else``/``elif``), or an assignment to
     one of ``names``."""
@@ -6756,63 +6290,6 @@ def _returns_or_binds(stmt: cst.If, names: set[str]) -> bool:
 
 #: builtins that read a tensor's value back to the host as a Python number (ML512)
 _HOST_CASTS = frozenset({"int", "float", "bool", "complex"})
-
-
-def _none_args(node: cst.Call, scope: _FuncScope) -> tuple[str, ...]:
-    """The call's arguments that may be None (:attr:`migrate_lens.models.CallFlow.nones`), by
-    position or keyword (:func:`_maybe_none`): ``<slot>`` for a value that may be None here,
-    ``<slot>=<param>`` for an optional parameter of the caller passed on as it came
-    (``dim_size=dim_size``), None when the caller's own callers leave it out."""
-    out: list[str] = []
-    i = 0
-    for a in node.args:
-        if a.star:
-            break
-        slot = a.keyword.value if a.keyword is not None else str(i)
-        if a.keyword is None:
-            i += 1
-        src = _maybe_none(a.value, scope)
-        if src:
-            out.append(slot if src == "*" else f"{slot}={src}")
-    return tuple(out)
-
-
-def _maybe_none(v: cst.BaseExpression, scope: _FuncScope, depth: int = 0) -> str:
-    """Whether ``v`` may be None where it is passed: "" only for what is a value whatever runs
-    before (a literal other than None, arithmetic, a comparison, a container, a size query
-    ``x.size(0)`` / ``x.shape[0]`` / ``len(x)``, a required parameter or one with a literal
-    default, a local bound once to such a value); the name of an optional parameter of the
-    caller (default None) passed on as it came; "*" for anything else (a local bound more than
-    once, which some branch may leave None; an attribute; another call, ``getattr(d, "n",
-    None)``): unknown counts as possibly None."""
-    t = type(v)
-    if t is cst.Name:
-        name = v.value  # type: ignore[attr-defined]
-        if name in ("True", "False"):
-            return ""
-        if name in scope.params:
-            default = scope.param_meta.get(name, (None, None))[1]
-            if default is None:
-                return ""  # a required parameter
-            if type(default) is cst.Name and default.value == "None":
-                return name
-            return "" if literal(default) is not NOT_LITERAL else "*"  # (`chunk=256`: a value unless a caller passes None)
-        bound = scope.last_value.get(name)
-        if bound is None or depth > 3 or name in scope.target_bound or (name, id(bound)) in scope.alt_values \
-                or scope.prior_value.get((name, id(bound))) is not None:
-            return "*"  # (bound more than once, in a loop or a with: some path may leave None)
-        return _maybe_none(bound, scope, depth + 1)  # `seq_length = x.shape[-1]`, bound once
-    if t in (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString,
-             cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.Tuple, cst.List, cst.Dict, cst.Set):
-        return ""
-    if t is cst.Subscript and type(v.value) is cst.Attribute and v.value.attr.value == "shape":  # type: ignore[attr-defined]
-        return ""
-    if t is cst.Call:
-        func = v.func  # type: ignore[attr-defined]
-        if type(func) is cst.Attribute and func.attr.value in ("size", "dim", "numel") or \
-                type(func) is cst.Name and func.value in ("len", "int", "float", "max", "min", "sum", "round"):
-            return ""
-    return "*"
 
 
 def _iterated_param(it: cst.BaseExpression, params: Container[str]) -> str:
@@ -6894,31 +6371,6 @@ def _optional_guards(test: cst.BaseExpression, scope: _FuncScope) -> tuple[list[
     return [], []
 
 
-def _names_read(node: cst.CSTNode) -> list[cst.Name]:
-    """The ``Name`` nodes inside ``node`` (an expression: a few dozen nodes at most)."""
-    out: list[cst.Name] = []
-    stack: list[cst.CSTNode] = [node]
-    while stack:
-        n = stack.pop()
-        if type(n) is cst.Name:
-            out.append(n)
-        else:
-            stack.extend(child_nodes(n))
-    return out
-
-
-def _returned_def(fn: cst.FunctionDef) -> str:
-    """The name of a function ``fn`` defines in its own body and returns (``def hook(...): ...;
-    return hook``), or ""."""
-    if type(fn.body) is not cst.IndentedBlock:
-        return ""
-    defs = {st.name.value for st in fn.body.body if type(st) is cst.FunctionDef}
-    for st in _small_statements(fn.body.body):
-        if type(st) is cst.Return and type(st.value) is cst.Name and st.value.value in defs:
-            return st.value.value
-    return ""
-
-
 def _removes_hooks(fn: cst.FunctionDef | None) -> bool:
     """``fn`` calls ``<handle>.remove()`` with no argument in its own body (``for h in handles:
     h.remove()``): the hooks it registers live for that one call."""
@@ -6953,163 +6405,6 @@ def _removes_handle(fn: cst.FunctionDef | None, handle: str) -> bool:
     return False
 
 
-def _always_raises(handler: cst.ExceptHandler) -> bool:
-    """``handler``'s body ends with ``raise`` and returns nowhere: it only reports the error
-    (PyG's ``_index_select_safe`` reads ``index.min().item()`` for a better message, then
-    re-raises). Under ``jax.jit`` the failure it handles is never raised (an out-of-range gather
-    clamps), so no port runs it; nothing it does is a porting obstacle."""
-    body = handler.body
-    if type(body) is not cst.IndentedBlock or not body.body:
-        return False
-    last = body.body[-1]
-    if type(last) is not cst.SimpleStatementLine or type(last.body[-1]) is not cst.Raise:
-        return False
-    return not any(type(st) is cst.Return for st in _small_statements(body.body))
-
-
-def _kernel_gate(visitor: FileVisitor, test: cst.BaseExpression) -> bool:
-    """``test`` holds only when an optional kernel is installed: an availability test
-    (:func:`_is_availability_test`: ``is_fast_path_available``, ``has_apex``) or a name imported
-    under a guard, tested for truth or ``is not None``, as the whole test or as one term of an
-    ``and`` (never negated, never under ``or``)."""
-    t = type(test)
-    if t is cst.BooleanOperation:
-        return type(test.operator) is cst.And and (  # type: ignore[attr-defined]
-            _kernel_gate(visitor, test.left) or _kernel_gate(visitor, test.right))  # type: ignore[attr-defined]
-    if t is cst.Comparison:
-        comps = test.comparisons  # type: ignore[attr-defined]
-        if len(comps) != 1 or type(comps[0].operator) is not cst.IsNot or \
-                type(comps[0].comparator) is not cst.Name or comps[0].comparator.value != "None":
-            return False
-        test = test.left  # type: ignore[attr-defined]
-        t = type(test)
-    elif t is not cst.UnaryOperation and _is_availability_test(test):
-        return True
-    if t is cst.Name or t is cst.Attribute:
-        return bool(visitor.bindings.guarded) and bool(visitor.bindings.guarded_import(visitor.qual(test)))
-    return False
-
-
-def _asserts_kernel(visitor: FileVisitor, body: cst.BaseSuite) -> bool:
-    """``body`` (of an ``if`` on a config flag: ``if self.use_fast_kernels:``) raises unless an
-    optional kernel is installed: one of its statements is ``if not <kernel gate> [or ...]:``
-    whose body raises (jamba's "Fast Mamba kernels are not available" check), so the rest of it
-    runs only with the kernel."""
-    if type(body) is not cst.IndentedBlock:
-        return False
-    for st in body.body:
-        if type(st) is not cst.If or st.orelse is not None or _exit_kind(st.body) != "raise":
-            continue
-        terms = [st.test]
-        while terms:
-            t = terms.pop()
-            if type(t) is cst.BooleanOperation and type(t.operator) is cst.Or:
-                terms.extend((t.left, t.right))
-            elif type(t) is cst.UnaryOperation and type(t.operator) is cst.Not and _kernel_gate(visitor, t.expression):
-                return True
-    return False
-
-
-def _is_availability_test(test: cst.BaseExpression) -> bool:
-    """``test`` checks that an optional library is installed (:data:`_AVAILABILITY_TEST`:
-    ``is_causal_conv1d_available()``, ``has_apex``), possibly negated or joined with ``and``."""
-    t = type(test)
-    if t is cst.BooleanOperation:
-        return _is_availability_test(test.left) or _is_availability_test(test.right)  # type: ignore[attr-defined]
-    if t is cst.Call:
-        test = test.func  # type: ignore[attr-defined]
-        t = type(test)
-    if t is cst.Attribute:
-        return bool(_AVAILABILITY_TEST.match(test.attr.value))  # type: ignore[attr-defined]
-    return t is cst.Name and bool(_AVAILABILITY_TEST.match(test.value))  # type: ignore[attr-defined]
-
-
-def _backend_test(visitor: FileVisitor, t: cst.BaseExpression, alias: bool = True) -> int:
-    """1 when ``t`` is true only on a PyTorch backend whose workarounds a JAX port drops
-    (``kinds.TORCH_ONLY_BACKENDS``: ``x.device.type == "mps"``, ``device.type in ("mps",
-    "xpu")``, ``x.is_mps``, ``torch.backends.mps.is_available()``), -1 when it is false only
-    there (``x.device.type != "mps"``), else 0. With ``alias``, a local name last bound to such a
-    test (``is_mps = z.device.type == "mps"``; ``if is_mps:``) counts as the test."""
-    tt = type(t)
-    if tt is cst.Name:
-        if alias and visitor.func_stack:
-            bound = visitor.func_stack[-1].last_value.get(t.value)  # type: ignore[attr-defined]
-            if bound is not None:
-                return _backend_test(visitor, bound, alias=False)
-        return 0
-    if tt is cst.Attribute:
-        return 1 if t.attr.value in K.TORCH_ONLY_BACKEND_FLAGS else 0  # type: ignore[attr-defined]
-    if tt is cst.Call:
-        return 1 if visitor.qual(t.func) in K.TORCH_ONLY_BACKEND_CHECKS else 0  # type: ignore[attr-defined]
-    if tt is not cst.Comparison or len(t.comparisons) != 1:  # type: ignore[attr-defined]
-        return 0
-    left, comp = t.left, t.comparisons[0]  # type: ignore[attr-defined]
-    if not (type(left) is cst.Attribute and left.attr.value == "type"):
-        return 0  # `<device>.type`: `x.device.type`, `self.device.type`, `device.type`
-    right, op = comp.comparator, type(comp.operator)
-    if op in (cst.Equal, cst.NotEqual):
-        names = [right]
-    elif op in (cst.In, cst.NotIn) and type(right) in (cst.Tuple, cst.List, cst.Set):
-        names = [el.value for el in right.elements]  # type: ignore[attr-defined]
-    else:
-        return 0
-    if not names or not all(type(n) is cst.SimpleString and n.evaluated_value in K.TORCH_ONLY_BACKENDS
-                            for n in names):  # type: ignore[attr-defined]
-        return 0
-    return 1 if op in (cst.Equal, cst.In) else -1
-
-
-def _export_only_test(visitor: FileVisitor, test: cst.BaseExpression) -> str:
-    """Which branch of an ``if`` on ``test`` only PyTorch's exporters run: "body" for
-    ``torch.jit.is_scripting()`` (also ``or``-ed with another such check, or ``and``-ed with
-    anything), "orelse" for ``not`` of one, else "". Eager PyTorch, and so the code a port
-    follows, takes the other branch (``kinds.TRACING_CHECKS``). A test true only on a PyTorch
-    backend a port does not inherit the workarounds of (:func:`_backend_test`: the MPS detour
-    ``if x.device.type == "mps": x = x.cpu()``) selects a dead branch the same way, and so does a
-    flag that loads another framework's weights into PyTorch (``if from_tf:``,
-    :data:`_FOREIGN_WEIGHTS`)."""
-    def check(t: cst.BaseExpression) -> bool:
-        if type(t) is cst.Call:
-            return visitor.qual(t.func) in K.TRACING_CHECKS or _backend_test(visitor, t) == 1
-        if visitor.constants and _flag_constant(visitor, t) in _FALSY:
-            return True
-        if (type(t) is cst.Name and _FOREIGN_WEIGHTS.match(t.value)) or \
-                (type(t) is cst.Attribute and _FOREIGN_WEIGHTS.match(t.attr.value)):
-            return True
-        if type(t) is cst.BooleanOperation:
-            if type(t.operator) is cst.Or:
-                return check(t.left) and check(t.right)
-            return check(t.left) or check(t.right)
-        return _backend_test(visitor, t) == 1
-    if check(test):
-        return "body"
-    if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not and check(test.expression):
-        return "orelse"
-    if _backend_test(visitor, test) == -1:
-        return "orelse"
-    if visitor.constants and _flag_constant(visitor, test) in ("True", "1"):
-        return "orelse"
-    return ""
-
-
-def _eager_only_test(visitor: FileVisitor, test: cst.BaseExpression) -> bool:
-    """``if not is_compiling(): ...`` (also ``and``-ed with anything), without an ``else``:
-    work only the eager run does (input checks, validation shortcuts) that a compiled graph
-    skips, as a jitted port does: the branch is dead for the port. Any function of that name
-    (``torch.compiler.is_compiling``, transformers' ``is_torchdynamo_compiling``, a project's
-    own wrapper: kornia's ``kornia.core.utils.is_compiling``)."""
-    operands = [test]
-    while type(operands[-1]) is cst.BooleanOperation and type(operands[-1].operator) is cst.And:  # type: ignore[attr-defined]
-        last = operands.pop()
-        operands += (last.left, last.right)  # type: ignore[attr-defined]
-    for t in operands:
-        if type(t) is cst.UnaryOperation and type(t.operator) is cst.Not and type(t.expression) is cst.Call:
-            name = visitor.qual(t.expression.func) or _dotted(t.expression.func)
-            if name.rsplit(".", 1)[-1] in _COMPILE_CHECKS:
-                return True
-    return False
-
-
 #: Names of the checks for a compiled (dynamo) run (:func:`_eager_only_test`).
 #: functions that write an image file: a function calling one dumps pictures for a person to
 #: look at (a debug dump, a sample grid), host code like a plot
@@ -7118,79 +6413,6 @@ _IMAGE_WRITERS = frozenset({
     "imageio.mimsave", "imageio.v2.mimsave", "skimage.io.imsave", "PIL.Image.Image.save", "scipy.misc.imsave",
     "torchvision.io.write_png", "torchvision.io.write_jpeg", "torchvision.io.write_video",
 })
-_COMPILE_CHECKS = frozenset({"is_compiling", "is_dynamo_compiling", "is_torchdynamo_compiling"})
-#: literals of a flag constant that is off
-_FALSY = frozenset({"False", "None", "0"})
-#: A flag that loads another framework's checkpoint into the PyTorch model (`if from_tf:` in
-#: `from_pretrained`, the TF -> PyTorch round trip; `from_flax`): a JAX port loads its own weights
-#: and carries none of that branch (:func:`_export_only_test`).
-_FOREIGN_WEIGHTS = re.compile(r"^(from|load)_(tf|tensorflow|keras|flax)(_checkpoint|_weights)?$")
-
-
-def _flag_constant(visitor: FileVisitor, t: cst.BaseExpression) -> str:
-    """The literal of the project flag constant ``t`` names (``flags.DEBUG``, ``DEBUG``
-    imported or defined at module level: :attr:`FileVisitor.constants`), "" for anything else."""
-    if type(t) is cst.Name:
-        name = visitor.qual(t) or (f"{visitor.module}.{t.value}" if t.value in visitor.bindings.globals else "")
-    elif type(t) is cst.Attribute:
-        name = visitor.qual(t)
-    else:
-        return ""
-    return visitor.constants.get(name, "")
-
-
-def _is_main_guard(node: cst.If) -> bool:
-    test = node.test
-    if type(test) is cst.Comparison and type(test.left) is cst.Name and test.left.value == "__name__":
-        return True
-    return False
-
-
-def _exit_kind(body: cst.BaseSuite) -> str:
-    """"raise" if the branch raises, "return" if it returns/breaks/continues, else ""."""
-    if type(body) is cst.IndentedBlock:
-        smalls = [s for stmt in body.body if type(stmt) is cst.SimpleStatementLine for s in stmt.body]
-    else:
-        smalls = list(body.body)
-    if any(type(s) is cst.Raise for s in smalls):
-        # `if mask.sum() == 0: if allow_empty: return zeros; raise ...`: the branch also
-        # returns a value of its own, a computation the condition chooses
-        return "return" if type(body) is cst.IndentedBlock and _nested_exit(body.body) else "raise"
-    if any(type(s) in (cst.Return, cst.Break, cst.Continue) for s in smalls):
-        return "return"
-    return ""
-
-
-def _nested_exit(stmts: Sequence[cst.BaseStatement], loop: bool = False) -> bool:
-    """Whether a compound statement among ``stmts`` (nested blocks, not nested definitions)
-    holds a ``return``, or a ``break``/``continue`` of the enclosing loop (``loop``: inside
-    a loop of its own, those stay in it)."""
-    for stmt in stmts:
-        t = type(stmt)
-        if t is cst.SimpleStatementLine:
-            if any(type(s) is cst.Return or (not loop and type(s) in (cst.Break, cst.Continue)) for s in stmt.body):
-                return True
-            continue
-        if t in (cst.FunctionDef, cst.ClassDef):
-            continue
-        inner = loop or t in (cst.For, cst.While)
-        blocks = [getattr(stmt, "body", None), getattr(stmt, "orelse", None), getattr(stmt, "finalbody", None)]
-        blocks += list(getattr(stmt, "handlers", ()) or ()) + list(getattr(stmt, "cases", ()) or ())
-        for b in blocks:
-            if type(b) is cst.If:  # an elif
-                if _nested_exit([b], inner):
-                    return True
-                continue
-            while b is not None and not isinstance(b, cst.BaseSuite):
-                b = getattr(b, "body", None)  # an else/except/finally/elif/case clause -> its block
-            if b is None:
-                continue
-            if type(b) is cst.IndentedBlock:
-                if _nested_exit(b.body, inner):
-                    return True
-            elif any(type(s) is cst.Return or (not inner and type(s) in (cst.Break, cst.Continue)) for s in b.body):
-                return True
-    return False
 
 
 def _first_param(params: cst.Parameters) -> str:
@@ -7199,582 +6421,20 @@ def _first_param(params: cst.Parameters) -> str:
     return first[0].name.value if first else ""
 
 
-#: Receivers whose calls only report (``warnings.warn``, ``logger.warning``, ``self.log.info``)
-_REPORTERS = frozenset({"warnings", "logging", "logger", "log", "_logger", "LOGGER", "_LOGGER", "LOG", "_log"})
-#: the reporting methods of a logger (``logging.Logger``; transformers' ``warning_once``) and of
-#: the ``logging`` module: ``log.append(x)`` on a list named ``log`` is no report
-_LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log",
-                          "warning_once", "info_once", "warning_advice"})
-#: what ``warnings`` reports with
-_WARN_FUNCS = frozenset({"warn", "warn_explicit"})
-
-
-def _drops_tested(body: cst.BaseSuite, test: cst.BaseExpression) -> bool:
-    """Whether a branch only sets to ``None`` names its test reads: ``if not padding_mask.any():
-    padding_mask = None`` (fairseq/ESM encoders), ``if mask is not None and mask.all(): mask =
-    None``. Such a branch drops an optional input when the data shows it changes nothing."""
-    stmts = body.body if type(body) is cst.IndentedBlock else (body,)
-    dropped: set[str] = set()
-    for stmt in stmts:
-        if type(stmt) is not cst.SimpleStatementLine and type(stmt) is not cst.SimpleStatementSuite:
-            return False
-        for small in stmt.body:  # type: ignore[union-attr]
-            if type(small) is not cst.Assign or literal(small.value) is not None or small.value is None:
-                return False
-            if type(small.value) is not cst.Name or small.value.value != "None":
-                return False
-            for t in small.targets:
-                if type(t.target) is not cst.Name:
-                    return False
-                dropped.add(t.target.value)
-    if not dropped:
-        return False
-    read: set[str] = set()
-    stack: list[cst.CSTNode] = [test]
-    while stack:
-        n = stack.pop()
-        if type(n) is cst.Name:
-            read.add(n.value)
-        elif type(n) is cst.Attribute:
-            stack.append(n.value)
-        else:
-            stack.extend(child_nodes(n))
-    return dropped <= read
-
-
-def _reports_only(body: cst.BaseSuite, qual: Callable[[cst.BaseExpression], str] | None = None) -> bool:
-    """Whether a branch only reports: every statement a call of ``warnings.warn``/``warn``, of
-    a logger's reporting method (``logger.warning``, ``logging.info``, ``self.logger.error``,
-    or a name ``qual`` resolves to ``logging.Logger``) or ``pass`` (the body of an input check
-    that warns instead of raising). Other methods of a receiver named so (``log.append(x)``)
-    do work, not reporting."""
-    stmts = body.body if type(body) is cst.IndentedBlock else (body,)
-    found = False
-    for stmt in stmts:
-        if type(stmt) is not cst.SimpleStatementLine and type(stmt) is not cst.SimpleStatementSuite:
-            return False
-        for small in stmt.body:  # type: ignore[union-attr]
-            if type(small) is cst.Pass:
-                continue
-            if type(small) is not cst.Expr or type(small.value) is not cst.Call:
-                return False
-            func = small.value.func
-            if type(func) is cst.Name:
-                if func.value != "warn":
-                    return False
-            elif type(func) is cst.Attribute:
-                recv = func.value
-                method = func.attr.value
-                name = recv.value if type(recv) is cst.Name else (
-                    recv.attr.value if type(recv) is cst.Attribute else "")
-                if name == "warnings":
-                    if method not in _WARN_FUNCS:
-                        return False
-                elif method not in _LOG_METHODS:
-                    return False
-                elif name not in _REPORTERS:
-                    # `_LOG_X = logging.getLogger(__name__)`: a logger by its binding
-                    resolved = qual(func) if qual is not None else ""
-                    if not resolved.startswith("logging."):
-                        return False
-            else:
-                return False
-            found = True
-    return found
-
-
 #: Library functions that call their first argument with the others (``checkpoint(fn, x)``)
 _FORWARDERS = frozenset({"torch.utils.checkpoint.checkpoint"})
+
+
 #: keywords the library forwarders keep for themselves
 _FORWARDER_OWN = frozenset({"use_reentrant", "preserve_rng_state", "context_fn", "determinism_check", "debug"})
 
 
 #: What the engine keeps of a call of a project name (``CallSiteFact``; eager keys of the call's data)
 _PROJECT_CALL_KEYS = ("args", "kwargs", "star", "no_grad", "reference")
+
+
 #: the inputs read by a part that read none (shared, never written)
 _NONE_READ: frozenset[str] = frozenset()
-
-
-class _CallParts:
-    """A call's kinds as first evaluated (:meth:`FileVisitor._call_parts`): ``receiver`` (""
-    for a plain function), ``entries`` (keyword or None, expression, kind, literal, inputs
-    read) per non-star argument in order, ``result``; each with the symbolic inputs its
-    evaluation read. ``stale``: the visitor changed state its kinds read since (a
-    ``register_buffer`` call turning ``self.<buf>`` into a tensor), so a variant evaluates
-    every part again."""
-
-    __slots__ = ("receiver", "receiver_used", "entries", "result", "result_used", "stale")
-
-    def __init__(self, receiver: str, receiver_used: set[str] | frozenset[str],
-                 entries: list[tuple[str | None, cst.BaseExpression, str, Any, set[str] | frozenset[str]]],
-                 result: str, result_used: set[str] | frozenset[str]) -> None:
-        self.receiver, self.receiver_used, self.entries = receiver, receiver_used, entries
-        self.result, self.result_used, self.stale = result, result_used, False
-
-
-class _CallExtras:
-    """A call site's extras that few matchers read, computed on first read
-    (:class:`~.sites.LazyData`, table :data:`_CALL_EXTRAS`: data key -> method) from the
-    visitor's state at that moment: matchers run inside ``emit``, before the walk moves on, and
-    a variant site under a hypothesis (:meth:`FileVisitor._call_variants`) computes its own
-    under it. One object per call instead of a closure per key."""
-
-    __slots__ = ("v", "node", "func", "name", "method", "scope")
-
-    def __init__(self, visitor: FileVisitor, node: cst.Call, name: str, method: str, scope: _FuncScope | None) -> None:
-        self.v, self.node, self.name, self.method, self.scope = visitor, node, name, method, scope
-        self.func = visitor._aliased_calls.get(id(node), node.func) if visitor._aliased_calls else node.func
-
-    def receiver_name(self) -> str:
-        func = self.func
-        return self.v.qual(func.value) if type(func) is cst.Attribute else ""
-
-    def autograd_functions(self) -> frozenset[str]:
-        """Qualnames of this file's ``torch.autograd.Function`` subclasses (what a name bound to
-        ``<Fn>.apply`` may call: ``clamp_grad = ClampGrad.apply``, ``self.fn = Fn.apply``)."""
-        return frozenset(c.qualname for c in self.v.local_classes.values() if c.is_autograd_function)
-
-    def project_names(self) -> frozenset[str]:
-        """The resolved names this file imports from its own project (a ``<X>.apply`` of one
-        is the project graph's to check: ``X`` may be no ``torch.autograd.Function``)."""
-        return frozenset(self.v.bindings.project_names)
-
-    def own_classes(self) -> frozenset[str]:
-        """Qualnames of every class this file defines (a ``<Cls>.apply`` of one that is no
-        ``torch.autograd.Function``, ``scale = Scale.apply``, is a plain method)."""
-        return frozenset(c.qualname for c in self.v.local_classes.values())
-
-    def device_like_arg(self) -> bool:
-        return self.method == "to" and any(
-            _mentions_device(self.v, a.value) for a in self.node.args if a.keyword is None)
-
-    def to_follows_input(self) -> bool:
-        return self.method == "to" and any(
-            type(a.value) is cst.Attribute and a.value.attr.value == "device" and not _is_self_attr(a.value)
-            for a in self.node.args if a.keyword is None or a.keyword.value == "device")
-
-    def input_global_pool(self) -> bool:
-        node, func = self.node, self.func
-        return self.v._is_global_pool_result(
-            func.value if self.method and self.name[:6] != "torch." else (node.args[0].value if node.args else None))
-
-    def uniform_seq_args(self) -> tuple[str, ...]:
-        return tuple((a.keyword.value if a.keyword is not None else str(i))
-                     for i, a in enumerate(self.node.args) if _is_uniform_sequence(a.value))
-
-    def ceil_args(self) -> tuple[str, ...]:
-        """Keys (keyword, or position as a string) of the arguments written as a ceiling
-        division (``int(np.ceil(n / size))``, ``math.ceil(n / size)``, ``-(-n // size)``,
-        ``(n + size - 1) // size``): a count chosen so that the last piece comes out short."""
-        qual, scope = self.v.qual, self.scope
-        bound = scope.last_value if scope is not None else {}
-        return tuple((a.keyword.value if a.keyword is not None else str(i))
-                     for i, a in enumerate(self.node.args)
-                     if _is_ceil_division(bound.get(a.value.value, a.value) if type(a.value) is cst.Name else a.value,
-                                          qual))
-
-    def constant_args(self) -> tuple[str, ...]:
-        """Keys (keyword, or position as a string) of the arguments that are tensors built only
-        from values known at trace time (:meth:`FileVisitor._constant_tensor`:
-        ``torch.tensor(self.output_size)``)."""
-        return tuple((a.keyword.value if a.keyword is not None else str(i))
-                     for i, a in enumerate(self.node.args) if not a.star and self.v._constant_tensor(a.value))
-
-    def input_1d(self) -> bool:
-        """The padded tensor (``F.pad``'s first argument) is known to be 1-D (:func:`_is_1d`)."""
-        first = next((a.value for a in self.node.args if a.keyword is None or a.keyword.value == "input"), None)
-        if first is None or self.node.args[0].star:
-            return False
-        scope = self.scope
-        return _is_1d(first, self.v.qual, scope.last_value if scope is not None else {})
-
-    def receiver_constant(self) -> bool:
-        """The tensor read back to the host (a method's receiver, ``t.tolist()``; a builtin's
-        argument, ``int(t)``) is built only from values known at trace time
-        (:meth:`FileVisitor._constant_tensor`: ``torch.arange(1, len(x.shape))``)."""
-        func = self.func
-        if type(func) is cst.Attribute:
-            target = func.value
-        elif self.node.args:
-            target = self.node.args[0].value
-        else:
-            return False
-        return self.v._constant_tensor(target)
-
-    def self_default_args(self) -> dict[str, Any]:
-        """Keys (keyword, or position as a string) of the arguments that read a plain attribute
-        of self whose value init code fixes (:attr:`_ClassInfo.attr_literals`:
-        ``align_corners=self.align_corners`` with a constructor default of True), mapped to it."""
-        scope = self.scope
-        cls = scope.cls if scope is not None else None
-        if cls is None or not cls.attr_literals:
-            return {}
-        out: dict[str, Any] = {}
-        for i, a in enumerate(self.node.args):
-            lit = _fixed_attr(cls, a)
-            if lit is not NOT_LITERAL:
-                out[a.keyword.value if a.keyword is not None else str(i)] = lit
-        return out
-
-    def param_default_args(self) -> dict[str, Any]:
-        """Keys (keyword, or position as a string) of the arguments that pass on a parameter
-        of the enclosing function as it came (not rebound), mapped to that parameter's literal
-        default (``def pool(x, output_size=1): F.adaptive_avg_pool2d(x, output_size)``)."""
-        scope = self.scope
-        if scope is None:
-            return {}
-        out: dict[str, Any] = {}
-        for i, a in enumerate(self.node.args):
-            v = a.value
-            if type(v) is cst.Name and v.value in scope.params and not a.star:
-                default = scope.param_meta.get(v.value, (None, None))[1]
-                if default is not None and (lit := literal(default)) is not NOT_LITERAL:
-                    out[a.keyword.value if a.keyword is not None else str(i)] = lit
-        return out
-
-    def size_reported(self) -> bool:
-        """A size of this call already reported as a host read or a cache's length
-        (:meth:`FileVisitor._shape_uses`: ``torch.arange(lengths.max())``,
-        ``torch.arange(past_length, past_length + n)``): one finding per hazard."""
-        return id(self.node) in self.v._sized
-
-    def param_init(self) -> frozenset[str]:
-        """How the file's classes build the parameter this call's receiver names
-        (``module.mask_token.data.zero_()`` -> every ``self.mask_token = nn.Parameter(...)`` of
-        the file, :func:`parameter_inits`): {"0"} for ``torch.zeros``, {"1"} for ``torch.ones``,
-        {"name:<leaf>"} for a value named ``<leaf>`` (``torch.tensor(cfg.init_value)``,
-        ``init_value * torch.ones(d)``), "?" for anything else; empty if none."""
-        func = self.func
-        if type(func) is not cst.Attribute:
-            return frozenset()
-        parts = _dotted(func.value).split(".")
-        if parts and parts[-1] == "data":
-            parts = parts[:-1]
-        return self.v.param_inits.get(parts[-1], frozenset()) if len(parts) > 1 else frozenset()
-
-    def assumed_args(self) -> frozenset[str]:
-        """Keys (keyword, or position as a string) of the arguments whose tensor kind rests on
-        the parameters' assumed kinds alone: built only from parameters as passed (a traced
-        entry's unannotated parameters are taken for tensors, a module method's by the
-        module-method assumption, :attr:`_FuncScope.assumed`), through names bound to them,
-        unpacking, indexing and arithmetic (``height, width = input_dimensions`` then
-        ``x.view(b, height, width, c)``: ``input_dimensions`` is most often a tuple of ints)."""
-        scope = self.scope
-        if scope is None:
-            return frozenset()
-        return frozenset(a.keyword.value if a.keyword is not None else str(i)
-                         for i, a in enumerate(self.node.args)
-                         if not a.star and self._param_rooted(a.value, scope, 3))
-
-    def _param_rooted(self, expr: cst.BaseExpression, scope: _FuncScope, depth: int) -> bool:
-        """``expr`` reads names, and each is a parameter as passed (not a helper's symbolic
-        input, which its callers' kinds decide), an assumed name, or a local last bound to such
-        an expression or to a call of ``self.<attr>(...)`` (``depth`` bindings deep), through
-        arithmetic, subscripts and displays only."""
-        stack = [expr]
-        seen = False
-        while stack:
-            e = stack.pop()
-            t = type(e)
-            if t is cst.Name:
-                name = e.value  # type: ignore[attr-defined]
-                if name in scope.params and f"p:{name}" in scope.derived.get(name, ()):
-                    return False  # a helper's symbolic input: its callers' kinds decide (verified)
-                if name in scope.params or name in scope.assumed:
-                    seen = True
-                    continue
-                bound = scope.last_value.get(name)
-                if bound is None or depth <= 0 or not self._param_rooted(bound, scope, depth - 1):
-                    return False
-                seen = True
-            elif t is cst.BinaryOperation:
-                stack += (e.left, e.right)  # type: ignore[attr-defined]
-            elif t is cst.UnaryOperation:
-                stack.append(e.expression)  # type: ignore[attr-defined]
-            elif t is cst.Subscript:
-                stack.append(e.value)  # type: ignore[attr-defined]
-            elif t in (cst.Tuple, cst.List):
-                stack += [el.value for el in e.elements]  # type: ignore[attr-defined]
-            elif t is cst.Call and _is_self_attr(e.func):  # type: ignore[attr-defined]
-                # `gh, gw = self.grid(h, w)`: what a submodule or a held object returns, taken
-                # for tensors without its summary (a tuple of ints as often); not a method of the
-                # class (`self._get_global_attn_indices(mask)`: its return's kind is its own)
-                cls = scope.cls
-                attr = e.func.attr.value  # type: ignore[attr-defined]
-                if cls is not None and (attr in cls.methods or attr in cls.attr_binds or any(
-                        q == f"{cls.qualname}.{attr}" for q, _ in self.v.method_aliases)):
-                    return False
-                seen = True
-            elif t not in (cst.Integer, cst.Float):
-                return False
-        return seen
-
-    def name_args(self) -> tuple[str, ...]:
-        return tuple((a.keyword.value if a.keyword is not None else str(i))
-                     for i, a in enumerate(self.node.args) if type(a.value) in (cst.Name, cst.Attribute))
-
-    def arg_item_kinds(self) -> tuple[str, ...]:
-        kind = self.v.kind
-        return tuple(kind(el.value) for a in self.node.args if a.keyword is None and type(a.value) in (cst.Tuple, cst.List)
-                     for el in a.value.elements if type(el) is not cst.StarredElement)
-
-    def constant_star_args(self) -> bool:
-        """A value spread into the positional arguments is a tensor built only from values
-        known at trace time (``x.permute(*perm)`` with ``perm = torch.cat((torch.tensor([1, 0]),
-        torch.arange(2, x.ndim)))``: :meth:`FileVisitor._constant_tensor`)."""
-        return any(a.star == "*" and self.v._constant_tensor(a.value) for a in self.node.args)
-
-    def arg_names(self) -> tuple[str, ...]:
-        qual = self.v.qual
-        return tuple(qual(a.value) for a in self.node.args if a.keyword is None and not a.star)
-
-    def receiver_text(self) -> str:
-        func = self.func
-        return _dotted(func.value) if type(func) is cst.Attribute else ""
-
-    def device_follows_input(self) -> bool:
-        scope = self.scope
-        return any(a.keyword is not None and a.keyword.value == "device" and (_is_input_device(a.value) or (
-            type(a.value) is cst.Name and scope is not None and a.value.value in scope.input_devices))
-            for a in self.node.args)
-
-    def message_kinds(self) -> tuple[str, ...]:
-        return self.v._message_kinds(self.node)
-
-    def exports_weight(self) -> bool:
-        return self.v._exports_weight(self.node, self.method)
-
-    def arg_texts(self) -> tuple[str, ...]:
-        """:func:`_arg_texts`, and for a name argument, the dotted source of what it was last
-        bound to (``ck, cv = cache.cached_kv`` then ``torch.cat((ck, k))``: ``cache.cached_kv``)."""
-        texts = _arg_texts(self.node)
-        extra = _bound_texts(texts, self.scope.last_value) if self.scope is not None else ()
-        return texts + extra if extra else texts
-
-    def unfold_tiles(self) -> bool:
-        """``t.unfold(dim, size, step)`` with size and step written alike (the same literal or
-        the same name: ``x.unfold(-1, p, p)``): non-overlapping tiles."""
-        got: dict[str, cst.BaseExpression] = {}
-        positional = [a.value for a in self.node.args if a.keyword is None and not a.star]
-        for key, i in (("size", 1), ("step", 2)):
-            kw = next((a.value for a in self.node.args if a.keyword is not None and a.keyword.value == key), None)
-            value = kw if kw is not None else positional[i] if len(positional) > i else None
-            if value is None:
-                return False
-            got[key] = value
-        size, step = got["size"], got["step"]
-        lit = literal(size)
-        if lit is not NOT_LITERAL:
-            return lit == literal(step)
-        return bool(_dotted(size)) and _dotted(size) == _dotted(step)
-
-    def value_args_all_params(self) -> bool:
-        scope = self.scope
-        return scope is not None and self._params_only(self.node, scope.params)
-
-    def _params_only(self, call: cst.Call, params: Collection[str]) -> bool:
-        """Every argument of ``call`` with a value kind is a bare parameter, or a nested
-        ``max``/``min`` of such (``max(0, min(s, len(self.gain) - 1))``: a clamp of the
-        parameter ``s``, whose kind only the callers know)."""
-        for a in call.args:
-            v = a.value
-            if self.v.kind(v) not in K.VALUE_KINDS or (type(v) is cst.Name and v.value in params):
-                continue
-            if not (type(v) is cst.Call and type(v.func) is cst.Name and v.func.value in ("max", "min")
-                    and self._params_only(v, params)):
-                return False
-        return True
-
-    def receiver_fresh(self) -> bool:
-        func = self.func
-        return type(func) is cst.Attribute and self.v._fresh_tensor(func.value, self.scope)
-
-    def memo_fill(self) -> bool:
-        """The call sits in a method that rebuilds a memo table (:attr:`_FuncScope.memo_filler`)."""
-        return self.scope is not None and self.scope.memo_filler
-
-    def loaded_copy(self) -> bool:
-        """``p.copy_(<loaded data>)``: the copied value comes from outside the model, a
-        conversion from NumPy or Python data (``torch.from_numpy(w)``, ``torch.tensor(w)``,
-        ``torch.as_tensor``), an entry of a weight mapping (``weights[name]``,
-        ``state_dict[k]``, ``ckpt["w"]``), or ``.to``/``.t()``-like views of those: a weight
-        loader (converted once, outside the step), not an update computed from the parameters."""
-        node = self.node
-        if self.method != "copy_" or not node.args or node.args[0].star:
-            return False
-        value = node.args[0].value
-        while type(value) is cst.Call and type(value.func) is cst.Attribute and \
-                value.func.attr.value in _LOADED_VIEWS:
-            value = value.func.value
-        if type(value) is cst.Call:
-            name = self.v.qual(value.func)
-            return name in _LOADED_SOURCES or name.startswith("numpy.")
-        if type(value) is cst.Subscript:
-            root = value.value
-            while type(root) in (cst.Subscript, cst.Attribute):
-                root = root.value  # type: ignore[attr-defined]
-            return type(root) is cst.Name and _LOADED_NAME.search(root.value) is not None
-        return False
-
-    def arg_ctor(self) -> str:
-        """The callee that built the first positional argument (:meth:`FileVisitor._built_by`:
-        ``.state_dict`` for ``target.load_state_dict(source.state_dict())`` or for a local
-        ``sd = source.state_dict()`` passed on; ``copy.deepcopy``, ``torch.load``)."""
-        node = self.node
-        first = node.args[0].value if node.args and node.args[0].keyword is None and not node.args[0].star else None
-        return self.v._built_by(first, self.scope) if first is not None else ""
-
-    def negated_widths(self) -> bool:
-        """A tuple or list argument holds a negated expression (``F.pad(t, (0, 0, amount,
-        -amount))``: a shift that crops one side): a negative width unless the name is."""
-        for a in self.node.args:
-            v = a.value
-            if type(v) in (cst.Tuple, cst.List) and any(
-                    type(e) is cst.Element and type(e.value) is cst.UnaryOperation and type(e.value.operator) is cst.Minus
-                    and literal(e.value) is NOT_LITERAL for e in v.elements):  # type: ignore[attr-defined]
-                return True
-        return False
-
-    def receiver_conv_output(self) -> bool:
-        """The method's receiver is what a convolution held on self returns: ``self.conv(x)``,
-        ``self.features(x)`` (an ``nn.Sequential`` of a class that builds convolutions), through an
-        activation (``F.relu(...)``, ``.relu()``) or a local last bound to one (a few hops)."""
-        func, scope = self.func, self.scope
-        if type(func) is not cst.Attribute or scope is None or scope.cls is None or not scope.cls.has_conv:
-            return False
-        expr: cst.BaseExpression = func.value
-        for _ in range(4):
-            if type(expr) is cst.Name:
-                bound = scope.last_value.get(expr.value)
-                if bound is None or bound is expr:
-                    return False
-                expr = bound
-                continue
-            if type(expr) is not cst.Call:
-                return False
-            f = expr.func
-            if _is_self_attr(f):
-                ctor = scope.cls.attr_ctor.get(f.attr.value, "")  # type: ignore[attr-defined]
-                return ctor.startswith(("torch.nn.Conv", "torch.nn.LazyConv")) or ctor == "torch.nn.Sequential"
-            name = self.v.qual(f)
-            if name in _ACTIVATION_CALLS and expr.args:
-                expr = expr.args[0].value
-            elif type(f) is cst.Attribute and f.attr.value in _ACTIVATION_METHODS:
-                expr = f.value
-            else:
-                return False
-        return False
-
-    def after_conv(self) -> bool:
-        """An ``nn.Flatten()`` layer after a conv in one ``nn.Sequential``
-        (:meth:`FileVisitor._flatten_layers_after_conv`)."""
-        return id(self.node) in self.v.flatten_after_conv
-
-    def own_method(self) -> bool:
-        """``self.<m>(...)`` calls a method the enclosing class defines itself, and the class
-        is no ``nn.Module``: an RL algorithm's ``self.train()`` (``def train(self,
-        gradient_steps, batch_size)``), a trainer's ``self.eval()`` loop. Not when the method
-        has ``nn.Module``'s own signature for that name (``train(self, mode=True)``,
-        ``eval(self)``): an override of the mode switch in a class whose module base the file
-        does not show."""
-        func, scope = self.func, self.scope
-        cls = scope.cls if scope is not None else None
-        if cls is None or cls.is_module or type(func) is not cst.Attribute or not _is_self_attr(func):
-            return False
-        return _defines_own(self.v, cls, func.attr.value)
-
-    def receiver_ctor(self) -> str:
-        func, scope = self.func, self.scope
-        if type(func) is cst.Attribute and type(func.value) is cst.Call and scope is not None and \
-                scope.cls is not None and self.v.qual(func.value.func) == "super":
-            # `super().sample(shape)` in a subclass of a torch.distributions class (dreamer's
-            # `OneHotDist(td.OneHotCategorical)`): the torch base draws
-            return next((b for b in scope.cls.bases if b.startswith("torch.")), "")
-        if type(func) is cst.Attribute and _is_self_attr(func.value) and scope is not None and scope.cls is not None:
-            # `self.distribution.rsample()` with `self.distribution = Normal(...)` in another
-            # method, or `distribution: Normal` in the class body (this class's or a base's)
-            return scope.cls.attr_ctor.get(func.value.attr.value, "")  # type: ignore[attr-defined]
-        if type(func) is cst.Attribute and type(func.value) is cst.Call and _is_self_attr(func.value.func) and \
-                scope is not None and scope.cls is not None:
-            # `self.get_dist(stats).sample()`: what the class's method returns (Dreamer's RSSM
-            # building a `td.Independent(...)` there)
-            built = self.v._method_returns_ctor(scope.cls, func.value.func.attr.value)  # type: ignore[union-attr]
-            if built:
-                return built
-        return ("" if type(func) is not cst.Attribute else
-                self.v.qual(func.value.func) if type(func.value) is cst.Call else
-                scope.ctor_of.get(func.value.value, "") if type(func.value) is cst.Name and scope is not None else "")
-
-    def input_ctor(self) -> str:
-        node, func = self.node, self.func
-        return self.v._built_by(
-            func.value if type(func) is cst.Attribute and not self.name.startswith("torch.") else
-            (node.args[0].value if node.args and node.args[0].keyword is None else None), self.scope)
-
-    def random_args(self) -> tuple[str, ...]:
-        scope = self.scope
-        return () if scope is None else tuple(
-            (a.keyword.value if a.keyword is not None else str(i))
-            for i, a in enumerate(self.node.args) if self.v._random_draw(a.value, scope, 3))
-
-    def inherited_self_args(self) -> dict[str, Any]:
-        """Arguments passed as ``self.<attr>`` where the enclosing class never sets ``<attr>``
-        itself: the value is whatever a base class's constructor stored (fairseq/ESM
-        ``LearnedPositionalEmbedding(nn.Embedding)`` forwarding ``self.max_norm`` to
-        ``F.embedding``). ``{"args": {key: attr}, "bases": the class's resolved bases,
-        "super_init": (positional count, keyword names, splat) of its ``super().__init__(...)``
-        call or None}``; empty when there is no such argument."""
-        scope = self.scope
-        cls = scope.cls if scope is not None else None
-        if cls is None:
-            return {}
-        found = {(a.keyword.value if a.keyword is not None else str(i)): a.value.attr.value  # type: ignore[attr-defined]
-                 for i, a in enumerate(self.node.args) if not a.star and _is_self_attr(a.value)}
-        if not found:
-            return {}
-        writes, init = _class_self_writes(cls)
-        found = {k: v for k, v in found.items() if v not in writes}
-        return {"args": found, "bases": cls.bases, "super_init": init} if found else {}
-
-    def arg_alias(self) -> str:
-        node, scope = self.node, self.scope
-        return (scope.shared.get(node.args[0].value.value, "")  # type: ignore[attr-defined]
-                if scope is not None and node.args and type(node.args[0].value) is cst.Name else "")
-
-
-#: Call-site data keys computed on first read: key -> the :class:`_CallExtras` method.
-_CALL_EXTRAS: dict[str, Callable[[_CallExtras], Any]] = {
-    key: getattr(_CallExtras, key) for key in (
-        "receiver_name", "device_like_arg", "to_follows_input", "input_global_pool", "uniform_seq_args",
-        "name_args", "arg_item_kinds", "arg_names", "receiver_text", "device_follows_input", "message_kinds",
-        "exports_weight", "arg_texts", "value_args_all_params", "receiver_fresh", "receiver_ctor", "input_ctor",
-        "random_args", "arg_alias", "own_method", "arg_ctor", "after_conv", "autograd_functions", "own_classes",
-        "project_names", "ceil_args", "inherited_self_args", "input_1d", "param_default_args", "assumed_args", "size_reported", "param_init", "unfold_tiles",
-        "receiver_constant", "constant_args", "loaded_copy", "memo_fill", "constant_star_args", "self_default_args", "receiver_conv_output", "negated_widths")
-}
-
-#: Functions that round a quotient up (``math.ceil(n / size)``).
-_CEIL_FUNCS = frozenset({"math.ceil", "numpy.ceil", "torch.ceil", "triton.cdiv"})
-
-
-#: Elementwise activations a convolution's output goes through before a flatten.
-_ACTIVATION_CALLS = frozenset({
-    "torch.relu", "torch.nn.functional.relu", "torch.nn.functional.gelu", "torch.nn.functional.silu",
-    "torch.nn.functional.leaky_relu", "torch.nn.functional.elu", "torch.sigmoid", "torch.tanh",
-    "torch.nn.functional.dropout",
-})
-_ACTIVATION_METHODS = frozenset({"relu", "sigmoid", "tanh", "contiguous", "float"})
-
-
-#: Tensor methods (and ``torch.<name>`` functions) that keep a tensor's rank when called
-#: without reshaping arguments: a 1-D input gives a 1-D result.
-_RANK_KEEPING = frozenset({
-    "cumsum", "cumprod", "to", "long", "int", "float", "double", "half", "bool", "clone", "detach",
-    "type", "contiguous", "abs", "neg", "exp", "log", "sqrt", "clamp", "clamp_min", "clamp_max",
-    "flip", "roll", "cpu", "cuda", "type_as",
-})
-#: Creation functions whose result is 1-D (a range of numbers).
-_ONE_D_FUNCS = frozenset({"torch.arange", "torch.linspace", "torch.logspace", "torch.randperm"})
 
 
 #: Calls by which a hook only records what it sees (:meth:`FileVisitor._hook_replaces`).
@@ -7886,37 +6546,6 @@ def _state_items(target: cst.BaseExpression, it: cst.BaseExpression,
     return (name, source) if name else None
 
 
-#: Constructors of Python and NumPy random generators -> the module whose functions their
-#: methods are (the `random` module's functions are methods of one hidden `random.Random`).
-_RNG_CTORS = {
-    "random.Random": "random", "random.SystemRandom": "random",
-    "numpy.random.default_rng": "numpy.random", "numpy.random.RandomState": "numpy.random",
-    "numpy.random.Generator": "numpy.random", "numpy.random.mtrand.RandomState": "numpy.random",
-}
-
-
-_RNG_CTOR_LEAVES = frozenset(n.rsplit(".", 1)[-1] for n in _RNG_CTORS)
-
-
-def _rng_module(value: cst.BaseExpression, qual: Callable[[cst.BaseExpression], str]) -> str:
-    """The module a value holding a random generator draws like: a generator built by one of
-    :data:`_RNG_CTORS` (also as either branch of a conditional, ``random.Random() if rng is None
-    else rng``), or the module ``random`` / ``numpy.random`` itself; "" otherwise."""
-    if type(value) is cst.IfExp:
-        return _rng_module(value.body, qual) or _rng_module(value.orelse, qual)
-    if type(value) is cst.BooleanOperation:  # `rng or random.Random()`
-        return _rng_module(value.left, qual) or _rng_module(value.right, qual)
-    if type(value) is cst.Call:
-        func = value.func
-        leaf = func.attr.value if type(func) is cst.Attribute else func.value if type(func) is cst.Name else ""
-        return _RNG_CTORS.get(qual(func), "") if leaf in _RNG_CTOR_LEAVES else ""  # (resolve only a likely name)
-    if type(value) in (cst.Name, cst.Attribute):
-        leaf = value.attr.value if type(value) is cst.Attribute else value.value  # type: ignore[union-attr]
-        name = qual(value) if leaf == "random" else ""
-        return name if name in ("random", "numpy.random") else ""
-    return ""
-
-
 def _literal_seeded(value: cst.BaseExpression) -> bool:
     """A generator constructor call given a literal seed (``np.random.default_rng(0)``,
     ``random.Random(seed=1)``)."""
@@ -7934,54 +6563,17 @@ def _unsubscripted(expr: cst.BaseExpression) -> cst.BaseExpression:
     return expr
 
 
-def _is_1d(expr: cst.BaseExpression, qual: Callable[[cst.BaseExpression], str],
-           bound: Mapping[str, cst.BaseExpression], depth: int = 0) -> bool:
-    """``expr`` is certainly a 1-D tensor: ``torch.arange(...)``, ``x.flatten()`` /
-    ``torch.flatten(x)`` (no start dimension), ``x.view(-1)`` / ``x.reshape(-1)``,
-    ``torch.repeat_interleave(n, r)`` without ``dim`` (its input is flattened), a rank-keeping
-    method or function of one (``.cumsum(0)``, ``.long()``, ``torch.cumsum(a, dim=0)``), or a
-    local whose binding in ``bound`` (the scope's ``last_value``) is one. Sources: the ``torch.repeat_interleave`` and
-    ``torch.flatten`` references."""
-    if depth > 8:
-        return False
-    t = type(expr)
-    if t is cst.Name:
-        value = bound.get(expr.value)  # type: ignore[attr-defined]
-        return value is not None and value is not expr and _is_1d(value, qual, bound, depth + 1)
-    if t is not cst.Call:
-        return False
-    func = expr.func  # type: ignore[attr-defined]
-    args = expr.args  # type: ignore[attr-defined]
-    name = qual(func)
-    if name in _ONE_D_FUNCS:
-        return True
-    if name == "torch.repeat_interleave":
-        return not any(a.keyword is not None and a.keyword.value == "dim" for a in args) and len(args) <= 2
-    if name == "torch.flatten":
-        return len(args) == 1 and args[0].keyword is None
-    if name.startswith("torch.") and name[6:] in _RANK_KEEPING and args and args[0].keyword is None:
-        return _is_1d(args[0].value, qual, bound, depth + 1)
-    if type(func) is not cst.Attribute or name.startswith("torch."):
-        return False
-    method = func.attr.value
-    if method == "flatten":
-        return not args
-    if method in ("view", "reshape"):
-        return len(args) == 1 and literal(args[0].value) in (-1, (-1,))
-    if method == "repeat_interleave":
-        return not any(a.keyword is not None and a.keyword.value == "dim" for a in args) and len(args) <= 1
-    if method in _RANK_KEEPING:
-        return _is_1d(func.value, qual, bound, depth + 1)
-    return False
-
-
 #: Module-level functions named as tests, benchmarks or profiling runs (``test_fwd_correctness``,
 #: ``benchmark_dtrap_ddt``, ``bench_scan``, ``profile_step``): script code a library module keeps
 #: beside its kernels, run by hand or from ``__main__``, never by the model; host code unless
 #: traced code calls them (pytest's ``test_`` convention, and the same for benchmarks). Not when
 #: decorated by anything but pytest/unittest: ``@register_model def test_vit()`` builds a model.
 _SCRIPT_FUNCTION = re.compile(r"^(test|benchmark|bench|profile)(_|$)")
+
+
 _KERNEL_NAME = re.compile(r"kernel", re.IGNORECASE)
+
+
 _GRID_NAME = re.compile(r"^_?grid", re.IGNORECASE)
 
 
@@ -8030,8 +6622,12 @@ def _is_kernel_launch(func: cst.Subscript, qual: Callable[[cst.BaseExpression], 
 
 
 _INT32 = (-(2 ** 31), 2 ** 31 - 1)
+
+
 #: node classes an integer constant can be (:func:`_int_constant`): names and calls never are
 _MAYBE_INT_CONSTANT = frozenset({cst.Integer, cst.UnaryOperation, cst.BinaryOperation, cst.Attribute})
+
+
 _INT64_INFO = frozenset({"torch.int64", "torch.long", "torch.uint64", "numpy.int64", "numpy.uint64", "numpy.uint32"})
 
 
@@ -8110,147 +6706,10 @@ def _fixed_piece_count(expr: cst.BaseExpression, qual: Callable[[cst.BaseExpress
     return not is_split and type(literal(count)) is int
 
 
-def _is_ceil_division(expr: cst.BaseExpression, qual: Callable[[cst.BaseExpression], str]) -> bool:
-    """``expr`` rounds a quotient up: a ceiling function (through ``int(...)``), ``-(-a // b)``
-    or ``(a + b - 1) // b``."""
-    while type(expr) is cst.Call and type(expr.func) is cst.Name and expr.func.value == "int" and \
-            len(expr.args) == 1:
-        expr = expr.args[0].value
-    t = type(expr)
-    if t is cst.Call:
-        return qual(expr.func) in _CEIL_FUNCS  # type: ignore[attr-defined]
-    if t is cst.UnaryOperation and type(expr.operator) is cst.Minus:  # type: ignore[attr-defined]
-        inner = expr.expression  # type: ignore[attr-defined]
-        return type(inner) is cst.BinaryOperation and type(inner.operator) is cst.FloorDivide and \
-            type(inner.left) is cst.UnaryOperation and type(inner.left.operator) is cst.Minus
-    if t is cst.BinaryOperation and type(expr.operator) is cst.FloorDivide:  # type: ignore[attr-defined]
-        left = expr.left  # type: ignore[attr-defined]
-        return type(left) is cst.BinaryOperation and type(left.operator) is cst.Subtract and \
-            literal(left.right) == 1 and type(left.left) is cst.BinaryOperation and type(left.left.operator) is cst.Add
-    return False
-
-
-def _class_self_writes(cls: _ClassInfo) -> tuple[frozenset[str], tuple[int, frozenset[str], bool] | None]:
-    """The attributes a class's own methods set on ``self`` (assignments, annotated and
-    augmented ones, ``setattr(self, "<name>", ...)``; any ``setattr(self, <non-literal>)``
-    counts as every attribute: ``"*"``), and its ``__init__``'s base-constructor call
-    (``super().__init__(...)`` or ``<Base>.__init__(self, ...)``) as (positional count,
-    keyword names, splat), None without one. Cached on the class."""
-    if cls.self_writes is not None:
-        return cls.self_writes
-    writes: set[str] = set()
-    init: tuple[int, frozenset[str], bool] | None = None
-    init_node = cls.method_nodes.get("__init__")
-    for name, fn in cls.method_nodes.items():
-        stack: list[cst.CSTNode] = [fn.body]
-        while stack:
-            n = stack.pop()
-            t = type(n)
-            if t in (cst.Assign, cst.AnnAssign, cst.AugAssign):
-                targets = [x.target for x in n.targets] if t is cst.Assign else [n.target]  # type: ignore[attr-defined]
-                while targets:
-                    tg = targets.pop()
-                    if type(tg) in (cst.Tuple, cst.List):
-                        targets.extend(e.value for e in tg.elements)  # type: ignore[attr-defined]
-                    elif _is_self_attr(tg):
-                        writes.add(tg.attr.value)  # type: ignore[attr-defined]
-            elif t is cst.Call:
-                func = n.func  # type: ignore[attr-defined]
-                if type(func) is cst.Name and func.value == "setattr" and n.args and \
-                        type(n.args[0].value) is cst.Name and n.args[0].value.value == "self":  # type: ignore[attr-defined]
-                    key = n.args[1].value if len(n.args) > 1 else None  # type: ignore[attr-defined]
-                    writes.add(key.evaluated_value if type(key) is cst.SimpleString else "*")  # type: ignore[union-attr]
-                elif fn is init_node and type(func) is cst.Attribute and func.attr.value == "__init__":
-                    recv = func.value
-                    is_super = type(recv) is cst.Call and type(recv.func) is cst.Name and recv.func.value == "super"
-                    args = list(n.args)  # type: ignore[attr-defined]
-                    if not is_super and args and type(args[0].value) is cst.Name and args[0].value.value == "self":
-                        args = args[1:]  # `nn.Embedding.__init__(self, n, d)`
-                    elif not is_super:
-                        args = None  # type: ignore[assignment]
-                    if args is not None:
-                        init = (sum(1 for a in args if a.keyword is None and not a.star),
-                                frozenset(a.keyword.value for a in args if a.keyword is not None),
-                                any(a.star for a in args))
-            stack.extend(child_nodes(n))
-    result = (frozenset(writes), init)
-    cls.self_writes = result
-    return result
-
-
-def _is_type_test(test: cst.BaseExpression) -> bool:
-    """``test`` checks a value's Python type: an ``isinstance``/``issubclass`` call or a
-    ``type(x) is ...`` comparison, alone or under ``not``/``and``/``or``."""
-    stack = [test]
-    while stack:
-        n = stack.pop()
-        t = type(n)
-        if t is cst.Call:
-            if type(n.func) is cst.Name and n.func.value in ("isinstance", "issubclass"):  # type: ignore[attr-defined]
-                return True
-        elif t is cst.UnaryOperation:
-            stack.append(n.expression)  # type: ignore[attr-defined]
-        elif t is cst.BooleanOperation:
-            stack.extend((n.left, n.right))  # type: ignore[attr-defined]
-        elif t is cst.Comparison:
-            left = n.left  # type: ignore[attr-defined]
-            if type(left) is cst.Call and type(left.func) is cst.Name and left.func.value == "type":
-                return True
-    return False
-
-
-def _module_signature(fn: cst.FunctionDef) -> bool:
-    """``fn`` has ``nn.Module``'s signature for its name: ``train(self, mode=True)`` (one
-    more parameter, with a default), ``eval(self)``; other names never."""
-    params = fn.params
-    rest = [*params.posonly_params, *params.params][1:] + list(params.kwonly_params)
-    if fn.name.value == "train":
-        return len(rest) == 1 and rest[0].default is not None
-    return fn.name.value == "eval" and not rest and params.star_arg is cst.MaybeSentinel.DEFAULT
-
-
-def _defines_own(v: FileVisitor, cls: _ClassInfo, method: str, depth: int = 0) -> bool:
-    """``cls`` or one of its base classes in this file defines ``method`` with a signature
-    other than ``nn.Module``'s (:func:`_module_signature`)."""
-    node = cls.method_nodes.get(method)
-    if node is not None:
-        return not _module_signature(node)
-    for b in cls.bases if depth < 8 else ():
-        base = v.local_classes.get(b.rsplit(".", 1)[-1])
-        if base is not None and base.qualname == b and _defines_own(v, base, method, depth + 1):
-            return True
-    return False
 #: Callees that are never a project function (their results' kinds are known or unknowable).
 #: Methods no Python number has: called on a parameter static by its name or default
 #: (``task_id.item()``, ``k.sum()``), the call's receiver is no static value.
 _READBACK_METHODS = _TENSOR_ONLY_METHODS | {"long", "float", "bool", "sum", "max", "min", "unsqueeze"}
-
-def _may_be_method(cls: _ClassInfo | None, name: str) -> bool:
-    """``self.<m>`` or ``self.<sub>[.<sub2>...].<m>`` may name a method whose parameters' static
-    kinds the project proves from calls (``interproc.static_inputs``): ``m`` a method of the
-    class, or an attribute the class never binds (a base class's method); ``sub`` an attribute
-    holding a module or an unknown object (what it holds in turn, the graph resolves), ``m`` no
-    forward-like or dunder method."""
-    if cls is None or not name.startswith("self."):
-        return False
-    parts = name[5:].split(".")
-    if len(parts) == 1:
-        return parts[0] in cls.methods or (parts[0] not in cls.attr_kinds and parts[0] not in cls.attr_binds)
-    return cls.attr_kinds.get(parts[0]) in (K.M, K.U) and \
-        parts[-1] not in _TRACED_METHODS and not parts[-1].startswith("__")
-
-
-def _join_items(acc: list[list[Any]] | None, items: list[Any], first: bool) -> list[list[Any]]:
-    """Per tuple item, what a function's ``return`` statements give (``items``: this one's, in
-    order), while every ``return`` so far returns a tuple of the same length; ``[]`` once one
-    does not. ``acc`` is None before the first ``return`` (``first``) and is extended in place."""
-    if acc is None and first:
-        return [[x] for x in items]
-    if acc is not None and len(acc) == len(items):
-        for a, x in zip(acc, items):
-            a.append(x)
-        return acc
-    return []
 
 
 def _starred_pairs(targets: Sequence[cst.BaseElement], values: Sequence[cst.BaseElement]
@@ -8280,37 +6739,6 @@ def _starred_pairs(targets: Sequence[cst.BaseElement], values: Sequence[cst.Base
     return out
 
 
-_PARAMETER_INIT = re.compile(
-    r"self\.(\w+)\s*=\s*(?:nn\.|torch\.nn\.)?Parameter\(\s*([^\n]*)")
-_NAMED_VALUE = re.compile(
-    r"^torch\.tensor\(\s*([\w.]+)\s*[,)]|^([\w.]+)\s*\*\s*torch\.ones\(|^torch\.ones\([^()]*\)\s*\*\s*([\w.]+)"
-    r"|^torch\.full\([^,]+,\s*([\w.]+)\s*[,)]")
-
-
-def parameter_inits(source: str) -> dict[str, frozenset[str]]:
-    """How the file's classes build each ``self.<attr> = nn.Parameter(<value>)`` (on one line),
-    by attribute name: "0" (``torch.zeros(...)``), "1" (``torch.ones(...)``), "name:<leaf>" (a
-    value named by the dotted name ending in ``<leaf>``: ``torch.tensor(config.init_value)``,
-    ``init_value * torch.ones(d)``, ``torch.full(shape, v)``), "?" otherwise. Read from the
-    text (no parse): an init fill elsewhere in the file that writes that same value again
-    (``module.mask_token.data.zero_()`` in ``_init_weights``) restates the constructor."""
-    if "Parameter(" not in source:
-        return {}
-    out: dict[str, set[str]] = {}
-    for m in _PARAMETER_INIT.finditer(source):
-        value = m.group(2).strip()
-        if value.startswith("torch.zeros("):
-            sig = "0"
-        elif value.startswith("torch.ones(") and "*" not in value:
-            sig = "1"
-        else:
-            named = _NAMED_VALUE.match(value)
-            leaf = next((g for g in named.groups() if g), "") if named else ""
-            sig = f"name:{leaf.rsplit('.', 1)[-1]}" if leaf else "?"
-        out.setdefault(m.group(1), set()).add(sig)
-    return {k: frozenset(v) for k, v in out.items()}
-
-
 def _sets_requires_grad_only(body: cst.BaseSuite) -> bool:
     """Every statement of ``body`` sets a tensor's ``requires_grad`` (``x.requires_grad = True``,
     ``x.requires_grad_()``): PyTorch's autograd glue, with no JAX counterpart."""
@@ -8328,32 +6756,6 @@ def _sets_requires_grad_only(body: cst.BaseSuite) -> bool:
             continue
         return False
     return True
-
-
-_PADDING_SET = re.compile(r"(?<!\.)\bpadding_idx\s*=(?!=)|\.padding_idx\s*=(?!=)|Embedding\([^\n]*pad")
-
-
-def sets_padding_idx(source: str) -> bool:
-    """Whether the file's text may give an embedding a ``padding_idx``: a ``padding_idx=``
-    keyword or assignment, or an ``Embedding(`` call mentioning a pad id on its line, or it
-    builds other files' models. When it does not, ``if module.padding_idx is not None:
-    module.weight.data[module.padding_idx].zero_()`` in its ``_init_weights`` never runs (HF's
-    codegen, bloom, detr)."""
-    return "padding_idx" not in source or _PADDING_SET.search(source) is not None or \
-        _COMPOSES_MODELS.search(source) is not None
-
-
-#: a file that builds other files' models (``AutoModel.from_config``, ``from ..llama.modeling_llama
-#: import``): its ``_init_weights`` also runs on their embeddings, which may have a ``padding_idx``
-_COMPOSES_MODELS = re.compile(r"\bAutoModel|^from \.\.\w+\.modeling_\w+ import", re.MULTILINE)
-
-
-def _tests_padding_idx(test: cst.BaseExpression) -> bool:
-    """``<x>.padding_idx is not None``."""
-    return type(test) is cst.Comparison and type(test.left) is cst.Attribute and \
-        test.left.attr.value == "padding_idx" and len(test.comparisons) == 1 and \
-        type(test.comparisons[0].operator) is cst.IsNot and type(test.comparisons[0].comparator) is cst.Name and \
-        test.comparisons[0].comparator.value == "None"
 
 
 def _factory_table(fn: cst.FunctionDef) -> str:
@@ -8397,145 +6799,6 @@ _COMPILED_NAME = re.compile(r"^_?[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*$|(_C|_ext|_c
 
 #: classes whose subclasses' instances are tensors
 _TENSOR_CLASSES = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter"})
-
-
-def _join_branches(a: str, b: str) -> str:
-    """The kind of a name after an ``if``/``else`` that gave it kind ``a`` in one branch and
-    ``b`` in the other: a data-dependent host value in either is one; a tensor (a mask or
-    not) in either is a tensor; else a module, unknown, static."""
-    if a == b:
-        return a
-    pair = (a, b)
-    if K.H in pair:
-        return K.H
-    if a in K.TENSORISH and b in K.TENSORISH:
-        return K.T
-    for k in (K.B, K.T, K.M, K.U):
-        if k in pair:
-            return k
-    return K.S
-
-
-def _join_derived(da: dict[str, dict[str, str]] | None, ka: str,
-                  db: dict[str, dict[str, str]] | None, kb: str) -> dict[str, dict[str, str]]:
-    """Derived kinds joined like :func:`_join_branches` (a side without a derivation for a
-    key keeps its plain kind ``ka``/``kb`` under every hypothesis)."""
-    out: dict[str, dict[str, str]] = {}
-    for key in sorted({*(da or {}), *(db or {})}):
-        ma, mb = (da or {}).get(key), (db or {}).get(key)
-        out[key] = {h: _join_branches(ma[h] if ma else ka, mb[h] if mb else kb) for h in HYPOTHESES}
-    return out
-
-
-def _join_flows(flows: list[Flow]) -> Flow | None:
-    """One flow for several ``return`` values: the joined kind, every dependency."""
-    kinds = [f.kind for f in flows if f.kind]
-    deps = sorted({d for f in flows for d in f.deps})
-    if not kinds and not deps:
-        return None
-    kind = ""
-    for k in kinds:
-        kind = k if not kind else _join_branches(kind, k)
-    return Flow(kind, tuple(deps))
-
-
-def _with_flows(summary: FunctionSummary | None, scope: _FuncScope) -> FunctionSummary | None:
-    """``summary`` (the role, or None) completed with the function's value flows: its
-    parameters when one is symbolic, its return flows, its calls' argument flows; None when
-    the function has nothing to say."""
-    ret = _join_flows(scope.ret_flows)
-    items: tuple[Flow, ...] = ()
-    if scope.ret_items:
-        joined = [_join_flows(acc) for acc in scope.ret_items]
-        if any(j is not None for j in joined):
-            items = tuple(j if j is not None else Flow() for j in joined)
-    mutated = tuple(sorted({p for _, p, _ in scope.arg_writes})) if scope.returns_value else ()
-    assumed = tuple(sorted(scope.assumed_refs))
-    named = scope.symbolic or mutated or assumed or scope.guard_used or any("p:" in r for r in scope.ret_reduced)
-    params = tuple(scope.param_order) if named else ()
-    kwonly = tuple(scope.kwonly_order) if named else ()
-    calls = tuple(scope.call_flows)
-    static_ret = _join_static(scope.ret_static)
-    static_items = tuple(_join_static(acc) for acc in scope.ret_static_items or ())
-    if not any(static_items):
-        static_items = ()
-    ret_reduced = tuple(sorted(scope.ret_reduced))
-    ret_ragged = ("*",) if "*" in scope.ret_ragged else tuple(sorted(scope.ret_ragged))
-    ret_keys = tuple((k, j) for k, acc in sorted(scope.ret_keys.items()) if (j := _join_flows(acc)) is not None)
-    resets = tuple(sorted(scope.resets))
-    if summary is None and ret is None and not items and not params and not kwonly and not calls and not static_ret and \
-            not static_items and not scope.forwards and not ret_reduced and not ret_keys and not resets and not ret_ragged:
-        return None
-    defaults = tuple(sorted(scope.static_defaults)) if assumed or scope.symbolic else ()
-    base = summary or FunctionSummary(scope.qualname)
-    return FunctionSummary(base.qualname, base.role, base.loop_calls, params, ret, items, calls,
-                           mutated, tuple(sorted(scope.returned)) if mutated else (),
-                           assumed, defaults, static_ret, static_items, forwards=_forward_plan(scope),
-                           kwonly=kwonly, ret_reduced=ret_reduced, ret_keys=ret_keys, resets=resets,
-                           ret_ragged=ret_ragged)
-
-
-def _forward_plan(scope: _FuncScope) -> tuple[str, ...]:
-    """``FunctionSummary.forwards`` of a forwarding wrapper: what its calls of its first
-    parameter pass on (:func:`_forwards`) and its named parameters they do not pass (``-name``:
-    the wrapper's own, as ``enabled`` in ``maybe_checkpoint(fn, x, enabled=False)``), with the
-    number of its positional parameters after the first (``@n``); () for any other function."""
-    if not scope.forwards:
-        return ()
-    passed = scope.forwards
-    fwd = max((int(d[1:]) for d in passed if d[:1] == "#"), default=0)
-    order = scope.param_order
-    own = {f"-{p}" for p in scope.params if p != order[0] and f"={p}" not in passed and p not in order[1:fwd + 1]}
-    keep = {d for d in passed if d[:1] != "#"}
-    return tuple(sorted({f"@{len(order) - 1}", f"#{fwd}", *keep, *(f"+{p}" for p in order[1:fwd + 1]), *own}))
-
-
-def _forwards(node: cst.Call, scope: _FuncScope) -> set[str] | None:
-    """When ``node``, a call of the function's first parameter, passes it the parameters after
-    it as they came (``fn(*args, **kwargs)``, ``fn(x)`` in ``def run(fn, x)``, ``fn(x,
-    scale=scale)``: a forwarding wrapper, ``FunctionSummary.forwards``): what it passes on,
-    ``#n`` (the first n positional parameters after ``fn``, in order), ``*`` (the ``*args``
-    after them), ``**`` and ``=name`` (a parameter passed by its own name); else None."""
-    fdef = scope.node
-    if fdef is None or not node.args:
-        return None
-    params = fdef.params
-    star = params.star_arg.name.value if type(params.star_arg) is cst.Param else ""
-    kwstar = params.star_kwarg.name.value if params.star_kwarg is not None else ""
-    order = scope.param_order
-    pos = 1
-    out: set[str] = set()
-    for a in node.args:
-        v = a.value
-        if type(v) is not cst.Name:
-            return None
-        if a.star == "*":
-            if v.value != star:
-                return None
-            out.add("*")
-        elif a.star == "**":
-            if v.value != kwstar:
-                return None
-            out.add("**")
-        elif a.keyword is not None:
-            if a.keyword.value != v.value or v.value not in scope.params or v.value == order[0]:
-                return None
-            out.add(f"={v.value}")
-        else:
-            if pos >= len(order) or order[pos] != v.value or "*" in out:
-                return None  # (`fn(*args, x)`: the positions are not those of the caller)
-            pos += 1
-    out.add(f"#{pos - 1}")
-    return out
-
-
-def _join_static(descriptors: list[str]) -> str:
-    """One static descriptor for several ``return`` values: "" unless each is static (or
-    static given inputs: their keys joined)."""
-    if not descriptors or "" in descriptors:
-        return ""
-    keys = sorted({k for d in descriptors if d != "S" for k in d.split("&")})
-    return "&".join(keys) if keys else "S"
 
 
 #: libcst augmented-assignment operator node -> its text (``emb /= norms``)
@@ -8597,12 +6860,9 @@ def _returns_when_set(fn: cst.FunctionDef | None, name: str) -> bool:
     return False
 
 
-def _reads(text: str, name: str) -> bool:
-    """Whether ``name`` occurs in ``text`` as a whole identifier."""
-    return name in text and re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text) is not None
-
-
 _CONTAINER_DISPLAYS = (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)
+
+
 #: torch creation functions whose result, from static arguments, is known at trace time
 _CONSTANT_FACTORIES = frozenset({
     "torch.arange", "torch.zeros", "torch.ones", "torch.full", "torch.linspace", "torch.logspace", "torch.eye",
@@ -8649,8 +6909,6 @@ _VIEW_METHODS = frozenset({
     "expand_as", "unfold", "as_strided", "t", "squeeze", "unsqueeze", "unflatten", "movedim",
     "swapaxes", "mT", "real", "imag", "detach",
 })
-#: In-place methods that are not data mutations (metadata flags).
-_NOT_DATA_INPLACE = frozenset({"requires_grad_", "share_memory_", "retain_grad_", "train_"})
 
 
 def _names_in_expr(node: cst.BaseExpression, limit: int = 64) -> list[str]:
@@ -8673,61 +6931,6 @@ def _names_in_expr(node: cst.BaseExpression, limit: int = 64) -> list[str]:
     return out
 
 
-def _is_uniform_sequence(node: cst.BaseExpression) -> bool:
-    """``(p, p, p, p)`` or ``[p] * 4``: a sequence whose elements are all the same expression."""
-    if type(node) is cst.BinaryOperation and type(node.operator) is cst.Multiply:
-        seq = node.left if type(node.left) in (cst.Tuple, cst.List) else node.right
-        return type(seq) in (cst.Tuple, cst.List) and len(seq.elements) == 1
-    return (type(node) in (cst.Tuple, cst.List) and len(node.elements) > 1
-            and all(el.value.deep_equals(node.elements[0].value) for el in node.elements))
-
-
-def _is_inplace_method(method: str) -> bool:
-    return (len(method) > 1 and method.endswith("_") and not method.startswith("_")
-            and method not in _NOT_DATA_INPLACE)
-
-
-def _arg_texts(node: cst.Call) -> tuple[str, ...]:
-    """Dotted source names of a call's positional arguments and of the elements of list/tuple
-    arguments, a subscript read by its base (``[past_key_value[0], key]`` ->
-    ``("past_key_value", "key")``)."""
-    out: list[str] = []
-    for a in node.args:
-        if a.keyword is not None or a.star:
-            continue
-        v = a.value
-        elems = [el.value for el in v.elements] if type(v) in (cst.List, cst.Tuple) else [v]  # type: ignore[attr-defined]
-        for e in elems:
-            if type(e) is cst.Subscript:
-                e = e.value
-            text = _dotted(e) if type(e) in (cst.Name, cst.Attribute) else ""
-            if text:
-                out.append(text)
-    return tuple(out)
-
-
-def _bound_texts(texts: Sequence[str], last_value: Mapping[str, cst.BaseExpression]) -> tuple[str, ...]:
-    """For each plain name in ``texts`` (:func:`_arg_texts`), the dotted source of what it was
-    last bound to when that is a name, an attribute or a subscript of one (``ck`` of ``ck, cv =
-    cache.cached_kv`` -> ``cache.cached_kv``)."""
-    out: list[str] = []
-    for text in texts:
-        bound = last_value.get(text) if last_value and "." not in text else None
-        if type(bound) is cst.Subscript:
-            bound = bound.value
-        if type(bound) in (cst.Name, cst.Attribute):
-            out.append(_dotted(bound))
-    return tuple(out)
-
-
-def _is_input_device(value: cst.BaseExpression) -> bool:
-    """``x.device`` of a value that is not ``self``'s (``input_ids.device``), or a ternary
-    choosing between two such (``a.device if a is not None else b.device``)."""
-    if type(value) is cst.IfExp:
-        return _is_input_device(value.body) and _is_input_device(value.orelse)
-    return type(value) is cst.Attribute and value.attr.value == "device" and not _is_self_attr(value)
-
-
 def _view_source(value: cst.BaseExpression) -> str:
     """The root name of the tensor ``value`` is a view of (``y = x.view(...)``, ``y = x[0]``),
     or ""."""
@@ -8739,18 +6942,6 @@ def _view_source(value: cst.BaseExpression) -> str:
     ) and type(value.value) is cst.Name:
         return value.value.value
     return ""
-
-
-def _mentions_device(visitor: FileVisitor, node: cst.BaseExpression) -> bool:
-    """An argument that names a device: ``device``/``*_device`` names, ``x.device``,
-    ``torch.device(...)``."""
-    if type(node) is cst.Name:
-        return "device" in node.value.lower()
-    if type(node) is cst.Attribute:
-        return "device" in node.attr.value.lower()
-    if type(node) is cst.Call:
-        return visitor.qual(node.func) == "torch.device"
-    return False
 
 
 def _is_true(value: cst.BaseExpression | None) -> bool:
