@@ -1,6 +1,7 @@
 """Name sets and patterns that several parts of :class:`~.visitor.FileVisitor` share:
-traced and role method names, container constructors, configuration parameters, state
-names, registration methods, tensor-only methods.
+traced method names, container constructors, configuration and state parameter names,
+cache-key comparison operators, registration methods, tensor-only methods, random generator
+constructors, in-place methods that leave a tensor's data alone.
 """
 
 from __future__ import annotations
