@@ -7,7 +7,7 @@ constructor slots, the call's kinds as first evaluated and under each hypothesis
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
@@ -259,9 +259,10 @@ class CallFlowMixin:
         """A torch class named as a value (a parameter default, a call argument, the right
         side of an assignment: ``act_layer=nn.GELU``, ``act_layer or nn.GELU``,
         ``partial(nn.BatchNorm2d, momentum=0.01)``) is a use of that class where it is named:
-        a call site with the ``partial``'s arguments (``data["reference"]``), or those a
-        parameter default is always called with (``calls_of``: the function and the parameter,
-        :func:`_agreed_call_args`, read only for a torch class's default).
+        a call site with the ``partial``'s arguments (``data["reference"]``); a parameter
+        default the function's body only calls (``calls_of``: the function and the parameter,
+        :func:`_param_calls`, read only for a torch class's default) is used at each call, with
+        that call's arguments (``self.norm1 = norm_layer(dim, eps=1e-6)``).
         Calls of the name it is bound to are not call sites again (:meth:`_is_bound_torch_class`)."""
         t = type(value)
         if t is cst.Name or t is cst.Attribute:
@@ -281,24 +282,17 @@ class CallFlowMixin:
                 # `act_layer or _GELU` with `_GELU = partial(nn.GELU, approximate='tanh')` at module
                 # level: the use takes the partial's arguments
                 partial = self.bindings.partial_of(value, None)
-            args: list[tuple[str, Any]] = []
-            kwargs: dict[str, tuple[str, Any]] = {}
-            star = False
-            args_from = _agreed_call_args(*calls_of) if partial is None and calls_of is not None else None
-            for a in (partial.args[1:] if partial is not None else args_from or ()):
-                if a.star:
-                    star = True
-                elif a.keyword is not None:
-                    kwargs[a.keyword.value] = (self.kind(a.value), literal(a.value))
-                else:
-                    args.append((self.kind(a.value), literal(a.value)))
-            site_data = {
-                "args": tuple(args), "kwargs": kwargs, "star": star, "no_grad": self._no_grad(), "result": K.U,
-                "reference": True,
-            }
-            if sub:
-                site_data["subclass_of"] = sub
-            self._site("call", value, name=ref, data=site_data)
+            if partial is None and calls_of is not None:
+                calls = _param_calls(*calls_of)
+                if calls:
+                    # a parameter default the body only calls (`norm_layer=nn.BatchNorm2d`, then
+                    # `self.norm1 = norm_layer(channel)`): each call builds the class, with its own
+                    # arguments, where the reader (and a port) sees the layer made
+                    spreads = _dict_displays(calls_of[0])
+                    for c in calls:
+                        self._class_use(c, ref, sub, c.args, spreads)
+                    return
+            self._class_use(value, ref, sub, partial.args[1:] if partial is not None else ())
         elif t is cst.Call:
             if value.args and value.args[0].keyword is None and not value.args[0].star and \
                     self.qual(value.func) in PARTIAL_NAMES:  # type: ignore[union-attr]
@@ -317,6 +311,36 @@ class CallFlowMixin:
         elif t is cst.BooleanOperation:
             self._class_refs(value.left)  # type: ignore[union-attr]
             self._class_refs(value.right)  # type: ignore[union-attr]
+
+    def _class_use(self, node: cst.CSTNode, ref: str, sub: str, call_args: Sequence[cst.Arg],
+                   spreads: Mapping[str, cst.Dict] | None = None) -> None:
+        """A use of torch class ``ref`` at ``node`` (a ``reference`` call site) built with
+        ``call_args``; ``sub``: the project subclass named instead, if any; ``spreads``: local
+        dict displays a ``**name`` argument spreads (timm's ``dd = {'device': device, 'dtype':
+        dtype}`` then ``norm_layer(dim, **dd)``: those keys, not any keyword; its placement keys
+        left out as a direct call's are)."""
+        args: list[tuple[str, Any]] = []
+        kwargs: dict[str, tuple[str, Any]] = {}
+        star = False
+        for a in call_args:
+            shown = spreads.get(a.value.value) if spreads and a.star == "**" and type(a.value) is cst.Name else None
+            if shown is not None:
+                for el in shown.elements:  # (placement keys say nothing of the layer's numerics)
+                    if literal(el.key) not in ("device", "dtype"):  # type: ignore[union-attr]
+                        kwargs[literal(el.key)] = (self.kind(el.value), literal(el.value))  # type: ignore[union-attr]
+            elif a.star:
+                star = True
+            elif a.keyword is not None:
+                kwargs[a.keyword.value] = (self.kind(a.value), literal(a.value))
+            else:
+                args.append((self.kind(a.value), literal(a.value)))
+        site_data = {
+            "args": tuple(args), "kwargs": kwargs, "star": star, "no_grad": self._no_grad(), "result": K.U,
+            "reference": True,
+        }
+        if sub:
+            site_data["subclass_of"] = sub
+        self._site("call", node, name=ref, data=site_data)
 
     def _subclass_ctor(self, node: cst.BaseExpression, name: str, data: Any) -> None:
         """``LayerNorm(d)`` of a class of this file that subclasses ``nn.LayerNorm`` without an
@@ -571,10 +595,6 @@ class CallFlowMixin:
         return not name.startswith("torch.") or name.startswith("torch.nn.")
 
 
-#: a positional argument whose value differs between calls (no literal, no kind)
-_UNKNOWN_ARG = cst.Arg(cst.Name("_differs_between_calls_"))
-
-
 class _NameUses(cst.CSTVisitor):
     """The reads of one name in a function body: the calls of it (``act_layer(...)``) and
     whether it is read any other way (handed on: ``Mlp(act_layer=act_layer)``)."""
@@ -595,30 +615,36 @@ class _NameUses(cst.CSTVisitor):
             self.other = True
 
 
-def _agreed_call_args(fn: cst.FunctionDef, param: str) -> tuple[cst.Arg, ...] | None:
-    """The arguments every call of parameter ``param`` in ``fn``'s body passes alike (the same
-    literal keywords; positional ones only when all calls spell them the same): the use of
-    its default class then has them (``act_layer(approximate="tanh")``, ``norm_layer(dim,
-    eps=1e-6)``). None when the body does not only call it (it is handed on, or stored: the
-    class is used elsewhere, with arguments this function does not see) or never calls it."""
+def _dict_displays(fn: cst.FunctionDef) -> dict[str, cst.Dict]:
+    """Names ``fn``'s body binds once, at its top level, to a dict display with string keys
+    only (``dd = {'device': device, 'dtype': dtype}``); a name bound more than once is left out."""
+    out: dict[str, cst.Dict] = {}
+    seen: set[str] = set()
+    body = fn.body.body if isinstance(fn.body, cst.IndentedBlock) else ()
+    for stmt in body:
+        if type(stmt) is not cst.SimpleStatementLine:
+            continue
+        for small in stmt.body:
+            if type(small) is cst.Assign and len(small.targets) == 1 and type(small.targets[0].target) is cst.Name:
+                name = small.targets[0].target.value
+                v = small.value
+                ok = type(v) is cst.Dict and all(type(el) is cst.DictElement and type(literal(el.key)) is str
+                                                  for el in v.elements)
+                if name in seen or not ok:
+                    out.pop(name, None)
+                else:
+                    out[name] = v  # type: ignore[assignment]
+                seen.add(name)
+    return out
+
+
+def _param_calls(fn: cst.FunctionDef, param: str) -> list[cst.Call]:
+    """The calls of parameter ``param`` in ``fn``'s body (``norm_layer(dim)``), in source
+    order; empty when the body does anything else with it (hands it on, stores it: the class
+    is used elsewhere, with arguments this function does not see) or never calls it."""
     uses = _NameUses(param)
     fn.body.visit(uses)
-    if uses.other or not uses.calls:
-        return None
-    first, *rest = uses.calls
-    code = cst.Module([]).code_for_node
-    agreed: list[cst.Arg] = []
-    for i, a in enumerate(first.args):
-        if a.star:
-            return None
-        text = code(a.value)
-        if a.keyword is None:
-            same = all(i < len(c.args) and c.args[i].keyword is None and code(c.args[i].value) == text for c in rest)
-            agreed.append(a if same else _UNKNOWN_ARG)  # (a placeholder keeps the positions)
-        elif all(any(b.keyword is not None and b.keyword.value == a.keyword.value and code(b.value) == text
-                     for b in c.args) for c in rest):
-            agreed.append(a)
-    return tuple(agreed)
+    return [] if uses.other else uses.calls
 
 
 #: Library functions that call their first argument with the others (``checkpoint(fn, x)``)
