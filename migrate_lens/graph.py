@@ -1102,6 +1102,13 @@ class _Builder:
             found: list[Finding] = []
             built: set[tuple[int, str]] = set()  # (line, torch class) matched for a subclass: once per line
             for call in f.calls_to_project:
+                if call.site_kind != "call":
+                    # `self.drop_path(x)` of a layer built from a project name (a re-export of
+                    # timm's DropPath): the layer's rules, on what the name is bound to
+                    name, _, _ = self.res.follow(call.callee)
+                    if name:
+                        found.extend(match(call, name, f.path, f.suppressions))
+                    continue
                 wrapped = wrappers.get(self.res.resolve(call.callee) or "") if wrappers and not call.method else None
                 if wrapped:
                     # `resize(x, size=s, mode="bilinear", align_corners=True)` of another file's

@@ -248,6 +248,9 @@ class CallSiteFact:
     #: called through a local name bound to the callee (``norm_layer(d)`` with the default
     #: ``norm_layer=LayerNorm``): a class's constructor defaults were matched where it was named
     bound: bool = False
+    #: ``call``, or ``layer-call``: forward runs a layer init code built from ``callee`` (``self.drop_path(x)``
+    #: with ``self.drop_path = DropPath(p)``), ``args``/``kwargs`` the constructor's
+    site_kind: str = "call"
 
 
 @_fast_pickle

@@ -456,6 +456,10 @@ class CallsMixin:
             # mode switch), a site of its constructor with the constructor's arguments
             for ctor, cdata in scope.cls.layer_ctors.get(func.attr.value, ()):  # type: ignore[union-attr]
                 self._site("layer-call", node, name=ctor, data=cdata)
+                if self.bindings.is_project(ctor):
+                    # a layer class imported from the project (a re-export of timm's DropPath):
+                    # what it is, the project graph decides
+                    self._project_call(node, ctor, "", cdata, site_kind="layer-call")
         emitted = not self._is_bound_torch_class(func, name)
         if emitted:
             requires: tuple[str, ...] = ()
@@ -891,15 +895,18 @@ class CallsMixin:
                 i += 1
         return tuple(out_args), out_kwargs
 
-    def _project_call(self, node: cst.CSTNode, callee: str, method: str, data: Any, bound: bool = False) -> None:
+    def _project_call(self, node: cst.CSTNode, callee: str, method: str, data: Any, bound: bool = False,
+                      site_kind: str = "call") -> None:
         """Keep a call of ``callee``, a name of the project, for the project graph to match once
         it knows what the name is (:class:`~migrate_lens.models.CallSiteFact`). The call's own
         arguments only: a LazyData holds the visitor (a reference cycle that kept the whole tree
-        for the cyclic GC after each file)."""
+        for the cyclic GC after each file). ``site_kind`` "layer-call": ``node`` runs a layer
+        built in init from ``callee``, ``data`` its constructor's arguments."""
         args_only = {k: dict.get(data, k) for k in _PROJECT_CALL_KEYS}
-        if type(node) is cst.Call:
+        if type(node) is cst.Call and site_kind == "call":
             args_only["args"], args_only["kwargs"] = self._fixed_self_args(node, data)
         args_only["bound"] = bound  # `norm_layer(d)`: a name bound to the callee (a parameter default)
+        args_only["site_kind"] = site_kind
         self.project_calls.append((*self._lines(node), callee, method, args_only, self.context, self.symbol))
 
     def _host_write(self, target: cst.Attribute, value: cst.BaseExpression) -> None:

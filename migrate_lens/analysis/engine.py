@@ -488,7 +488,7 @@ def analyze_source(source: str, path: str, module_name: str, catalog: Catalog,
             args=tuple((k, NONLITERAL if v is NOT_LITERAL else repr(v)) for k, v in data["args"]),
             kwargs=tuple((kw, k, NONLITERAL if v is NOT_LITERAL else repr(v)) for kw, (k, v) in data["kwargs"].items()),
             star=bool(data["star"]), no_grad=bool(data["no_grad"]), reference=bool(data["reference"]),
-            bound=bool(data["bound"]),
+            bound=bool(data["bound"]), site_kind=data.get("site_kind", "call"),
         ))
     value_aliases = tuple(
         ImportFact(module=t.rsplit(".", 1)[0], name=t.rsplit(".", 1)[-1], alias=name, line=0)
@@ -653,7 +653,7 @@ def match_project_call(call: CallSiteFact, name: str, guarded: bool, path: str, 
     if applied:
         method = "apply"
         data.update(imported_class=True, receiver_name=name[: -len(".apply")].rsplit(".", 1)[-1])
-    sites = [Site(kind="call", node=None, context=call.context, symbol=call.symbol, name=name,  # type: ignore[arg-type]
+    sites = [Site(kind=call.site_kind, node=None, context=call.context, symbol=call.symbol, name=name,  # type: ignore[arg-type]
                   method=method, data=data)]
     if guarded:
         sites.append(Site(kind="import", node=None, context=call.context, symbol=call.symbol, name=name,  # type: ignore[arg-type]
