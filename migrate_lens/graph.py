@@ -698,6 +698,8 @@ class _Builder:
         #: and the methods it guessed traced that the project found in no module (:meth:`contexts`)
         self.guessed_modules: set[str] = set()
         self.untraced_guesses: set[str] = set()
+        #: ids of the findings kept in a host sampling loop (:func:`in_host_loop`, see :meth:`level`)
+        self.loop_findings: set[int] = set()
         self._open_chain: dict[str, bool] = {}
         self.external_imports: dict[str, list[str]] = defaultdict(list)
         #: project modules and packages the tree imports but holds no source for -> imports of them
@@ -1742,7 +1744,10 @@ class _Builder:
         updates in host code are mechanical too: eager code rebinds the new array
         (denoising-diffusion-pytorch's simple_diffusion ``GaussianDiffusion`` was redesign through
         one ``img.clamp_(-1., 1.)`` after its sampling loop); a write through a view, which silently
-        misses the viewed tensor in eager JAX too, keeps its kind. The findings stay in the report."""
+        misses the viewed tensor in eager JAX too, keeps its kind. A trace-only hazard of a host
+        sampling loop (:func:`~migrate_lens.interproc.in_host_loop`: a solver's step acceptance, a
+        beam search's end test) keeps its kind too: the port compiles such a loop whole
+        (``lax.while_loop``, as diffrax and Flax's beam search do). The findings stay in the report."""
         if fd.severity == "info":
             return 0
         rule = self.rules.get(fd.code)
@@ -1754,7 +1759,8 @@ class _Builder:
                 and rule.category == "data-dependent-shape":
             return min(level, _PORTING_TO_STATUS["mechanical"])
         if fd.context == "host" and rule is not None and rule.anchor == "site" \
-                and rule.category in TRACE_ONLY_CATEGORIES and rule.failure in ("error", "silent"):
+                and rule.category in TRACE_ONLY_CATEGORIES and rule.failure in ("error", "silent") \
+                and id(fd) not in self.loop_findings:
             return min(level, _PORTING_TO_STATUS["mechanical"])
         if fd.context == "host" and rule is not None and rule.category == "in-place-mutation" \
                 and rule.failure != "silent":
@@ -1830,6 +1836,8 @@ class _Builder:
                     got = recontext(fd, contexts.get(node, "function"), self.rules.get(fd.code))
                     if got is None and node in loop_host:
                         got = in_host_loop(fd, self.rules.get(fd.code))
+                        if got is not None:
+                            self.loop_findings.add(id(got))
                     if got is None:
                         dropped += 1
                         continue
@@ -2059,7 +2067,7 @@ _COLLATE_NAME = re.compile(r"(^|_)collate(_|$|fn$)|^worker_init_fn$")
 
 
 #: Summary roles of a loop that runs a model step by step on the host (decoding, sampling)
-_LOOP_ROLES = frozenset({"sampling-loop", "generation"})
+_LOOP_ROLES = frozenset({"sampling-loop"})
 
 
 def _reach_all(seeds: Iterable[str], succ: Callable[[str], Iterable[str]]) -> set[str]:

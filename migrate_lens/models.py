@@ -405,7 +405,7 @@ class FunctionSummary:
     computed in the per-file pass (``analysis/summaries.py``), combined by ``interproc.py``.
 
     ``role``: ``train-step`` | ``train-loop`` | ``generation`` | ``weight-surgery`` | ``decode-loop`` |
-    ``sampling-loop`` |
+    ``sampling-loop`` | ``placement`` |
     ``plotting`` | ""; ``loop_calls``: for a
     ``train-loop``, the last dotted part of each name it calls inside a loop (sorted: a set's
     order would follow the string hash seed into the cached facts); ``params``: the

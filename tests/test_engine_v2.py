@@ -261,8 +261,9 @@ def test_registrar_of_another_file_fills_its_table(catalog) -> None:
 def test_sampling_loop_hazards_are_low_host_notes(tmp_path) -> None:
     """A counted host loop stepping the model (a sampler's `for i in reversed(range(steps))`)
     keeps its trace-only hazards at severity low in host context, with the note on compiling
-    the loop; the module's status is its denoising step's (pure), not the loop's; an evaluation
-    loop over data (`for x, y in loader`) keeps none (contexts/neg_eval_passed_objects)."""
+    the loop; they keep their porting kind for the status (the port compiles the loop whole:
+    the sampler's module is redesign, the denoiser it steps stays pure); an evaluation loop
+    over data (`for x, y in loader`) keeps none (contexts/neg_eval_passed_objects)."""
     import json
 
     from click.testing import CliRunner
@@ -278,4 +279,4 @@ def test_sampling_loop_hazards_are_low_host_notes(tmp_path) -> None:
     assert len(got) == 1 and got[0]["severity"] == "low" and got[0]["context"] == "host", got
     assert "decoding or sampling loop" in got[0]["message"] and "lax.while_loop" in got[0]["message"]
     status = {m["qualname"].rsplit(".", 1)[-1]: m["status"] for m in report["modules"]}
-    assert status["Denoiser"] == "pure", status
+    assert status["Denoiser"] == "pure" and status["Diffusion"] == "redesign", status

@@ -434,8 +434,15 @@ class CallsMixin:
             model_use = recv is not None and (
                 (type(recv) is cst.Name and recv.value == "model") or
                 (type(recv) is cst.Attribute and recv.attr.value == "model")) and is_model_use(method, _dotted(recv))
+            if scope.summary is not None and recv is not None and scope.context != "traced" and (
+                    (method in _PLACEMENT_METHODS and receiver == K.M) or
+                    (method == "prepare" and _dotted(recv).endswith("accelerator"))):
+                # `unet.to(device if i == index else "cpu")` over a model's parts, a
+                # `self.accelerator.prepare(unet, opt)`: device placement and wrapping of whole models
+                scope.summary.placement_call()
             if scope.summary is not None and (method in _ROLE_METHODS or name == "torch.autograd.backward" or (
-                    scope.loops and (type(func) is cst.Name or method == "update")) or model_use):
+                    scope.loops and (type(func) is cst.Name or method == "update")) or model_use or (
+                    type(func) is cst.Name and func.value in ("self", "model"))):
                 first = next((a.value for a in node.args if a.keyword is None and not a.star), None)
                 ends = scope.summary.call(name or _dotted(func), method, _dotted(recv) if recv is not None else "",
                                           scope.loops > 0, _dotted(first) if first is not None else "")
@@ -1078,6 +1085,9 @@ _IMAGE_WRITERS = frozenset({
 
 #: What the engine keeps of a call of a project name (``CallSiteFact``; eager keys of the call's data)
 _PROJECT_CALL_KEYS = ("args", "kwargs", "star", "no_grad", "reference")
+
+#: Methods that move a whole module between devices (``unet.to("cpu")``, ``model.cuda()``)
+_PLACEMENT_METHODS = frozenset({"to", "cpu", "cuda"})
 
 
 _KERNEL_NAME = re.compile(r"kernel", re.IGNORECASE)

@@ -20,6 +20,9 @@ under JAX:
   does it once on the arrays, or in the weight converter), so it is init code unless forward
   reaches it.
 - ``decode-loop``: a loop outside traced code that calls a model object's methods
+- ``placement``: moves whole models between devices or wraps them for distributed training
+  (``unet.to("cpu")`` for the parts not in use, ``self.accelerator.prepare(unet, opt)``): host
+  glue around the step (CPU offloading, wrappers), whoever calls it
 - ``sampling-loop``: a ``decode-loop`` whose model calls sit in a counted loop (``for i in
   range(steps)``, ``while``), not in one over data (``for x, y in loader``): a decoding or
   sampling loop stepping the model's output, which a JAX port usually compiles whole
@@ -48,7 +51,8 @@ import sys
 
 from migrate_lens.models import CallFlow, Flow, FunctionSummary
 
-ROLES = ("", "train-step", "train-loop", "generation", "weight-surgery", "decode-loop", "sampling-loop", "plotting")
+ROLES = ("", "train-step", "train-loop", "generation", "weight-surgery", "decode-loop", "sampling-loop", "plotting",
+         "placement")
 
 #: Framework hooks run once per batch inside the training step (Lightning ``LightningModule``
 #: and ``Callback`` hooks; Accelerate/Ignite style ``train_step``/``update``-named steps are
@@ -156,7 +160,7 @@ class SummaryBuilder:
 
     __slots__ = ("qualname", "name", "context", "in_module", "module_method", "hooks", "weight_writes", "steps", "loop_steps",
                  "loop_opt_steps", "opt_steps", "loop_model_calls", "loop_names", "model_uses", "loop_model_uses", "_path", "_targets", "_next_loop",
-                 "_counted", "counted_model_calls",
+                 "_counted", "counted_model_calls", "placements",
                  "_strong", "_weak", "_handler", "_end_lines", "plots")
 
     def __init__(self, qualname: str, name: str, context: str, in_module: bool = True,
@@ -185,6 +189,8 @@ class SummaryBuilder:
         self.loop_model_calls = 0
         #: model calls and uses inside a counted loop (``range``, ``while``: see ``sampling-loop``)
         self.counted_model_calls = 0
+        #: device placements or distributed wrappings of whole models (:meth:`placement_call`)
+        self.placements = 0
         self._counted: list[bool] = []  # per open loop: a counted one
         #: calls of a model object's methods (:func:`is_model_use`), outside / inside loops
         self.model_uses = 0
@@ -286,6 +292,8 @@ class SummaryBuilder:
         elif in_loop and is_model_call(name, method, receiver_text):
             self.loop_model_calls += 1
             self._count_model_call()
+        elif is_model_call(name, method, receiver_text):
+            self.model_uses += 1  # `def model_step(self, x): return self(x)`: a step a loop elsewhere repeats
         elif is_model_use(method, receiver_text):
             if in_loop:
                 self.loop_model_uses += 1
@@ -302,6 +310,11 @@ class SummaryBuilder:
         if SAMPLING_NAME.search(self.name):
             self.loop_model_uses += 1
             self._count_model_call()
+
+    def placement_call(self) -> None:
+        """A call moving a whole module between devices or wrapping it for distributed
+        training (``unet.to("cpu")``, ``accelerator.prepare(model)``): see ``placement``."""
+        self.placements += 1
 
     def in_counted_loop(self) -> bool:
         """Whether the innermost open loop is a counted one (see :meth:`enter_loop`)."""
@@ -340,7 +353,8 @@ class SummaryBuilder:
                 # `sample` of a module names a generation entry that returns what it drew; not
                 # NoisyLinear's `sample()`, which resamples its noise buffers from the training step
                 self.in_module and returns_value)):
-            role = "generation"
+            # (one that steps the model in a counted loop is a sampling loop: `generate()`'s token loop)
+            role = "sampling-loop" if self.counted_model_calls else "generation"
         elif self.loop_steps and (self.loop_opt_steps or not self.opt_steps):
             role = "train-loop"
         elif self.loop_steps:
@@ -357,6 +371,8 @@ class SummaryBuilder:
         elif self.loop_model_uses and self.context != "traced":
             # a loop outside forward running a model object's methods
             role = "sampling-loop" if self.counted_model_calls else "decode-loop"
+        elif self.placements and self.context != "traced" and not self.steps:
+            role = "placement"  # CPU offloading, accelerator wrapping: host glue around the step
         elif self.plots and self.context != "traced":
             role = "plotting"  # draws a matplotlib figure: host code whoever calls it
         if not role:
