@@ -442,10 +442,9 @@ class _FlowKinds:
                 for p in s.named:  # (but its settings: the clip norm, the accumulation count)
                     if not (STATIC_PARAM_NAME.search(p) or TRAINING_SETTING_NAME.search(p)):
                         self.param[(fn, p)].add("T")
-        for fn in tensor_entries:  # (a module called as an instance: its flags and counts stay Python's,
-            for p in summaries[fn].named if fn in summaries else ():  # `unet_number`, `return_loss`)
-                if not STATIC_PARAM_NAME.search(p):
-                    self.param[(fn, p)].add("T")
+        for fn in tensor_entries:
+            for p in summaries[fn].named if fn in summaries else ():
+                self.param[(fn, p)].add("T")
         for fn in assumed_entries:  # tensors as a module method's parameters are, unless proven flags
             for p in summaries[fn].named if fn in summaries else ():
                 if (fn, p) not in self.static:
