@@ -288,9 +288,11 @@ class CallFlowMixin:
                     # a parameter default the body only calls (`norm_layer=nn.BatchNorm2d`, then
                     # `self.norm1 = norm_layer(channel)`): each call builds the class, with its own
                     # arguments, where the reader (and a port) sees the layer made
+                    # (made when the walk reaches each call: a position asked ahead of the walk
+                    # costs a pass of its own)
                     spreads = _dict_displays(calls_of[0])
                     for c in calls:
-                        self._class_use(c, ref, sub, c.args, spreads)
+                        self.pending_class_uses[id(c)] = (ref, sub, spreads)
                     return
             self._class_use(value, ref, sub, partial.args[1:] if partial is not None else ())
         elif t is cst.Call:

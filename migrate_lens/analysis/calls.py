@@ -102,6 +102,10 @@ class CallsMixin:
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
+        if self.pending_class_uses:
+            use = self.pending_class_uses.pop(id(node), None)
+            if use is not None:  # `norm_layer(dim)` of a parameter default `norm_layer=nn.LayerNorm`
+                self._class_use(node, use[0], use[1], node.args, use[2])
         if type(func) is cst.Name and self.func_stack and self.func_stack[-1].method_aliases:
             scope0 = self.func_stack[-1]
             alias = scope0.method_aliases.get(func.value)

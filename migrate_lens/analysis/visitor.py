@@ -131,6 +131,9 @@ class FileVisitor(
         self.loop_callees: dict[str, set[str]] = {}
         #: functions with such a call inside a counted loop (``range``, ``while``: ``sampling-loop``)
         self.counted_loop_callers: set[str] = set()
+        #: id of a call of a parameter whose default is a torch class -> (the class, the project
+        #: subclass named, the body's dict displays): a use of the class made when the walk reaches it
+        self.pending_class_uses: dict[int, tuple[str, str, Any]] = {}
         self.model_users: set[str] = set()
         #: id(concatenation call) -> the state it grows: the call's result is assigned back to
         #: one of its own inputs that outlives the call (:meth:`_growth`)
