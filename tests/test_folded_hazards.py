@@ -53,6 +53,7 @@ def test_folded_hazards_are_listed_under_their_own_category(tmp_path: Path) -> N
         assert folded[0]["folded_into"] == kept[0]["fingerprint"] and folded[0]["code"] in kept[0]["folds"]
         assert folded[0]["effort_hours"] == {"optimistic": 0.0, "likely": 0.0, "pessimistic": 0.0}
         assert folded[0]["fingerprint"] != kept[0]["fingerprint"]
+        assert "{detail}" not in folded[0]["message"], folded[0]["message"]  # the template filled
     # the counts are of sites: the folded entries are not counted again
     assert report["summary"]["findings_total"] == sum(1 for f in report["findings"] if not f["folded_into"])
     sarif = json.loads((out / "report.sarif").read_text(encoding="utf-8"))

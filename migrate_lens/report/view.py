@@ -105,6 +105,7 @@ def listed_findings(view: dict[str, Any]) -> list[dict[str, Any]]:
     for f in view["findings"]:
         out.append({**f, "folded_into": ""})
         seen = {f["category"]}
+        snippet = f["snippet"][:60]
         for code in f["folds"]:
             rule = rules.get(code)
             if rule is None or rule["category"] in seen:
@@ -114,7 +115,7 @@ def listed_findings(view: dict[str, Any]) -> list[dict[str, Any]]:
                 **f, "code": code, "name": rule["name"], "category": rule["category"],
                 "confidence": rule["confidence"], "porting": rule["porting"],
                 "message": f"{rule['name']}: the same construct as {f['code']} {f['name']} (one site: counted and "
-                           f"priced there): {rule['message']}",
+                           f"priced there): {rule['message'].replace('{detail}', f'`{snippet}`')}",
                 "remedy": rule["remedy"], "effort_hours": zero, "folds": [],
                 "fingerprint": fingerprint_of(code, f["path"], f["symbol"], f["snippet"]),
                 "folded_into": f["fingerprint"],
