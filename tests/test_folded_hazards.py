@@ -148,3 +148,19 @@ def test_traced_call_sites_of_a_helpers_hazard_are_listed(tmp_path: Path) -> Non
     assert report["summary"]["findings_total"] == sum(1 for f in report["findings"] if not f["folded_into"])
     sarif = json.loads((out / "report.sarif").read_text(encoding="utf-8"))
     assert len(sarif["runs"][0]["results"]) == len(report["findings"])
+
+
+def test_folded_entry_fills_its_rule_template() -> None:
+    """A folded rule's message template (`{detail}: PyTorch momentum=m ...`) is filled with the
+    site's snippet, never shown raw."""
+    from migrate_lens.report.view import listed_findings
+
+    kept = {"code": "ML703", "name": "batchnorm-running-stats", "category": "module-state", "path": "m.py",
+            "line": 3, "column": 4, "symbol": "m.Net.__init__", "snippet": "nn.BatchNorm2d(64)",
+            "folds": ["ML904"], "fingerprint": "0" * 64, "message": "kept"}
+    rules = [{"code": "ML904", "name": "batchnorm-momentum-convention", "category": "layout/numerics",
+              "confidence": "high", "porting": "mechanical", "remedy": "r",
+              "message": "{detail}: PyTorch momentum=m weights the new batch"}]
+    entries = listed_findings({"findings": [kept], "rules": rules})
+    folded = [e for e in entries if e["folded_into"]]
+    assert len(folded) == 1 and "`nn.BatchNorm2d(64)`: PyTorch momentum" in folded[0]["message"], folded
