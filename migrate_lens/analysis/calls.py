@@ -446,7 +446,7 @@ class CallsMixin:
                 scope.summary.placement_call()
             if scope.summary is not None and (method in _ROLE_METHODS or name == "torch.autograd.backward" or (
                     scope.loops and (type(func) is cst.Name or method == "update")) or model_use or (
-                    type(func) is cst.Name and func.value in ("self", "model"))):
+                    type(func) is cst.Name and func.value in ("self", "model", "next"))):
                 first = next((a.value for a in node.args if a.keyword is None and not a.star), None)
                 ends = scope.summary.call(name or _dotted(func), method, _dotted(recv) if recv is not None else "",
                                           scope.loops > 0, _dotted(first) if first is not None else "")

@@ -104,6 +104,11 @@ def is_training_call(name: str, method: str, receiver_text: str) -> bool:
     return method in ("step", "zero_grad") and bool(_OPTIMIZER_RECEIVER.search(receiver_text))
 
 
+#: the first argument of ``next(...)`` that names a data source (``self.dl_iter``, ``train_loader``)
+_BATCH_SOURCE = re.compile(r"(^|[._])(dl|dataloader|loader|data_?iter|dl_?iter|train_?iter|iterator|batches)(_?iter)?$",
+                           re.IGNORECASE)
+
+
 def is_model_call(name: str, method: str, receiver_text: str) -> bool:
     """``self(...)``, ``self.forward(...)``, ``model(...)``, ``self.model(...)``: a call of the
     model itself (what a decoding loop repeats)."""
@@ -160,7 +165,7 @@ class SummaryBuilder:
 
     __slots__ = ("qualname", "name", "context", "in_module", "module_method", "hooks", "weight_writes", "steps", "loop_steps",
                  "loop_opt_steps", "opt_steps", "loop_model_calls", "loop_names", "model_uses", "loop_model_uses", "_path", "_targets", "_next_loop",
-                 "_counted", "counted_model_calls", "placements",
+                 "_counted", "counted_model_calls", "placements", "fetches",
                  "_strong", "_weak", "_handler", "_end_lines", "plots")
 
     def __init__(self, qualname: str, name: str, context: str, in_module: bool = True,
@@ -191,6 +196,8 @@ class SummaryBuilder:
         self.counted_model_calls = 0
         #: device placements or distributed wrappings of whole models (:meth:`placement_call`)
         self.placements = 0
+        #: batches pulled from a data iterator (``next(self.dl_iter)``, ``next(iter(loader))``)
+        self.fetches = 0
         self._counted: list[bool] = []  # per open loop: a counted one
         #: calls of a model object's methods (:func:`is_model_use`), outside / inside loops
         self.model_uses = 0
@@ -269,6 +276,9 @@ class SummaryBuilder:
         text of its first positional argument ("" when none or not a name chain). Returns the
         step loop whose step this call ends so far (a ``backward()``/``step()`` in a loop, or
         ``scaler.update()`` after it), else 0: the visitor then tells :meth:`step_end` its last line."""
+        if name == "next" and _BATCH_SOURCE.search(arg_text):
+            self.fetches += 1  # `wave, = next(self.dl_iter)`: the function pulls its own batch
+            return 0
         if is_training_call(name, method, receiver_text):
             path = self._step_path(method, receiver_text, arg_text) if in_loop else []
             if method == "step":
@@ -355,10 +365,14 @@ class SummaryBuilder:
                 self.in_module and returns_value)):
             # (one that steps the model in a counted loop is a sampling loop: `generate()`'s token loop)
             role = "sampling-loop" if self.counted_model_calls else "generation"
-        elif self.loop_steps and (self.loop_opt_steps or not self.opt_steps):
+        elif self.loop_steps and (self.loop_opt_steps or not self.opt_steps or self.fetches):
+            # (also one that pulls its own batches, `next(self.dl_iter)`, and accumulates them:
+            # an iteration of the host loop around the step, audiolm-pytorch's trainers' `train_step`)
             role = "train-loop"
         elif self.loop_steps:
             role = "train-step"  # micro-batches accumulated in a loop, one optimizer step after it
+        elif (self.steps or (self.name in STEP_HOOK_NAMES and self.hooks)) and self.fetches:
+            role = "train-loop"  # one iteration of the host loop: it fetches its batch itself
         elif self.steps or (self.name in STEP_HOOK_NAMES and self.hooks):
             role = "train-step"
         elif self.loop_model_calls and self.context != "traced":
