@@ -698,8 +698,9 @@ class _Builder:
         #: and the methods it guessed traced that the project found in no module (:meth:`contexts`)
         self.guessed_modules: set[str] = set()
         self.untraced_guesses: set[str] = set()
-        #: ids of the findings kept in a host sampling loop (:func:`in_host_loop`, see :meth:`level`)
-        self.loop_findings: set[int] = set()
+        #: (path, line, column, code) of the findings kept in a host sampling loop
+        #: (:func:`in_host_loop`, see :meth:`level`)
+        self.loop_findings: set[tuple[str, int, int, str]] = set()
         self._open_chain: dict[str, bool] = {}
         self.external_imports: dict[str, list[str]] = defaultdict(list)
         #: project modules and packages the tree imports but holds no source for -> imports of them
@@ -1760,7 +1761,7 @@ class _Builder:
             return min(level, _PORTING_TO_STATUS["mechanical"])
         if fd.context == "host" and rule is not None and rule.anchor == "site" \
                 and rule.category in TRACE_ONLY_CATEGORIES and rule.failure in ("error", "silent") \
-                and id(fd) not in self.loop_findings:
+                and _by_location(fd) not in self.loop_findings:
             return min(level, _PORTING_TO_STATUS["mechanical"])
         if fd.context == "host" and rule is not None and rule.category == "in-place-mutation" \
                 and rule.failure != "silent":
@@ -1837,7 +1838,7 @@ class _Builder:
                     if got is None and node in loop_host:
                         got = in_host_loop(fd, self.rules.get(fd.code))
                         if got is not None:
-                            self.loop_findings.add(id(got))
+                            self.loop_findings.add(_by_location(got))
                     if got is None:
                         dropped += 1
                         continue

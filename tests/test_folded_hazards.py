@@ -31,16 +31,23 @@ class Masked(nn.Module):
 '''
 
 
-def test_folded_hazards_are_listed_under_their_own_category(tmp_path: Path) -> None:
-    root = tmp_path / "proj"
-    root.mkdir()
-    (root / "model.py").write_text(MODEL, encoding="utf-8")
-    out = tmp_path / "out"
+def _scan_report(root: Path, out: Path) -> dict:
+    """Scan ``root`` through the CLI (report.json and SARIF into ``out``); the report, checked
+    against the schema."""
     result = CliRunner().invoke(main, ["scan", str(root), "--out", str(out), "--format", "json,sarif", "--quiet",
                                        "--no-cache"], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
     assert _errors(report) == []
+    return report
+
+
+def test_folded_hazards_are_listed_under_their_own_category(tmp_path: Path) -> None:
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "model.py").write_text(MODEL, encoding="utf-8")
+    out = tmp_path / "out"
+    report = _scan_report(root, out)
     by_line: dict[int, list[dict]] = {}
     for f in report["findings"]:
         by_line.setdefault(f["line"], []).append(f)
@@ -130,11 +137,7 @@ def test_traced_call_sites_of_a_helpers_hazard_are_listed(tmp_path: Path) -> Non
     (root / "pkg" / "geom.py").write_text(HELPER, encoding="utf-8")
     (root / "pkg" / "model.py").write_text(CALLER, encoding="utf-8")
     out = tmp_path / "out"
-    result = CliRunner().invoke(main, ["scan", str(root), "--out", str(out), "--format", "json,sarif", "--quiet",
-                                       "--no-cache"], catch_exceptions=False)
-    assert result.exit_code == 0, result.output
-    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
-    assert _errors(report) == []
+    report = _scan_report(root, out)
     assert "call_sites" not in report
     own = {(f["line"], f["category"]): f for f in report["findings"] if f["path"] == "pkg/geom.py"}
     listed = [f for f in report["findings"] if f["path"] == "pkg/model.py" and f["folded_into"]]

@@ -20,16 +20,20 @@ under JAX:
   does it once on the arrays, or in the weight converter), so it is init code unless forward
   reaches it.
 - ``decode-loop``: a loop outside traced code that calls a model object's methods
-- ``placement``: moves whole models between devices or wraps them for distributed training
-  (``unet.to("cpu")`` for the parts not in use, ``self.accelerator.prepare(unet, opt)``): host
-  glue around the step (CPU offloading, wrappers), whoever calls it
-- ``sampling-loop``: a ``decode-loop`` whose model calls sit in a counted loop (``for i in
-  range(steps)``, ``while``), not in one over data (``for x, y in loader``): a decoding or
-  sampling loop stepping the model's output, which a JAX port usually compiles whole
   (``self.model.decoder(tokens, ...)``, ``model.decode(segment)``) or, in the same file, a
   function that does (whisper's ``DecodingTask._main_loop`` calling ``self.inference.logits``):
   host code as well, but what ``forward`` reaches stays traced (the role does not stop traced
   reachability, see :func:`migrate_lens.interproc.function_contexts`).
+- ``sampling-loop``: a ``decode-loop`` (or a ``generate``/``sample`` function) whose model calls
+  sit in a counted loop (``for i in range(steps)``, ``while``), not in one over data (``for x,
+  y in loader``): a decoding or sampling loop stepping the model's output, which a JAX port
+  usually compiles whole (``lax.while_loop``); its hazards stay reported as low host notes
+  (:func:`migrate_lens.interproc.in_host_loop`).
+- ``placement``: moves whole models between devices or wraps them for distributed training
+  (``unet.to("cpu")`` for the parts not in use, ``self.accelerator.prepare(unet, opt)``): host
+  glue around the step (CPU offloading, wrappers), whoever calls it.
+- a training step that fetches its own batches (``wave, = next(self.dl_iter)``) is a
+  ``train-loop``: one iteration of the host loop around the step (audiolm-pytorch's trainers).
 - ``plotting``: a function outside ``forward`` that draws with matplotlib (``plt.subplots()``,
   ``matplotlib.pyplot.figure()``, its own ``import matplotlib.pyplot as plt`` included): a
   figure needs concrete arrays, so no port draws it inside a jitted step; a training step
