@@ -116,18 +116,9 @@ def _run_pool(jobs: list[Job], workers: int, rule_dirs: tuple[str, ...],
                 progress(done, len(futures))
     except BaseException:
         # Ctrl-C (KeyboardInterrupt) or any error here: stop the workers at once instead of
-        # letting close() wait for every scheduled file (12-25 s on a large tree). Not
-        # pool.join(): once stopped it joins pebble's manager threads with no bound, and a
-        # signal landing while one of them waits can leave it waiting for good (a fresh
-        # clone's Ctrl-C test hung so, once); the workers are killed here, pebble's daemon
-        # threads end with the process.
+        # letting close() wait for every scheduled file (12-25 s on a large tree)
         pool.stop()
-        import multiprocessing
-
-        for child in multiprocessing.active_children():
-            child.kill()
-        for child in multiprocessing.active_children():
-            child.join(timeout=2)
+        pool.join(timeout=5)
         raise
     pool.close()
     pool.join()
