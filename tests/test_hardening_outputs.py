@@ -139,6 +139,12 @@ def _children(pid: int) -> set[int]:
     return out
 
 
+def _foreground_signals() -> None:
+    """In the child before exec: SIGINT and SIGTERM at their defaults, as in a foreground job."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads the process table from /proc (Linux)")
 @pytest.mark.parametrize("signum, code, word", [(signal.SIGINT, 130, "interrupted"),
                                                (signal.SIGTERM, 143, "terminated (SIGTERM)")])
@@ -152,9 +158,11 @@ def test_ctrl_c_stops_workers_at_once_and_exits_130(tmp_path: Path, signum: int,
         (root / f"m{i}.py").write_text(MODEL, encoding="utf-8")
     env = {**os.environ, "MIGRATE_LENS_TEST_FAULTS": ",".join(f"m{i}.py:sleep=60" for i in range(6)),
            "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    # as a terminal's foreground job: a suite run as a shell's background job (`make test &`)
+    # passes SIGINT on ignored, which the scan rightly keeps ignoring
     proc = subprocess.Popen([sys.executable, "-m", "migrate_lens.cli", "scan", str(root), "-o", str(tmp_path / "o"),
                              "--no-cache", "-j", "2"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+                            text=True, preexec_fn=_foreground_signals)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and len(_children(proc.pid)) < 2:
         time.sleep(0.2)
