@@ -38,7 +38,7 @@ from migrate_lens.fastinit import fast_init, replacer
 from migrate_lens.gctools import gc_paused
 from migrate_lens.fold import fold_duplicates, fold_table
 from migrate_lens.interproc import (flow_kinds, function_contexts, holds, in_host_loop, is_test_function, is_test_path,
-                                    recontext, training_roles)
+                                    reach, recontext, training_roles)
 from migrate_lens.models import AUTOGRAD_FUNCTION_BASES, PLAIN_BASE_PREFIXES, PLAIN_BASES, CallSiteFact, ClassFact, FileFacts, Finding, InjectionFact, WrapperFact
 from migrate_lens.wrappers import blind, through_member_wrapper, through_wrapper
 
@@ -1796,7 +1796,7 @@ class _Builder:
 
         # host functions a decoding or sampling loop runs (itself, the helpers it calls)
         loop_roles = [s.qualname for s in summaries.values() if s.role in _LOOP_ROLES]
-        loop_host = {q for q in _reach_all(loop_roles, self.successors) if contexts.get(q) == "host"}
+        loop_host = {q for q in reach(loop_roles, self.successors, frozenset()) if contexts.get(q) == "host"}
         kept: list[Finding] = []
         dropped = 0
         findings_at: dict[str, list[Finding]] = defaultdict(list)
@@ -2069,18 +2069,6 @@ _COLLATE_NAME = re.compile(r"(^|_)collate(_|$|fn$)|^worker_init_fn$")
 
 #: Summary roles of a loop that runs a model step by step on the host (decoding, sampling)
 _LOOP_ROLES = frozenset({"sampling-loop"})
-
-
-def _reach_all(seeds: Iterable[str], succ: Callable[[str], Iterable[str]]) -> set[str]:
-    """``seeds`` and every node reachable from them along ``succ``."""
-    seen = set(seeds)
-    stack = list(seen)
-    while stack:
-        for v in succ(stack.pop()):
-            if v not in seen:
-                seen.add(v)
-                stack.append(v)
-    return seen
 
 
 def _link_calls(edges: Mapping[str, set[tuple[str, str]]], call_targets: dict[tuple[str, str], list[str]],

@@ -79,7 +79,7 @@ def training_roles(roles: Mapping[str, str], path_of: Callable[[str], str]) -> d
 TRACE_ONLY_CATEGORIES = frozenset({"dynamic-control-flow", "data-dependent-shape", "side-effect", "module-state", "device"})
 
 
-def _reach(seeds: Iterable[str], succ: Callable[[str], Iterable[str]], stop: set[str] | frozenset[str]) -> set[str]:
+def reach(seeds: Iterable[str], succ: Callable[[str], Iterable[str]], stop: set[str] | frozenset[str]) -> set[str]:
     """Functions reachable from ``seeds`` (included) through ``succ`` without entering ``stop``."""
     seen: set[str] = set()
     queue = deque(sorted(s for s in seeds if s not in stop))
@@ -122,7 +122,7 @@ def function_contexts(guess: Mapping[str, str], roles: Mapping[str, str], entrie
             inside = frozenset(loop_calls.get(q, ()))
             seeds.update(v for v in succ(q) if _leaf(v) in inside)
     weak = {q for q in host_glue if roles[q] in WEAK_HOST_ROLES}
-    traced = _reach(seeds, succ, host_glue - weak)
+    traced = reach(seeds, succ, host_glue - weak)
     host_seeds = host_glue | {q for q, c in guess.items() if c == "host"}
     if weak:
         # what calls a decoding loop drives it from the host too (whisper's `DecodingTask.run`
@@ -131,16 +131,16 @@ def function_contexts(guess: Mapping[str, str], roles: Mapping[str, str], entrie
         for q in sorted(guess):
             for v in succ(q):
                 callers[v].add(q)
-        host_seeds |= {q for q in _reach(weak, lambda n: sorted(callers.get(n, ())), traced)
+        host_seeds |= {q for q in reach(weak, lambda n: sorted(callers.get(n, ())), traced)
                        if guess.get(q, "function") == "function"}
-    host = _reach(host_seeds, succ, traced)
+    host = reach(host_seeds, succ, traced)
     # weight surgery (an adapter merge, a BatchNorm fold) is eager weight editing like the
     # init-named `fuse()`/`reparameterize()`, unless forward reaches it: unlike generation glue
     # it does not stop the traced reachability (peft's forward calls `self.unmerge()` when the
     # adapters are disabled: that one stays traced)
     surgery = {q for q, r in roles.items() if r == "weight-surgery"}
     init_seeds = surgery.union(q for q, c in guess.items() if c == "init")
-    init = _reach(init_seeds, succ, traced | host)
+    init = reach(init_seeds, succ, traced | host)
     # a method that is init code by its name only (`_init_step_index`, `reset_cache`, not
     # `__init__`) and that an undecided method of its own class calls is a lazy initializer
     # of that method: it runs on the first call of every run (a scheduler's `step()` finding
@@ -162,7 +162,7 @@ def function_contexts(guess: Mapping[str, str], roles: Mapping[str, str], entrie
             if not more:
                 break
             lazy |= more
-            init = _reach(init_seeds - lazy, succ, traced | host)
+            init = reach(init_seeds - lazy, succ, traced | host)
     out = dict(guess)
     for q in lazy:
         out[q] = "function"  # (init, host or traced below where that code reaches it too)
