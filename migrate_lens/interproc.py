@@ -31,7 +31,7 @@ from collections import defaultdict, deque
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from migrate_lens.analysis.kinds import RETURNED_RAGGED, RETURNED_REDUCTION, STATIC_PARAM_NAME
+from migrate_lens.analysis.kinds import RETURNED_RAGGED, RETURNED_REDUCTION, STATIC_PARAM_NAME, split_return_key
 from migrate_lens.fastinit import replacer
 from migrate_lens.models import CallFlow, Finding, Flow, FunctionSummary
 
@@ -383,7 +383,7 @@ class _StaticInputs:
         return True
 
     def returns_static(self, fn: str, key: str) -> bool:
-        callee, _, idx = key[2:].partition("#")
+        callee, idx, _ = split_return_key(key)
         if idx and not idx.isdigit():
             return False  # (a dict entry read by key: never proven static)
         i = int(idx) if idx.isdigit() else -1
@@ -491,13 +491,15 @@ class _FlowKinds:
             return s.ret_items[i]
         return s.ret
 
-    def arg_kinds(self, fn: str, callee: str, t: str, pname: str) -> set[str]:
-        """Kinds ``fn`` passes for ``t``'s parameter ``pname`` in its calls of ``callee``."""
+    def arg_kinds(self, fn: str, callee: str, t: str, pname: str, site: int = 0) -> set[str]:
+        """Kinds ``fn`` passes for ``t``'s parameter ``pname`` in its calls of ``callee``: at the
+        call site ``site`` only (:attr:`CallFlow.site`), or at every one when 0."""
         params = self.summaries[t].params
         idx = params.index(pname) if pname in params else -1
         out: set[str] = set()
         for c in self.summaries[fn].calls if fn in self.summaries else ():
-            if c.callee != callee or c.via:  # (a call through a wrapper returns the wrapper's result)
+            if c.callee != callee or c.via or (site and c.site != site):
+                # (a call through a wrapper returns the wrapper's result)
                 continue
             if 0 <= idx < len(c.args):
                 out |= self.value(fn, c.args[idx])
@@ -527,7 +529,7 @@ class _FlowKinds:
         return got
 
     def _ret_kinds(self, fn: str, key: str) -> set[str]:
-        callee, _, idx = key[2:].partition("#")
+        callee, idx, site = split_return_key(key)
         i: int | str = int(idx) if idx.isdigit() else (idx or -1)
         out: set[str] = {"T"} if (fn, callee) in self.tensor_calls and not isinstance(i, str) else set()
         active = self.active
@@ -544,12 +546,12 @@ class _FlowKinds:
                 flow = self.ret_flow(t, i)
                 # what the callee returns from its parameters, with this call's arguments
                 for key2, h, k in flow.deps if flow is not None and inner else ():
-                    if k not in out and key2.startswith("p:") and h in self.arg_kinds(fn, callee, t, key2[2:]):
+                    if k not in out and key2.startswith("p:") and h in self.arg_kinds(fn, callee, t, key2[2:], site):
                         out.add(k)
-                if i == -1 and inner and RETURNED_REDUCTION not in out and self._reduced(fn, callee, t):
+                if i == -1 and inner and RETURNED_REDUCTION not in out and self._reduced(fn, callee, t, site):
                     out.add(RETURNED_REDUCTION)
                 if i == -1 and inner and RETURNED_RAGGED not in out and \
-                        self._holds_any(fn, callee, t, self.summaries[t].ret_ragged):
+                        self._holds_any(fn, callee, t, self.summaries[t].ret_ragged, site):
                     out.add(RETURNED_RAGGED)
         finally:
             if inner:
@@ -680,14 +682,14 @@ class _FlowKinds:
         return frozenset(c.callee.rsplit(".", 1)[-1] for s in self.summaries.values() for c in s.calls
                          if c.callee.startswith("super()."))
 
-    def _reduced(self, fn: str, callee: str, t: str) -> bool:
+    def _reduced(self, fn: str, callee: str, t: str, site: int = 0) -> bool:
         """Whether ``t`` (``callee`` as ``fn`` calls it) returns a 0-d reduction of data with
         ``fn``'s arguments (:attr:`FunctionSummary.ret_reduced`): an alternative whose every
         requirement holds, a parameter's by the kinds ``fn`` passes for it, another input's
         (``r:<other>=R``, a helper returning a helper's reduction) by ``t``'s own kinds."""
-        return self._holds_any(fn, callee, t, self.summaries[t].ret_reduced)
+        return self._holds_any(fn, callee, t, self.summaries[t].ret_reduced, site)
 
-    def _holds_any(self, fn: str, callee: str, t: str, alternatives: Sequence[str]) -> bool:
+    def _holds_any(self, fn: str, callee: str, t: str, alternatives: Sequence[str], site: int = 0) -> bool:
         """Whether one of ``alternatives`` (``"*"``, or ``&``-joined ``"<key>=<kind>"``
         requirements on ``t``'s inputs) holds for ``t`` called by ``fn`` as ``callee``: a
         parameter's requirement by the kinds ``fn`` passes, another input's by ``t``'s own."""
@@ -697,7 +699,7 @@ class _FlowKinds:
             ok = True
             for part in alt.split("&"):
                 key, _, h = part.rpartition("=")
-                got = self.arg_kinds(fn, callee, t, key[2:]) if key.startswith("p:") else self.key_kinds(t, key)
+                got = self.arg_kinds(fn, callee, t, key[2:], site) if key.startswith("p:") else self.key_kinds(t, key)
                 if h not in got:
                     ok = False
                     break

@@ -396,6 +396,9 @@ class CallFlow:
     #: the call itself splats a sequence (``f(*args)``): the parameters after ``args`` may get
     #: any of what the caller holds (``interproc``: tensors, from traced code)
     splat: bool = False
+    #: the call's site number in the caller (``r:<callee>@<site>`` keys its return; 0 unknown):
+    #: a return that passes a parameter through takes this call's argument kinds only
+    site: int = 0
 
 
 @_fast_pickle

@@ -337,7 +337,7 @@ class AssignmentsMixin:
                     self._assign_target(el.value, ekind, stmt, value, edrv)
                 return
             # `z, done = step(...)`: each name is the callee's i-th returned item
-            key = f"r:{self.qual(value.func)}" if type(value) is cst.Call else ""
+            key = self.values.return_key(value, self.qual(value.func)) if type(value) is cst.Call else ""
             if self._module_local_call(value):
                 # `hidden, height, width = embedding_layer(hidden)` of a module drawn from a
                 # container: its items are not all tensors (sizes ride along), unknown each

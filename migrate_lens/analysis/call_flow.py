@@ -553,7 +553,8 @@ class CallFlowMixin:
                              _is_local_container(a.value, bound, scope.params, scope.prior_value))
             scope.call_flows.append(CallFlow(name, tuple(args), tuple(keywords), tuple(kwargs), held, held_kw, use,
                                              tuple(static), tuple(static_kw), spread, local=local, local_kw=local_kw,
-                                             nones=nones, splat=any(a.star == "*" for a in node.args)))
+                                             nones=nones, splat=any(a.star == "*" for a in node.args),
+                                             site=self.values.call_site(node)))
 
     def _static_of(self, expr: cst.BaseExpression) -> str:
         """``expr``'s static descriptor (:meth:`.values.ValueKinds.static_descriptor`); the

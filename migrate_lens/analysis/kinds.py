@@ -315,3 +315,16 @@ state_dict std step sum tolist to train transpose type unsqueeze update values v
 log info warning error debug format join lower upper strip startswith endswith replace fit transform
 log_prob rsample entropy cdf icdf perplexity
 """.split())
+
+
+def split_return_key(key: str) -> tuple[str, str, int]:
+    """``(callee, item, site)`` of a return key ``r:<callee>[#<item>][@<site>]`` (the item and
+    the site in either order; item "" for the whole return, site 0 when the key has none):
+    ``r:pkg.default@3`` -> ``("pkg.default", "", 3)``, ``r:step@2#1`` -> ``("step", "1", 2)``."""
+    callee, _, idx = key[2:].partition("#")
+    site = ""
+    if "@" in callee:
+        callee, _, site = callee.partition("@")
+    elif "@" in idx:
+        idx, _, site = idx.partition("@")
+    return callee, idx, int(site) if site.isdigit() else 0

@@ -104,7 +104,7 @@ class ReadsMixin:
             name = self.qual(e.func)
             if not name or name.startswith("torch.") or name in BUILTINS:
                 continue  # (only a function the project may define has a summary)
-            key = "r:" + name
+            key = values.return_key(e, name)
             self._fresh()
             if self.kind(e) not in (K.S, K.H) and key in values.used:
                 out.append(f"{key}={K.RETURNED_REDUCTION}")

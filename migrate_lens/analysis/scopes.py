@@ -175,6 +175,9 @@ class _FuncScope:
     resets: set[str] = field(default_factory=set)
     ret_items: list[list[Flow]] | None = None
     call_flows: list[CallFlow] = field(default_factory=list)
+    #: call node id -> its call-site number in this function (1, 2, ...: in the order first
+    #: asked), shared by the return keys ``r:<callee>@<n>`` and ``CallFlow.site``
+    call_sites: dict[int, int] = field(default_factory=dict)
     #: per call flow holding local names outside a loop: (its index in ``call_flows``, the
     #: call's last line, held position -> local name, held keyword -> local name), decided at
     #: the function's end by whether the name is read after the call (:meth:`FileVisitor._drop_unread_held`)

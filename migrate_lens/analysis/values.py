@@ -650,7 +650,7 @@ class ValueKinds:
             if is_project_callee(name):
                 # what a function the project may define returns: its summary decides
                 # (`idx = lmu.get_all_triplets_indices(labels)`, a helper's `torch.where(m)`)
-                key = "r:" + name
+                key = self.return_key(node, name)
                 self.ragged_used.add(key)
                 return self.hyp is not None and self.hyp.get(key) == K.RETURNED_RAGGED
             return False
@@ -789,12 +789,12 @@ class ValueKinds:
                     if got != K.U:
                         return got
                 if attr_kind is None and "." not in name[5:]:
-                    return self._symbolic_return(name)
+                    return self._symbolic_return(name, node)
                 if attr_kind is None and name.count(".") == 2 and cls is not None and \
                         cls.attr_kinds.get(name[5:].split(".", 1)[0]) not in K.TENSORISH:
                     # `v, k = self.joint.score(f, g).max(0)`: a method of an object the module
                     # holds returns what the project's summary of that method says
-                    return self._symbolic_return(name)
+                    return self._symbolic_return(name, node)
                 return K.U
             if name in K.STATIC_BUILTINS:
                 if name == "len" and node.args and self.is_ragged(node.args[0].value):
@@ -824,7 +824,7 @@ class ValueKinds:
                     return got
             if leaf[:1].isupper() or name in K.STATIC_BUILTINS or name in bindings_builtins:
                 return K.U
-            return self._symbolic_return(name)
+            return self._symbolic_return(name, node)
         if type(func) is cst.Attribute:
             method = func.attr.value
             if receiver:
@@ -1002,10 +1002,10 @@ class ValueKinds:
         self.used, self.hyp = set(), None
         try:
             self.kind(bound)
-            symbolic = ("r:" + callee) in self.used
+            symbolic = self.return_key(bound, callee) in self.used
         finally:
             self.used, self.hyp = saved, saved_hyp
-        return self._symbolic_return(f"{callee}#{key}") if symbolic else None
+        return self._symbolic_return(f"{callee}#{key}", bound) if symbolic else None
 
     def _kwarg_kind(self, key: cst.CSTNode) -> str:
         """Kind of one entry of the current function's ``**kwargs`` (``kwargs["mask"]``,
@@ -1024,10 +1024,32 @@ class ValueKinds:
             return K.S
         return K.T if self.v.func_stack[-1].guess == "traced" else K.U
 
-    def _symbolic_return(self, name: str) -> str:
-        """The return value of a call to ``name``, a function the project may define: the
-        symbolic input ``r:<name>`` (its kind comes from the callee's summary)."""
-        key = "r:" + name
+    def call_site(self, node: cst.CSTNode) -> int:
+        """The call-site number of the call ``node`` in the current function (1, 2, ... in
+        the order first asked; 0 outside a function): what its return key and its
+        :attr:`~migrate_lens.models.CallFlow.site` share."""
+        if not self.v.func_stack:
+            return 0
+        sites = self.v.func_stack[-1].call_sites
+        got = sites.get(id(node))
+        if got is None:
+            got = sites[id(node)] = len(sites) + 1
+        return got
+
+    def return_key(self, node: cst.CSTNode, name: str) -> str:
+        """The symbolic input of what the call ``node`` of ``name`` (a function the project may
+        define; ``<callee>#<item>`` for one returned item or entry) returns:
+        ``r:<name>@<site>``, one per call site, so that the project step gives each call the
+        return its own arguments make (``n = default(n, 1)`` beside ``u = default(u, unet)``:
+        a pass-through helper returns a number at the first call, a tensor at the second);
+        ``r:<name>`` outside a function."""
+        site = self.call_site(node)
+        return f"r:{name}@{site}" if site else "r:" + name
+
+    def _symbolic_return(self, name: str, node: cst.CSTNode) -> str:
+        """The return value of a call ``node`` to ``name``, a function the project may define:
+        the symbolic input :meth:`return_key` (its kind comes from the callee's summary)."""
+        key = self.return_key(node, name)
         self.used.add(key)
         if self.hyp is not None and key in self.hyp:
             got = self.hyp[key]
