@@ -124,14 +124,17 @@ def function_contexts(guess: Mapping[str, str], roles: Mapping[str, str], entrie
     weak = {q for q in host_glue if roles[q] in WEAK_HOST_ROLES}
     traced = reach(seeds, succ, host_glue - weak)
     host_seeds = host_glue | {q for q, c in guess.items() if c == "host"}
-    if weak:
+    drivers = weak | {q for q, r in roles.items() if r == "train-loop"}
+    if drivers:
         # what calls a decoding loop drives it from the host too (whisper's `DecodingTask.run`
-        # around `_main_loop`, `decode()` around `run`), unless the trace reaches it
+        # around `_main_loop`, `decode()` around `run`), and so does what calls a training
+        # loop (a trainer's `train()` running `while self.steps < n: self.train_step()`),
+        # unless the trace reaches it
         callers: dict[str, set[str]] = defaultdict(set)
         for q in sorted(guess):
             for v in succ(q):
                 callers[v].add(q)
-        host_seeds |= {q for q in reach(weak, lambda n: sorted(callers.get(n, ())), traced)
+        host_seeds |= {q for q in reach(drivers, lambda n: sorted(callers.get(n, ())), traced)
                        if guess.get(q, "function") == "function"}
     host = reach(host_seeds, succ, traced)
     # weight surgery (an adapter merge, a BatchNorm fold) is eager weight editing like the

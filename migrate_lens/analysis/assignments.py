@@ -366,7 +366,9 @@ class AssignmentsMixin:
             base = self.kind(target.value)
             root = _root_name(target.value)
             if root and self._is_outer_container(root):
-                self._site("global-write", stmt, name=root, data={"how": "subscript"})
+                memo = self._global_memo_requires(root, value)
+                self._site("global-write", stmt, name=root, data={"how": "subscript", "memo": memo == ()},
+                           requires=memo or ())
             self._subscript_write(stmt, target, base, vkind, aug=False, value=value)
             if self.func_stack and type(target.value) is cst.Name and len(target.slice) == 1:
                 entries = self.func_stack[-1].dict_kinds.get(target.value.value)

@@ -70,6 +70,10 @@ class ControlFlowMixin:
             if memo:
                 scope.memo_attrs.append(memo)
                 self.memo_ifs.add(id(node))
+            cache = self._memo_global(node.test)
+            if cache:
+                scope.memo_globals.append(cache)
+                self.memo_global_ifs.add(id(node))
             if exits == "return":
                 hit = self._memo_hit(node)
             if hit:
@@ -200,6 +204,8 @@ class ControlFlowMixin:
             scope.type_tests -= 1
         if id(original_node) in self.memo_ifs and scope.memo_attrs:
             scope.memo_attrs.pop()
+        if id(original_node) in self.memo_global_ifs and scope.memo_globals:
+            scope.memo_globals.pop()
         if not scope.branches:
             return
         _, env0, der0, body, dead, lv0, body_exits, *lv_body = scope.branches.pop()
@@ -362,6 +368,9 @@ class ControlFlowMixin:
         if id(original_node) in self.guard_tries:
             self.bindings.guard_depth -= 1
         before = self.try_stack.pop()
+        first = original_node.body.body[0] if original_node.body.body else None
+        if type(first) is cst.SimpleStatementLine and type(first.body[0]) is cst.Raise:
+            return  # `try: raise Exception(); <a path turned off>`: the handler always runs
         if self.func_stack and self.func_stack[-1].tensor_ops > before:
             caught = tuple(sorted(self.qual(h.type) or "?" for h in original_node.handlers if h.type is not None))
             self._site("try", original_node, data={

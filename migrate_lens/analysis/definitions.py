@@ -345,7 +345,8 @@ class DefinitionsMixin:
                 for d in node.decorators) else "function"
             cls = None
             is_method = False
-        if innermost == "class" and cls is not None and cls.is_module and name in _MODE_METHODS:
+        if innermost == "class" and cls is not None and cls.is_module and name in _MODE_METHODS and \
+                _mode_signature(node):
             # `def train(self, mode=True)` overridden: behaviour switched by a Python-side mode
             self._site("method-def", node, name=name, data={"class": cls.qualname, "switches": _switches_modes(node)})
         if innermost != "func":
@@ -956,6 +957,23 @@ def _static_looking(node: cst.BaseExpression, depth: int = 0) -> bool:
 
 #: Calls inside an overridden ``train()`` that change behaviour (not cache upkeep).
 _MODE_SWITCH_CALLS = frozenset({"eval", "train", "requires_grad_", "apply"})
+
+
+def _mode_signature(node: cst.FunctionDef) -> bool:
+    """Whether ``node`` (a ``train``/``eval`` of a module) has ``nn.Module``'s signature:
+    ``train(self, mode=True)``, ``eval(self)``: at most one parameter after ``self``, with a
+    default, named ``mode`` or defaulting to a bool. A trainer that subclasses ``nn.Module``
+    and names its loop ``train(self, log_fn=noop)`` overrides no mode."""
+    params = node.params
+    rest = [*params.posonly_params, *params.params][1:]
+    if params.star_arg not in (None, cst.MaybeSentinel.DEFAULT) and type(params.star_arg) is cst.Param \
+            or params.kwonly_params or params.star_kwarg is not None:
+        return False
+    if not rest:
+        return True
+    if len(rest) > 1 or rest[0].default is None:
+        return False
+    return rest[0].name.value in ("mode", "training", "flag") or literal(rest[0].default) in (True, False)
 
 
 def _switches_modes(node: cst.FunctionDef) -> bool:

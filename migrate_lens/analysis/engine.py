@@ -16,6 +16,7 @@ import libcst as cst
 from libcst.metadata import CodeRange, PositionProvider
 
 from migrate_lens.analysis.bindings import in_own_package
+from migrate_lens.analysis.dead_code import in_ranges, unreachable_ranges
 from migrate_lens.analysis.matchers import MATCHERS, CallGate, GatePart, call_gate, glob_matcher, names_pass, rule_keywords
 from migrate_lens.analysis.routes import drop_kernel_routes, drop_launcher_findings, reroute_kernels
 from migrate_lens.analysis.sites import Site
@@ -495,6 +496,11 @@ def analyze_source(source: str, path: str, module_name: str, catalog: Catalog,
         for name, targets in sorted(visitor.bindings.assigned.items()) for t in targets[:1] if "." in t
     )
     library_partials = _library_partials(visitor, module_name)
+    if findings:
+        dead = unreachable_ranges(source)  # dead_code.py: after a raise/return in its block
+        if dead:
+            starts = [a for a, _ in dead]
+            findings = [f for f in findings if not in_ranges(f.span.line, dead, starts)]
     unique = _merge_conditional(findings)
     absorbs, names, generic = fold_table(catalog)
     if absorbs:  # one site, one finding (migrate_lens/fold.py)

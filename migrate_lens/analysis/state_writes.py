@@ -433,6 +433,39 @@ class StateWritesMixin:
                 self.grow_calls[id(value)] = _state_text(target)
                 return
 
+    def _memo_global(self, test: cst.BaseExpression) -> str:
+        """The module-level container ``test`` asks a key's absence from (``if name not in
+        T5_CONFIGS:``, ``if "model" not in T5_CONFIGS[name]:``, one side of an ``and``/``or``):
+        the body of that ``if`` fills a memo cache; "" for any other test."""
+        todo = [test]
+        while todo:
+            t = todo.pop()
+            if type(t) is cst.BooleanOperation:
+                todo.extend((t.left, t.right))
+            elif type(t) is cst.Comparison and len(t.comparisons) == 1 and \
+                    type(t.comparisons[0].operator) is cst.NotIn:
+                root = _root_name(t.comparisons[0].comparator)
+                if root and self._is_outer_container(root):
+                    return root
+        return ""
+
+    def _global_memo_requires(self, root: str, value: cst.BaseExpression) -> tuple[str, ...] | None:
+        """For a write of ``value`` into the module-level container ``root`` inside an ``if``
+        that tests a key's absence from it (:meth:`_memo_global`): a memo cache filled once,
+        at the first trace. That is trace-safe for Python objects (a loaded tokenizer or
+        model, a dict) and leaks a tracer for an array: None when ``value`` is a tensor or not
+        in such an ``if`` (the write is reported), () when it cannot be one (a memo: not
+        reported), else the hypotheses under which it is (a helper's return: ``r:<f>@<n>=T``)."""
+        scope = self.func_stack[-1] if self.func_stack else None
+        if scope is None or root not in scope.memo_globals:
+            return None
+        self._fresh()
+        k = self.kind(value)
+        if k in K.TENSORISH or k in K.VALUE_KINDS:
+            return None
+        used = sorted(key for key in self.values.used if key.startswith("r:"))
+        return tuple(f"{key}={K.T}" for key in used)
+
     def _is_outer_container(self, name: str) -> bool:
         """A module-level global (not shadowed by a local) written from inside a function."""
         if not self.func_stack:

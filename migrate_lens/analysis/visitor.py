@@ -262,6 +262,8 @@ class FileVisitor(
         self.type_test_ifs: set[int] = set()
         #: ``if`` statements that opened an entry of :attr:`_FuncScope.memo_attrs`
         self.memo_ifs: set[int] = set()
+        #: ``if`` statements that opened an entry of :attr:`_FuncScope.memo_globals`
+        self.memo_global_ifs: set[int] = set()
         #: ``self.cached_len.item()``-like reads of a memo cache's key in its hit test
         #: (:meth:`_memo_hit`): no site (the port deletes the test with the cache)
         self.memo_key_reads: set[int] = set()
