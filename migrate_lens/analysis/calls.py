@@ -454,10 +454,13 @@ class CallsMixin:
                     scope.summary.step_end(ends, self._lines(node)[1])
             if scope.loops and scope.context != "traced":
                 self._loop_callee(scope, func, name)
-                if scope.summary is not None and scope.cls is not None and scope.cls.is_module and \
-                        _is_self_attr(func) and (
-                            scope.cls.attr_kinds.get(func.attr.value) == K.M or  # type: ignore[union-attr]
-                            func.attr.value in scope.cls.method_nodes):  # type: ignore[union-attr]
+                held = func.attr.value if _is_self_attr(func) else (  # type: ignore[union-attr]
+                    # `demask_fn = self.transformer.forward_with_cond_scale` (or a partial of it)
+                    # before the loop, `demask_fn(ids, ...)` in it
+                    name.split(".")[1] if type(func) is cst.Name and name.startswith("self.") and name.count(".") >= 1
+                    else "")
+                if scope.summary is not None and scope.cls is not None and scope.cls.is_module and held and (
+                        scope.cls.attr_kinds.get(held) == K.M or held in scope.cls.method_nodes):
                     # `for t in timesteps: x = self.p_sample(x, t)` / `self.net(x, sigma)` in a sampler:
                     # a decoding loop over the model, held under any name (weak: forward's reach wins)
                     scope.summary.sampling_call()

@@ -597,17 +597,27 @@ def _fixed_piece_count(expr: cst.BaseExpression, qual: Callable[[cst.BaseExpress
 
 
 def _counted_loop(node: cst.For | cst.While) -> bool:
-    """A ``while`` loop, or a ``for`` over ``range(...)`` (through ``reversed``, ``enumerate``,
-    ``tqdm``/``trange``): a loop of steps, not one over data (``for x, y in loader``)."""
+    """A ``while`` loop, or a ``for`` over ``range(...)`` or a schedule of steps
+    (``torch.linspace(0, 1, steps)``, ``arange``), through ``reversed``, ``enumerate``,
+    ``tqdm``/``trange`` and ``zip`` (any of its arguments: ``zip(torch.linspace(0, 1, T),
+    reversed(range(T)))``): a loop of steps, not one over data (``for x, y in loader``)."""
     if type(node) is cst.While:
         return True
-    it = node.iter
-    while type(it) is cst.Call:
+    todo: list[cst.BaseExpression] = [node.iter]
+    while todo:
+        it = todo.pop()
+        if type(it) is not cst.Call:
+            continue
         func = it.func
         name = func.value if type(func) is cst.Name else func.attr.value if type(func) is cst.Attribute else ""
-        if name in ("range", "trange"):
+        if name in _STEP_SCHEDULES:
             return True
-        if name not in ("reversed", "enumerate", "tqdm", "list") or not it.args:
-            return False
-        it = it.args[0].value
+        if name == "zip":
+            todo.extend(a.value for a in it.args if not a.star)
+        elif name in ("reversed", "enumerate", "tqdm", "list") and it.args:
+            todo.append(it.args[0].value)
     return False
+
+
+#: Calls that give a loop its steps: ``range``, tqdm's ``trange``, a schedule of step values.
+_STEP_SCHEDULES = frozenset({"range", "trange", "linspace", "arange"})
