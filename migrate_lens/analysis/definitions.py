@@ -66,6 +66,14 @@ _LOSS_METHODS = frozenset({"loss", "losses", "compute_loss", "get_loss", "get_lo
 #: ``reverse``, ``inverse_and_log_det``: the sampling path a port jits as it jits ``forward``,
 #: reached from a model through a list of flows no call site types).
 _ENTRY_METHOD = re.compile(r"^(forward_\w+|_?inverse(_\w+)?|reverse)$")
+#: A plain class (no ``nn.Module``) that computes a training loss by its name (YOLOv5's
+#: ``ComputeLoss``, FCOS's ``FCOSLossComputation``, a ``SetCriterion``): the training step
+#: calls it on the model's outputs (``loss, items = compute_loss(pred, targets)``), so its
+#: ``__call__`` is traced code like a loss module's ``forward``; not a meter, logger or
+#: scaler that only records or scales a loss on the host.
+_LOSS_CLASS = re.compile(r"loss|criterion", re.IGNORECASE)
+_LOSS_CLASS_HOST = re.compile(r"meter|tracker|logger|scaler|scheduler|recorder|history|averag|monitor|writer|plot"
+                              r"|callback|hook", re.IGNORECASE)
 
 
 _MODULE_BASES = ("torch.nn.",)
@@ -319,6 +327,10 @@ class DefinitionsMixin:
             elif cls.is_module and (name in _TRACED_METHODS or name in _LOSS_METHODS or _ENTRY_METHOD.match(name)) \
                     and "staticmethod" not in decorators:
                 context = "traced"
+            elif not cls.is_module and name in ("__call__", "forward") and len(self.class_stack) == 1 and \
+                    _LOSS_CLASS.search(cls.qualname.rsplit(".", 1)[-1]) and \
+                    not _LOSS_CLASS_HOST.search(cls.qualname.rsplit(".", 1)[-1]) and "staticmethod" not in decorators:
+                context = "traced"  # a plain loss object's call: part of the training step
             else:
                 context = "function"
         elif innermost == "func":
