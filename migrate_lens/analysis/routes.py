@@ -124,7 +124,12 @@ def drop_kernel_routes(findings: Iterable[Finding], routes: Iterable[str],
         return symbol in keep_all or symbol.startswith(prefixes)
 
     return [f for f in findings if not in_route(f.symbol) or
-            (f.code in rules and rules[f.code].category == "custom-op")]
+            (f.code in rules and rules[f.code].category == "custom-op" and f.code not in _RETARGET_NOTES)]
+
+
+#: custom-op rules that note a kernel use to re-target (ML421 compiled-op-library-call): a
+#: route the port drops has nothing to re-target, while the kernel's own findings stay
+_RETARGET_NOTES = frozenset({"ML421"})
 
 
 def fallback_evidence(finding: Finding, imports: Iterable[ImportFact], functions: Iterable[FunctionFact],
