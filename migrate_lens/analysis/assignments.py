@@ -20,7 +20,7 @@ from migrate_lens.analysis.bindings import names_in_target as _names_in_target
 from migrate_lens.analysis.bindings import registry_keys
 from migrate_lens.analysis.bindings import is_project_callee as _is_project_callee
 from migrate_lens.analysis.sites import NOT_LITERAL
-from migrate_lens.analysis.values import IDENTITY, literal
+from migrate_lens.analysis.values import IDENTITY, _is_shape, literal
 from migrate_lens.analysis.walk import child_nodes
 from migrate_lens.models import CallFact
 from migrate_lens.analysis.cst_queries import (
@@ -343,6 +343,7 @@ class AssignmentsMixin:
                 # container: its items are not all tensors (sizes ride along), unknown each
                 vkind = K.U
             by_item = bool(derived and key in derived) and not any(type(e) is cst.StarredElement for e in target.elements)
+            shape_items = _is_shape(value)
             for i, el in enumerate(target.elements):
                 inner = el.value
                 if by_item and type(inner) in (cst.Tuple, cst.List) and \
@@ -355,6 +356,10 @@ class AssignmentsMixin:
                     continue
                 d = {f"{key}#{i}": IDENTITY} if by_item else derived
                 self._assign_target(inner, vkind if vkind != K.B else K.T, stmt, value, d)
+                if shape_items and type(inner) is cst.Name and self.func_stack:
+                    # `_, L_K, _, _ = keys.shape`: each name is one dimension, a Python int
+                    # (`np.ceil(np.log(L_K)).astype("int").item()` of it is no host read)
+                    self.func_stack[-1].pending_marks.append((inner.value, True, False))
         elif type(target) is cst.StarredElement:
             self._assign_target(target.value, K.S if vkind == K.S else K.U, stmt, value)
         elif type(target) is cst.Subscript:
