@@ -651,6 +651,10 @@ class AssignmentsMixin:
                        for e in args[0].elements) and all(self.kind(a) == K.S for a in args[1:])  # type: ignore[attr-defined]
         if type(func) is cst.Attribute and not name.startswith("torch."):
             return self._constant_tensor(func.value, depth + 1) and all(self.kind(a) == K.S for a in args)
+        if name in K.STATIC_PRESERVING_TORCH and args:
+            # `torch.ceil(torch.tensor(n / e) * f)`: elementwise math on constant tensors
+            sides = [self._constant_tensor(a, depth + 1) for a in args]
+            return any(sides) and all(c or self.kind(a) == K.S for c, a in zip(sides, args))
         return False
 
     def visit_NamedExpr(self, node: cst.NamedExpr) -> None:

@@ -1158,7 +1158,9 @@ def match_tensor_size(site: Site, m: "Matcher") -> str | None:
     ``TracerIntegerConversionError``. Not an argument whose tensor kind rests on the
     module-method assumption alone (``assumed_args``: ``def forward(self, x, k)``), nor a
     tensor built only from values known at trace time (``constant_args``: ML219's), nor a call
-    whose size the host-read rules already report (``size_reported``: ML213, ML214)."""
+    whose size the host-read rules already report (``size_reported``: ML213, ML214). A
+    constant tensor is flagged for the callees in ``constant_callees`` (globs of the call target,
+    ``Tensor.<method>`` for methods), those ML219 does not cover."""
     if site.method and not site.name.startswith("torch."):
         if site.receiver not in (K.T, K.B) or not _any_glob(site.method, _param(m, "methods") or ()):
             return None
@@ -1178,12 +1180,20 @@ def match_tensor_size(site: Site, m: "Matcher") -> str | None:
         return None
     if "*" in keys:
         keys = [k for k in keys if k != "*"] + [str(i) for i in range(len(args))]
-    skip = site.data.get("assumed_args", frozenset()) | frozenset(site.data.get("constant_args", ()))
+    constant = frozenset(site.data.get("constant_args", ()))
+    skip = site.data.get("assumed_args", frozenset()) | constant
+    # a constant tensor as a size where ML219 does not look (`torch.topk(x, k=capacity)` with
+    # `capacity = torch.ceil(torch.tensor(n / e) * f).long()`): jnp math under jax.jit is traced too
+    constant_sizes = _any_glob(target, _param(m, "constant_callees") or ())
     for key in keys:
         got = _arg(site, m, key)
-        if got is None or got[0] != K.T:
+        if got is None:
             continue
         position = key if key.isdigit() or key in kwargs else str(_position_of(site, m, key))
+        if constant_sizes and (key in constant or position in constant):
+            return label
+        if got[0] != K.T:
+            continue
         if key not in skip and position not in skip:
             return label
     return None

@@ -534,6 +534,8 @@ class StateWritesMixin:
                     value: cst.BaseExpression | None = None) -> None:
         cls = self.func_stack[-1].cls if self.func_stack else None
         ctx = self.context
+        if not aug and type(value) is cst.Call:
+            value = _built_module(value, self.qual)  # `Policy(...).to(self.device)`: the Policy
         if cls is not None:
             self._note_attr_literal(cls, attr, None if aug else value)
         if not aug and type(value) is cst.Name and vkind not in K.TENSORISH and (
@@ -914,3 +916,23 @@ def _is_placement_of(attr: str, value: cst.BaseExpression) -> bool:
         var = value.for_in.target.value  # type: ignore[attr-defined]
         return cast_of(value.elt, lambda e: type(e) is cst.Name and e.value == var)  # type: ignore[attr-defined]
     return cast_of(value, is_attr)
+
+
+#: ``nn.Module`` methods that return the module itself (placement, mode, dtype, in place).
+_SELF_RETURNING = frozenset({"to", "cuda", "cpu", "eval", "train", "half", "float", "double", "bfloat16",
+                             "requires_grad_", "share_memory", "to_empty", "type", "xpu"})
+
+
+def _built_module(value: cst.Call, qual: Callable[[cst.BaseExpression], str]) -> cst.Call:
+    """The constructor call under a chain of self-returning module methods
+    (``GaussianPolicy(n, a).to(self.device)``, ``nn.Linear(4, 4).cuda().eval()``): what the
+    attribute holds is that class's instance; ``value`` itself for anything else (a tensor's
+    ``torch.zeros(3).to(device)``: no class built)."""
+    inner = value
+    while type(inner.func) is cst.Attribute and inner.func.attr.value in _SELF_RETURNING and \
+            type(inner.func.value) is cst.Call:
+        inner = inner.func.value
+    if inner is value:
+        return value
+    built = qual(inner.func)
+    return inner if built and built.rsplit(".", 1)[-1][:1].isupper() else value

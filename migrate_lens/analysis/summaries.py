@@ -368,7 +368,11 @@ class SummaryBuilder:
                 # NoisyLinear's `sample()`, which resamples its noise buffers from the training step
                 self.in_module and returns_value)):
             # (one that steps the model in a counted loop is a sampling loop: `generate()`'s token loop)
-            role = "sampling-loop" if self.counted_model_calls else "generation"
+            # (a module's `sample()` is also what a training step calls to draw actions, SAC's
+            # `policy.sample(state)` in `update_parameters`: host glue only where the trace does
+            # not reach it, a weak role)
+            role = "sampling-loop" if self.counted_model_calls else \
+                "decode-loop" if self.name in AMBIGUOUS_GENERATION_NAMES else "generation"
         elif self.loop_steps and (self.loop_opt_steps or not self.opt_steps or self.fetches):
             # (also one that pulls its own batches, `next(self.dl_iter)`, and accumulates them:
             # an iteration of the host loop around the step, audiolm-pytorch's trainers' `train_step`)
