@@ -40,10 +40,10 @@ _replace_finding = replacer(Finding)  # dataclasses.replace for findings, withou
 if TYPE_CHECKING:
     from migrate_lens.catalog import Rule
 
-HOST_ROLES = frozenset({"generation", "train-loop", "decode-loop", "sampling-loop", "plotting", "placement"})
+HOST_ROLES = frozenset({"generation", "train-loop", "decode-loop", "sampling-loop", "plotting", "placement", "draw"})
 #: Host roles inferred from what a loop calls rather than from a name or a training call: a
 #: function of this role that traced code reaches is traced (it does not stop reachability).
-WEAK_HOST_ROLES = frozenset({"decode-loop", "sampling-loop"})
+WEAK_HOST_ROLES = frozenset({"decode-loop", "sampling-loop", "draw"})
 #: Summary roles of training code: a jitted step, or the loop that drives one.
 TRAINING_ROLES = frozenset({"train-step", "train-loop"})
 #: Names that are init code whatever calls them (constructors, state-dict hooks); other
@@ -124,7 +124,7 @@ def function_contexts(guess: Mapping[str, str], roles: Mapping[str, str], entrie
     weak = {q for q in host_glue if roles[q] in WEAK_HOST_ROLES}
     traced = reach(seeds, succ, host_glue - weak)
     host_seeds = host_glue | {q for q, c in guess.items() if c == "host"}
-    drivers = weak | {q for q, r in roles.items() if r == "train-loop"}
+    drivers = {q for q in weak if roles[q] != "draw"} | {q for q, r in roles.items() if r == "train-loop"}
     if drivers:
         # what calls a decoding loop drives it from the host too (whisper's `DecodingTask.run`
         # around `_main_loop`, `decode()` around `run`), and so does what calls a training

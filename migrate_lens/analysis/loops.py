@@ -69,7 +69,7 @@ class LoopsMixin:
             return
         by_name = {s.qualname: i for i, s in enumerate(self.summaries)}
         drivers = set(self.model_users)
-        drivers.update(s.qualname for s in self.summaries if s.role in ("generation", "decode-loop", "sampling-loop"))
+        drivers.update(s.qualname for s in self.summaries if s.role in ("generation", "decode-loop", "sampling-loop", "draw"))
         # a training step runs the model too, but what repeats it is a training loop, no
         # decoding loop (a trainer's `while self.steps < n: self.train_step()`)
         drivers.difference_update(s.qualname for s in self.summaries if s.role in ("train-step", "train-loop"))

@@ -24,6 +24,9 @@ under JAX:
   function that does (whisper's ``DecodingTask._main_loop`` calling ``self.inference.logits``):
   host code as well, but what ``forward`` reaches stays traced (the role does not stop traced
   reachability, see :func:`migrate_lens.interproc.function_contexts`).
+- ``draw``: a ``sample()`` that returns what it drew (a policy's action draw): host glue unless
+  traced code reaches it (SAC's update step calls ``policy.sample(state)``); unlike a loop, its
+  callers are not host for calling it.
 - ``sampling-loop``: a ``decode-loop`` (or a ``generate``/``sample`` function) whose model calls
   sit in a counted loop (``for i in range(steps)``, ``while``), not in one over data (``for x,
   y in loader``): a decoding or sampling loop stepping the model's output, which a JAX port
@@ -56,7 +59,7 @@ import sys
 from migrate_lens.models import CallFlow, Flow, FunctionSummary
 
 ROLES = ("", "train-step", "train-loop", "generation", "weight-surgery", "decode-loop", "sampling-loop", "plotting",
-         "placement")
+         "placement", "draw")
 
 #: Framework hooks run once per batch inside the training step (Lightning ``LightningModule``
 #: and ``Callback`` hooks; Accelerate/Ignite style ``train_step``/``update``-named steps are
@@ -372,7 +375,7 @@ class SummaryBuilder:
             # `policy.sample(state)` in `update_parameters`: host glue only where the trace does
             # not reach it, a weak role)
             role = "sampling-loop" if self.counted_model_calls else \
-                "decode-loop" if self.name in AMBIGUOUS_GENERATION_NAMES else "generation"
+                "draw" if self.name in AMBIGUOUS_GENERATION_NAMES else "generation"
         elif self.loop_steps and (self.loop_opt_steps or not self.opt_steps or self.fetches):
             # (also one that pulls its own batches, `next(self.dl_iter)`, and accumulates them:
             # an iteration of the host loop around the step, audiolm-pytorch's trainers' `train_step`)
