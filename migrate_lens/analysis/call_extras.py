@@ -414,6 +414,15 @@ class _CallExtras:
         (:meth:`FileVisitor._flatten_layers_after_conv`)."""
         return id(self.node) in self.v.flatten_after_conv
 
+    def defined_method(self) -> bool:
+        """``self.<m>(...)`` calls a method the enclosing class (or a base class in its file)
+        defines, module or not: a module's own ``log(x)`` helper, not Lightning's ``self.log``."""
+        func, scope = self.func, self.scope
+        cls = scope.cls if scope is not None else None
+        if cls is None or type(func) is not cst.Attribute or not _is_self_attr(func):
+            return False
+        return _defines_own(self.v, cls, func.attr.value)
+
     def own_method(self) -> bool:
         """``self.<m>(...)`` calls a method the enclosing class defines itself, and the class
         is no ``nn.Module``: an RL algorithm's ``self.train()`` (``def train(self,
@@ -492,7 +501,7 @@ _CALL_EXTRAS: dict[str, Callable[[_CallExtras], Any]] = {
         "receiver_name", "device_like_arg", "to_follows_input", "input_global_pool", "uniform_seq_args",
         "name_args", "arg_item_kinds", "arg_names", "receiver_text", "device_follows_input", "message_kinds",
         "exports_weight", "arg_texts", "value_args_all_params", "receiver_fresh", "receiver_ctor", "input_ctor",
-        "random_args", "arg_alias", "own_method", "arg_ctor", "after_conv", "autograd_functions", "own_classes",
+        "random_args", "arg_alias", "own_method", "defined_method", "arg_ctor", "after_conv", "autograd_functions", "own_classes",
         "project_names", "ceil_args", "inherited_self_args", "input_1d", "param_default_args", "assumed_args", "size_reported", "param_init", "unfold_tiles",
         "receiver_constant", "constant_args", "loaded_copy", "memo_fill", "constant_star_args", "self_default_args", "receiver_conv_output", "negated_widths")
 }

@@ -444,6 +444,8 @@ def _kwargs_ok(site: Site, m: "Matcher") -> bool:
     if p.get("skip_default_init_fills") is True and site.context != "traced" and _default_init_fill(site):
         # (outside traced code: init code, or a helper the project later finds only init reaches)
         return False
+    if p.get("skip_defined_method") is True and site.data.get("defined_method"):
+        return False
     if p.get("skip_own_method") is True and site.data.get("own_method"):
         return False
     if p.get("after_conv") is True and not site.data.get("after_conv"):
@@ -590,7 +592,8 @@ def match_call(site: Site, m: "Matcher") -> str | None:
     ``after_conv`` (an ``nn.Flatten()`` layer that follows a conv in one ``nn.Sequential``,
     with no global pooling between), ``skip_arg_ctor`` (globs on the callee that built the first positional argument: a call,
     or the local name it was bound to; ``.state_dict`` for a weight copy between two live
-    modules), ``skip_own_method`` (not ``self.<m>(...)`` calling a method of the enclosing non-module
+    modules), ``skip_defined_method`` (not ``self.<m>(...)`` calling a method the enclosing class
+    or a base class in its file defines), ``skip_own_method`` (not ``self.<m>(...)`` calling a method of the enclosing non-module
     class: an RL algorithm's ``self.train()`` is its update, no mode switch), ``any_arg_kind`` (value
     kinds one argument must have), ``skip_bare_param_values`` (skip when every value-kind
     argument is a parameter as passed, whose kind is only guessed), ``in_function`` (globs on the enclosing function's name),
