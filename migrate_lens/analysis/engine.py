@@ -80,7 +80,10 @@ class RuleIndex:
         key = (kind, site.name)
         hit = self._named.get(key)
         if hit is None:
-            hit = self._named[key] = tuple(r for r in self.by_site[kind] if names_pass(r.matcher, site.name))
+            # (a rule that also matches an import by the local name it binds, ``aliases``, is
+            # tried on every import: ``import cauchy_mult as cauchy_cuda``)
+            hit = self._named[key] = tuple(r for r in self.by_site[kind]
+                                           if names_pass(r.matcher, site.name) or r.matcher.param("aliases"))
         return hit
 
     def call_candidates(self, name: str, method: str) -> tuple[Rule, ...]:

@@ -951,7 +951,9 @@ def match_name(site: Site, m: "Matcher") -> str | None:
     operand of a comparison (``x.dtype in (torch.float32, torch.float64)`` creates nothing);
     ``optional`` (imports) requires (true) or forbids (false) an optional import: one under
     ``try: ... except ImportError`` or ``if is_<lib>_available():``, or a call of a name so
-    imported (the file runs without the library)."""
+    imported (the file runs without the library). ``aliases``: globs on the local name an
+    optional import binds, which also match (a kernel named for its build,
+    ``... import cauchy_mult as cauchy_cuda``)."""
     if site.kind == "import" and (site.data.get("level", 0) > 0 or site.data.get("own")):
         return None
     optional = _param(m, "optional")
@@ -961,6 +963,10 @@ def match_name(site: Site, m: "Matcher") -> str | None:
         return None
     if _any_glob(site.name, _param(m, "names")) and not _any_glob(site.name, _param(m, "exclude") or ()):
         return site.name
+    aliases = _param(m, "aliases")
+    if aliases and site.kind == "import" and site.data.get("optional") and \
+            _any_glob(site.data.get("alias", ""), aliases) and not _any_glob(site.name, _param(m, "exclude") or ()):
+        return site.name  # `try: from extensions.kernels.cauchy import cauchy_mult as cauchy_cuda`
     return None
 
 

@@ -41,7 +41,7 @@ class ModuleFactsMixin:
             self.imports.append(ImportFact(module=full, name="", alias=local, line=line,
                                            guarded=self.bindings.guard_depth > 0))
             self._site("import", node, name=full, data={"optional": self.bindings.guard_depth > 0,
-                                                        "own": self.bindings.is_own_package(full)})
+                                                        "own": self.bindings.is_own_package(full), "alias": local})
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
         line = self._line(node)
@@ -50,7 +50,7 @@ class ModuleFactsMixin:
             self.imports.append(ImportFact(module=absolute, name=member, alias=local, line=line, level=level,
                                            guarded=self.bindings.guard_depth > 0))
             self._site("import", node, name=full or absolute,
-                       data={"level": level, "optional": self.bindings.guard_depth > 0,
+                       data={"level": level, "optional": self.bindings.guard_depth > 0, "alias": local,
                              "own": level == 0 and self.bindings.is_own_package(full or absolute)})
 
     def visit_Module(self, node: cst.Module) -> None:
