@@ -420,6 +420,7 @@ class AssignmentsMixin:
                            receiver=self.kind(target.value), data={
                                "aug": False, "value_literal": self._setting_literal(value),
                                "data_init": self._data_init(target, value, vkind),
+                               "numpy_value": _numpy_value(value, self.qual),
                                "value_attr": value.attr.value if type(value) is cst.Attribute else "",
                                "value_param": type(value) is cst.Attribute and
                                self.qual(value) not in ("", "torch.nn.Parameter") and
@@ -886,3 +887,21 @@ def _view_source(value: cst.BaseExpression) -> str:
     ) and type(value.value) is cst.Name:
         return value.value.value
     return ""
+
+
+def _numpy_value(value: cst.BaseExpression, qual: Callable[[cst.BaseExpression], str]) -> bool:
+    """``value`` is computed by NumPy: a ``numpy.*`` call, or a method chain or subscript on
+    one (``np.rint(c.data).astype(np.uint8)``, ``np.pad(x, ((0, 1),))[:, 0]``)."""
+    while True:
+        t = type(value)
+        if t is cst.Subscript:
+            value = value.value  # type: ignore[attr-defined]
+        elif t is cst.Call:
+            func = value.func  # type: ignore[attr-defined]
+            if qual(func).startswith("numpy."):
+                return True
+            if type(func) is not cst.Attribute:
+                return False
+            value = func.value
+        else:
+            return False

@@ -909,6 +909,8 @@ def match_attribute(site: Site, m: "Matcher") -> str | None:
     the assigned value is another object's attribute of that name, ``head.weight = embed.weight``);
     ``data_init`` (true: only, false: never) a module's own parameter set through ``.data``
     outside init code from a value that does not read it (``self.log_scale.data = -torch.log(std)``);
+    ``skip_numpy_value``: not a write of a NumPy value (``w.data = np.pad(...)``: an object
+    holding arrays, pyannote's ``SlidingWindowFeature``, no tensor storage);
     ``child_link`` (true: only, false: never) a write of a child's attribute from the module's own
     (``self.decoder.bias = self.bias``)."""
     if not _any_glob(site.name, _param(m, "names")):
@@ -936,6 +938,8 @@ def match_attribute(site: Site, m: "Matcher") -> str | None:
     data_init = _param(m, "data_init")
     if data_init is not None and bool(site.data.get("data_init")) != data_init:
         return None
+    if _param(m, "skip_numpy_value") is True and site.data.get("numpy_value"):
+        return None  # `feature.data = np.rint(feature.data).astype(np.uint8)`: an array holder
     child_link = _param(m, "child_link")
     if child_link is not None and bool(site.data.get("child_link")) != child_link:
         return None
