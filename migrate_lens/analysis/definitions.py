@@ -375,7 +375,8 @@ class DefinitionsMixin:
                                is_method and name in ("__enter__", "__exit__")))
         scope.summary = SummaryBuilder(qualname, name, guess, in_module=cls is None or cls.is_module,
                                        module_method=is_method and cls is not None and cls.is_module,
-                                       hooks=cls is None or self._may_run_hooks(cls))
+                                       hooks=cls is None or self._may_run_hooks(cls),
+                                       free=cls is None and innermost == "module")
         scope.memo_filler = cls is not None and name in cls.memo_fillers and name != "__init__"
         for d in node.decorators:
             dec = d.decorator.func if type(d.decorator) is cst.Call else d.decorator

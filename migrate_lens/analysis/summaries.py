@@ -170,14 +170,17 @@ class SummaryBuilder:
     (:meth:`step_loop_ends`) are the step. A loop stepped only by ``zero_grad()`` keeps its
     whole body."""
 
-    __slots__ = ("qualname", "name", "context", "in_module", "module_method", "hooks", "weight_writes", "steps", "loop_steps",
+    __slots__ = ("qualname", "name", "free", "context", "in_module", "module_method", "hooks", "weight_writes", "steps", "loop_steps",
                  "loop_opt_steps", "opt_steps", "loop_model_calls", "loop_names", "model_uses", "loop_model_uses", "_path", "_targets", "_next_loop",
                  "_counted", "counted_model_calls", "placements", "fetches",
                  "_strong", "_weak", "_handler", "_end_lines", "plots")
 
     def __init__(self, qualname: str, name: str, context: str, in_module: bool = True,
-                 module_method: bool = False, hooks: bool = True) -> None:
+                 module_method: bool = False, hooks: bool = True, free: bool = False) -> None:
         self.qualname = qualname
+        #: a function outside any class (``vllm``'s module-level ``_sample(probs, ...)`` helper
+        #: of ``Sampler.forward``): a generation name there is no ``GenerationMixin`` method
+        self.free = free
         self.name = name
         self.context = context
         #: a framework may call this function as a step hook (:data:`STEP_HOOK_NAMES`): false
@@ -375,7 +378,7 @@ class SummaryBuilder:
             # `policy.sample(state)` in `update_parameters`: host glue only where the trace does
             # not reach it, a weak role)
             role = "sampling-loop" if self.counted_model_calls else \
-                "draw" if self.name in AMBIGUOUS_GENERATION_NAMES else "generation"
+                "draw" if self.name in AMBIGUOUS_GENERATION_NAMES or self.free else "generation"
         elif self.loop_steps and (self.loop_opt_steps or not self.opt_steps or self.fetches):
             # (also one that pulls its own batches, `next(self.dl_iter)`, and accumulates them:
             # an iteration of the host loop around the step, audiolm-pytorch's trainers' `train_step`)

@@ -745,6 +745,13 @@ class ValueKinds:
                     literal(node.args[0].value) not in self.v.func_stack[-1].kwargs_written:
                 return K.S  # `kwargs.get("keep_cache", False)`: a flag, as a parameter with that default
             return self._kwarg_kind(node.args[0])  # `kwargs.get("attention_mask")`
+        if type(func) is _ATTRIBUTE and func.attr.value in ("get", "pop") and len(node.args) == 2 and \
+                node.args[1].keyword is None and type(node.args[1].value) is _CALL and \
+                self.v.qual(node.args[1].value.func).startswith("torch.") and \
+                self.kind(node.args[1].value) in K.TENSORISH and self.kind(func.value) not in K.TENSORISH:
+            # `weight = batch.get(weight_key, torch.ones(b, n, 1))`: an entry that defaults to a
+            # tensor built here is one (pyannote's training step writes into it in place)
+            return K.T
         if self.module_call(func):
             return K.T  # `for layer in self.layers: x = layer(x)`, `self.blocks[i](x)`: a held module runs
         if name is None:
