@@ -65,10 +65,16 @@ def test_sample_is_generation_glue_only_on_a_model() -> None:
         s = SummaryBuilder(f"m.C.{name}", name, "function", in_module=in_module).finish()
         return s.role if s is not None else ""
 
-    assert role("sample", in_module=True) == "generation"  # an old GenerationMixin.sample
+    # an old GenerationMixin.sample: host glue where the trace does not reach it, a weak role
+    # ("draw"), since a policy's sample() is what a training step calls (SAC's update step)
+    assert role("sample", in_module=True) == "draw"
     assert role("sample", in_module=False) == ""  # Distribution.sample, ReplayBuffer.sample
     assert role("generate", in_module=False) == "generation"  # unambiguous names keep their role
     assert role("_sample", in_module=False) == "generation"
+    # a module-level function of a generation name (vLLM's `_sample(probs, ...)` helper of
+    # Sampler.forward) is no GenerationMixin method: weak as well
+    free = SummaryBuilder("m._sample", "_sample", "function", free=True).finish()
+    assert free is not None and free.role == "draw"
 
 
 DISTRIBUTION_ATTR = '''
