@@ -421,6 +421,7 @@ class AssignmentsMixin:
                                "aug": False, "value_literal": self._setting_literal(value),
                                "data_init": self._data_init(target, value, vkind),
                                "numpy_value": _numpy_value(value, self.qual),
+                               "checkpoint_loader": bool(self.func_stack) and self.func_stack[-1].loads_checkpoint,
                                "value_attr": value.attr.value if type(value) is cst.Attribute else "",
                                "value_param": type(value) is cst.Attribute and
                                self.qual(value) not in ("", "torch.nn.Parameter") and

@@ -30,7 +30,8 @@ from migrate_lens.analysis.cst_queries import (
 )
 from migrate_lens.analysis.joins import _forwards
 from migrate_lens.analysis.scopes import _fixed_attr, _may_be_method, _none_args
-from migrate_lens.analysis.vocabulary import _CONFIG_PARAMS, _CONTAINER_CTORS, _STATE_NAME, _TRACED_METHODS
+from migrate_lens.analysis.vocabulary import (CHECKPOINT_READERS, _CONFIG_PARAMS, _CONTAINER_CTORS, _STATE_NAME,
+                                              _TRACED_METHODS)
 
 if TYPE_CHECKING:
     from migrate_lens.analysis.scopes import _ClassInfo, _FuncScope
@@ -379,6 +380,13 @@ class CallsMixin:
                     name.startswith(("torch.nn.Conv", "torch.nn.LazyConv"))):
                 scope.cls.has_conv = True
             data["class_has_conv"] = bool(scope.cls and scope.cls.has_conv)
+            if not scope.loads_checkpoint and (name in CHECKPOINT_READERS or any(
+                    self.qual(v) in CHECKPOINT_READERS for a in node.args
+                    for v in ((a.value.body, a.value.orelse) if type(a.value) is cst.IfExp else (a.value,)))):
+                # `w = np.load(checkpoint_path)`, or a reader handed to a helper
+                # (`_load_npz_checkpoint(path, load_fn=jnp.load if bf16 else np.load)`): a weight loader
+                scope.loads_checkpoint = True
+            data["checkpoint_loader"] = scope.loads_checkpoint
             for a in node.args:
                 if a.keyword is not None and a.keyword.value == "out" and _is_self_attr(_storage_of(a.value)):
                     # `torch.cat(..., out=self.running_mean)`: the buffer updated in place

@@ -397,6 +397,8 @@ def _kwargs_ok(site: Site, m: "Matcher") -> bool:
         return False
     if p.get("skip_loaded_copy") is True and site.data.get("loaded_copy"):
         return False
+    if p.get("skip_checkpoint_loader") is True and site.context != "traced" and site.data.get("checkpoint_loader"):
+        return False  # `block.attn.qkv.weight.copy_(...)` in timm's `_load_weights(model, npz_path)`
     if p.get("skip_memo_fill") is True and site.data.get("memo_fill"):
         return False
     if p.get("skip_fresh_receiver") is True and site.data.get("receiver_fresh"):
@@ -909,6 +911,8 @@ def match_attribute(site: Site, m: "Matcher") -> str | None:
     the assigned value is another object's attribute of that name, ``head.weight = embed.weight``);
     ``data_init`` (true: only, false: never) a module's own parameter set through ``.data``
     outside init code from a value that does not read it (``self.log_scale.data = -torch.log(std)``);
+    ``skip_checkpoint_loader``: outside traced code, not in a function that has read a checkpoint
+    file (a weight loader: a port's checkpoint converter replaces it);
     ``skip_numpy_value``: not a write of a NumPy value (``w.data = np.pad(...)``: an object
     holding arrays, pyannote's ``SlidingWindowFeature``, no tensor storage);
     ``child_link`` (true: only, false: never) a write of a child's attribute from the module's own
@@ -938,6 +942,8 @@ def match_attribute(site: Site, m: "Matcher") -> str | None:
     data_init = _param(m, "data_init")
     if data_init is not None and bool(site.data.get("data_init")) != data_init:
         return None
+    if _param(m, "skip_checkpoint_loader") is True and site.context != "traced" and site.data.get("checkpoint_loader"):
+        return None  # `pointer.data = torch.from_numpy(array)` in `load_tf_weights_in_bert`
     if _param(m, "skip_numpy_value") is True and site.data.get("numpy_value"):
         return None  # `feature.data = np.rint(feature.data).astype(np.uint8)`: an array holder
     child_link = _param(m, "child_link")

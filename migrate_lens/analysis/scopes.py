@@ -178,6 +178,10 @@ class _FuncScope:
     #: call node id -> its call-site number in this function (1, 2, ...: in the order first
     #: asked), shared by the return keys ``r:<callee>@<n>`` and ``CallFlow.site``
     call_sites: dict[int, int] = field(default_factory=dict)
+    #: the function has read a checkpoint file so far (``np.load(path)``,
+    #: ``tf.train.list_variables(path)``, ``torch.load``): a weight loader, whose writes into
+    #: parameters a port's checkpoint converter replaces (:data:`~.vocabulary.CHECKPOINT_READERS`)
+    loads_checkpoint: bool = False
     #: per call flow holding local names outside a loop: (its index in ``call_flows``, the
     #: call's last line, held position -> local name, held keyword -> local name), decided at
     #: the function's end by whether the name is read after the call (:meth:`FileVisitor._drop_unread_held`)

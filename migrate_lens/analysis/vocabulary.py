@@ -66,3 +66,14 @@ _RNG_CTOR_LEAVES = frozenset(n.rsplit(".", 1)[-1] for n in _RNG_CTORS)
 
 #: In-place methods that are not data mutations (metadata flags).
 _NOT_DATA_INPLACE = frozenset({"requires_grad_", "share_memory_", "retain_grad_", "train_"})
+
+
+#: Calls that read a checkpoint or weight file: a function making one is a weight loader
+#: (timm's ``_load_weights`` reading a big_vision npz, transformers' ``load_tf_weights_in_*``).
+CHECKPOINT_READERS = frozenset({
+    "numpy.load", "torch.load", "tensorflow.train.load_variable", "tensorflow.train.list_variables",
+    "tensorflow.train.load_checkpoint", "tensorflow.compat.v1.train.load_variable",
+    "tensorflow.compat.v1.train.list_variables", "safetensors.torch.load_file", "safetensors.safe_open",
+    "safetensors.numpy.load_file", "h5py.File", "scipy.io.loadmat", "flax.serialization.from_bytes",
+    "orbax.checkpoint.PyTreeCheckpointer", "jax.numpy.load",
+})
