@@ -381,6 +381,7 @@ class CallsMixin:
                 scope.cls.has_conv = True
             data["class_has_conv"] = bool(scope.cls and scope.cls.has_conv)
             if not scope.loads_checkpoint and (name in CHECKPOINT_READERS or any(
+                    type(v) in (cst.Name, cst.Attribute) and _leaf_name(v) in _READER_LEAVES and
                     self.qual(v) in CHECKPOINT_READERS for a in node.args
                     for v in ((a.value.body, a.value.orelse) if type(a.value) is cst.IfExp else (a.value,)))):
                 # `w = np.load(checkpoint_path)`, or a reader handed to a helper
@@ -1236,3 +1237,13 @@ def _names_in_expr(node: cst.BaseExpression, limit: int = 64) -> list[str]:
         elif t is cst.IfExp:
             todo.extend((n.body, n.orelse))  # type: ignore[attr-defined]
     return out
+
+
+#: Last dotted parts of :data:`~.vocabulary.CHECKPOINT_READERS`: an argument is resolved only
+#: when its own last part is one of them (most arguments are not, and stay unresolved).
+_READER_LEAVES = frozenset(r.rsplit(".", 1)[-1] for r in CHECKPOINT_READERS)
+
+
+def _leaf_name(node: cst.BaseExpression) -> str:
+    """The last part of a ``Name`` or ``Attribute`` (``np.load`` -> ``load``)."""
+    return node.value if type(node) is cst.Name else node.attr.value  # type: ignore[union-attr,return-value]
