@@ -380,12 +380,14 @@ class CallsMixin:
                     name.startswith(("torch.nn.Conv", "torch.nn.LazyConv"))):
                 scope.cls.has_conv = True
             data["class_has_conv"] = bool(scope.cls and scope.cls.has_conv)
-            if not scope.loads_checkpoint and (name in CHECKPOINT_READERS or any(
+            if not scope.loads_checkpoint and not scope.branches and (name in CHECKPOINT_READERS or any(
                     type(v) in (cst.Name, cst.Attribute) and _leaf_name(v) in _READER_LEAVES and
                     self.qual(v) in CHECKPOINT_READERS for a in node.args
                     for v in ((a.value.body, a.value.orelse) if type(a.value) is cst.IfExp else (a.value,)))):
                 # `w = np.load(checkpoint_path)`, or a reader handed to a helper
-                # (`_load_npz_checkpoint(path, load_fn=jnp.load if bf16 else np.load)`): a weight loader
+                # (`_load_npz_checkpoint(path, load_fn=jnp.load if bf16 else np.load)`), in the
+                # function's own block: a weight loader (not a `from_pretrained` whose `if from_tf:`
+                # branch loads and returns, with weight surgery after it)
                 scope.loads_checkpoint = True
             data["checkpoint_loader"] = scope.loads_checkpoint
             for a in node.args:
