@@ -390,6 +390,7 @@ class CallsMixin:
                 # branch loads and returns, with weight surgery after it)
                 scope.loads_checkpoint = True
             data["checkpoint_loader"] = scope.loads_checkpoint
+            data["shape_probe"] = scope.shape_probe
             for a in node.args:
                 if a.keyword is not None and a.keyword.value == "out" and _is_self_attr(_storage_of(a.value)):
                     # `torch.cat(..., out=self.running_mean)`: the buffer updated in place

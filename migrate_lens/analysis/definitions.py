@@ -378,6 +378,9 @@ class DefinitionsMixin:
                                        hooks=cls is None or self._may_run_hooks(cls),
                                        free=cls is None and innermost == "module")
         scope.memo_filler = cls is not None and name in cls.memo_fillers and name != "__init__"
+        if node.returns is not None and decorators & _PROPERTY_DECORATORS and \
+                self.values._annotation_kind(node.returns) == K.S:
+            scope.shape_probe = True  # `@cached_property def min_num_samples(self) -> int:`
         for d in node.decorators:
             dec = d.decorator.func if type(d.decorator) is cst.Call else d.decorator
             dname = self.qual(dec)
@@ -1008,6 +1011,10 @@ def _switches_modes(node: cst.FunctionDef) -> bool:
         stack.extend(child_nodes(n))
     return False
 
+
+#: Decorators that make a method a (cached) property.
+_PROPERTY_DECORATORS = frozenset({"property", "functools.cached_property", "cached_property",
+                                  "torch.utils._contextlib.cached_property"})
 
 #: Decorators that make a generator function a context manager.
 _CONTEXT_MANAGER_DECORATORS = frozenset({"contextlib.contextmanager", "contextlib.asynccontextmanager"})

@@ -398,7 +398,9 @@ def _kwargs_ok(site: Site, m: "Matcher") -> bool:
     if p.get("skip_loaded_copy") is True and site.data.get("loaded_copy"):
         return False
     if p.get("skip_checkpoint_loader") is True and site.context != "traced" and site.data.get("checkpoint_loader"):
-        return False  # `block.attn.qkv.weight.copy_(...)` in timm's `_load_weights(model, npz_path)`
+        return False
+    if p.get("skip_shape_probe") is True and site.context != "traced" and site.data.get("shape_probe"):
+        return False  # `torch.rand(1, sr)` fed to the model in `@cached_property def dimension(self) -> int`  # `block.attn.qkv.weight.copy_(...)` in timm's `_load_weights(model, npz_path)`
     if p.get("skip_memo_fill") is True and site.data.get("memo_fill"):
         return False
     if p.get("skip_fresh_receiver") is True and site.data.get("receiver_fresh"):

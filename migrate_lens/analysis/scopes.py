@@ -182,6 +182,9 @@ class _FuncScope:
     #: ``tf.train.list_variables(path)``, ``torch.load``): a weight loader, whose writes into
     #: parameters a port's checkpoint converter replaces (:data:`~.vocabulary.CHECKPOINT_READERS`)
     loads_checkpoint: bool = False
+    #: a property that computes a static number (``@cached_property def dimension(self) -> int``):
+    #: random inputs it draws only probe a model's output shape, their values never leave it
+    shape_probe: bool = False
     #: per call flow holding local names outside a loop: (its index in ``call_flows``, the
     #: call's last line, held position -> local name, held keyword -> local name), decided at
     #: the function's end by whether the name is read after the call (:meth:`FileVisitor._drop_unread_held`)
