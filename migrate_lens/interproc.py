@@ -695,7 +695,8 @@ class _FlowKinds:
     def _holds_any(self, fn: str, callee: str, t: str, alternatives: Sequence[str], site: int = 0) -> bool:
         """Whether one of ``alternatives`` (``"*"``, or ``&``-joined ``"<key>=<kind>"``
         requirements on ``t``'s inputs) holds for ``t`` called by ``fn`` as ``callee``: a
-        parameter's requirement by the kinds ``fn`` passes, another input's by ``t``'s own."""
+        parameter's requirement by the kinds ``fn`` passes (at call site ``site`` only, when
+        given), another input's by ``t``'s own."""
         for alt in alternatives:
             if alt == "*":
                 return True

@@ -469,7 +469,7 @@ class CallsMixin:
                 held = func.attr.value if _is_self_attr(func) else (  # type: ignore[union-attr]
                     # `demask_fn = self.transformer.forward_with_cond_scale` (or a partial of it)
                     # before the loop, `demask_fn(ids, ...)` in it
-                    name.split(".")[1] if type(func) is cst.Name and name.startswith("self.") and name.count(".") >= 1
+                    name.split(".")[1] if type(func) is cst.Name and name.startswith("self.")
                     else "")
                 if scope.summary is not None and scope.cls is not None and scope.cls.is_module and held and (
                         scope.cls.attr_kinds.get(held) == K.M or held in scope.cls.method_nodes):

@@ -71,7 +71,7 @@ _ENTRY_METHOD = re.compile(r"^(forward_\w+|_?inverse(_\w+)?|reverse)$")
 #: calls it on the model's outputs (``loss, items = compute_loss(pred, targets)``), so its
 #: ``__call__`` is traced code like a loss module's ``forward``; not a meter, logger or
 #: scaler that only records or scales a loss on the host.
-_LOSS_CLASS = re.compile(r"loss|criterion", re.IGNORECASE)
+_LOSS_CLASS = re.compile(r"Loss|Criterion|(^|_)(loss|criterion)(_|$)")
 _LOSS_CLASS_HOST = re.compile(r"meter|tracker|logger|scaler|scheduler|recorder|history|averag|monitor|writer|plot"
                               r"|callback|hook", re.IGNORECASE)
 
@@ -981,10 +981,9 @@ def _mode_signature(node: cst.FunctionDef) -> bool:
     default, named ``mode`` or defaulting to a bool. A trainer that subclasses ``nn.Module``
     and names its loop ``train(self, log_fn=noop)`` overrides no mode."""
     params = node.params
+    if type(params.star_arg) is cst.Param or params.kwonly_params or params.star_kwarg is not None:
+        return False  # (`*args`, keyword-only or `**kwargs` parameters: another method)
     rest = [*params.posonly_params, *params.params][1:]
-    if params.star_arg not in (None, cst.MaybeSentinel.DEFAULT) and type(params.star_arg) is cst.Param \
-            or params.kwonly_params or params.star_kwarg is not None:
-        return False
     if not rest:
         return True
     if len(rest) > 1 or rest[0].default is None:

@@ -397,10 +397,8 @@ def _kwargs_ok(site: Site, m: "Matcher") -> bool:
         return False
     if p.get("skip_loaded_copy") is True and site.data.get("loaded_copy"):
         return False
-    if p.get("skip_checkpoint_loader") is True and site.context != "traced" and site.data.get("checkpoint_loader"):
+    if _host_only(site, p):
         return False
-    if p.get("skip_shape_probe") is True and site.context != "traced" and site.data.get("shape_probe"):
-        return False  # `torch.rand(1, sr)` fed to the model in `@cached_property def dimension(self) -> int`  # `block.attn.qkv.weight.copy_(...)` in timm's `_load_weights(model, npz_path)`
     if p.get("skip_memo_fill") is True and site.data.get("memo_fill"):
         return False
     if p.get("skip_fresh_receiver") is True and site.data.get("receiver_fresh"):
@@ -944,7 +942,7 @@ def match_attribute(site: Site, m: "Matcher") -> str | None:
     data_init = _param(m, "data_init")
     if data_init is not None and bool(site.data.get("data_init")) != data_init:
         return None
-    if _param(m, "skip_checkpoint_loader") is True and site.context != "traced" and site.data.get("checkpoint_loader"):
+    if _host_only(site, _params(m)):
         return None  # `pointer.data = torch.from_numpy(array)` in `load_tf_weights_in_bert`
     if _param(m, "skip_numpy_value") is True and site.data.get("numpy_value"):
         return None  # `feature.data = np.rint(feature.data).astype(np.uint8)`: an array holder
@@ -1218,6 +1216,25 @@ def match_tensor_size(site: Site, m: "Matcher") -> str | None:
         if key not in skip and position not in skip:
             return label
     return None
+
+
+#: ``skip_<flag>`` parameters -> the site data flag they test: outside traced code, a site in
+#: a function that is no port work by what it does (shared by the call and attribute matchers)
+_HOST_ONLY_SKIPS = (
+    # a weight loader: it read a checkpoint file (`block.attn.qkv.weight.copy_(...)` in timm's
+    # `_load_weights(model, npz_path)`); a port's checkpoint converter replaces it
+    ("skip_checkpoint_loader", "checkpoint_loader"),
+    # a property computing a static number: its random inputs only probe a model's output
+    # shape (`torch.rand(1, sr)` in `@cached_property def dimension(self) -> int`)
+    ("skip_shape_probe", "shape_probe"),
+)
+
+
+def _host_only(site: Site, params: dict[str, Any]) -> bool:
+    """Whether a ``skip_<flag>`` parameter of :data:`_HOST_ONLY_SKIPS` set in ``params`` vetoes
+    ``site``: outside traced code, with that site data flag true."""
+    return site.context != "traced" and any(params.get(k) is True and site.data.get(flag)
+                                            for k, flag in _HOST_ONLY_SKIPS)
 
 
 def _numbers(value: Any) -> tuple[float, ...] | None:

@@ -112,7 +112,8 @@ def drop_kernel_routes(findings: Iterable[Finding], routes: Iterable[str],
     that call an optional kernel and that their file calls only under a kernel gate,
     ``FileVisitor.kernel_routes``) or in a
     function nested in one, except the findings of ``custom-op`` rules (the kernel uses
-    themselves, ML414). None when there is no route (nothing to do)."""
+    themselves, ML414) whose matcher does not set ``skip_dropped_route``. None when there is
+    no route (nothing to do)."""
     routes = tuple(routes)
     if not routes:
         return None
@@ -123,13 +124,11 @@ def drop_kernel_routes(findings: Iterable[Finding], routes: Iterable[str],
     def in_route(symbol: str) -> bool:
         return symbol in keep_all or symbol.startswith(prefixes)
 
+    # (a custom-op rule whose matcher sets `skip_dropped_route` notes a use to re-target, ML421:
+    # a route the port drops has nothing to re-target, while the kernel's own findings stay)
     return [f for f in findings if not in_route(f.symbol) or
-            (f.code in rules and rules[f.code].category == "custom-op" and f.code not in _RETARGET_NOTES)]
-
-
-#: custom-op rules that note a kernel use to re-target (ML421 compiled-op-library-call): a
-#: route the port drops has nothing to re-target, while the kernel's own findings stay
-_RETARGET_NOTES = frozenset({"ML421"})
+            (f.code in rules and rules[f.code].category == "custom-op"
+             and rules[f.code].matcher.param("skip_dropped_route") is not True)]
 
 
 def fallback_evidence(finding: Finding, imports: Iterable[ImportFact], functions: Iterable[FunctionFact],

@@ -225,7 +225,7 @@ class _FuncScope:
     #: return self.table[:key]``), for the rest of the function (:meth:`FileVisitor._memo_hit`)
     memo_hits: set[str] = field(default_factory=set)
     #: module-level containers an enclosing ``if <key> not in <global>[...]:`` tests, one entry
-    #: per such ``if`` (:meth:`FileVisitor._memo_globals`): a write into one there fills a memo
+    #: per such ``if`` (:meth:`FileVisitor._memo_global`): a write into one there fills a memo
     memo_globals: list[str] = field(default_factory=list)
     #: (line, decorator) of a ``functools`` cache on this function (``@lru_cache``, ``@cache``,
     #: ``@cached_property``), else None
