@@ -61,10 +61,17 @@ class CallFlowMixin:
         return ""
 
     def _container_contents(self, node: cst.Call, attr: str) -> None:
-        """``self.blocks = nn.ModuleList([block(dim) for _ in range(n)])``: the constructors
-        listed in the container are held under its attribute (``for blk in self.blocks:
-        blk.residual(x)`` then resolves)."""
+        """``self.blocks = nn.ModuleList([block(dim) for _ in range(n)])`` (also a
+        ``ModuleDict`` of a dict or dict comprehension): the constructors listed in the container
+        are held under its attribute (``for blk in self.blocks: blk.residual(x)`` then resolves,
+        and ``self.lora_dropout[name](x)`` runs a layer built there)."""
         todo: list[cst.BaseExpression] = [a.value for a in node.args]
+        positional = [a.value for a in node.args if a.keyword is None and not a.star]
+        if len(positional) == 1 and type(positional[0]) in (cst.List, cst.Tuple):
+            positional = [el.value for el in positional[0].elements]  # type: ignore[attr-defined]
+        for i, v in enumerate(positional):
+            if type(v) is cst.Call:
+                self.ctor_pos.setdefault(id(v), i)
         while todo:
             v = todo.pop()
             t = type(v)
@@ -74,6 +81,10 @@ class CallFlowMixin:
                 todo.extend(el.value for el in v.elements)  # type: ignore[attr-defined]
             elif t in (cst.ListComp, cst.GeneratorExp):
                 todo.append(v.elt)  # type: ignore[attr-defined]
+            elif t is cst.Dict:  # `nn.ModuleDict({"a": nn.Dropout(p), ...})`
+                todo.extend(el.value for el in v.elements if type(el) is cst.DictElement)  # type: ignore[attr-defined]
+            elif t is cst.DictComp:  # `nn.ModuleDict({k: nn.Dropout(p) for k in names})`
+                todo.append(v.value)  # type: ignore[attr-defined]
             elif t is cst.StarredElement:
                 todo.append(v.value)  # type: ignore[attr-defined]
 

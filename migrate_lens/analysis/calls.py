@@ -311,6 +311,9 @@ class CallsMixin:
                     self.submodules.append(SubmoduleFact(owner=scope.cls.qualname, attr=attr, target=name, line=self._line(node)))
                     if attr != "[]":
                         scope.cls.layer_ctors.setdefault(attr, []).append((name, dict(data)))
+                        if id(node) in self.ctor_pos:  # `self.classifier[3](x)` runs this one only
+                            scope.cls.layer_ctors.setdefault(f"{attr}[{self.ctor_pos[id(node)]}]", []).append(
+                                (name, dict(data)))
                 elif _FACTORY_METHOD.match(leaf) and "." in name and not name.startswith("torch."):
                     # `TopKRouter.from_config(cfg)`: a classmethod factory builds its class
                     built = name.rsplit(".", 1)[0]
@@ -476,11 +479,12 @@ class CallsMixin:
                     # `for t in timesteps: x = self.p_sample(x, t)` / `self.net(x, sigma)` in a sampler:
                     # a decoding loop over the model, held under any name (weak: forward's reach wins)
                     scope.summary.sampling_call()
-        if scope is not None and scope.cls is not None and scope.cls.layer_ctors and not scope.init_like and \
-                type(func) is cst.Attribute and _is_self_attr(func):
+        held_attr = _layer_attr(func, scope) if scope is not None and scope.cls is not None and \
+            scope.cls.layer_ctors and not scope.init_like else ""
+        if held_attr:
             # `self.attn_drop(attn)` in forward: where the layer built in init runs (its draw, its
             # mode switch), a site of its constructor with the constructor's arguments
-            for ctor, cdata in scope.cls.layer_ctors.get(func.attr.value, ()):  # type: ignore[union-attr]
+            for ctor, cdata in scope.cls.layer_ctors.get(held_attr, ()):  # type: ignore[union-attr]
                 self._site("layer-call", node, name=ctor, data=cdata)
                 if self.bindings.is_project(ctor):
                     # a layer class imported from the project (a re-export of timm's DropPath):
@@ -1250,3 +1254,30 @@ _READER_LEAVES = frozenset(r.rsplit(".", 1)[-1] for r in CHECKPOINT_READERS)
 def _leaf_name(node: cst.BaseExpression) -> str:
     """The last part of a ``Name`` or ``Attribute`` (``np.load`` -> ``load``)."""
     return node.value if type(node) is cst.Name else node.attr.value  # type: ignore[union-attr,return-value]
+
+
+def _layer_attr(func: cst.BaseExpression, scope: Any) -> str:
+    """The attribute of ``self`` whose layer a call runs: ``self.attn_drop(x)``, an item of a
+    container built in init (``self.lora_dropout[adapter](x)``, ``self.drops[i](x)``) or the
+    loop name over one (``for drop in self.drops: x = drop(x)``); "" otherwise."""
+    t = type(func)
+    if t is cst.Attribute:
+        return func.attr.value if _is_self_attr(func) else ""  # type: ignore[attr-defined]
+    if t is cst.Subscript:
+        if not _is_self_attr(func.value):  # type: ignore[attr-defined]
+            return ""
+        attr = func.value.attr.value  # type: ignore[attr-defined]
+        index = literal(func.slice[0].slice.value) if len(func.slice) == 1 and \
+            type(func.slice[0].slice) is cst.Index else None  # type: ignore[attr-defined]
+        prefix = f"{attr}["
+        if not any(k.startswith(prefix) for k in scope.cls.layer_ctors):
+            return attr  # the same layers at every index (a comprehension), or keyed by name
+        # a container listed position by position (`nn.Sequential(nn.Linear(...), nn.Dropout(p))`):
+        # the layer at a literal index; another index may be any of them (none is claimed)
+        return f"{attr}[{index}]" if type(index) is int and index >= 0 else ""
+    if t is cst.Name:
+        typed = scope.binds.typed.get(func.value)  # type: ignore[attr-defined]
+        if typed and len(typed) == 1 and typed[0].startswith("self.") and "." not in typed[0][5:] and \
+                func.value in scope.iter_names:  # type: ignore[attr-defined]
+            return typed[0][5:]
+    return ""

@@ -323,6 +323,9 @@ class LoopsMixin:
                 scope.binds.typed.pop(n, None)
                 scope.iter_names.add(n)
                 scope.views.pop(n, None)
+                scope.opt_groups.discard(n)
+            if type(node.target) is cst.Name and type(it) is cst.Attribute and it.attr.value == "param_groups":
+                scope.opt_groups.add(node.target.value)  # `for g in optimizer.param_groups:`
             scope.views.update(rows)
             spread = _kwargs_items(node.target, it, scope.star_kwargs)
             if spread:

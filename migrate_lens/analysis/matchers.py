@@ -1454,6 +1454,9 @@ MATCHERS: dict[str, MatcherSpec] = {
     "layer-call": MatcherSpec("layer-call", match_call, "A call of a layer that init code built into a self "
                               "attribute (`self.drop(x)` after `self.drop = nn.Dropout(0.1)`), named by the layer's "
                               "constructor; argument conditions read the constructor's arguments."),
+    "optimizer-write": MatcherSpec("optimizer-write", match_name, "A write of an optimizer parameter group's "
+                                   "entry (`g[\"lr\"] = lr` over `optimizer.param_groups`, `optimizer.param_groups[0]"
+                                   "[\"lr\"] = lr`), named by the entry's key."),
     "kernel-launch": MatcherSpec("kernel-launch", match_call, "A Triton-style kernel launched over a grid "
                                  "(`_fwd_kernel[grid](...)`, a `@triton.jit` function of the file subscripted "
                                  "and called), named by the kernel as written."),

@@ -273,6 +273,8 @@ class _FuncScope:
     loop_heads: list[tuple[dict[str, str], dict[str, Any], list[tuple[Any, ...]]]] = field(default_factory=list)
     #: names bound as ``for`` targets (and not rebound since): their kind is the iterable's guess
     iter_names: set[str] = field(default_factory=set)
+    #: loop names bound to an optimizer's parameter groups (``for g in opt.param_groups``)
+    opt_groups: set[str] = field(default_factory=set)
     #: names a ``for`` or comprehension binds to the items of a parameter (``for o in x``, ``for
     #: k, v in x.items()``): a recursive call on one descends into the argument's structure
     elements: set[str] = field(default_factory=set)

@@ -94,6 +94,24 @@ class StateWritesMixin:
                 return bound is not None and self._string_key(bound, depth - 1, loop_keys)
         return False
 
+    def _optimizer_hyperparameter(self, target: cst.Subscript) -> str:
+        """The hyperparameter a subscript write sets in an optimizer's parameter group, else "":
+        ``g["lr"] = lr`` in ``for g in optimizer.param_groups:``, ``optimizer.param_groups[0]["lr"]
+        = lr`` (a hand-written schedule, which optax expresses as a schedule or injected
+        hyperparameter)."""
+        if len(target.slice) != 1 or type(target.slice[0].slice) is not cst.Index:
+            return ""
+        key = literal(target.slice[0].slice.value)  # type: ignore[attr-defined]
+        if type(key) is not str:
+            return ""
+        root = target.value
+        if type(root) is cst.Name:
+            return key if self.func_stack and root.value in self.func_stack[-1].opt_groups else ""
+        if type(root) is cst.Subscript and type(root.value) is cst.Attribute and \
+                root.value.attr.value == "param_groups":
+            return key
+        return ""
+
     def _subscript_write(self, stmt: cst.CSTNode, target: cst.Subscript, base: str, vkind: str,
                          aug: bool, value: cst.BaseExpression | None = None) -> None:
         if self.func_stack and type(target.value) is cst.Name and target.value.value == self.func_stack[-1].star_kwargs \
@@ -117,6 +135,10 @@ class StateWritesMixin:
             type(target.value) is cst.Name and bool(self.func_stack) and target.value.value in self.func_stack[-1].assumed)
         keyed = any(type(el.slice) is cst.Index and self._string_key(el.slice.value, loop_keys=loop_keys)
                     for el in target.slice)
+        if keyed:
+            hyper = self._optimizer_hyperparameter(target)
+            if hyper:
+                self._site("optimizer-write", stmt, name=hyper, data={"aug": aug})
         root = target.value
         if type(root) is cst.Name and (keyed or (base not in K.TENSORISH and not mask)) and self.func_stack and \
                 root.value in self.func_stack[-1].params and not self.func_stack[-1].init_like and \

@@ -126,6 +126,9 @@ class FileVisitor(
         self.func_stack: list[_FuncScope] = []
         self.scope_kinds: list[str] = []
         self.ctor_attr: dict[int, str] = {}
+        #: id of a constructor call listed at a fixed position of a container held on ``self``
+        #: (``nn.Sequential(nn.Linear(...), nn.Dropout(p))``: 1 for the dropout) -> that position
+        self.ctor_pos: dict[int, int] = {}
         #: function -> the functions of this file its loops call (outside traced code), and
         #: the functions that run a model object's methods outside loops (:meth:`_decode_loops`)
         self.loop_callees: dict[str, set[str]] = {}
