@@ -262,6 +262,13 @@ class AssignmentsMixin:
                     scope.tensor_lists.add(target.value)
                 else:
                     scope.tensor_lists.discard(target.value)
+                if type(value) in (cst.ListComp, cst.DictComp) and type(
+                        value.value if type(value) is cst.DictComp else value.elt) is not cst.Call and \
+                        self.values.element_kind(value) == K.U:  # type: ignore[arg-type]
+                    # (not a helper's return: its kind is decided by the project step, not here)
+                    scope.unknown_items.add(target.value)
+                elif scope.unknown_items:
+                    scope.unknown_items.discard(target.value)
                 if self._is_checkpoint(value):
                     scope.weight_dicts.add(target.value)
                 elif scope.weight_dicts:

@@ -299,6 +299,10 @@ class _FuncScope:
     #: local names bound to a Python container of tensors (``pyramid = [corr]``, appended
     #: tensors, a comprehension of tensors): kept on ``self`` it is tensor state
     tensor_lists: set[str] = field(default_factory=set)
+    #: local names bound to a comprehension whose items are of unknown kind (``batch = {k: t[1:]
+    #: for k, t in batch.items()}`` over an argument's items): an item read back is unknown too,
+    #: not the static container itself
+    unknown_items: set[str] = field(default_factory=set)
     #: local names bound to a Python or NumPy random generator (``rng = np.random.default_rng()``)
     rng_locals: dict[str, str] = field(default_factory=dict)
     #: name -> the statement that read it out of tensor data (``n = cut.item()``), for the

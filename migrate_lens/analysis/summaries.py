@@ -62,13 +62,16 @@ ROLES = ("", "train-step", "train-loop", "generation", "weight-surgery", "decode
          "placement", "draw")
 
 #: Framework hooks run once per batch inside the training step (Lightning ``LightningModule``
-#: and ``Callback`` hooks; Accelerate/Ignite style ``train_step``/``update``-named steps are
+#: and ``Callback`` hooks, Hugging Face ``Trainer`` overrides; Accelerate/Ignite style ``train_step``/``update``-named steps are
 #: found from their calls instead).
 STEP_HOOK_NAMES = frozenset({
     "training_step", "validation_step", "test_step", "predict_step",
     "on_train_batch_start", "on_train_batch_end", "on_validation_batch_end",
     "on_before_backward", "on_after_backward", "on_before_optimizer_step",
     "on_before_zero_grad",
+    # Hugging Face ``Trainer`` (and trl's trainers): the per-batch loss and evaluation steps a
+    # subclass overrides; the trainer's loop calls them, backward runs in ``training_step``
+    "compute_loss", "prediction_step",
 })
 #: Hugging Face generation glue and decoding loops (``GenerationMixin``).
 GENERATION_NAMES = frozenset({

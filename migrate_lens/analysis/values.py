@@ -524,6 +524,13 @@ class ValueKinds:
             base = self.kind(node.value)
             if base == K.B:
                 return K.B
+            if base == K.S and type(node.value) is _NAME and self.v.func_stack and len(node.slice) == 1 and \
+                    type(node.slice[0].slice) is cst.Index:
+                scope = self.v.func_stack[-1]
+                if node.value.value in scope.tensor_lists:
+                    return K.T  # `feats[0]` of `feats = [a, b]`, of `feats.append(t)`: a tensor
+                if scope.unknown_items and node.value.value in scope.unknown_items:
+                    return K.U  # `batch["done"]` of `batch = {k: t[1:] for k, t in batch.items()}`
             if base == K.S and type(node.value) is _ATTRIBUTE and type(node.value.value) is _NAME and \
                     node.value.value.value == "self" and self.v.func_stack:
                 cls = self.v.func_stack[-1].cls
