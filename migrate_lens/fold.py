@@ -44,7 +44,8 @@ _OWN_SEVERITY: set[str] = set()
 
 #: The matcher kind of the API map's own rules: generic, so any other rule's finding on the
 #: same construct absorbs theirs without naming it (the specific rule already shows the map's
-#: row in its remedy).
+#: row in its remedy). The same construct: the call the row names or a larger one holding it;
+#: a finding on an argument inside that call (`torch.std(x[:n])`) leaves the row's finding.
 GENERIC_MATCHERS = frozenset({"api-map"})
 
 
@@ -113,6 +114,11 @@ def fold_duplicates(findings: Iterable[Finding], absorbs: Mapping[str, frozenset
                     continue
                 for d in idxs:
                     if d == k or d in dropped or items[d].code not in targets or k in folded_into.get(d, ()):
+                        continue
+                    if items[d].code in quiet and not _within(items[d].span, items[k].span):
+                        # a generic API-table finding names its whole call: a finding on a part
+                        # of it (a data-dependent slice passed to `torch.std(x[:n])`) is another
+                        # construct and takes nothing from it
                         continue
                     if _can_absorb(items[k], items[d], survives):
                         dropped.add(d)

@@ -101,7 +101,27 @@ class LoopsMixin:
     def visit_While(self, node: cst.While) -> None:
         if self.func_stack:
             self._enter_loop(self.func_stack[-1], node)
+            self._list_length_loop(node)
         self._condition(node.test, "while", exit_kind="")
+
+    def _list_length_loop(self, node: cst.While) -> None:
+        """``while len(mel_outputs) < decoder_inputs.size(0) - 1:`` (Tacotron2's teacher-forced
+        decoder): a loop that appends one step's output per pass until a list is as long as a
+        tensor dimension, a ``for`` over that length written another way (a loop site with a
+        shape bound, as ``for t in range(x.size(0))`` gives)."""
+        test = node.test
+        if self.context not in ("traced", "function") or type(test) is not cst.Comparison or \
+                len(test.comparisons) != 1 or type(test.comparisons[0].operator) not in (cst.LessThan, cst.LessThanEqual):
+            return
+        left = test.left
+        if type(left) is not cst.Call or type(left.func) is not cst.Name or left.func.value != "len" or \
+                len(left.args) != 1 or type(left.args[0].value) is not cst.Name:
+            return
+        bound = test.comparisons[0].comparator
+        if self._reads_tensor_shape(bound):
+            self._site("loop", node, data={"range_kinds": (), "shape_bound": True, "grows": True,
+                                           "target": left.args[0].value.value,
+                                           "bound": bound.value if type(bound) is cst.Name else ""})
 
     def leave_While(self, original_node: cst.While) -> None:
         if self.func_stack:

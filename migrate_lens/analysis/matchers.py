@@ -984,7 +984,7 @@ def match_loop(site: Site, m: "Matcher") -> str | None:
     """``for ... in range(...)``: ``host_bound`` flags bounds read from tensor values;
     ``min_static_len`` flags static ranges long enough that ``jit`` unrolling hurts;
     ``shape_bound`` flags traced loops whose bound is read from a tensor's shape (one unrolled
-    copy per step, one compilation per new length), except for loop variables matching
+    copy per step, one compilation per new length; also ``while len(outputs) < x.size(0)``), except for loop variables matching
     ``skip_targets`` globs (a loop over feature levels, layers or heads of a stacked tensor
     runs over a dimension the config fixes) and bounds named as ``skip_bounds`` globs (``for i in
     range(batch_size)``: a per-example loop over the batch, whose size a training step fixes: one
@@ -1001,6 +1001,8 @@ def match_loop(site: Site, m: "Matcher") -> str | None:
         skip_bounds = _param(m, "skip_bounds")
         if skip_bounds and _any_glob(site.data.get("bound", ""), skip_bounds):
             return None  # `for i in range(batch_size)`: per-example work over the batch a step fixes
+        if site.data.get("grows"):
+            return "a while loop growing a list up to a length read from a tensor's shape"
         return "range() over a length read from a tensor's shape"
     return None
 
