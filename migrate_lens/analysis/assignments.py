@@ -236,7 +236,7 @@ class AssignmentsMixin:
                     scope.method_aliases[target.value] = value
                 elif scope.method_aliases:
                     scope.method_aliases.pop(target.value, None)
-                stored = _self_storage(value, scope.cls)
+                stored = _self_storage(value, scope.cls) or _self_entry(value, scope.cls)
                 if stored is not None:
                     # `k_out = self.k_cache` (a tensor), `store = self.cond_outputs if c else
                     # self.outputs` (a dict on self: its entries written through the name are the
@@ -756,6 +756,20 @@ def _self_storage(value: cst.BaseExpression, cls: Any) -> cst.Attribute | None:
     if cls is not None and any(cls.attr_kinds.get(s.attr.value) == K.M for s in stored):  # type: ignore[attr-defined]
         return None
     return stored[0]  # type: ignore[return-value]
+
+
+def _self_entry(value: cst.BaseExpression, cls: Any) -> cst.Attribute | None:
+    """The ``self`` attribute a mapping entry comes from (``state = self.state[p]``: an
+    optimizer's per-parameter state dict, ``buf = self.buffers_by_layer[i]``), when that
+    attribute is a Python container, neither a tensor (an item of a tensor is a new tensor or a
+    view: :meth:`_view_write`) nor a module container (calling an item writes nothing). Writes
+    into the entry (``state["step"] += 1``) change the object's state."""
+    if type(value) is not cst.Subscript or not _is_self_attr(value.value) or cls is None:
+        return None
+    kind = cls.attr_kinds.get(value.value.attr.value)  # type: ignore[attr-defined]
+    if kind in K.TENSORISH or kind == K.M or value.value.attr.value in cls.tensor_lists:  # type: ignore[attr-defined]
+        return None
+    return value.value  # type: ignore[return-value]
 
 
 #: Calls that draw a random number on the host (Python's and NumPy's global RNG, torch's).

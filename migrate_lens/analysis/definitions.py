@@ -78,6 +78,12 @@ _LOSS_CLASS_HOST = re.compile(r"meter|tracker|logger|scaler|scheduler|recorder|h
 
 _MODULE_BASES = ("torch.nn.",)
 
+#: A hand-written optimizer's base (``class Lion(Optimizer)``, ``class SAM(torch.optim.Optimizer)``,
+#: a variant of a built-in one): its ``step()`` becomes an optax ``GradientTransformation``'s
+#: ``update``, which runs inside the jitted training step, so it is traced code and so is what
+#: it calls (a module-level ``update_fn``).
+_OPTIMIZER_BASE = re.compile(r"^torch\.optim\.(optimizer\.)?(Optimizer|[A-Z]\w*)$")
+
 
 #: parameter names that hold a module object (a helper's ``module``/``layer`` argument)
 _MODULE_PARAMS = frozenset({"module", "layer"})
@@ -327,6 +333,9 @@ class DefinitionsMixin:
             elif cls.is_module and (name in _TRACED_METHODS or name in _LOSS_METHODS or _ENTRY_METHOD.match(name)) \
                     and "staticmethod" not in decorators:
                 context = "traced"
+            elif name == "step" and not cls.is_module and "staticmethod" not in decorators and \
+                    any(_OPTIMIZER_BASE.match(b) for b in cls.bases):
+                context = "traced"  # a hand-written optimizer's update: optax's jitted `update`
             elif not cls.is_module and name in ("__call__", "forward") and len(self.class_stack) == 1 and \
                     _LOSS_CLASS.search(cls.qualname.rsplit(".", 1)[-1]) and \
                     not _LOSS_CLASS_HOST.search(cls.qualname.rsplit(".", 1)[-1]) and "staticmethod" not in decorators:

@@ -336,6 +336,14 @@ class ValueKinds:
                 for el, arg in zip(els, args):
                     self._bind_iteration(el, arg, out)
                 return
+        if fname == "filter" and type(it) is cst.Call and len(it.args) == 2 and _group_params(it.args[1].value, self.v):
+            it = it.args[1].value  # `filter(lambda p: p.grad is not None, group["params"])`
+        if _group_params(it, self.v):
+            # `for p in group["params"]` over `for group in self.param_groups`: an optimizer's
+            # parameters, tensors
+            for n in names_in_target(target):
+                out[n] = K.T if type(target) is cst.Name else K.U
+            return
         if fname in ITER_SAME and type(it) is cst.Call and it.args:
             self._bind_iteration(target, it.args[0].value, out)
             return
@@ -1109,3 +1117,15 @@ class ValueKinds:
         if names and all(x in K.STATIC_TYPE_NAMES or x in ("None", "Optional", "typing.Optional", "typing.Union", "Union") for x in names):
             return K.S
         return K.U
+
+
+def _group_params(node: cst.BaseExpression, v: Any) -> bool:
+    """``group["params"]`` of a loop name over an optimizer's ``param_groups`` (or
+    ``opt.param_groups[i]["params"]``): the list of parameters the group updates."""
+    if type(node) is not cst.Subscript or len(node.slice) != 1 or type(node.slice[0].slice) is not cst.Index or \
+            literal(node.slice[0].slice.value) != "params":
+        return False
+    root = node.value
+    if type(root) is cst.Name:
+        return bool(v.func_stack) and root.value in v.func_stack[-1].opt_groups
+    return type(root) is cst.Subscript and type(root.value) is cst.Attribute and root.value.attr.value == "param_groups"
