@@ -480,11 +480,13 @@ class CallsMixin:
                     # a decoding loop over the model, held under any name (weak: forward's reach wins)
                     scope.summary.sampling_call()
         held_attr = _layer_attr(func, scope) if scope is not None and scope.cls is not None and \
-            scope.cls.layer_ctors and not scope.init_like else ""
+            (scope.cls.layer_ctors or scope.cls.inherited_layers) and not scope.init_like else ""
         if held_attr:
             # `self.attn_drop(attn)` in forward: where the layer built in init runs (its draw, its
-            # mode switch), a site of its constructor with the constructor's arguments
-            for ctor, cdata in scope.cls.layer_ctors.get(held_attr, ()):  # type: ignore[union-attr]
+            # mode switch), a site of its constructor with the constructor's arguments (built by
+            # the class's init, or else by a base class's of this file)
+            for ctor, cdata in scope.cls.layer_ctors.get(held_attr) or \
+                    scope.cls.inherited_layers.get(held_attr, ()):  # type: ignore[union-attr]
                 self._site("layer-call", node, name=ctor, data=cdata)
                 if self.bindings.is_project(ctor):
                     # a layer class imported from the project (a re-export of timm's DropPath):
@@ -1270,7 +1272,7 @@ def _layer_attr(func: cst.BaseExpression, scope: Any) -> str:
         index = literal(func.slice[0].slice.value) if len(func.slice) == 1 and \
             type(func.slice[0].slice) is cst.Index else None  # type: ignore[attr-defined]
         prefix = f"{attr}["
-        if not any(k.startswith(prefix) for k in scope.cls.layer_ctors):
+        if not any(k.startswith(prefix) for k in (*scope.cls.layer_ctors, *scope.cls.inherited_layers)):
             return attr  # the same layers at every index (a comprehension), or keyed by name
         # a container listed position by position (`nn.Sequential(nn.Linear(...), nn.Dropout(p))`):
         # the layer at a literal index; another index may be any of them (none is claimed)

@@ -127,6 +127,11 @@ class DefinitionsMixin:
         )
         info = _ClassInfo(qualname=qualname, bases=bases, is_module=is_module, is_autograd_function=is_fn,
                           composes=is_module or (not is_fn and any(_may_be_module_base(b) for b in bases)))
+        for b in bases:  # the layers this file's base classes built (their init ran first)
+            base = self.local_classes.get(b.rsplit(".", 1)[-1])
+            if base is not None and base.qualname == b and base is not info:
+                for attr, ctors in (*base.layer_ctors.items(), *base.inherited_layers.items()):
+                    info.inherited_layers.setdefault(attr, ctors)
         own_lambdas: dict[str, str] = {}
         if type(node.body) is cst.IndentedBlock:
             for st in node.body.body:

@@ -53,6 +53,9 @@ class _ClassInfo:
     #: (constructor, the constructor call's eager site data) per construction; a call
     #: ``self.drop(x)`` outside init code is a ``layer-call`` site of that constructor
     layer_ctors: dict[str, list[tuple[str, dict[str, Any]]]] = field(default_factory=dict)
+    #: the same for the layers this file's base classes of the class build (``self.head_drop``
+    #: built by the base's init, called by a subclass's own ``forward_head``), their own first
+    inherited_layers: dict[str, list[tuple[str, dict[str, Any]]]] = field(default_factory=dict)
     #: attribute -> the library callable -> the ``partial(...)`` of it stored there
     #: (``self.act = functools.partial(F.gelu, approximate="tanh")``), or None when that callable
     #: is also stored bare in some branch: ``self.act(x)`` is the callable with the partial's
