@@ -228,6 +228,8 @@ class ReadsMixin:
                 return True  # (not `mask_indices = torch.arange(n)`: integer positions)
             if k == K.U and type(v) is cst.UnaryOperation and type(v.operator) is cst.BitInvert and _mask_named(v):
                 return True  # `x[:, ~E_residue_mask]`, the mask a helper returned: inverted, it is boolean
+            if k == K.U and type(v) is cst.Comparison and _array_comparison(v):
+                return True  # `preds[attention_mask.reshape(-1) > 0]`: an array compared, a boolean mask
         return False
 
     def _index_has_host_value(self, node: cst.Subscript) -> bool:
@@ -602,3 +604,19 @@ def _returned_names(value: cst.BaseExpression, depth: int = 0) -> set[str]:
     if t is cst.IfExp:
         return _returned_names(value.body, depth + 1) | _returned_names(value.orelse, depth + 1)
     return set()
+
+
+#: Methods that only arrays have (tensors or NumPy arrays; not Python numbers, lists or dicts).
+_ARRAY_METHODS = K.TORCH_ONLY_METHODS | frozenset({"reshape", "flatten", "ravel", "squeeze", "sum", "mean", "astype"})
+
+
+def _array_comparison(node: cst.Comparison) -> bool:
+    """An element-wise comparison of an array (``mask.reshape(-1) > 0``, ``x.sum(-1) == 0``):
+    one side is a call of a method only arrays have, so the result is a boolean array, never a
+    Python bool (an index made of it selects by data)."""
+    if any(type(c.operator) in (cst.Is, cst.IsNot, cst.In, cst.NotIn) for c in node.comparisons):
+        return False
+    for o in (node.left, *(c.comparator for c in node.comparisons)):
+        if type(o) is cst.Call and type(o.func) is cst.Attribute and o.func.attr.value in _ARRAY_METHODS:
+            return True
+    return False
