@@ -676,13 +676,17 @@ def _is_uniform_sequence(node: cst.BaseExpression) -> bool:
             and all(el.value.deep_equals(node.elements[0].value) for el in node.elements))
 
 
+#: A name that says it holds a device.
+_DEVICE_NAME = re.compile(r"device|(^|_)dev(_|$)")
+
+
 def _mentions_device(visitor: FileVisitor, node: cst.BaseExpression) -> bool:
-    """An argument that names a device: ``device``/``*_device`` names, ``x.device``,
-    ``torch.device(...)``."""
+    """An argument that names a device: ``device``/``*_device`` names, ``x.device``, the
+    short ``dev`` (``self.dev``: SASRec), ``torch.device(...)``."""
     if type(node) is cst.Name:
-        return "device" in node.value.lower()
+        return _DEVICE_NAME.search(node.value.lower()) is not None
     if type(node) is cst.Attribute:
-        return "device" in node.attr.value.lower()
+        return _DEVICE_NAME.search(node.attr.value.lower()) is not None
     if type(node) is cst.Call:
         return visitor.qual(node.func) == "torch.device"
     return False

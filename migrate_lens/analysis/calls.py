@@ -445,9 +445,10 @@ class CallsMixin:
                     self._state_write(node, root, "inplace", receiver)
                     self._view_write(node, root)
                     self._arg_write(node, root, f".{method}()")
-            if scope.loops and name:
+            if scope.loops and (name or (type(func) is cst.Name and func.value in scope.binds.instances)):
+                # (a local instance called, `criterion(output, queue)`: its class's `__call__`)
                 summary = scope.summary
-                summary.loop_call(name, self._lines(node)[0] if summary.ended() else 0)  # type: ignore[union-attr]
+                summary.loop_call(name or "__call__", self._lines(node)[0] if summary.ended() else 0)  # type: ignore[union-attr]
             recv = func.value if type(func) is cst.Attribute else None
             # (`model.m(...)`, `self.model.m(...)`: only then is the receiver's text worth building)
             model_use = recv is not None and (
