@@ -110,7 +110,8 @@ def function_contexts(guess: Mapping[str, str], roles: Mapping[str, str], entrie
     ``roles``: qualname -> summary role; ``entries``: traced entries besides ``traced``-guessed
     functions and ``train-step`` roles; ``succ(q)``: the functions ``q`` calls or defines
     (resolved project nodes); ``loop_calls``: for training loops, the names they call inside
-    their loops (``FunctionSummary.loop_calls``); ``methods``: the qualnames that are methods
+    their step loops, for other functions outside traced code the names they call in any loop
+    (``FunctionSummary.loop_calls``: one that calls a ``train-step`` function there is host); ``methods``: the qualnames that are methods
     (for lazy initializers, see below). Deterministic for equal inputs."""
     loop_calls = loop_calls or {}
     host_glue = {q for q, r in roles.items() if r in HOST_ROLES}
@@ -120,8 +121,21 @@ def function_contexts(guess: Mapping[str, str], roles: Mapping[str, str], entrie
     for q, r in roles.items():
         if r == "train-loop":  # the loop stays on the host; what it calls in the loop is the step
             inside = frozenset(loop_calls.get(q, ()))
-            seeds.update(v for v in succ(q) if _leaf(v) in inside)
-    weak = {q for q in host_glue if roles[q] in WEAK_HOST_ROLES}
+            called = [v for v in succ(q) if _leaf(v) in inside]
+            # (when the loop calls a training step of its own, that call is the step: what the
+            # loop calls besides it, a running average of the returned loss, a progress bar,
+            # a profiler, runs on the host around it: speechbrain's `_fit_train`)
+            steps = [v for v in called if roles.get(v) == "train-step"]
+            seeds.update(steps or called)
+    for q, names in loop_calls.items():
+        if not roles.get(q) and guess.get(q, "function") != "traced":
+            # a loop calling a training step of its own (speechbrain's `_fit_train`: `loss =
+            # self.fit_batch(batch)`, then a running average and a progress bar): the loop
+            # around the step, host code, so what else it calls there is host code too
+            inside = frozenset(names)
+            if any(roles.get(v) == "train-step" for v in succ(q) if _leaf(v) in inside):
+                host_glue.add(q)
+    weak = {q for q in host_glue if roles.get(q) in WEAK_HOST_ROLES}
     traced = reach(seeds, succ, host_glue - weak)
     host_seeds = host_glue | {q for q, c in guess.items() if c == "host"}
     drivers = {q for q in weak if roles[q] != "draw"} | {q for q, r in roles.items() if r == "train-loop"}

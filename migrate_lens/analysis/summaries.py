@@ -407,6 +407,10 @@ class SummaryBuilder:
         elif self.plots and self.context != "traced":
             role = "plotting"  # draws a matplotlib figure: host code whoever calls it
         if not role:
+            if self.loop_names and self.context != "traced":
+                # a loop outside traced code: what it calls, for the project step to find a
+                # training loop whose step is a function of its own (`loss = self.fit_batch(b)`)
+                return FunctionSummary(self.qualname, "", tuple(sorted({n for n, _, _ in self.loop_names})))
             return None
         inside: tuple[str, ...] = ()
         if role == "train-loop":
