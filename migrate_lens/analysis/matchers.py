@@ -502,13 +502,14 @@ def _base_default(site: Site, m: "Matcher", key: str, bases: Any) -> bool:
 
 #: receivers whose constant fill in init code restates a Flax default: biases start at 0
 #: (``nnx.Linear``/``nnx.Conv``/norm layers' ``bias_init``), norm scales at 1
-_BIAS_TEXT = ("*.bias", "*.bias.data", "bias")
-_WEIGHT_TEXT = ("*.weight", "*.weight.data", "weight")
+_BIAS_TEXT = ("*.bias", "*.bias.data", "bias", "*.beta", "*.beta.data", "beta")
+_WEIGHT_TEXT = ("*.weight", "*.weight.data", "weight", "*.gamma", "*.gamma.data", "gamma")
 
 
 def _default_init_fill(site: Site) -> bool:
     """``module.bias.data.zero_()``, ``m.bias.fill_(0)``, ``norm.weight.data.fill_(1.0)`` in
-    init code, or a fill of a parameter with the value its own constructor wrote (the call
+    init code (a norm's scale and shift also named ``gamma``/``beta``: speechbrain's
+    ``ChannelwiseLayerNorm.reset_parameters``), or a fill of a parameter with the value its own constructor wrote (the call
     extra ``param_init``): the values Flax's layers start from (biases 0, norm scales 1; checked on
     nnx.Linear, nnx.Conv, nnx.LayerNorm, nnx.BatchNorm), so a port writes nothing for them. A
     kernel zeroed (``proj.weight.zero_()``: adaLN-zero, zero convolutions) or scaled is a real
@@ -656,10 +657,13 @@ def match_subscript_assign(site: Site, m: "Matcher") -> str | None:
     """``t[idx] = v`` / ``t[idx] += v`` on a tensor; ``mask`` requires (true) or forbids
     (false) a boolean-mask index; ``aug`` likewise for augmented assignment; ``select`` for a
     write of a static value or of another tensor read through the same index (``x[x < 0] = 0``,
-    ``out[m] = inp[m]``: ``jnp.where`` writes it)."""
+    ``out[m] = inp[m]``: ``jnp.where`` writes it). ``constant_base`` requires (true) or forbids
+    (false) a static write into a local tensor built from static values only (``t =
+    torch.zeros(n); t[i] = 0.5``: a constant built item by item, which only a trace turns
+    into an obstacle; outside it NumPy builds it)."""
     if site.receiver not in _kinds(m, "receiver", (K.T, K.B)):
         return None
-    for key in ("mask", "aug", "no_grad", "select"):
+    for key in ("mask", "aug", "no_grad", "select", "constant_base"):
         want = _param(m, key)
         if want is not None and bool(site.data.get(key)) != want:
             return None

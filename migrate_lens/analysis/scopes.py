@@ -306,6 +306,9 @@ class _FuncScope:
     #: for k, t in batch.items()}`` over an argument's items): an item read back is unknown too,
     #: not the static container itself
     unknown_items: set[str] = field(default_factory=set)
+    #: local tensors some item assignment wrote a non-static value into (``out[:n] = m``): no
+    #: longer constants built from static values (:meth:`_subscript_write`)
+    data_written: set[str] = field(default_factory=set)
     #: local names bound to a Python or NumPy random generator (``rng = np.random.default_rng()``)
     rng_locals: dict[str, str] = field(default_factory=dict)
     #: name -> the statement that read it out of tensor data (``n = cut.item()``), for the

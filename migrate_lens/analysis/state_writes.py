@@ -94,6 +94,18 @@ class StateWritesMixin:
                 return bound is not None and self._string_key(bound, depth - 1, loop_keys)
         return False
 
+    def _constant_base(self, base: cst.BaseExpression, vkind: str, mask: bool) -> bool:
+        """An item assignment of a static value into a local tensor built from static values
+        only, with only static values written into it so far (``t = torch.zeros(n); t[i] =
+        0.5``): a constant built item by item. Remembers a local that takes data instead."""
+        if not self.func_stack or type(base) is not cst.Name:
+            return False
+        scope = self.func_stack[-1]
+        if mask or vkind != K.S:
+            scope.data_written.add(base.value)
+            return False
+        return base.value not in scope.data_written and self._constant_tensor(base)
+
     def _optimizer_hyperparameter(self, target: cst.Subscript) -> str:
         """The hyperparameter a subscript write sets in an optimizer's parameter group, else "":
         ``g["lr"] = lr`` in ``for g in optimizer.param_groups:``, ``optimizer.param_groups[0]["lr"]
@@ -172,6 +184,9 @@ class StateWritesMixin:
         self._site("subscript-assign", stmt, receiver=base, data={
             "aug": aug, "mask": mask, "value": vkind, "base_is_self": _is_self_attr(target.value),
             "no_grad": self._no_grad(), "select": select,
+            # `t = torch.zeros(n); t[idx] = 0.5` with static values only: a constant built item by
+            # item (NumPy's job outside a trace)
+            "constant_base": self._constant_base(target.value, vkind, mask),
         })
         if not mask and not keyed and self.func_stack:
             # under the callers' kinds: `usage[codes] += 1` in a helper whose `usage` a caller
