@@ -1502,7 +1502,7 @@ class _Builder:
                         # `self.x.y(...)` where x is no submodule: a tensor or parameter method, external.
                 else:
                     r = resolve(callee)
-                    if r == _EXTERNAL and call.untyped:
+                    if (r is None or r == _EXTERNAL) and call.untyped:
                         owners = self.by_method_name(callee.rsplit(".", 1)[1])
                         if len(owners) > 1:  # each class that defines it may be the one held
                             resolved += _link_calls(edges, call_targets, kind, caller, callee, owners)

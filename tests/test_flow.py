@@ -218,3 +218,15 @@ def test_static_inputs_through_recursion_is_the_greatest_fixed_point() -> None:
     assert ("m.A.walk", "deep") in _proven({**_flag_summaries(**outside), "m.A.walk": rec})
     tensor = {"forward": (CallFlow("self.walk", static=("", "")),)}
     assert ("m.A.walk", "deep") not in _proven({**_flag_summaries(**tensor), "m.A.walk": rec})
+
+
+def test_method_of_an_argument_attribute_is_resolved_by_name(catalog: Catalog) -> None:
+    """``trainer.model.initial_inference(obs)`` in a training step handed the trainer: the method
+    is the network's (the only project class that defines it), so the network's inference runs
+    under the trace too, not only on the host where the tree search calls it
+    (fixtures/engine-v2/contexts/argument_attribute_method, after muzero-general)."""
+    from helpers_engine_v2 import ROOT, scan_package
+
+    project = scan_package(ROOT / "contexts" / "argument_attribute_method", catalog)
+    item = [f for f in project.findings if f.path.endswith("models.py") and f.code == "ML509"]
+    assert [(f.span.line, f.context, f.severity) for f in item] == [(17, "traced", "high")]

@@ -295,6 +295,12 @@ class _CallExtras:
         extra = _bound_texts(texts, self.scope.last_value) if self.scope is not None else ()
         return texts + extra if extra else texts
 
+    def kwarg_texts(self) -> dict[str, str]:
+        """Keyword -> the dotted source of a name or attribute passed by that keyword
+        (``requires_grad=self.pos_embed.requires_grad`` -> ``self.pos_embed.requires_grad``)."""
+        return {a.keyword.value: _dotted(a.value) for a in self.node.args
+                if a.keyword is not None and type(a.value) in (cst.Name, cst.Attribute)}
+
     def unfold_tiles(self) -> bool:
         """``t.unfold(dim, size, step)`` with size and step written alike (the same literal or
         the same name: ``x.unfold(-1, p, p)``): non-overlapping tiles."""
@@ -503,7 +509,7 @@ _CALL_EXTRAS: dict[str, Callable[[_CallExtras], Any]] = {
         "exports_weight", "arg_texts", "value_args_all_params", "receiver_fresh", "receiver_ctor", "input_ctor",
         "random_args", "arg_alias", "own_method", "defined_method", "arg_ctor", "after_conv", "autograd_functions", "own_classes",
         "project_names", "ceil_args", "inherited_self_args", "input_1d", "param_default_args", "assumed_args", "size_reported", "param_init", "unfold_tiles",
-        "receiver_constant", "constant_args", "loaded_copy", "memo_fill", "constant_star_args", "self_default_args", "receiver_conv_output", "negated_widths")
+        "receiver_constant", "constant_args", "kwarg_texts", "loaded_copy", "memo_fill", "constant_star_args", "self_default_args", "receiver_conv_output", "negated_widths")
 }
 
 

@@ -278,13 +278,18 @@ class CallsMixin:
                 _self_lookup_prefix(func) or self._closure_def(func)
             # (`dynamic_frequency_update(self, ids)` from a decorator's `wrapper`: a function the
             # enclosing function defines, called from a sibling closure)
-            untyped = not callee and bool(method) and type(func.value) is cst.Name and \
-                func.value.value in scope.env and func.value.value not in ("self", "cls") and \
+            holder = func.value if method else None
+            if type(holder) is cst.Attribute and type(holder.value) is cst.Name and \
+                    holder.value.value not in ("self", "cls"):
+                holder = holder.value  # `trainer.model.initial_inference(obs)`: an attribute of an argument
+            untyped = not callee and bool(method) and type(holder) is cst.Name and \
+                holder.value in scope.env and holder.value not in ("self", "cls") and \
                 method not in K.COMMON_METHODS and receiver == K.U
             if untyped:
                 # `src_mesh.offset_verts(d)` on an object of unknown class (a training step's
-                # argument): the project may resolve it by the method's name alone
-                callee = f"{func.value.value}.{method}"
+                # argument, or an attribute of one): the project may resolve it by the method's
+                # name alone
+                callee = f"{_dotted(func.value)}.{method}"
             if callee and type(func) is cst.Name and func.value in scope.binds.callables and \
                     is_class_like(callee) and self._picked_from_table(func, scope):
                 # `norm_cls = NORMS[norm_type]; norm_cls(dim)`: one entry the config picks (matched

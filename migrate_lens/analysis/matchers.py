@@ -364,7 +364,8 @@ def _kwargs_ok(site: Site, m: "Matcher") -> bool:
         if got is not None and got[1] is NOT_LITERAL and p.get("or_computed") is True:
             # `p.requires_grad_(n in trainable)`: a flag computed per parameter (not one copied
             # from the layer it replaces: `new.weight.requires_grad_(old.weight.requires_grad)`)
-            if any(t.endswith(".requires_grad") for t in site.data.get("arg_texts", ())):
+            if any(t.endswith(".requires_grad") for t in (
+                    *site.data.get("arg_texts", ()), site.data.get("kwarg_texts", {}).get(key, ""))):
                 return False
             continue
         if got is None or got[1] is NOT_LITERAL or not _literal_in(got[1], values):
@@ -785,7 +786,8 @@ def match_view_write(site: Site, m: "Matcher") -> str | None:
 
 def match_device_argument(site: Site, m: "Matcher") -> str | None:
     """A ``device=`` argument that hard-codes placement (a string, ``torch.device(...)``, a
-    variable), not one that follows an input (``device=x.device``), which a port drops."""
+    variable), not one that follows an input (``device=x.device``), which a port drops, nor a
+    ``device=None`` parameter of the enclosing function passed on (factory keywords)."""
     kwargs = site.data.get("kwargs", {})
     if "device" not in kwargs or site.method == "to":
         return None
@@ -795,6 +797,11 @@ def match_device_argument(site: Site, m: "Matcher") -> str | None:
         return None
     kind, value = kwargs["device"]
     if value is None:
+        return None
+    defaults = site.data.get("param_default_args", {})
+    if defaults and "device" in defaults and defaults["device"] is None:
+        # `def __init__(self, dim, device=None, dtype=None)` passing `device=device` on (timm's
+        # factory keywords): the default device unless a caller picks one, nothing pinned here
         return None
     return f"device={value!r}" if isinstance(value, str) else "device=..."
 

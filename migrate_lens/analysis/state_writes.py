@@ -94,17 +94,31 @@ class StateWritesMixin:
                 return bound is not None and self._string_key(bound, depth - 1, loop_keys)
         return False
 
-    def _constant_base(self, base: cst.BaseExpression, vkind: str, mask: bool) -> bool:
-        """An item assignment of a static value into a local tensor built from static values
-        only, with only static values written into it so far (``t = torch.zeros(n); t[i] =
-        0.5``): a constant built item by item. Remembers a local that takes data instead."""
+    def _constant_base(self, target: cst.Subscript, vkind: str, mask: bool) -> bool:
+        """An item assignment of a static value at a static index into a local tensor built
+        from static values only, with only static values written into it so far (``t =
+        torch.zeros(n); t[i] = 0.5``): a constant built item by item. Static for certain: no
+        kind here rests on an assumption about the function's inputs (``torch.zeros(b,
+        lens.max())`` of a parameter only callers type is no constant). Remembers a local that
+        takes data instead."""
+        base = target.value
         if not self.func_stack or type(base) is not cst.Name:
             return False
         scope = self.func_stack[-1]
         if mask or vkind != K.S:
             scope.data_written.add(base.value)
             return False
-        return base.value not in scope.data_written and self._constant_tensor(base)
+        if base.value in scope.data_written:
+            return False
+        saved = self.values.set_aside()
+        try:
+            parts = [p for el in target.slice for p in (
+                (el.slice.lower, el.slice.upper, el.slice.step) if type(el.slice) is cst.Slice
+                else (el.slice.value,)) if p is not None]
+            static = all(self.kind(p) == K.S for p in parts) and self._constant_tensor(base)
+            return static and not self.values.used and not self.values.assumed_read
+        finally:
+            self.values.restore(saved)
 
     def _optimizer_hyperparameter(self, target: cst.Subscript) -> str:
         """The hyperparameter a subscript write sets in an optimizer's parameter group, else "":
@@ -186,7 +200,7 @@ class StateWritesMixin:
             "no_grad": self._no_grad(), "select": select,
             # `t = torch.zeros(n); t[idx] = 0.5` with static values only: a constant built item by
             # item (NumPy's job outside a trace)
-            "constant_base": self._constant_base(target.value, vkind, mask),
+            "constant_base": self._constant_base(target, vkind, mask),
         })
         if not mask and not keyed and self.func_stack:
             # under the callers' kinds: `usage[codes] += 1` in a helper whose `usage` a caller
