@@ -597,6 +597,10 @@ class StateWritesMixin:
         if cls is not None:
             if value is not None and not aug:
                 self._note_rng(cls.rng_attrs, attr, value)  # `self._rng = random.Random()`
+                if self.func_stack[-1].init_like and _tensor_copies(value):
+                    # `self.shadow_params = [p.clone().detach() for p in parameters]`: an EMA's
+                    # shadow copies, a list of tensors whose items later code updates in place
+                    cls.tensor_lists.add(attr)
             if value is not None and type(value) is cst.Call and not aug:
                 built = self.qual(value.func)
                 if built and built.rsplit(".", 1)[-1][:1].isupper():
@@ -987,3 +991,18 @@ def _built_module(value: cst.Call, qual: Callable[[cst.BaseExpression], str]) ->
         return value
     built = qual(inner.func)
     return inner if built and built.rsplit(".", 1)[-1][:1].isupper() else value
+
+
+#: Tensor methods that copy or convert a tensor (a receiver of any kind calling one is a tensor).
+_COPY_METHODS = frozenset({"clone", "detach", "contiguous", "float", "double", "half", "bfloat16", "cpu", "cuda"})
+
+
+def _tensor_copies(value: cst.BaseExpression) -> bool:
+    """``[p.clone().detach() for p in params]`` (or ``list(...)`` of such a generator): a list
+    built of copies of tensors."""
+    if type(value) is cst.Call and type(value.func) is cst.Name and value.func.value == "list" and value.args:
+        value = value.args[0].value
+    if type(value) not in (cst.ListComp, cst.GeneratorExp):
+        return False
+    elt = value.elt  # type: ignore[attr-defined]
+    return type(elt) is cst.Call and type(elt.func) is cst.Attribute and elt.func.attr.value in _COPY_METHODS

@@ -354,7 +354,10 @@ class ValueKinds:
             return
         base = it.value if type(it) is cst.Subscript and all(
             type(e.slice) is cst.Slice for e in it.slice) else it  # type: ignore[union-attr]
-        if type(base) is cst.Name and self.v.func_stack and base.value in self.v.func_stack[-1].tensor_lists:
+        if (type(base) is cst.Name and self.v.func_stack and base.value in self.v.func_stack[-1].tensor_lists) or (
+                type(base) is cst.Attribute and type(base.value) is cst.Name and base.value.value == "self" and
+                self.v.func_stack and self.v.func_stack[-1].cls is not None and
+                base.attr.value in self.v.func_stack[-1].cls.tensor_lists):
             # `for hist in reversed(history[:n])` over the tensors `history.append(indices)`
             # collected: each item is a tensor (a Python list of them is no value itself)
             if type(target) is cst.Name:
