@@ -1436,7 +1436,7 @@ class _Builder:
                     self._passed_call(caller, callee)
                     continue
                 virtual: list[str] = []  # subclass overrides a `self.m(...)` may run instead
-                if callee.startswith("self."):
+                if callee.startswith("self.") and not call.untyped:
                     cls = class_of.get(caller)
                     if cls is None:
                         continue

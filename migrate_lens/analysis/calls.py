@@ -279,12 +279,15 @@ class CallsMixin:
             # (`dynamic_frequency_update(self, ids)` from a decorator's `wrapper`: a function the
             # enclosing function defines, called from a sibling closure)
             holder = func.value if method else None
+            # (`self` is a plain parameter of a free function: a method moved out of its class,
+            # `def backprop_loss(self, loss)`)
+            own = ("self", "cls") if scope.is_method else ()
             if type(holder) is cst.Attribute and type(holder.value) is cst.Name and \
-                    holder.value.value not in ("self", "cls"):
+                    holder.value.value not in own:
                 holder = holder.value  # `trainer.model.initial_inference(obs)`: an attribute of an argument
-            untyped = not callee and bool(method) and type(holder) is cst.Name and \
-                holder.value in scope.env and holder.value not in ("self", "cls") and \
-                method not in K.COMMON_METHODS and receiver == K.U
+            untyped = (not callee or (not own and callee.startswith("self."))) and bool(method) and \
+                type(holder) is cst.Name and holder.value in scope.env and holder.value not in own and \
+                method not in K.COMMON_METHODS and (receiver == K.U or (not own and holder.value == "self"))
             if untyped:
                 # `src_mesh.offset_verts(d)` on an object of unknown class (a training step's
                 # argument, or an attribute of one): the project may resolve it by the method's
