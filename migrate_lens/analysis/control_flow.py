@@ -21,6 +21,7 @@ from migrate_lens.analysis.cst_queries import _host_read_of, _is_self, _is_self_
 from migrate_lens.analysis.gates import (
     _always_raises, _asserts_kernel, _drops_tested, _eager_only_test, _exit_kind, _export_only_test,
     _is_availability_test, _is_main_guard, _is_type_test, _kernel_gate, _reports_only, _tests_padding_idx,
+    tensor_test_name,
 )
 from migrate_lens.analysis.joins import _join_branches, _join_derived
 
@@ -243,6 +244,12 @@ class ControlFlowMixin:
             scope.env, scope.derived = other_env, other_der
             return
         body_kind = env.get(filled) if filled and not body_exits else None
+        # `if hasattr(ref, "size"): ref = ref.size(-1)` (no else): after it the name is what the
+        # body left (a size) or, not being a tensor, a plain value either way
+        tested = tensor_test_name(original_node.test, self.qual) \
+            if original_node.orelse is None and not body_exits else ""
+        tested_static = bool(tested) and ((env.get(tested) == K.S and not der.get(tested)) or
+                                          _shape_read(scope.last_value.get(tested)))
         for name in set(env) | set(other_env):
             a, b = env.get(name), other_env.get(name)
             if a is None or b is None or a == b:
@@ -254,6 +261,9 @@ class ControlFlowMixin:
             if da is not db and (da or db):
                 der[name] = _join_derived(da, env.get(name, K.U) if a is None else a,
                                           db, other_env.get(name, K.U) if b is None else b)
+        if tested_static:
+            env[tested] = K.S
+            der.pop(tested, None)
         own = der.get(filled)
         if body_kind in K.VALUE_KINDS and filled in other_env and (not own or list(own) == [f"p:{filled}"]):
             # `if dim_size is None: dim_size = int(index.max()) + 1`: the value read from data
@@ -484,3 +494,18 @@ def _sets_requires_grad_only(body: cst.BaseSuite) -> bool:
             continue
         return False
     return True
+
+
+def _shape_read(node: cst.BaseExpression | None) -> bool:
+    """``x.size(-1)``, ``x.shape[0]``, ``x.dim()``, ``x.numel()``, ``len(x)``: a size, a Python
+    int of the trace, whatever ``x`` is."""
+    t = type(node)
+    if t is cst.Call:
+        func = node.func  # type: ignore[union-attr]
+        if type(func) is cst.Attribute and func.attr.value in ("size", "dim", "numel", "ndimension"):
+            return True
+        return type(func) is cst.Name and func.value == "len"
+    if t is cst.Subscript:
+        value = node.value  # type: ignore[union-attr]
+        return type(value) is cst.Attribute and value.attr.value == "shape"
+    return False
