@@ -118,23 +118,24 @@ def function_contexts(guess: Mapping[str, str], roles: Mapping[str, str], entrie
     seeds = {q for q, c in guess.items() if c == "traced"}
     seeds.update(entries)
     seeds.update(q for q, r in roles.items() if r == "train-step")
-    for q, r in roles.items():
-        if r == "train-loop":  # the loop stays on the host; what it calls in the loop is the step
-            inside = frozenset(loop_calls.get(q, ()))
-            called = [v for v in succ(q) if _leaf(v) in inside]
-            # (when the loop calls a training step of its own, that call is the step: what the
-            # loop calls besides it, a running average of the returned loss, a progress bar,
-            # a profiler, runs on the host around it: speechbrain's `_fit_train`)
-            steps = [v for v in called if roles.get(v) == "train-step"]
+
+    def in_loops(q: str) -> list[str]:
+        """The functions ``q`` calls inside its loops (:attr:`FunctionSummary.loop_calls`)."""
+        inside = frozenset(loop_calls.get(q, ()))
+        return [v for v in succ(q) if _leaf(v) in inside] if inside else []
+
+    for q in sorted(loop_calls):
+        role = roles.get(q, "")
+        called = in_loops(q) if role == "train-loop" or not role else []
+        # a loop that calls a training step of its own (speechbrain's `_fit_train`: `loss =
+        # self.fit_batch(batch)`): that call is the step, and what the loop calls besides it (a
+        # running average of the returned loss, a progress bar, a profiler) runs on the host
+        # around it; a loop without one in a training loop is the step itself
+        steps = [v for v in called if roles.get(v) == "train-step"]
+        if role == "train-loop":  # the loop stays on the host; what it calls in the loop is the step
             seeds.update(steps or called)
-    for q, names in loop_calls.items():
-        if not roles.get(q) and guess.get(q, "function") != "traced":
-            # a loop calling a training step of its own (speechbrain's `_fit_train`: `loss =
-            # self.fit_batch(batch)`, then a running average and a progress bar): the loop
-            # around the step, host code, so what else it calls there is host code too
-            inside = frozenset(names)
-            if any(roles.get(v) == "train-step" for v in succ(q) if _leaf(v) in inside):
-                host_glue.add(q)
+        elif steps and guess.get(q, "function") != "traced":
+            host_glue.add(q)
     weak = {q for q in host_glue if roles.get(q) in WEAK_HOST_ROLES}
     traced = reach(seeds, succ, host_glue - weak)
     host_seeds = host_glue | {q for q, c in guess.items() if c == "host"}

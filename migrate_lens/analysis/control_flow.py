@@ -15,13 +15,12 @@ from libcst.metadata import PositionProvider
 from migrate_lens.analysis import kinds as K
 from migrate_lens.analysis.bindings import dotted as _dotted
 from migrate_lens.analysis.bindings import names_in_target as _names_in_target
-from migrate_lens.analysis.values import HYPOTHESES
+from migrate_lens.analysis.values import HYPOTHESES, tensor_tested_name
 from migrate_lens.analysis.walk import child_nodes
-from migrate_lens.analysis.cst_queries import _host_read_of, _is_self, _is_self_attr, _reads_self_attrs
+from migrate_lens.analysis.cst_queries import _host_read_of, _is_self, _is_self_attr, _reads_self_attrs, _size_query_of
 from migrate_lens.analysis.gates import (
     _always_raises, _asserts_kernel, _drops_tested, _eager_only_test, _exit_kind, _export_only_test,
     _is_availability_test, _is_main_guard, _is_type_test, _kernel_gate, _reports_only, _tests_padding_idx,
-    tensor_test_name,
 )
 from migrate_lens.analysis.joins import _join_branches, _join_derived
 
@@ -246,10 +245,10 @@ class ControlFlowMixin:
         body_kind = env.get(filled) if filled and not body_exits else None
         # `if hasattr(ref, "size"): ref = ref.size(-1)` (no else): after it the name is what the
         # body left (a size) or, not being a tensor, a plain value either way
-        tested = tensor_test_name(original_node.test, self.qual) \
-            if original_node.orelse is None and not body_exits else ""
+        tested = tensor_tested_name(original_node.test) if original_node.orelse is None and not body_exits else ""
+        bound = scope.last_value.get(tested) if tested else None
         tested_static = bool(tested) and ((env.get(tested) == K.S and not der.get(tested)) or
-                                          _shape_read(scope.last_value.get(tested)))
+                                          (bound is not None and _size_query_of(bound) is not bound))
         for name in set(env) | set(other_env):
             a, b = env.get(name), other_env.get(name)
             if a is None or b is None or a == b:
@@ -494,18 +493,3 @@ def _sets_requires_grad_only(body: cst.BaseSuite) -> bool:
             continue
         return False
     return True
-
-
-def _shape_read(node: cst.BaseExpression | None) -> bool:
-    """``x.size(-1)``, ``x.shape[0]``, ``x.dim()``, ``x.numel()``, ``len(x)``: a size, a Python
-    int of the trace, whatever ``x`` is."""
-    t = type(node)
-    if t is cst.Call:
-        func = node.func  # type: ignore[union-attr]
-        if type(func) is cst.Attribute and func.attr.value in ("size", "dim", "numel", "ndimension"):
-            return True
-        return type(func) is cst.Name and func.value == "len"
-    if t is cst.Subscript:
-        value = node.value  # type: ignore[union-attr]
-        return type(value) is cst.Attribute and value.attr.value == "shape"
-    return False

@@ -378,25 +378,3 @@ def _tests_padding_idx(test: cst.BaseExpression) -> bool:
         test.left.attr.value == "padding_idx" and len(test.comparisons) == 1 and \
         type(test.comparisons[0].operator) is cst.IsNot and type(test.comparisons[0].comparator) is cst.Name and \
         test.comparisons[0].comparator.value == "None"
-
-
-#: Attributes whose presence says a value is an array (``hasattr(ref, "size")``: duck typing).
-_ARRAY_ATTRS = frozenset({"size", "shape", "dim", "device", "dtype", "ndim"})
-
-
-def tensor_test_name(test: cst.BaseExpression, qual: Callable[[cst.BaseExpression], str]) -> str:
-    """The local name ``test`` asks to be a tensor (``isinstance(ref, torch.Tensor)``,
-    ``torch.is_tensor(ref)``, ``hasattr(ref, "size")``), "" for any other test. Code after an
-    ``if`` on it without ``else`` sees the name as the body left it or as a non-tensor."""
-    if type(test) is not cst.Call or not test.args or type(test.args[0].value) is not cst.Name:
-        return ""
-    name = test.args[0].value.value  # type: ignore[attr-defined]
-    fn = qual(test.func)
-    if fn == "isinstance" and len(test.args) == 2 and qual(test.args[1].value) in ("torch.Tensor", "torch.nn.Parameter"):
-        return name
-    if fn == "torch.is_tensor" and len(test.args) == 1:
-        return name
-    if fn == "hasattr" and len(test.args) == 2 and type(test.args[1].value) is cst.SimpleString and \
-            test.args[1].value.evaluated_value in _ARRAY_ATTRS:  # type: ignore[attr-defined]
-        return name
-    return ""

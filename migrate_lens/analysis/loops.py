@@ -106,21 +106,27 @@ class LoopsMixin:
 
     def _list_length_loop(self, node: cst.While) -> None:
         """``while len(mel_outputs) < decoder_inputs.size(0) - 1:`` (Tacotron2's teacher-forced
-        decoder): a loop that appends one step's output per pass until a list is as long as a
-        tensor dimension, a ``for`` over that length written another way (a loop site with a
-        shape bound, as ``for t in range(x.size(0))`` gives)."""
+        decoder; also written ``x.size(0) > len(outputs)``, or with ``!=``): a loop that appends
+        one step's output per pass until a list is as long as a tensor dimension, a ``for`` over
+        that length written another way (a loop site with a shape bound, as ``for t in
+        range(x.size(0))`` gives)."""
         test = node.test
         if self.context not in ("traced", "function") or type(test) is not cst.Comparison or \
-                len(test.comparisons) != 1 or type(test.comparisons[0].operator) not in (cst.LessThan, cst.LessThanEqual):
+                len(test.comparisons) != 1:
             return
-        left = test.left
-        if type(left) is not cst.Call or type(left.func) is not cst.Name or left.func.value != "len" or \
-                len(left.args) != 1 or type(left.args[0].value) is not cst.Name:
+        op = type(test.comparisons[0].operator)
+        sides = ((test.left, test.comparisons[0].comparator) if op in (cst.LessThan, cst.LessThanEqual, cst.NotEqual)
+                 else (test.comparisons[0].comparator, test.left) if op in (cst.GreaterThan, cst.GreaterThanEqual)
+                 else None)
+        if sides is None:
             return
-        bound = test.comparisons[0].comparator
+        grown, bound = sides
+        if type(grown) is not cst.Call or type(grown.func) is not cst.Name or grown.func.value != "len" or \
+                len(grown.args) != 1 or type(grown.args[0].value) is not cst.Name:
+            return
         if self._reads_tensor_shape(bound):
             self._site("loop", node, data={"range_kinds": (), "shape_bound": True, "grows": True,
-                                           "target": left.args[0].value.value,
+                                           "target": grown.args[0].value.value,
                                            "bound": bound.value if type(bound) is cst.Name else ""})
 
     def leave_While(self, original_node: cst.While) -> None:

@@ -993,16 +993,13 @@ def _built_module(value: cst.Call, qual: Callable[[cst.BaseExpression], str]) ->
     return inner if built and built.rsplit(".", 1)[-1][:1].isupper() else value
 
 
-#: Tensor methods that copy or convert a tensor (a receiver of any kind calling one is a tensor).
-_COPY_METHODS = frozenset({"clone", "detach", "contiguous", "float", "double", "half", "bfloat16", "cpu", "cuda"})
-
-
 def _tensor_copies(value: cst.BaseExpression) -> bool:
     """``[p.clone().detach() for p in params]`` (or ``list(...)`` of such a generator): a list
-    built of copies of tensors."""
+    whose items a tensor-only method makes (:data:`kinds.TORCH_ONLY_METHODS`: a copy, a cast),
+    tensors whatever the receiver's known kind."""
     if type(value) is cst.Call and type(value.func) is cst.Name and value.func.value == "list" and value.args:
         value = value.args[0].value
     if type(value) not in (cst.ListComp, cst.GeneratorExp):
         return False
     elt = value.elt  # type: ignore[attr-defined]
-    return type(elt) is cst.Call and type(elt.func) is cst.Attribute and elt.func.attr.value in _COPY_METHODS
+    return type(elt) is cst.Call and type(elt.func) is cst.Attribute and elt.func.attr.value in K.TORCH_ONLY_METHODS

@@ -70,10 +70,15 @@ def _trailing_dim(index: cst.BaseExpression) -> bool:
 _PLAIN_TYPES = frozenset({"int", "float", "bool", "str", "list", "tuple", "dict", "numbers.Number"})
 
 
+#: Attributes whose presence says a value is an array (``hasattr(ref, "size")``: duck typing).
+_ARRAY_ATTRS = frozenset({"size", "shape", "dim", "device", "dtype", "ndim"})
+
+
 def _non_tensor_names(test: cst.BaseExpression) -> tuple[str, ...]:
     """The names ``test`` shows to hold no tensor when it is true: ``not torch.is_tensor(x)``,
-    ``not isinstance(x, torch.Tensor)``, ``isinstance(x, (int, float))`` (read by spelling:
-    ``torch.Tensor``/``Tensor`` and the builtin types; through ``and``)."""
+    ``not isinstance(x, torch.Tensor)``, ``not hasattr(x, "size")``, ``isinstance(x, (int,
+    float))`` (read by spelling: ``torch.Tensor``/``Tensor`` and the builtin types; through
+    ``and``)."""
     t = type(test)
     if t is cst.BooleanOperation and type(test.operator) is cst.And:
         return _non_tensor_names(test.left) + _non_tensor_names(test.right)
@@ -86,6 +91,9 @@ def _non_tensor_names(test: cst.BaseExpression) -> tuple[str, ...]:
     name = call.args[0].value.value
     if fname == "is_tensor":
         return (name,) if negated else ()
+    if fname == "hasattr" and len(call.args) == 2 and type(call.args[1].value) is cst.SimpleString:
+        # duck typing: `not hasattr(ref, "size")`
+        return (name,) if negated and call.args[1].value.evaluated_value in _ARRAY_ATTRS else ()
     if fname != "isinstance" or len(call.args) != 2:
         return ()
     spec = call.args[1].value
@@ -1132,3 +1140,13 @@ def _group_params(node: cst.BaseExpression, v: Any) -> bool:
     if type(root) is cst.Name:
         return bool(v.func_stack) and root.value in v.func_stack[-1].opt_groups
     return type(root) is cst.Subscript and type(root.value) is cst.Attribute and root.value.attr.value == "param_groups"
+
+
+def tensor_tested_name(test: cst.BaseExpression) -> str:
+    """The local name a one-call ``test`` asks to be a tensor (``isinstance(ref, torch.Tensor)``,
+    ``torch.is_tensor(ref)``, ``hasattr(ref, "size")``: the names :func:`_non_tensor_names` reads
+    from its negation), "" for any other test."""
+    if type(test) is not cst.Call:
+        return ""
+    names = _non_tensor_names(cst.UnaryOperation(operator=cst.Not(), expression=test))
+    return names[0] if len(names) == 1 else ""
