@@ -55,6 +55,22 @@ TRACE_ONLY_CATEGORIES = frozenset({"dynamic-control-flow", "data-dependent-shape
 STATUSES: tuple[str, ...] = ("pure", "mechanical", "redesign", "blocked")
 _PORTING_TO_STATUS = {"none": 0, "mechanical": 1, "redesign": 2, "blocked": 3}
 
+#: A private (``_helper``), not dunder, method name: :func:`~migrate_lens.interproc.function_contexts`'s helpers
+_PRIVATE_NAME = re.compile(r"^_(?!_)\w*$")
+#: Private method names that are not forward-pass helpers when nothing in the project calls
+#: them: overrides of ``torch.nn.Module``'s own machinery, which torch calls from ``.to()``,
+#: ``load_state_dict()`` or ``__call__`` on the host (timm's ``_apply`` clearing a cache), and
+#: the host verbs of configuration, weight surgery, checkpoints and generation set-up
+#: (``_freeze_parameters``, ``_tie_weights``, ``_prepare_generation_config``,
+#: ``_reorder_cache``). (torch's ``_conv_forward``/``_check_input_dim`` are called from its
+#: layers' ``forward``: an override of them is a forward-pass helper.)
+_HOST_HELPER_NAME = re.compile(
+    r"^_(apply|named_members|get_name|replicate_for_data_parallel|call_impl|wrapped_call_impl|slow_forward|"
+    r"get_backward_\w+|maybe_warn_\w+|save_to_state_dict|load_from_state_dict|version|"
+    r"(freeze|unfreeze|set|enable|disable|tie|untie|resize|prune|fuse|merge|unmerge|load|save|convert|prepare|"
+    r"update_model_kwargs|reorder_cache|init|reset|register|backward_compat|from|to|export|print|log|repr|"
+    r"make|build|create|setup|check|validate|warn|deprecat)(_\w*)?)$")
+
 #: Edge kinds. ``contains``: file -> top-level class/function, class -> method, function ->
 #: nested function. Status flows along every kind except ``import``.
 EDGE_KINDS: tuple[str, ...] = ("call", "composition", "contains", "import", "inherits")
@@ -1660,7 +1676,10 @@ class _Builder:
 
         loop_calls = {s.qualname: s.loop_calls for f in self.files for s in f.summaries if s.loop_calls}
         methods = frozenset(fn.qualname for f in self.files for fn in f.functions if fn.is_method)
-        return function_contexts(guess, roles, entries, succ, loop_calls, methods)
+        helpers = frozenset(q for q in methods if _PRIVATE_NAME.match(q.rsplit(".", 1)[-1])
+                            and not _HOST_HELPER_NAME.match(q.rsplit(".", 1)[-1])
+                            and self.module_kind.get(self.class_of.get(q, "")) == "nn.Module")
+        return function_contexts(guess, roles, entries, succ, loop_calls, methods, helpers)
 
     def data_pipeline_classes(self) -> set[str]:
         """Project classes of the host input pipeline: a ``torch.utils.data`` dataset, sampler

@@ -103,7 +103,7 @@ def _leaf(qualname: str) -> str:
 def function_contexts(guess: Mapping[str, str], roles: Mapping[str, str], entries: Iterable[str],
                       succ: Callable[[str], Iterable[str]],
                       loop_calls: Mapping[str, Iterable[str]] | None = None,
-                      methods: Collection[str] = ()) -> dict[str, str]:
+                      methods: Collection[str] = (), helpers: Collection[str] = ()) -> dict[str, str]:
     """The context of every function in ``guess`` (qualname -> name-suggested context, the
     ``FunctionFact.context``), see the module docstring.
 
@@ -112,7 +112,9 @@ def function_contexts(guess: Mapping[str, str], roles: Mapping[str, str], entrie
     (resolved project nodes); ``loop_calls``: for training loops, the names they call inside
     their step loops, for other functions outside traced code the names they call in any loop
     (``FunctionSummary.loop_calls``: one that calls a ``train-step`` function there is host); ``methods``: the qualnames that are methods
-    (for lazy initializers, see below). Deterministic for equal inputs."""
+    (for lazy initializers, see below); ``helpers``: private methods of ``nn.Module`` classes
+    (``_complete_kv``, ``_attn``): one that nothing in the project calls and that no other
+    context claims is traced code (see :func:`_orphan_helpers`). Deterministic for equal inputs."""
     loop_calls = loop_calls or {}
     host_glue = {q for q, r in roles.items() if r in HOST_ROLES}
     seeds = {q for q, c in guess.items() if c == "traced"}
@@ -184,6 +186,9 @@ def function_contexts(guess: Mapping[str, str], roles: Mapping[str, str], entrie
     out = dict(guess)
     for q in lazy:
         out[q] = "function"  # (init, host or traced below where that code reaches it too)
+    orphans = _orphan_helpers(guess, helpers, succ, init | host | traced | lazy)
+    if orphans:
+        traced |= reach(orphans, succ, host | init | host_glue)
     for q in init:
         out[q] = "init"
     for q in host:
@@ -191,6 +196,27 @@ def function_contexts(guess: Mapping[str, str], roles: Mapping[str, str], entrie
     for q in traced:
         out[q] = "traced"
     return out
+
+
+def _orphan_helpers(guess: Mapping[str, str], helpers: Collection[str], succ: Callable[[str], Iterable[str]],
+                    decided: Collection[str]) -> set[str]:
+    """The private ``nn.Module`` methods of ``helpers`` that nothing in ``guess`` calls and no
+    context claims (undecided by reachability). A private method is the module's own helper:
+    when the scanned tree never calls it, its caller is outside the tree (the forward of a
+    subclass in another package, or code the scan was not given: an excerpt of a model whose
+    ``forward`` calls ``self._complete_kv(k, v)``), so it is judged as the forward pass it
+    serves rather than dropped as unknown. Public methods stay undecided: an uncalled public
+    method is API (``reset_classifier``, ``get_streaming_state``) that a user may call from
+    anywhere."""
+    pending = [q for q in helpers if guess.get(q) == "function" and q not in decided]
+    if not pending:
+        return set()
+    called: set[str] = set()
+    for q in sorted(guess):
+        for v in succ(q):
+            if v != q:
+                called.add(v)
+    return {q for q in pending if q not in called}
 
 
 def applies_in(rule: Rule | None, ctx: str) -> bool:
