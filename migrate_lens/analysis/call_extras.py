@@ -95,6 +95,7 @@ class _CallExtras:
     def to_follows_input(self) -> bool:
         return self.method == "to" and any(
             type(a.value) is cst.Attribute and a.value.attr.value == "device" and not _is_self_attr(a.value)
+            and not _is_settings_attr(a.value)
             for a in self.node.args if a.keyword is None or a.keyword.value == "device")
 
     def input_global_pool(self) -> bool:
@@ -686,13 +687,38 @@ def _is_uniform_sequence(node: cst.BaseExpression) -> bool:
 _DEVICE_NAME = re.compile(r"device|(^|_)dev(_|$)")
 
 
+#: Names of the objects that hold a run's settings: ``args.device``, ``cfg.device`` name a
+#: device chosen by configuration, not the device of an input (``x.device``)
+_SETTINGS_NAME = re.compile(r"^(args|opts?|options|cfg|config|conf|hparams|hps?|params|flags|FLAGS|settings|"
+                            r"training_args|train_args|run_args|accelerator)$")
+
+
+def _is_settings_attr(node: cst.Attribute) -> bool:
+    """``args.device``, ``self.args.device``, ``cfg.train.device``: the attribute chain starts
+    at (or, after ``self.``, goes through) a settings object (:data:`_SETTINGS_NAME`)."""
+    base = node.value
+    while type(base) is cst.Attribute:
+        if _SETTINGS_NAME.match(base.attr.value):
+            return True
+        base = base.value
+    return type(base) is cst.Name and _SETTINGS_NAME.match(base.value) is not None
+
+
 def _mentions_device(visitor: FileVisitor, node: cst.BaseExpression) -> bool:
     """An argument that names a device: ``device``/``*_device`` names, ``x.device``, the
-    short ``dev`` (``self.dev``: SASRec), ``torch.device(...)``."""
+    short ``dev`` (``self.dev``: SASRec), ``torch.device(...)``, a call of a device-named
+    helper (``default_device()``, ``dist_util.dev()``) and a device string built at run time
+    (``f"cuda:{rank}"``)."""
     if type(node) is cst.Name:
         return _DEVICE_NAME.search(node.value.lower()) is not None
     if type(node) is cst.Attribute:
         return _DEVICE_NAME.search(node.attr.value.lower()) is not None
     if type(node) is cst.Call:
-        return visitor.qual(node.func) == "torch.device"
+        func = node.func
+        last = func.value if type(func) is cst.Name else func.attr.value if type(func) is cst.Attribute else ""
+        return visitor.qual(func) == "torch.device" or (
+            not node.args and _DEVICE_NAME.search(last.lower()) is not None)
+    if type(node) is cst.FormattedString:
+        head = node.parts[0] if node.parts else None
+        return type(head) is cst.FormattedStringText and head.value.split(":")[0] in ("cuda", "cpu", "xpu", "mps", "npu")
     return False
