@@ -40,7 +40,8 @@ _replace_finding = replacer(Finding)  # dataclasses.replace for findings, withou
 if TYPE_CHECKING:
     from migrate_lens.catalog import Rule
 
-HOST_ROLES = frozenset({"generation", "train-loop", "decode-loop", "sampling-loop", "plotting", "placement", "draw"})
+HOST_ROLES = frozenset({"generation", "train-loop", "decode-loop", "sampling-loop", "plotting", "placement", "draw",
+                        "data-pipeline"})
 #: Host roles inferred from what a loop calls rather than from a name or a training call: a
 #: function of this role that traced code reaches is traced (it does not stop reachability).
 WEAK_HOST_ROLES = frozenset({"decode-loop", "sampling-loop", "draw"})

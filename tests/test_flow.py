@@ -230,3 +230,16 @@ def test_method_of_an_argument_attribute_is_resolved_by_name(catalog: Catalog) -
     project = scan_package(ROOT / "contexts" / "argument_attribute_method", catalog)
     item = [f for f in project.findings if f.path.endswith("models.py") and f.code == "ML509"]
     assert [(f.span.line, f.context, f.severity) for f in item] == [(17, "traced", "high")]
+
+
+def test_input_pipeline_functions_are_host_code(catalog: Catalog) -> None:
+    """Free functions that collate batches or build a ``DataLoader`` run on the host (the
+    ``data-pipeline`` role): their seeded local generators are low host notes, not medium
+    findings of undecided code (batch 19's padded-GCN and SpecAugment negatives), while the
+    training step beside them keeps its RNG finding
+    (fixtures/engine-v2/contexts/data_pipeline_builder)."""
+    from helpers_engine_v2 import ROOT, scan_package
+
+    project = scan_package(ROOT / "contexts" / "data_pipeline_builder", catalog)
+    got = sorted((f.span.line, f.code, f.context, f.severity) for f in project.findings if f.code in ("ML605", "ML601"))
+    assert got == [(21, "ML605", "host", "low"), (28, "ML605", "host", "low"), (34, "ML601", "traced", "high")]

@@ -228,6 +228,9 @@ class CallsMixin:
             # a figure drawn or an image file written (timm's `_debug_dump_patches` saving JPGs):
             # host code (summaries' ``plotting`` role)
             scope.summary.plots += 1
+        if scope is not None and scope.summary is not None and (
+                name.startswith("torch.utils.data.") or _COLLATE_CALL.search(method or name.rsplit(".", 1)[-1])):
+            scope.summary.loads += 1  # builds the input pipeline (summaries' ``data-pipeline`` role)
         result_kind = parts.result
         call_used = self.values.used
         if scope is not None and node.args and (
@@ -1110,6 +1113,10 @@ def _removes_handle(fn: cst.FunctionDef | None, handle: str) -> bool:
 #: Names of the checks for a compiled (dynamo) run (:func:`_eager_only_test`).
 #: functions that write an image file: a function calling one dumps pictures for a person to
 #: look at (a debug dump, a sample grid), host code like a plot
+#: The last name part of a batch collation function (``pad_collate``, ``collate_fn``,
+#: ``default_collate``): what calls one builds batches on the host (``data-pipeline`` role)
+_COLLATE_CALL = re.compile(r"(^|_)collate(_|$|fn$)")
+
 _IMAGE_WRITERS = frozenset({
     "torchvision.utils.save_image", "cv2.imwrite", "imageio.imwrite", "imageio.v2.imwrite", "imageio.v3.imwrite",
     "imageio.mimsave", "imageio.v2.mimsave", "skimage.io.imsave", "PIL.Image.Image.save", "scipy.misc.imsave",

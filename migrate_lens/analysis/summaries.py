@@ -59,7 +59,7 @@ import sys
 from migrate_lens.models import CallFlow, Flow, FunctionSummary
 
 ROLES = ("", "train-step", "train-loop", "generation", "weight-surgery", "decode-loop", "sampling-loop", "plotting",
-         "placement", "draw")
+         "placement", "draw", "data-pipeline")
 
 #: Framework hooks run once per batch inside the training step (Lightning ``LightningModule``
 #: and ``Callback`` hooks, Hugging Face ``Trainer`` overrides; Accelerate/Ignite style ``train_step``/``update``-named steps are
@@ -176,7 +176,7 @@ class SummaryBuilder:
     __slots__ = ("qualname", "name", "free", "context", "in_module", "module_method", "hooks", "weight_writes", "steps", "loop_steps",
                  "loop_opt_steps", "opt_steps", "loop_model_calls", "loop_names", "model_uses", "loop_model_uses", "_path", "_targets", "_next_loop",
                  "_counted", "counted_model_calls", "placements", "fetches",
-                 "_strong", "_weak", "_handler", "_end_lines", "plots")
+                 "_strong", "_weak", "_handler", "_end_lines", "plots", "loads")
 
     def __init__(self, qualname: str, name: str, context: str, in_module: bool = True,
                  module_method: bool = False, hooks: bool = True, free: bool = False) -> None:
@@ -228,6 +228,8 @@ class SummaryBuilder:
         self._end_lines: dict[int, int] = {}
         #: calls of matplotlib (``plt.subplots()``, ``matplotlib.pyplot.figure()``) in this function
         self.plots = 0
+        #: calls that build the input pipeline (``torch.utils.data.*``, a collate function)
+        self.loads = 0
 
     def enter_loop(self, targets: frozenset[str] = frozenset(), counted: bool = False) -> None:
         """A ``for``/``while`` of this function opens; ``targets``: the names a ``for`` binds;
@@ -406,6 +408,8 @@ class SummaryBuilder:
             role = "placement"  # CPU offloading, accelerator wrapping: host glue around the step
         elif self.plots and self.context != "traced":
             role = "plotting"  # draws a matplotlib figure: host code whoever calls it
+        elif self.loads and self.context != "traced":
+            role = "data-pipeline"  # builds a DataLoader or collates batches: host code whoever calls it
         if not role:
             if self.loop_names and self.context != "traced":
                 # a loop outside traced code: what it calls, for the project step to find a
