@@ -352,6 +352,14 @@ class LoopsMixin:
                 scope.opt_groups.discard(n)
             if type(node.target) is cst.Name and type(it) is cst.Attribute and it.attr.value == "param_groups":
                 scope.opt_groups.add(node.target.value)  # `for g in optimizer.param_groups:`
+            for n in _names_in_target(node.target):
+                scope.self_aliases.pop(n, None)
+            if type(node.target) is cst.Name and _is_self_attr(it) and scope.cls is not None and \
+                    it.attr.value == "param_groups":
+                # `for group in self.param_groups:` in an optimizer's own step: each group is an
+                # entry of its state, so `group["k"] = k + 1` writes that state (as
+                # `state = self.state[p]` then `state["step"] += 1` does)
+                scope.self_aliases[node.target.value] = it
             scope.views.update(rows)
             spread = _kwargs_items(node.target, it, scope.star_kwargs)
             if spread:

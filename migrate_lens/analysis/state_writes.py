@@ -320,6 +320,9 @@ class StateWritesMixin:
         """A mutation of ``self.<attr>`` (or of what it holds) outside init code; through its
         ``.data`` too (``self.embed.data.copy_(e)`` writes the buffer's storage)."""
         target = _storage_of(target)
+        if how in ("subscript", "container"):
+            while type(target) is cst.Subscript:  # `self.state[p]["z"] = v`: an entry of an entry
+                target = target.value
         if type(target) is cst.Name and self.func_stack:
             # `k_out = self.k_cache; k_out[:, :, pos] = k_val`: the write goes to the buffer
             target = self.func_stack[-1].self_aliases.get(target.value, target)
