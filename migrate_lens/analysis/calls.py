@@ -447,7 +447,8 @@ class CallsMixin:
                         # (a parameter: unless every caller passes a container it built in that
                         # call, `feats = []; collect(feats, x)`, trace-time Python: o:<param>=X)
                         self._site("argument-write", node, name=f"{root.value}.{method}(...)",
-                                   data={"how": "argument" if root.value in scope.params else "built", "method": method},
+                                   data={"how": "argument" if root.value in scope.params else "built", "method": method,
+                                         "param": root.value if root.value in scope.params else ""},
                                    requires=(f"o:{root.value}=X",) if root.value in scope.params else ())
                     if type(root) is cst.Name and method in ("append", "extend", "insert") and node.args and \
                             self._holds_tensors(node.args[-1].value, item=method != "extend"):

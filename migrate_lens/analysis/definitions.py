@@ -513,6 +513,10 @@ class DefinitionsMixin:
                 self.emit(Site(kind="argument-inplace-returning", node=node, context=scope.context,
                                symbol=scope.qualname, name=param, data={"how": how},
                                requires=(f"u:{param}=L&{req}" if req else f"u:{param}=L",)))
+        whole = frozenset(n for n, i in scope.returned if i == -1)
+        if whole:
+            # `features.update({...}); return features`: the caller gets the update as the result
+            self.returned_params[scope.qualname] = whole
         if scope.kernel_use and scope.guess != "init" and not scope.init_like:
             self.kernel_users.add(scope.qualname)
         start, end = self._lines(original_node)

@@ -387,6 +387,7 @@ def analyze_source(source: str, path: str, module_name: str, catalog: Catalog,
         raise ParseFailure("nesting too deep for the parser (RecursionError)") from None
     findings: list[Finding] = []
     tags: list[tuple[int, tuple[str, tuple[int, ...]]]] = []  # findings made inside loops (_step_body_traced)
+    arg_writes: list[tuple[int, str, str]] = []  # (index, function, parameter) of argument writes
     errors: dict[str, str] = {}
     visitor: FileVisitor
 
@@ -427,6 +428,8 @@ def analyze_source(source: str, path: str, module_name: str, catalog: Catalog,
         tag = visitor.loop_tag()
         if tag is not None:
             tags.append((len(findings), tag))
+        if site.kind == "argument-write" and site.data.get("param"):
+            arg_writes.append((len(findings), site.symbol, site.data["param"]))
         findings.append(Finding(
             code=rule.code,
             severity=rule.severity_in("traced" if traced_only else ctx),
@@ -473,6 +476,13 @@ def analyze_source(source: str, path: str, module_name: str, catalog: Catalog,
             _apply(rule, site, Span(line, 0, line, end), line_snippet(line))
     if visitor.step_loops and tags:
         findings = _step_body_traced(findings, tags, visitor.step_loops, catalog)
+    if arg_writes and visitor.returned_params:
+        # an argument mutated in place (`features.update({...})`) and returned as a whole
+        # (`return features`): the caller receives the update as the function's result, which a
+        # functional port returns the same way; a caller that drops the result is ML314's
+        returned = visitor.returned_params
+        gone = {i for i, fn, param in arg_writes if param in returned.get(fn, ())}
+        findings = [f for i, f in enumerate(findings) if i not in gone]
     # every suppression comment holds the marker: a file without it (most) skips the line scan
     suppressions, malformed = parse_suppressions(lines) if "migrate-lens:" in source else ([], [])
     findings = _apply_suppressions(findings, suppressions)

@@ -155,6 +155,9 @@ class FileVisitor(
         #: last line of its step: the inline training step, whose sites up to that line are traced
         #: code (``SummaryBuilder.step_loop_ends``)
         self.step_loops: dict[str, dict[int, int]] = {}
+        #: function -> the parameters it returns as a whole (``return features``): an in-place
+        #: update of one reaches the caller as the result (engine: its argument-write findings go)
+        self.returned_params: dict[str, frozenset[str]] = {}
         self.loop_elses: set[int] = set()  # ids of the `else:` clauses of for/while loops
         self.try_stack: list[int] = []
         self.targets: set[int] = set()
