@@ -290,7 +290,11 @@ class CallsMixin:
                 holder = holder.value  # `trainer.model.initial_inference(obs)`: an attribute of an argument
             untyped = (not callee or (not own and callee.startswith("self."))) and bool(method) and \
                 type(holder) is cst.Name and holder.value in scope.env and holder.value not in own and \
-                method not in K.COMMON_METHODS and (receiver == K.U or (not own and holder.value == "self"))
+                method not in K.COMMON_METHODS and (receiver == K.U or (not own and holder.value == "self")) and \
+                not (holder is func.value and holder.value in scope.binds.instances)
+            # (a local holding an instance of a class it built, `d = ForwardDecorator(f);
+            # d.get_embeddings()`, is resolved through that class: :meth:`_bound_calls`; an
+            # annotated parameter may hold a subclass, `past_key_values: Cache` a MiniMaxCache)
             if untyped:
                 # `src_mesh.offset_verts(d)` on an object of unknown class (a training step's
                 # argument, or an attribute of one): the project may resolve it by the method's
