@@ -243,3 +243,15 @@ def test_input_pipeline_functions_are_host_code(catalog: Catalog) -> None:
     project = scan_package(ROOT / "contexts" / "data_pipeline_builder", catalog)
     got = sorted((f.span.line, f.code, f.context, f.severity) for f in project.findings if f.code in ("ML605", "ML601"))
     assert got == [(21, "ML605", "host", "low"), (28, "ML605", "host", "low"), (34, "ML601", "traced", "high")]
+
+
+def test_batched_inference_loop_is_no_decoding_loop(catalog: Catalog) -> None:
+    """``for start in trange(0, len(sentences), batch_size, desc=...)`` around one model call
+    per batch is a loop over data (sentence-transformers' ``encode``), not a decoding loop: no
+    "decoding or sampling loop" host note on its read-back, while forward's own ``.item()``
+    stays a traced finding (fixtures/engine-v2/contexts/batched_inference_loop)."""
+    from helpers_engine_v2 import ROOT, scan_package
+
+    project = scan_package(ROOT / "contexts" / "batched_inference_loop", catalog)
+    assert not [f for f in project.findings if "decoding or sampling loop" in f.message]
+    assert [(f.span.line, f.code, f.context) for f in project.findings if f.code == "ML106"] == [(18, "ML106", "traced")]

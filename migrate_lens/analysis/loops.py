@@ -648,12 +648,26 @@ def _counted_loop(node: cst.For | cst.While) -> bool:
         func = it.func
         name = func.value if type(func) is cst.Name else func.attr.value if type(func) is cst.Attribute else ""
         if name in _STEP_SCHEDULES:
-            return True
+            return not _batch_chunks(it)
         if name == "zip":
             todo.extend(a.value for a in it.args if not a.star)
         elif name in ("reversed", "enumerate", "tqdm", "list") and it.args:
             todo.append(it.args[0].value)
     return False
+
+
+def _batch_chunks(it: cst.Call) -> bool:
+    """``range(0, len(sentences), batch_size)`` (also ``trange``): the starts of the batches of
+    a data set, a loop over data in chunks (batched inference, ``encode()``), not one of steps.
+    A ``range`` whose stop is a ``len(...)`` and whose step is not a literal (a decoding loop's
+    ``range(T - 1, -1, -1)`` has a literal step)."""
+    positional = [a for a in it.args if a.keyword is None]  # (tqdm's `desc=`, `disable=`)
+    if type(it.func) is not cst.Name or it.func.value not in ("range", "trange") or len(positional) != 3 \
+            or any(a.star for a in it.args):
+        return False
+    stop, step = positional[1].value, positional[2].value
+    return type(stop) is cst.Call and type(stop.func) is cst.Name and stop.func.value == "len" and \
+        type(step) is not cst.Integer and not (type(step) is cst.UnaryOperation and type(step.expression) is cst.Integer)
 
 
 #: Calls that give a loop its steps: ``range``, tqdm's ``trange``, a schedule of step values.
