@@ -336,6 +336,13 @@ def _kwargs_ok(site: Site, m: "Matcher") -> bool:
         for key, wanted in _table(kw_literal).items():
             got = _arg(site, m, key)
             value = got[1] if got else NOT_LITERAL
+            if got is not None and value is NOT_LITERAL:
+                # a parameter of the enclosing function passed on as it came, whose literal
+                # default is the value (`def tokenize(self, texts, padding=True)` then
+                # `self.tokenizer(texts, padding=padding)`): the common call
+                index = _position_of(site, m, key)
+                defaults = site.data.get("param_default_args", {})
+                value = defaults.get(key, defaults.get(str(index), NOT_LITERAL)) if defaults else NOT_LITERAL
             if isinstance(value, bool):
                 value = str(value)  # (`padding=True` matched as "True")
             if not (isinstance(value, str) and _any_glob(value, wanted)):
