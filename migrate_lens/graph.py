@@ -1724,8 +1724,9 @@ class _Builder:
         return index[qualname]
 
     def _test_input(self, fd: Finding, node: str, contexts: Mapping[str, str]) -> bool:
-        """Whether ``fd``, in a test file (:func:`is_test_path`), is a global-RNG draw of test
-        code: ``torch.randn(...)`` making a test's inputs (55 of normflows 1.7.3's 323 findings,
+        """Whether ``fd``, in a test file (:func:`is_test_path`) or a test function of any file
+        (:func:`is_test_function`: a kernel module's ``test_correctness``), is a global-RNG draw or
+        seed of test code: ``torch.randn(...)`` making a test's inputs (55 of normflows 1.7.3's 323 findings,
         in its ``*_test.py`` files) is a fixture the port's parity tests redraw, not an obstacle. A draw
         in a test file's function that non-test traced code reaches (a shared helper) stays."""
         rule = self.rules.get(fd.code)
@@ -1828,7 +1829,7 @@ class _Builder:
             test_file = is_test_path(f.path)
             for fd in (*f.findings, *through_aliases.get(f.path, ())):
                 node = self.owner_node(fd.symbol, f.module)
-                if test_file and self._test_input(fd, node, contexts):
+                if (test_file or is_test_function(node)) and self._test_input(fd, node, contexts):
                     dropped += 1
                     decided = True
                     continue
