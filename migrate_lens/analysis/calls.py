@@ -1116,12 +1116,12 @@ def _removes_handle(fn: cst.FunctionDef | None, handle: str) -> bool:
 
 
 #: Names of the checks for a compiled (dynamo) run (:func:`_eager_only_test`).
-#: functions that write an image file: a function calling one dumps pictures for a person to
-#: look at (a debug dump, a sample grid), host code like a plot
 #: The last name part of a batch collation function (``pad_collate``, ``collate_fn``,
 #: ``default_collate``): what calls one builds batches on the host (``data-pipeline`` role)
 _COLLATE_CALL = re.compile(r"(^|_)collate(_|$|fn$)")
 
+#: functions that write an image file: a function calling one dumps pictures for a person to
+#: look at (a debug dump, a sample grid), host code like a plot
 _IMAGE_WRITERS = frozenset({
     "torchvision.utils.save_image", "cv2.imwrite", "imageio.imwrite", "imageio.v2.imwrite", "imageio.v3.imwrite",
     "imageio.mimsave", "imageio.v2.mimsave", "skimage.io.imsave", "PIL.Image.Image.save", "scipy.misc.imsave",
