@@ -657,17 +657,33 @@ def _counted_loop(node: cst.For | cst.While) -> bool:
 
 
 def _batch_chunks(it: cst.Call) -> bool:
-    """``range(0, len(sentences), batch_size)`` (also ``trange``): the starts of the batches of
-    a data set, a loop over data in chunks (batched inference, ``encode()``), not one of steps.
-    A ``range`` whose stop is a ``len(...)`` and whose step is not a literal (a decoding loop's
-    ``range(T - 1, -1, -1)`` has a literal step)."""
+    """``range(0, len(sentences), batch_size)`` (also ``trange``, and ``x.shape[0]``/``x.size(0)``
+    for the stop): the starts of the batches of a data set, a loop over data in chunks (batched
+    inference, ``encode()``), not one of steps. A ``range`` whose stop is a data size
+    (:func:`_data_size`) and whose step is not a literal (a decoding loop's ``range(T - 1, -1,
+    -1)`` has a literal step; DDIM's ``range(0, self.num_timesteps, skip)`` no data size)."""
     positional = [a for a in it.args if a.keyword is None]  # (tqdm's `desc=`, `disable=`)
     if type(it.func) is not cst.Name or it.func.value not in ("range", "trange") or len(positional) != 3 \
             or any(a.star for a in it.args):
         return False
     stop, step = positional[1].value, positional[2].value
-    return type(stop) is cst.Call and type(stop.func) is cst.Name and stop.func.value == "len" and \
-        type(step) is not cst.Integer and not (type(step) is cst.UnaryOperation and type(step.expression) is cst.Integer)
+    return _data_size(stop) and type(step) is not cst.Integer and \
+        not (type(step) is cst.UnaryOperation and type(step.expression) is cst.Integer)
+
+
+def _data_size(node: cst.BaseExpression) -> bool:
+    """The number of items of a data set or batch: ``len(sentences)``, ``x.shape[0]``,
+    ``x.size(0)`` (not a step count such as ``self.num_timesteps``)."""
+    t = type(node)
+    if t is cst.Call:
+        func = node.func  # type: ignore[attr-defined]
+        if type(func) is cst.Name and func.value == "len":
+            return True
+        return type(func) is cst.Attribute and func.attr.value == "size" and len(node.args) == 1 and \
+            type(node.args[0].value) is cst.Integer and node.args[0].value.value == "0"  # type: ignore[attr-defined]
+    return t is cst.Subscript and type(node.value) is cst.Attribute and node.value.attr.value == "shape" and \
+        len(node.slice) == 1 and type(node.slice[0].slice) is cst.Index and \
+        type(node.slice[0].slice.value) is cst.Integer and node.slice[0].slice.value.value == "0"  # type: ignore[attr-defined]
 
 
 #: Calls that give a loop its steps: ``range``, tqdm's ``trange``, a schedule of step values.
