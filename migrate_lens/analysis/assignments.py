@@ -206,6 +206,8 @@ class AssignmentsMixin:
                     # `global _impl` then `_impl = load(...)`: the module-level name holds it
                     self.bindings.bind_module_value(target.value, value)
                 scope.pending.append((target.value, vkind, derived, self._assumed_entry(scope, vkind, value)))
+                if scope.loop_nodes and type(value) is cst.Call:
+                    self._local_growth(target.value, value, scope)
                 cls = scope.cls
                 # a method, or an attribute init code bound to a callable (`self.causal_fn =
                 # partial(causal_attention)`): `fn = plain if c else self.causal_fn` holds it

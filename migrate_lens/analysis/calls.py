@@ -258,6 +258,8 @@ class CallsMixin:
         }, extras, _CALL_EXTRAS)
         if self.grow_calls and id(node) in self.grow_calls:
             data["grows"] = self.grow_calls[id(node)]
+        if self.local_grow_calls and id(node) in self.local_grow_calls:
+            data["grows_local"] = self.local_grow_calls[id(node)]
         if method == "apply" and type(func) is cst.Attribute:
             recv_name = self.qual(func.value)
             leaf = recv_name.rsplit(".", 1)[-1]

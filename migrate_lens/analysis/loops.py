@@ -142,6 +142,7 @@ class LoopsMixin:
             self.loop_elses.add(id(node.orelse))
         scope.loops += 1
         scope.loop_heads.append((dict(scope.env), dict(scope.derived), []))
+        scope.loop_nodes.append(node)
         if scope.summary is not None:
             targets: frozenset[str] = frozenset()
             if type(node) is cst.For:
@@ -151,6 +152,8 @@ class LoopsMixin:
             scope.summary.enter_loop(targets, _counted_loop(node))
 
     def _leave_loop(self, scope: _FuncScope) -> None:
+        if scope.loop_nodes:
+            scope.loop_nodes.pop()
         if scope.summary is not None:
             scope.summary.leave_loop()
         self._carry_loop(scope)

@@ -434,6 +434,8 @@ def _kwargs_ok(site: Site, m: "Matcher") -> bool:
     in_function = p.get("in_function")
     if in_function and not _any_glob(site.symbol.rsplit(".", 1)[-1], in_function):
         return False
+    if p.get("grows_local") is True and not site.data.get("grows_local"):
+        return False
     arg_text = p.get("arg_text")
     if arg_text and not any(_any_glob(t, arg_text) for t in site.data.get("arg_texts", ())) and not (
             p.get("or_grows_input") is True and site.data.get("grows")):
@@ -607,7 +609,8 @@ def match_call(site: Site, m: "Matcher") -> str | None:
     or a base class in its file defines), ``skip_own_method`` (not ``self.<m>(...)`` calling a method of the enclosing non-module
     class: an RL algorithm's ``self.train()`` is its update, no mode switch), ``any_arg_kind`` (value
     kinds one argument must have), ``skip_bare_param_values`` (skip when every value-kind
-    argument is a parameter as passed, whose kind is only guessed), ``in_function`` (globs on the enclosing function's name),
+    argument is a parameter as passed, whose kind is only guessed), ``in_function`` (globs on the enclosing function's name), ``grows_local`` (a concatenation that grows a local
+    by one piece per pass of a loop that feeds it back: data ``grows_local``),
     ``subclass_ctor`` (also a class of the project that subclasses the named torch class without
     an ``__init__`` of its own, built or named as a default: its instances keep the torch
     constructor's defaults), ``arg_text`` (globs one positional argument, or an element of a list/tuple argument, must

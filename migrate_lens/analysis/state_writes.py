@@ -27,6 +27,7 @@ from migrate_lens.analysis.cst_queries import (
     _reads_self_attrs, _rng_module, _root_name, _storage_of,
 )
 from migrate_lens.analysis.vocabulary import _STATE_NAME
+from migrate_lens.analysis.walk import child_nodes
 
 if TYPE_CHECKING:
     from migrate_lens.analysis.scopes import _ClassInfo, _FuncScope
@@ -487,6 +488,35 @@ class StateWritesMixin:
                 self.grow_calls[id(value)] = _state_text(target)
                 return
 
+    def _local_growth(self, name: str, value: cst.Call, scope: _FuncScope) -> None:
+        """``idx = torch.cat((idx, idx_next), dim=1)`` in a loop that reads ``idx`` elsewhere
+        too (``logits = self(idx[:, -block:])``, ``model(tokens)`` at the top of the next pass):
+        a sequence grown by one piece per pass and fed back, as a decoding loop does. Every pass
+        hands the model a new shape, so a jitted step compiles once per generated token. Records
+        the concatenation (:attr:`local_grow_calls`, read by its call site as
+        ``data["grows_local"]``). A local that is only accumulated (``preds = torch.cat([preds,
+        p])`` in an evaluation loop, read after the loop) is not recorded: no step sees it grow.
+        Source: nanoGPT's ``generate``, Whisper's ``DecodingTask._main_loop``, Hugging Face's
+        ``input_ids = torch.cat([input_ids, next_tokens[:, None]], dim=-1)``."""
+        while type(value) is cst.Call and type(value.func) is cst.Attribute and \
+                value.func.attr.value in _GROWTH_PASSTHROUGH:
+            value = value.func.value  # type: ignore[assignment]
+        if type(value) is not cst.Call or not value.args:
+            return
+        func = value.func
+        leaf = func.attr.value if type(func) is cst.Attribute else func.value if type(func) is cst.Name else ""
+        seq = value.args[0].value
+        if leaf not in _CONCAT_LEAVES or type(seq) not in (cst.List, cst.Tuple) or \
+                not any(_names(e.value, name) for e in seq.elements) or \
+                self.qual(func) not in _CONCAT_CALLS:
+            return
+        loop = scope.loop_nodes[0]
+        if _name_reads(loop, name) > _name_reads(value, name) + 1 and _name_binds(loop, name) == 1:
+            # (read elsewhere than here and this statement's target; bound only here, so each
+            # pass starts from the last pass's sequence: `next_token = torch.cat([next_token,
+            # next_token])` after `next_token = argmax(...)` duplicates one step's token)
+            self.local_grow_calls[id(value)] = name
+
     def _memo_global(self, test: cst.BaseExpression) -> str:
         """The module-level container ``test`` asks a key's absence from (``if name not in
         T5_CONFIGS:``, ``if "model" not in T5_CONFIGS[name]:``, one side of an ``and``/``or``):
@@ -935,6 +965,53 @@ _CONCAT_LEAVES = frozenset(n.rsplit(".", 1)[-1] for n in _CONCAT_CALLS)
 
 #: Methods that return the same data cast, moved or cut off from autograd.
 _GROWTH_PASSTHROUGH = frozenset({"detach", "contiguous", "to", "float", "half", "bfloat16", "type_as", "clone"})
+
+
+def _names(node: cst.BaseExpression, name: str) -> bool:
+    """``node`` is the name ``name`` or a subscript of it (``input_ids[beam_idx, :]``: the
+    surviving beams' sequences, reordered before the new tokens are appended)."""
+    if type(node) is cst.Subscript:
+        node = node.value
+    return type(node) is cst.Name and node.value == name
+
+
+def _name_binds(node: cst.CSTNode, name: str) -> int:
+    """How many statements in ``node`` bind the plain name ``name``: assignments (also to a
+    tuple holding it), augmented and annotated assignments, ``for`` targets."""
+    n = 0
+    todo = [node]
+    while todo:
+        cur = todo.pop()
+        t = type(cur)
+        targets: list[cst.BaseExpression] = []
+        if t is cst.Assign:
+            targets = [a.target for a in cur.targets]  # type: ignore[attr-defined]
+        elif t in (cst.AugAssign, cst.AnnAssign, cst.For):
+            targets = [cur.target]  # type: ignore[attr-defined]
+        for tg in targets:
+            elts = [e.value for e in tg.elements] if type(tg) in (cst.Tuple, cst.List) else [tg]  # type: ignore[attr-defined]
+            n += any(type(e) is cst.Name and e.value == name for e in elts)  # type: ignore[attr-defined]
+        if t is not cst.Name:
+            todo.extend(child_nodes(cur))
+    return n
+
+
+def _name_reads(node: cst.CSTNode, name: str) -> int:
+    """How many times the plain name ``name`` occurs in ``node`` (attribute names such as the
+    ``idx`` of ``x.idx`` are not names; assignment targets count too)."""
+    n = 0
+    todo = [node]
+    while todo:
+        cur = todo.pop()
+        t = type(cur)
+        if t is cst.Name:
+            n += cur.value == name  # type: ignore[attr-defined]
+            continue
+        if t is cst.Attribute:
+            todo.append(cur.value)  # type: ignore[attr-defined]
+            continue
+        todo.extend(child_nodes(cur))
+    return n
 
 
 def _state_text(node: cst.BaseExpression) -> str:

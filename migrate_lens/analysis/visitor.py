@@ -141,6 +141,9 @@ class FileVisitor(
         #: id(concatenation call) -> the state it grows: the call's result is assigned back to
         #: one of its own inputs that outlives the call (:meth:`_growth`)
         self.grow_calls: dict[int, str] = {}
+        #: id(concatenation call) -> the local it grows by one piece per pass of a loop that
+        #: also reads it elsewhere (a decoding loop's token sequence: :meth:`_local_growth`)
+        self.local_grow_calls: dict[int, str] = {}
         #: id of a lambda that init code stores on self (``self.act = lambda x: ...``) -> the
         #: qualname its body is analyzed under, as a closure's (:meth:`visit_Lambda`)
         self.self_lambdas: dict[int, str] = {}
