@@ -255,6 +255,7 @@ class CallsMixin:
             "args": tuple(args), "kwargs": kwargs, "star": star, "kwsplat": kwsplat,
             "no_grad": self._no_grad(), "result": result_kind,
             "local_autograd_function": False, "plain_no_grad": id(node) in self.plain_no_grad,
+            "guards_model_call": id(node) in self.no_grad_model_calls,
         }, extras, _CALL_EXTRAS)
         if self.grow_calls and id(node) in self.grow_calls:
             data["grows"] = self.grow_calls[id(node)]
@@ -400,6 +401,7 @@ class CallsMixin:
                     name.startswith(("torch.nn.Conv", "torch.nn.LazyConv"))):
                 scope.cls.has_conv = True
             data["class_has_conv"] = bool(scope.cls and scope.cls.has_conv)
+            data["in_module_class"] = bool(scope.cls and (scope.cls.is_module or scope.cls.composes))
             if not scope.loads_checkpoint and not scope.branches and (name in CHECKPOINT_READERS or any(
                     type(v) in (cst.Name, cst.Attribute) and _leaf_name(v) in _READER_LEAVES and
                     self.qual(v) in CHECKPOINT_READERS for a in node.args

@@ -336,6 +336,33 @@ class ControlFlowMixin:
         self.func_stack[-1].assumed_refs.update(reads)
         return tuple(sorted(set(alts)))
 
+    def _runs_a_model(self, body: cst.BaseSuite, scope: Any) -> bool:
+        """Whether a ``with torch.no_grad():`` block calls an object held by ``self``, passed
+        in or bound in the function (``target_network(obs)``, ``self.teacher(x)``, ``self.encoder_k(im_k)``,
+        ``self._momentum_update_key_encoder()``): a forward pass or an update whose result the
+        block keeps out of the gradient, the part a JAX port wraps in ``jax.lax.stop_gradient``.
+        Calls of torch, NumPy or builtins and tensor methods (``torch.cdist(c, c)``,
+        ``x.max()``) are not: the block then only computes constants of its inputs."""
+        todo: list[cst.CSTNode] = [body]
+        while todo:
+            cur = todo.pop()
+            if type(cur) is cst.Call:
+                func = cur.func
+                root = func
+                while type(root) is cst.Attribute:
+                    root = root.value
+                if type(root) is cst.Name and (root.value in ("self", *scope.params) or root.value in scope.env) and \
+                        (type(func) is cst.Name or (type(func) is cst.Attribute and func.attr.value not in K.COMMON_METHODS
+                                                    and not self.qual(func).startswith(("torch.", "numpy.")))):
+                    if type(func) is cst.Name or _is_self(func.value):  # type: ignore[union-attr]
+                        return True  # `target_network(obs)`, `self.encoder_k(im_k)`
+                    if self.kind(func.value) not in (K.T, K.B, K.S):  # type: ignore[union-attr]
+                        return True  # `self.teacher.dino_head(x)`, `model.module(x)`
+            if type(cur) in (cst.FunctionDef, cst.Lambda, cst.ClassDef):
+                continue
+            todo.extend(child_nodes(cur))
+        return False
+
     def visit_With(self, node: cst.With) -> None:
         for item in node.items:
             if item.asname is not None and self.func_stack:
@@ -345,6 +372,8 @@ class ControlFlowMixin:
             if self.qual(fn) in ("torch.no_grad", "torch.inference_mode") and self.func_stack:
                 self.func_stack[-1].no_grad += 1
                 self.plain_no_grad.add(id(call))
+                if self._runs_a_model(node.body, self.func_stack[-1]):
+                    self.no_grad_model_calls.add(id(call))
             elif self.func_stack:
                 # `with Profile(): ...`, `with self.timer:`: the context manager's `__enter__` and
                 # `__exit__` run here (an edge where the project defines them)

@@ -539,7 +539,11 @@ class LoopsMixin:
         if t is cst.Subscript and type(expr.value) is cst.Attribute and expr.value.attr.value == "shape":  # type: ignore[attr-defined]
             return self.kind(expr.value.value) in K.TENSORISH  # type: ignore[attr-defined]
         if t is cst.Call and type(expr.func) is cst.Attribute and expr.func.attr.value == "size" and expr.args:  # type: ignore[attr-defined]
-            return self.kind(expr.func.value) in K.TENSORISH  # type: ignore[attr-defined]
+            # (`.size(0)` with a literal axis on a value of unknown kind, a submodule's output
+            # `self.prenet(x).size(0)`: only tensors have a `size(dim)` method)
+            return self.kind(expr.func.value) in K.TENSORISH or (  # type: ignore[attr-defined]
+                len(expr.args) == 1 and type(expr.args[0].value) is cst.Integer and  # type: ignore[attr-defined]
+                self.kind(expr.func.value) == K.U)  # type: ignore[attr-defined]
         if t is cst.Call and type(expr.func) is cst.Name and expr.func.value == "len" and expr.args:  # type: ignore[attr-defined]
             arg = expr.args[0].value  # type: ignore[attr-defined]
             if _fixed_piece_count(arg, self.qual):

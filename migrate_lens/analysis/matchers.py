@@ -392,6 +392,8 @@ def _kwargs_ok(site: Site, m: "Matcher") -> bool:
         return False
     if p.get("class_has_conv") is True and not site.data.get("class_has_conv"):
         return False
+    if p.get("in_module_class") is True and not site.data.get("in_module_class"):
+        return False
     if p.get("exports_weight") is True and not site.data.get("exports_weight"):
         return False
     arg_name = p.get("arg_name")
@@ -419,6 +421,8 @@ def _kwargs_ok(site: Site, m: "Matcher") -> bool:
     if replacing is not None and bool(site.data.get("replacing_hook")) != replacing:
         return False
     if p.get("skip_plain_no_grad") is True and site.data.get("plain_no_grad"):
+        return False
+    if p.get("guards_model_call") is True and not site.data.get("guards_model_call"):
         return False
     ctor = p.get("receiver_ctor")
     if ctor and site.method not in p.get("any_receiver_methods", ()) and \
@@ -464,6 +468,9 @@ def _kwargs_ok(site: Site, m: "Matcher") -> bool:
         return False
     skip_ctor = p.get("skip_arg_ctor")
     if skip_ctor and _any_glob(site.data.get("arg_ctor", ""), skip_ctor):
+        return False
+    want_ctor = p.get("arg_ctor")
+    if want_ctor and not _any_glob(site.data.get("arg_ctor", ""), want_ctor):
         return False
     return True
 
@@ -574,7 +581,7 @@ def match_call(site: Site, m: "Matcher") -> str | None:
     :func:`_base_default`),
     ``skip_after_global_pool`` (the input is a global pooling result), ``arg_kind`` ({arg = [value kinds]}), ``arg_name``
     ({position = [globs of the argument's resolved name]}), ``no_grad`` (inside
-    ``torch.no_grad()`` or not), ``class_has_conv`` (in a module holding a conv),
+    ``torch.no_grad()`` or not), ``class_has_conv`` (in a module holding a conv), ``in_module_class`` (in a method of an ``nn.Module`` class, or of a class whose unseen base may make it one),
     ``exports_weight`` (the array is a checkpoint weight iterated out of ``state_dict()`` /
     ``torch.load`` / ``named_parameters()``, with no axis permutation on the way),
     ``exclude_receiver`` (globs on the receiver's source text), ``skip_default_init_fills`` (outside
@@ -597,7 +604,8 @@ def match_call(site: Site, m: "Matcher") -> str | None:
     ``skip_one_shot_hook`` (not a hook
     registration whose callback removes its own handle on its first run: lazy shape inference,
     init code), ``skip_plain_no_grad`` (not a ``torch.no_grad()``/``inference_mode()`` written
-    as a function's decorator or as a ``with`` item itself), ``input_ctor`` (globs on
+    as a function's decorator or as a ``with`` item itself), ``guards_model_call`` (a ``with
+    torch.no_grad():`` item whose block calls an object held by ``self`` or passed in), ``input_ctor`` (globs on
     the callee that built the call's input: the receiver of a method, the first positional
     argument of a function; ``.softmax`` for a method call), ``random_arg`` (arguments, by keyword
     or positional index as a string, one of which holds a host random draw:
@@ -605,7 +613,7 @@ def match_call(site: Site, m: "Matcher") -> str | None:
     ``after_conv`` (an ``nn.Flatten()`` layer that follows a conv in one ``nn.Sequential``,
     with no global pooling between), ``skip_arg_ctor`` (globs on the callee that built the first positional argument: a call,
     or the local name it was bound to; ``.state_dict`` for a weight copy between two live
-    modules), ``skip_defined_method`` (not ``self.<m>(...)`` calling a method the enclosing class
+    modules; ``arg_ctor``: the same globs, required), ``skip_defined_method`` (not ``self.<m>(...)`` calling a method the enclosing class
     or a base class in its file defines), ``skip_own_method`` (not ``self.<m>(...)`` calling a method of the enclosing non-module
     class: an RL algorithm's ``self.train()`` is its update, no mode switch), ``any_arg_kind`` (value
     kinds one argument must have), ``skip_bare_param_values`` (skip when every value-kind

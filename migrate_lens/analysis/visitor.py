@@ -257,6 +257,9 @@ class FileVisitor(
         #: a function's decorator or a `with` item itself (not `A if c else torch.no_grad()`):
         #: their call sites say so (`plain_no_grad`)
         self.plain_no_grad: set[int] = set()
+        #: ids of the ``torch.no_grad()`` calls of ``with`` blocks that run a model or an object
+        #: held by ``self`` or passed in (:meth:`_runs_a_model`)
+        self.no_grad_model_calls: set[int] = set()
         #: compiled extension modules declared by build calls (:data:`_EXTENSION_BUILDERS`)
         self.extension_modules: list[str] = []
         #: depth of branches only PyTorch's exporters run (``if torch.jit.is_scripting():``)
