@@ -296,6 +296,25 @@ class _CallExtras:
         extra = _bound_texts(texts, self.scope.last_value) if self.scope is not None else ()
         return texts + extra if extra else texts
 
+    def arg0_prefix(self) -> str:
+        """The literal start of a string the first positional argument builds: ``"cuda:"`` for
+        ``"cuda:" + str(rank)``, ``'cuda:{:d}'.format(rank)`` or ``f"cuda:{rank}"``; "" when the
+        argument is no such expression (a plain literal is matched as a literal)."""
+        node = self.node
+        if not node.args or node.args[0].keyword is not None or node.args[0].star:
+            return ""
+        v = node.args[0].value
+        while type(v) is cst.BinaryOperation and type(v.operator) is cst.Add:
+            v = v.left
+        if type(v) is cst.Call and type(v.func) is cst.Attribute and v.func.attr.value == "format":
+            v = v.func.value
+        if type(v) is cst.SimpleString:
+            text = v.evaluated_value
+            return text.split("{", 1)[0] if isinstance(text, str) else ""
+        if type(v) is cst.FormattedString and v.parts and type(v.parts[0]) is cst.FormattedStringText:
+            return v.parts[0].value
+        return ""
+
     def kwarg_texts(self) -> dict[str, str]:
         """Keyword -> the dotted source of a name or attribute passed by that keyword
         (``requires_grad=self.pos_embed.requires_grad`` -> ``self.pos_embed.requires_grad``)."""
@@ -510,7 +529,7 @@ _CALL_EXTRAS: dict[str, Callable[[_CallExtras], Any]] = {
         "exports_weight", "arg_texts", "value_args_all_params", "receiver_fresh", "receiver_ctor", "input_ctor",
         "random_args", "arg_alias", "own_method", "defined_method", "arg_ctor", "after_conv", "autograd_functions", "own_classes",
         "project_names", "ceil_args", "inherited_self_args", "input_1d", "param_default_args", "assumed_args", "size_reported", "param_init", "unfold_tiles",
-        "receiver_constant", "constant_args", "kwarg_texts", "loaded_copy", "memo_fill", "constant_star_args", "self_default_args", "receiver_conv_output", "negated_widths")
+        "receiver_constant", "constant_args", "kwarg_texts", "arg0_prefix", "loaded_copy", "memo_fill", "constant_star_args", "self_default_args", "receiver_conv_output", "negated_widths")
 }
 
 

@@ -344,6 +344,12 @@ class LoopsMixin:
                 stop = it.args[1 if len(it.args) > 1 else 0].value if it.args else None
                 self._site("loop", node, data={"range_kinds": tuple(arg_kinds), "shape_bound": True, "target": target,
                                                "bound": stop.value if type(stop) is cst.Name else ""})
+        if not self.func_stack and type(node.target) is cst.Name:
+            # a script's top-level training loop (nanoGPT's train.py): `for g in opt.param_groups:`
+            if type(it) is cst.Attribute and it.attr.value == "param_groups":
+                self.script_opt_groups.add(node.target.value)
+            else:
+                self.script_opt_groups.discard(node.target.value)
         if self.func_stack:
             rows = self._row_views(node.target, it)  # before the target's names are rebound
             self._bind_iteration(node.target, it)

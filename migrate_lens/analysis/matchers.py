@@ -343,6 +343,10 @@ def _kwargs_ok(site: Site, m: "Matcher") -> bool:
                 index = _position_of(site, m, key)
                 defaults = site.data.get("param_default_args", {})
                 value = defaults.get(key, defaults.get(str(index), NOT_LITERAL)) if defaults else NOT_LITERAL
+            if value is NOT_LITERAL and key == "0" and p.get("or_string_prefix") is True:
+                # `torch.device("cuda:" + str(rank))`, `torch.device(f"cuda:{rank}")`: a string
+                # built from a literal start, matched by that start
+                value = site.data.get("arg0_prefix") or NOT_LITERAL
             if isinstance(value, bool):
                 value = str(value)  # (`padding=True` matched as "True")
             if not (isinstance(value, str) and _any_glob(value, wanted)):
@@ -571,7 +575,8 @@ def match_call(site: Site, m: "Matcher") -> str | None:
     never when the tensor read back is built from static values only, ``torch.arange(1, x.ndim)``),
     ``constant_arg`` ({arg = true/false}: the argument is, or is not, a tensor built from static
     values only, ``torch.tensor(self.sizes)``),
-    ``kwarg_literal`` ({arg = [string globs]}; a bool literal is matched as "True"/"False"), ``skip_if_literal`` ({arg = [values]}; with ``or_param_default``, also an enclosing
+    ``kwarg_literal`` ({arg = [string globs]}; a bool literal is matched as "True"/"False"; with
+    ``or_string_prefix``, a first argument that builds a string from a literal start, by that start), ``skip_if_literal`` ({arg = [values]}; with ``or_param_default``, also an enclosing
     function's parameter passed on whose literal default is one of the values),
     ``skip_if_nonliteral`` ([args]), ``skip_if_kwarg`` ([keywords] passed, as anything but a
     literal ``None``), ``skip_if_none`` ([args] passed as a literal ``None``:

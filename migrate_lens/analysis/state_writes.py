@@ -133,7 +133,8 @@ class StateWritesMixin:
             return ""
         root = target.value
         if type(root) is cst.Name:
-            return key if self.func_stack and root.value in self.func_stack[-1].opt_groups else ""
+            groups = self.func_stack[-1].opt_groups if self.func_stack else self.script_opt_groups
+            return key if root.value in groups else ""
         if type(root) is cst.Subscript and type(root.value) is cst.Attribute and \
                 root.value.attr.value == "param_groups":
             return key

@@ -144,6 +144,9 @@ class FileVisitor(
         #: id(concatenation call) -> the local it grows by one piece per pass of a loop that
         #: also reads it elsewhere (a decoding loop's token sequence: :meth:`_local_growth`)
         self.local_grow_calls: dict[int, str] = {}
+        #: names a module-level ``for`` binds to an optimizer's parameter groups (a script's
+        #: training loop: ``for g in optimizer.param_groups: g["lr"] = lr``)
+        self.script_opt_groups: set[str] = set()
         #: id of a lambda that init code stores on self (``self.act = lambda x: ...``) -> the
         #: qualname its body is analyzed under, as a closure's (:meth:`visit_Lambda`)
         self.self_lambdas: dict[int, str] = {}
