@@ -735,9 +735,12 @@ def match_self_write(site: Site, m: "Matcher") -> str | None:
     state a trace loses). ``memo`` keeps (true) or drops (false) writes in the body of an
     ``if`` that compares a cache key on ``self`` with a static value (a table rebuilt when the
     sequence length changes). A write that only re-places the attribute itself
-    (``self.ab = self.ab.to(x.device)``: device or dtype, no new value) never matches."""
-    if site.data.get("placement"):
+    (``self.ab = self.ab.to(x.device)``: device or dtype, no new value) matches only a rule
+    with ``placement`` true, which matches nothing else."""
+    if bool(site.data.get("placement")) != bool(_param(m, "placement")):
         return None
+    if site.data.get("placement"):
+        return "a re-placement of the attribute itself"
     hows = _param(m, "how")
     if hows and site.data.get("how") not in hows:
         return None
