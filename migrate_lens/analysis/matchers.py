@@ -856,6 +856,10 @@ def match_pad_order(site: Site, m: "Matcher") -> str | None:
     if isinstance(value, tuple) and len(set(value)) <= 1:
         return None
     if isinstance(value, tuple):
+        pairs = [value[i:i + 2] for i in range(0, len(value) - 1, 2)]
+        if len(value) % 2 == 0 and all(len(p) == 2 and p[0] == p[1] for p in pairs):
+            # (0, 0, 1, 1, 1, 1): each axis padded alike on both sides, but not every axis alike
+            return f"padding that differs between axes {value} (last axis first)"
         return f"asymmetric padding {value}"
     return "padding given as an expression"
 

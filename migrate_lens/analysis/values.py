@@ -855,7 +855,10 @@ class ValueKinds:
                 got = self._return_kind(self.v.bindings.func_returns[leaf])
                 if got != K.U:
                     return got
-            if leaf[:1].isupper() or name in K.STATIC_BUILTINS or name in bindings_builtins:
+            if (leaf[:1].isupper() and not (name == f"{self.v.module}.{leaf}" and leaf in self.v.bindings.functions)) \
+                    or name in K.STATIC_BUILTINS or name in bindings_builtins:
+                # (a capitalised name is a class by convention, unless this file defines it as a
+                # function: TimesNet's `FFT_for_Period(x, k)` returns the periods it reads back)
                 return K.U
             return self._symbolic_return(name, node)
         if type(func) is cst.Attribute:
