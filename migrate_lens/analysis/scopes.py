@@ -274,7 +274,7 @@ class _FuncScope:
     #: open loops, innermost last: (env and derived kinds at the loop head, conditions in the
     #: body that held no value kind when met, each with the env/derived kinds it saw)
     loop_heads: list[tuple[dict[str, str], dict[str, Any], list[tuple[Any, ...]]]] = field(default_factory=list)
-    #: the open ``for``/``while`` nodes, outermost first (:meth:`_local_growth` reads the outermost)
+    #: the open ``for``/``while`` nodes, outermost first (:meth:`_local_growth` reads the innermost)
     loop_nodes: list[Any] = field(default_factory=list)
     #: names bound as ``for`` targets (and not rebound since): their kind is the iterable's guess
     iter_names: set[str] = field(default_factory=set)

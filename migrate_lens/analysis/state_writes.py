@@ -511,7 +511,7 @@ class StateWritesMixin:
                 not any(_names(e.value, name) for e in seq.elements) or \
                 self.qual(func) not in _CONCAT_CALLS:
             return
-        loop = scope.loop_nodes[0]
+        loop = scope.loop_nodes[-1]  # the innermost loop: one pass of it grows the sequence by one piece
         if _name_reads(loop, name) > _name_reads(value, name) + 1 and _name_binds(loop, name) == 1:
             # (read elsewhere than here and this statement's target; bound only here, so each
             # pass starts from the last pass's sequence: `next_token = torch.cat([next_token,
