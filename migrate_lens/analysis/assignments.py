@@ -442,6 +442,11 @@ class AssignmentsMixin:
                                # is a tie between two uses, ML713)
                                "child_link": target.attr.value == "bias" and _is_self_attr(target.value)
                                and _is_self_attr(value),
+                               # `grid = torch.stack(...); grid.requires_grad = False`: a tensor the
+                               # function has just made, no parameter (basicsr's flow_warp)
+                               "receiver_fresh": type(target.value) is cst.Name and bool(self.func_stack)
+                               and target.value.value not in ("self", "cls")
+                               and self._fresh_tensor(target.value, self.func_stack[-1]),
                            })
                 if target.attr.value in _TRACED_METHODS and is_class_like(self.qual(target.value)):
                     # monkey-patched forward (`SomeModel.forward = my_forward`): runs traced
@@ -721,10 +726,11 @@ _FRESH_BUILDERS = frozenset({
 _FRESH_METHODS = frozenset({"clone", "new", "new_zeros", "new_ones", "new_full", "new_empty", "new_tensor"})
 
 
-#: tensor methods that return their receiver (in-place fills) or, at most, a copy of it: a
-#: fresh receiver stays fresh through them
+#: tensor methods that return their receiver (in-place fills) or, at most, a copy of it (casts):
+#: a fresh receiver stays fresh through them
 _SAME_TENSOR_METHODS = frozenset({
     "to", "contiguous", "normal_", "uniform_", "bernoulli_", "exponential_", "fill_", "zero_", "random_",
+    "float", "double", "half", "bfloat16", "long", "int", "bool", "type", "type_as",
 })
 
 

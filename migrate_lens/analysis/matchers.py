@@ -960,6 +960,8 @@ def match_attribute(site: Site, m: "Matcher") -> str | None:
     (``self.decoder.bias = self.bias``)."""
     if not _any_glob(site.name, _param(m, "names")):
         return None
+    if _param(m, "skip_fresh_receiver") is True and site.data.get("receiver_fresh"):
+        return None  # `grid.requires_grad = False` on a tensor the function has just made
     on_self = _param(m, "on_self")
     if on_self is not None and bool(site.data.get("on_self")) != on_self:
         return None
