@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import libcst as cst
 
 from migrate_lens.analysis import kinds as K
-from migrate_lens.analysis.bindings import STRING_NODES, is_class_like, merge
+from migrate_lens.analysis.bindings import STRING_NODES, is_class_like, merge, names_in_target
 from migrate_lens.analysis.bindings import dotted as _dotted
 from migrate_lens.analysis.bindings import is_dict_call as _is_dict_call
 from migrate_lens.analysis.sites import NOT_LITERAL
@@ -978,7 +978,8 @@ def _names(node: cst.BaseExpression, name: str) -> bool:
 
 def _name_binds(node: cst.CSTNode, name: str) -> int:
     """How many statements in ``node`` bind the plain name ``name``: assignments (also to a
-    tuple holding it), augmented and annotated assignments, ``for`` targets."""
+    tuple holding it, :func:`~migrate_lens.analysis.bindings.names_in_target`), augmented and
+    annotated assignments, ``for`` targets."""
     n = 0
     todo = [node]
     while todo:
@@ -989,9 +990,7 @@ def _name_binds(node: cst.CSTNode, name: str) -> int:
             targets = [a.target for a in cur.targets]  # type: ignore[attr-defined]
         elif t in (cst.AugAssign, cst.AnnAssign, cst.For):
             targets = [cur.target]  # type: ignore[attr-defined]
-        for tg in targets:
-            elts = [e.value for e in tg.elements] if type(tg) in (cst.Tuple, cst.List) else [tg]  # type: ignore[attr-defined]
-            n += any(type(e) is cst.Name and e.value == name for e in elts)  # type: ignore[attr-defined]
+        n += sum(name in names_in_target(tg) for tg in targets)  # (nested tuples and starred items too)
         if t is not cst.Name:
             todo.extend(child_nodes(cur))
     return n
