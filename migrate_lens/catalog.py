@@ -46,9 +46,9 @@ API_KINDS: tuple[str, ...] = ("DIRECT", "ARG_CHANGE", "DIFFERENT_SEMANTICS", "NO
 _RULE_KEYS = {
     "code", "name", "category", "severity", "confidence", "porting", "effort_hours", "message",
     "why", "pattern", "remedy", "references", "matcher", "examples", "init_severity",
-    "failure", "anchor", "folds", "fold_severity", "fallback",
+    "failure", "anchor", "folds", "fold_severity", "fallback", "code_range",
 }
-_REQUIRED = _RULE_KEYS - {"references", "init_severity", "anchor", "folds", "fold_severity", "fallback"}
+_REQUIRED = _RULE_KEYS - {"references", "init_severity", "anchor", "folds", "fold_severity", "fallback", "code_range"}
 _MATCHER_KEYS = {"kind", "contexts", "params"}
 _EFFORT_KEYS = ("optimistic", "likely", "pessimistic")
 _CODE_RE = re.compile(r"^ML\d{3,4}$")
@@ -96,7 +96,10 @@ class Rule:
     (:mod:`migrate_lens.fold`); ``fold_severity`` "max" (the kept finding takes the higher
     severity) or "own" (it keeps its own: what it absorbs goes away with it, as the host read
     inside an input check that a port drops). ``fallback`` is the code a finding is re-coded to when its
-    file also holds a pure-PyTorch route for the kernel (:mod:`migrate_lens.analysis.routes`)."""
+    file also holds a pure-PyTorch route for the kernel (:mod:`migrate_lens.analysis.routes`).
+    ``code_range`` is the category whose hundreds the code sits in: the category itself, except
+    for a rule moved to another category after release, which keeps its code (a stable
+    identifier that suppression comments, configs and baselines name, as ruff keeps its codes)."""
 
     code: str
     name: str
@@ -120,6 +123,7 @@ class Rule:
     folds: tuple[str, ...] = ()
     fallback: str = ""
     fold_severity: str = "max"
+    code_range: str = ""
 
     def severity_in(self, context: str) -> str:
         """Severity of this rule's finding in ``context`` (:data:`CONTEXTS`), from the one
@@ -212,9 +216,12 @@ def parse_rule(path: Path, data: dict[str, Any]) -> Rule:
     if not _NAME_RE.match(name):
         raise _fail(path, "name", f"must be kebab-case, got {name!r}")
     category = _choice(path, data, "category", CATEGORIES)
-    prefix = CATEGORY_PREFIX[category]
+    code_range = _choice(path, data, "code_range", CATEGORIES) if "code_range" in data else category
+    if code_range == category and "code_range" in data:
+        raise _fail(path, "code_range", f"equals the category {category!r}: drop it")
+    prefix = CATEGORY_PREFIX[code_range]
     if not code.startswith(prefix) or len(code) != len(prefix) + 2:
-        raise _fail(path, "code", f"{code} is outside the {category} range {prefix}xx")
+        raise _fail(path, "code", f"{code} is outside the {code_range} range {prefix}xx")
     severity = _choice(path, data, "severity", SEVERITIES)
     init_severity = str(data.get("init_severity", severity))
     if init_severity not in SEVERITIES:
@@ -303,6 +310,7 @@ def parse_rule(path: Path, data: dict[str, Any]) -> Rule:
         folds=tuple(folds),
         fallback=fallback,
         fold_severity=fold_severity,
+        code_range=code_range,
     )
 
 

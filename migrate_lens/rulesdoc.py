@@ -167,7 +167,11 @@ def render_rules_markdown(catalog: Catalog) -> str:
         f"{len(catalog.rules)} rules in {len({r.category for r in catalog.rules})} categories, "
         f"and an API map of {len(catalog.api)} torch names. Contexts: `traced` is forward/`__call__` "
         "of nn.Modules and what they call, `init` is constructors and weight init, `function` is "
-        "code whose callers are not known yet, `host` is module level and `__main__`.",
+        "code whose callers are not known yet, `host` is module level and `__main__`. A code's hundreds "
+        "give its category (ML1xx control flow ... ML10xx ecosystem); a rule moved to another category "
+        "keeps its code, so suppressions and baselines that name it stay valid: "
+        + (", ".join(f"{r.code} ({r.code_range} -> {r.category})" for r in catalog.rules if r.code_range != r.category)
+           or "none") + ".",
         "",
         "## Severity: failure mode x context",
         "",

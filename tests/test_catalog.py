@@ -31,8 +31,9 @@ def test_codes_and_names_are_unique(catalog) -> None:
 
 def test_codes_sit_in_their_category_range(catalog) -> None:
     for rule in catalog.rules:
-        prefix = CATEGORY_PREFIX[rule.category]
+        prefix = CATEGORY_PREFIX[rule.code_range]
         assert rule.code.startswith(prefix) and len(rule.code) == len(prefix) + 2, rule.code
+        assert rule.code_range == rule.category or rule.code_range in CATEGORY_PREFIX
 
 
 def test_file_names_follow_code_and_name(catalog) -> None:
