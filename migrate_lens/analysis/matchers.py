@@ -764,7 +764,9 @@ def match_self_write(site: Site, m: "Matcher") -> str | None:
         how = site.data.get("how")
         tensorish = site.data.get("value") in (K.T, K.B) or site.data.get("attr_kind") in (K.T, K.B) or \
             bool(site.data.get("holds_tensors"))
-        if not (tensorish or how in ("aug", "container") or (
+        # (a counter written as `self.n = self.n + 1` is one like `self.n += 1`; an entry
+        # written into a held table, `self.grid[i] = ...`, is state like a container method)
+        if not (tensorish or how in ("aug", "container", "subscript") or site.data.get("counter") or (
                 _param(m, "or_unknown") is True and site.data.get("value") == K.U
                 and site.data.get("own_method_value"))):
             return None
