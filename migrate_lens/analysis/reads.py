@@ -324,7 +324,14 @@ class ReadsMixin:
                 # (not through a torch module, a tensor or the model's config: `self.norm.normalized_shape`,
                 # `self.config.hidden_size` are no project properties that compute)
                 self._passed_edge(scope.qualname, f"{held}.{attr}", node)
-        if attr in self.attribute_interest:
+        if attr == "type" and type(node.value) is cst.Attribute and node.value.attr.value == "device" and \
+                "device.type" in self.attribute_interest:
+            # `x.device.type == "cuda"`: the device query read through the device object, named
+            # as one attribute of the tensor (`x.is_cuda` asks the same)
+            self._site("attribute-read", node, name="device.type", receiver=self.kind(node.value.value),
+                       data={"on_self": False, "target": id(node) in self.targets, "mode_glue": False,
+                             "self_chain": _root_name(node.value) == "self"})
+        elif attr in self.attribute_interest:
             self._site("attribute-read", node, name=attr, receiver=self.kind(node.value),
                        data={"on_self": type(node.value) is cst.Name and node.value.value == "self",
                              "target": id(node) in self.targets, "mode_glue": id(node) in self.mode_glue,
