@@ -66,6 +66,19 @@ class AssignmentsMixin:
         if type(node.value) is cst.Call and self.func_stack:
             self.assigned_calls.add(id(node.value))  # (`self.attn = partial(f, scale=s)`: held, called later)
         if self.func_stack:
+            # the call whose result the statement binds, through a chain of subscripts and
+            # method calls on it (`q = self.sinkhorn(q)[-bs:]`, `x = f(x).t()`)
+            head: cst.BaseExpression = node.value
+            while True:
+                if type(head) is cst.Subscript:
+                    head = head.value
+                elif type(head) is cst.Call and type(head.func) is cst.Attribute and type(head.func.value) is cst.Call:
+                    head = head.func.value
+                else:
+                    break
+            if type(head) is cst.Call:
+                self.call_rebinds[id(head)] = frozenset(n for t in node.targets for n in _names_in_target(t.target))
+        if self.func_stack:
             for tg in node.targets:  # (`T = n = self.steps` rebinds both)
                 self._note_shape_names(self.func_stack[-1], tg.target, node.value)
         if type(node.value) is cst.Call and self.func_stack and len(node.targets) == 1 and \

@@ -554,6 +554,16 @@ class CallFlowMixin:
                     and scope.cls.is_module else scope.fresh - scope.params
                 by_pos = {i: v.value for i in held for v in [positional[i].value]
                           if type(v) is cst.Name and v.value in fresh}
+                rebound = self.call_rebinds.get(id(node), frozenset())
+                if rebound:
+                    # `q = self.sinkhorn(q)[-bs:]`: the statement rebinds a local to the result, so
+                    # nothing reads the object passed in after the call (unless another name
+                    # holds it too: a parameter, a view of a named tensor, an alias of self's)
+                    gone = {i for i in held for v in [positional[i].value]
+                            if type(v) is cst.Name and v.value in rebound and v.value not in scope.params
+                            and v.value not in scope.views and v.value not in scope.self_aliases}
+                    held = tuple(i for i in held if i not in gone)
+                    by_pos = {i: n for i, n in by_pos.items() if i not in gone}
                 by_kw = {a.keyword.value: a.value.value for a in node.args if a.keyword is not None
                          and type(a.value) is cst.Name and a.keyword.value in held_kw and a.value.value in fresh}
                 if by_pos or by_kw:

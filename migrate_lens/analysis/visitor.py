@@ -272,6 +272,9 @@ class FileVisitor(
         self.error_handlers: set[int] = set()
         #: id(call) -> what its statement keeps of the result (``CallFlow.use``)
         self.call_use: dict[int, str] = {}
+        #: id(call) -> the names its own assignment rebinds (`q = self.helper(q)[-b:]`: the object
+        #: passed as `q` is no longer held once the statement ends)
+        self.call_rebinds: dict[int, frozenset[str]] = {}
         self.guard_tries: set[int] = set()
         #: `if` statements whose test checks a type (see :attr:`_FuncScope.type_tests`)
         self.type_test_ifs: set[int] = set()
