@@ -325,7 +325,7 @@ class ReadsMixin:
                 # `self.config.hidden_size` are no project properties that compute)
                 self._passed_edge(scope.qualname, f"{held}.{attr}", node)
         if attr == "type" and type(node.value) is cst.Attribute and node.value.attr.value == "device" and \
-                "device.type" in self.attribute_interest:
+                "device.type" in self.attribute_interest and self._first_device_type_read(node):
             # `x.device.type == "cuda"`: the device query read through the device object, named
             # as one attribute of the tensor (`x.is_cuda` asks the same)
             self._site("attribute-read", node, name="device.type", receiver=self.kind(node.value.value),
@@ -340,6 +340,16 @@ class ReadsMixin:
             resolved = self.qual(node)
             if resolved in self.name_interest:
                 self._site("name-ref", node, name=resolved, data={"compared": id(node) in self.compared})
+
+    def _first_device_type_read(self, node: cst.Attribute) -> bool:
+        """Whether ``node`` is the first ``.device.type`` read on its line: one question asked
+        three times in one expression (``x.device.type if isinstance(x.device.type, str) and
+        x.device.type != "mps" else "cpu"``, every Hugging Face rotary embedding) is one site."""
+        line = self._line(node)
+        if line in self.device_type_lines:
+            return False
+        self.device_type_lines.add(line)
+        return True
 
     def visit_Comparison(self, node: cst.Comparison) -> None:
         if len(node.comparisons) > 1 and self.func_stack and id(node) not in self.cond_tests:
