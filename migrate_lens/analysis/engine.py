@@ -676,7 +676,7 @@ def match_project_call(call: CallSiteFact, name: str, guarded: bool, path: str, 
                   method=method, data=data)]
     if guarded:
         sites.append(Site(kind="import", node=None, context=call.context, symbol=call.symbol, name=name,  # type: ignore[arg-type]
-                          data={**data, "optional": True}))
+                          data={**data, "optional": True, "call": True}))
     by_line = {sup.line: sup for sup in suppressions}
     out: list[Finding] = []
     for site in sites:

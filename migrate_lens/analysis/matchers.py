@@ -1006,11 +1006,15 @@ def match_name(site: Site, m: "Matcher") -> str | None:
     operand of a comparison (``x.dtype in (torch.float32, torch.float64)`` creates nothing);
     ``optional`` (imports) requires (true) or forbids (false) an optional import: one under
     ``try: ... except ImportError`` or ``if is_<lib>_available():``, or a call of a name so
-    imported (the file runs without the library). ``aliases``: globs on the local name an
+    imported (the file runs without the library); ``skip_calls`` leaves out those calls (a
+    library dependency is its import line: a call of a name imported under ``try`` repeats it,
+    where a kernel's call is the custom-op site). ``aliases``: globs on the local name an
     optional import binds, which also match (a kernel named for its build,
     ``... import cauchy_mult as cauchy_cuda``)."""
     if site.kind == "import" and (site.data.get("level", 0) > 0 or site.data.get("own")):
         return None
+    if site.kind == "import" and site.data.get("call") and _param(m, "skip_calls") is True:
+        return None  # (the use of an optionally imported library: its import line is the dependency)
     optional = _param(m, "optional")
     if optional is not None and bool(site.data.get("optional")) != optional:
         return None
