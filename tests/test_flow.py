@@ -256,3 +256,23 @@ def test_batched_inference_loop_is_no_decoding_loop(catalog: Catalog) -> None:
     project = scan_package(ROOT / "contexts" / "batched_inference_loop", catalog)
     assert not [f for f in project.findings if "decoding or sampling loop" in f.message]
     assert [(f.span.line, f.code, f.context) for f in project.findings if f.code == "ML106"] == [(18, "ML106", "traced")]
+
+
+def test_a_device_query_asked_several_times_on_a_line_is_one_site(catalog: Catalog) -> None:
+    """``x.device.type`` read three times in one expression (every Hugging Face rotary
+    embedding) and ``x.is_cuda and y.is_cuda`` are one device-query site per line each (the
+    core review at fbded9d found 110 lines carrying ML809 two or three times); a query on the
+    next line is its own site."""
+    src = (
+        "import torch.nn as nn\n\n\n"
+        "class Rotary(nn.Module):\n"
+        "    def forward(self, x, y):\n"
+        "        device_type = x.device.type if isinstance(x.device.type, str) and x.device.type != 'mps' else 'cpu'\n"
+        "        fast = x.is_cuda and y.is_cuda\n"
+        "        again = x.is_cuda\n"
+        "        return x if fast and again else y, device_type\n"
+    )
+    from helpers_analysis import findings
+
+    got = sorted(f.span.line for f in findings(src, catalog, path="rot.py", module="rot") if f.code == "ML809")
+    assert got == [6, 7, 8]

@@ -25,6 +25,10 @@ from migrate_lens.analysis.vocabulary import _CONTAINER_CTORS
 if TYPE_CHECKING:
     from migrate_lens.analysis.scopes import _FuncScope
 
+#: tensor attributes that ask which device the tensor lives on (one site per line each)
+_DEVICE_FLAGS = frozenset({"is_cuda", "is_cpu", "is_mps", "is_xla", "is_xpu", "is_meta"})
+
+
 class ReadsMixin:
     """The visitor's reads: subscripts, attributes (``self`` state, mode flags),
     comparisons, boolean operations, returns and host reads of tensor data."""
@@ -325,13 +329,13 @@ class ReadsMixin:
                 # `self.config.hidden_size` are no project properties that compute)
                 self._passed_edge(scope.qualname, f"{held}.{attr}", node)
         if attr == "type" and type(node.value) is cst.Attribute and node.value.attr.value == "device" and \
-                "device.type" in self.attribute_interest and self._first_device_type_read(node):
+                "device.type" in self.attribute_interest and self._first_device_query(node, "device.type"):
             # `x.device.type == "cuda"`: the device query read through the device object, named
             # as one attribute of the tensor (`x.is_cuda` asks the same)
             self._site("attribute-read", node, name="device.type", receiver=self.kind(node.value.value),
                        data={"on_self": False, "target": id(node) in self.targets, "mode_glue": False,
                              "self_chain": _root_name(node.value) == "self"})
-        elif attr in self.attribute_interest:
+        elif attr in self.attribute_interest and (attr not in _DEVICE_FLAGS or self._first_device_query(node, attr)):
             self._site("attribute-read", node, name=attr, receiver=self.kind(node.value),
                        data={"on_self": type(node.value) is cst.Name and node.value.value == "self",
                              "target": id(node) in self.targets, "mode_glue": id(node) in self.mode_glue,
@@ -341,14 +345,16 @@ class ReadsMixin:
             if resolved in self.name_interest:
                 self._site("name-ref", node, name=resolved, data={"compared": id(node) in self.compared})
 
-    def _first_device_type_read(self, node: cst.Attribute) -> bool:
-        """Whether ``node`` is the first ``.device.type`` read on its line: one question asked
-        three times in one expression (``x.device.type if isinstance(x.device.type, str) and
-        x.device.type != "mps" else "cpu"``, every Hugging Face rotary embedding) is one site."""
-        line = self._line(node)
-        if line in self.device_type_lines:
+    def _first_device_query(self, node: cst.Attribute, name: str) -> bool:
+        """Whether ``node`` is the first read of the device query ``name`` (``device.type``,
+        ``is_cuda``, ...: :data:`_DEVICE_FLAGS`) on its line: one question asked three times in
+        one expression (``x.device.type if isinstance(x.device.type, str) and x.device.type !=
+        "mps" else "cpu"``, every Hugging Face rotary embedding; ``x.is_cuda and y.is_cuda``) is
+        one site."""
+        key = (self._line(node), name)
+        if key in self.device_query_lines:
             return False
-        self.device_type_lines.add(line)
+        self.device_query_lines.add(key)
         return True
 
     def visit_Comparison(self, node: cst.Comparison) -> None:

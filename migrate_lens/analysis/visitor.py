@@ -275,8 +275,8 @@ class FileVisitor(
         #: id(call) -> the names its own assignment rebinds (`q = self.helper(q)[-b:]`: the object
         #: passed as `q` is no longer held once the statement ends)
         self.call_rebinds: dict[int, frozenset[str]] = {}
-        #: lines that already hold a ``.device.type`` read site (one per line)
-        self.device_type_lines: set[int] = set()
+        #: (line, device query) pairs that already hold a read site (``reads._first_device_query``)
+        self.device_query_lines: set[tuple[int, str]] = set()
         self.guard_tries: set[int] = set()
         #: `if` statements whose test checks a type (see :attr:`_FuncScope.type_tests`)
         self.type_test_ifs: set[int] = set()
