@@ -195,10 +195,16 @@ def _is_inplace_method(method: str) -> bool:
             and method not in _NOT_DATA_INPLACE)
 
 
+#: methods that return their receiver's data cast, copied or detached (same values, same length)
+_CAST_METHODS = frozenset({"float", "half", "bfloat16", "double", "to", "type", "type_as", "detach", "clone",
+                           "contiguous"})
+
+
 def _arg_texts(node: cst.Call) -> tuple[str, ...]:
     """Dotted source names of a call's positional arguments and of the elements of list/tuple
     arguments, a subscript read by its base (``[past_key_value[0], key]`` ->
-    ``("past_key_value", "key")``)."""
+    ``("past_key_value", "key")``) and a cast or copy by what it casts
+    (``prev_key_padding_mask.float()`` -> ``prev_key_padding_mask``)."""
     out: list[str] = []
     for a in node.args:
         if a.keyword is not None or a.star:
@@ -206,6 +212,8 @@ def _arg_texts(node: cst.Call) -> tuple[str, ...]:
         v = a.value
         elems = [el.value for el in v.elements] if type(v) in (cst.List, cst.Tuple) else [v]  # type: ignore[attr-defined]
         for e in elems:
+            while type(e) is cst.Call and type(e.func) is cst.Attribute and e.func.attr.value in _CAST_METHODS:
+                e = e.func.value
             if type(e) is cst.Subscript:
                 e = e.value
             text = _dotted(e) if type(e) in (cst.Name, cst.Attribute) else ""
