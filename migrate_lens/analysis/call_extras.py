@@ -355,6 +355,10 @@ class _CallExtras:
                 return False
         return True
 
+    def in_parameter(self) -> bool:
+        """The call builds an ``nn.Parameter``'s data (``nn.Parameter(torch.full(..., requires_grad=True))``)."""
+        return id(self.node) in self.v.parameter_data
+
     def receiver_fresh(self) -> bool:
         func = self.func
         return type(func) is cst.Attribute and self.v._fresh_tensor(func.value, self.scope)
@@ -526,7 +530,7 @@ _CALL_EXTRAS: dict[str, Callable[[_CallExtras], Any]] = {
     key: getattr(_CallExtras, key) for key in (
         "receiver_name", "device_like_arg", "to_follows_input", "input_global_pool", "uniform_seq_args",
         "name_args", "arg_item_kinds", "arg_names", "receiver_text", "device_follows_input", "message_kinds",
-        "exports_weight", "arg_texts", "value_args_all_params", "receiver_fresh", "receiver_ctor", "input_ctor",
+        "exports_weight", "arg_texts", "value_args_all_params", "receiver_fresh", "in_parameter", "receiver_ctor", "input_ctor",
         "random_args", "arg_alias", "own_method", "defined_method", "arg_ctor", "after_conv", "autograd_functions", "own_classes",
         "project_names", "ceil_args", "inherited_self_args", "input_1d", "param_default_args", "assumed_args", "size_reported", "param_init", "unfold_tiles",
         "receiver_constant", "constant_args", "kwarg_texts", "arg0_prefix", "loaded_copy", "memo_fill", "constant_star_args", "self_default_args", "receiver_conv_output", "negated_widths")

@@ -36,6 +36,9 @@ from migrate_lens.analysis.vocabulary import (CHECKPOINT_READERS, _CONFIG_PARAMS
 if TYPE_CHECKING:
     from migrate_lens.analysis.scopes import _ClassInfo, _FuncScope
 
+#: ``nn.Parameter`` and its full name (the data passed is a parameter's)
+_PARAMETER_CLASSES = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
+
 #: Calls a :class:`.summaries.SummaryBuilder` is told about (training steps, model calls).
 _ROLE_METHODS = frozenset({"backward", "manual_backward", "step", "zero_grad", "forward", "__call__", "model"})
 
@@ -150,6 +153,12 @@ class CallsMixin:
                 self.func_stack[-1].call_flows.append(CallFlow(f"super().{method}", spread=True))
         if name == "torch.nn.Sequential":
             self._flatten_layers_after_conv(node)
+        elif name in _PARAMETER_CLASSES:
+            # `nn.Parameter(torch.full(shape, v, requires_grad=True))`: the tensor built as the
+            # parameter's data (a parameter, whatever its own flag says; read by `in_parameter`)
+            for a in node.args:
+                if type(a.value) is cst.Call:
+                    self.parameter_data.add(id(a.value))
         if type(func) is cst.Name and self.func_stack:
             order = self.func_stack[-1].param_order
             if order and func.value == order[0]:

@@ -344,12 +344,13 @@ class LoopsMixin:
                 stop = it.args[1 if len(it.args) > 1 else 0].value if it.args else None
                 self._site("loop", node, data={"range_kinds": tuple(arg_kinds), "shape_bound": True, "target": target,
                                                "bound": stop.value if type(stop) is cst.Name else ""})
-        if not self.func_stack and type(node.target) is cst.Name:
+        group_name = _param_group_name(node.target, it)
+        if not self.func_stack:
             # a script's top-level training loop (nanoGPT's train.py): `for g in opt.param_groups:`
-            if type(it) is cst.Attribute and it.attr.value == "param_groups":
-                self.script_opt_groups.add(node.target.value)
-            else:
-                self.script_opt_groups.discard(node.target.value)
+            for n in _names_in_target(node.target):
+                self.script_opt_groups.discard(n)
+            if group_name:
+                self.script_opt_groups.add(group_name)
         if self.func_stack:
             rows = self._row_views(node.target, it)  # before the target's names are rebound
             self._bind_iteration(node.target, it)
@@ -359,8 +360,8 @@ class LoopsMixin:
                 scope.iter_names.add(n)
                 scope.views.pop(n, None)
                 scope.opt_groups.discard(n)
-            if type(node.target) is cst.Name and type(it) is cst.Attribute and it.attr.value == "param_groups":
-                scope.opt_groups.add(node.target.value)  # `for g in optimizer.param_groups:`
+            if group_name:
+                scope.opt_groups.add(group_name)  # `for g in optimizer.param_groups:`
             for n in _names_in_target(node.target):
                 scope.self_aliases.pop(n, None)
             if type(node.target) is cst.Name and _is_self_attr(it) and scope.cls is not None and \
@@ -701,3 +702,16 @@ def _data_size(node: cst.BaseExpression) -> bool:
 
 #: Calls that give a loop its steps: ``range``, tqdm's ``trange``, a schedule of step values.
 _STEP_SCHEDULES = frozenset({"range", "trange", "linspace", "arange"})
+
+
+def _param_group_name(target: cst.BaseExpression, it: cst.BaseExpression) -> str:
+    """The loop name bound to each parameter group of an optimizer: ``g`` of ``for g in
+    opt.param_groups:`` or of ``for i, g in enumerate(opt.param_groups):`` (ConvNeXt's and
+    BEiT's per-iteration schedule); "" for any other loop."""
+    if type(it) is cst.Call and type(it.func) is cst.Name and it.func.value == "enumerate" and it.args \
+            and it.args[0].keyword is None and not it.args[0].star and type(target) is cst.Tuple \
+            and len(target.elements) == 2:
+        it, target = it.args[0].value, target.elements[1].value
+    if type(target) is cst.Name and type(it) is cst.Attribute and it.attr.value == "param_groups":
+        return target.value
+    return ""

@@ -415,6 +415,8 @@ def _kwargs_ok(site: Site, m: "Matcher") -> bool:
         return False
     if p.get("skip_memo_fill") is True and site.data.get("memo_fill"):
         return False
+    if p.get("skip_in_parameter") is True and site.data.get("in_parameter"):
+        return False  # `nn.Parameter(torch.full(..., requires_grad=True))`: a parameter's data
     if p.get("skip_fresh_receiver") is True and site.data.get("receiver_fresh"):
         return False
     if p.get("skip_one_shot_hook") is True and site.data.get("one_shot_hook"):
@@ -599,7 +601,7 @@ def match_call(site: Site, m: "Matcher") -> str | None:
     on the receiver's source text that stand for the constructor, a parameter named for what it
     holds: ``dist.sample(shape)`` in a helper its callers hand a ``Bernoulli``), ``skip_loaded_copy`` (a
     ``copy_`` of weights loaded from outside the model: ``p.copy_(torch.from_numpy(w[n]))``), ``skip_memo_fill``
-    (a call in a method that rebuilds a memo table, ML717's), ``skip_fresh_receiver``
+    (a call in a method that rebuilds a memo table, ML717's), ``skip_in_parameter`` (not a call that builds an ``nn.Parameter``'s data), ``skip_fresh_receiver``
     (not when the receiver is a tensor the function has just made: a factory, a ``clone``, an
     arithmetic result, or a local bound to one), ``replacing_hook`` (true: only, false: never a
     hook whose callback returns a value, which replaces the output, input or gradient it

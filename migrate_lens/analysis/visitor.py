@@ -95,6 +95,8 @@ class FileVisitor(
         #: attribute name -> how the file's classes build that ``nn.Parameter`` (set by the
         #: engine from the file's text, :func:`parameter_inits`)
         self.param_inits: dict[str, frozenset[str]] = {}
+        #: ids of the calls passed as an ``nn.Parameter``'s data (``nn.Parameter(torch.ones(d))``)
+        self.parameter_data: set[int] = set()
         #: whether the file may give an embedding a ``padding_idx`` (set by the engine from the
         #: file's text, :func:`sets_padding_idx`); when not, ``if m.padding_idx is not None:`` is dead
         self.sets_padding_idx = True
