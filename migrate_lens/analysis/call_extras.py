@@ -315,6 +315,25 @@ class _CallExtras:
             return v.parts[0].value
         return ""
 
+    def arg0_choices(self) -> tuple[str, ...]:
+        """The string literals a first argument written as a conditional expression chooses
+        between (``"cuda" if use_gpu else "cpu"`` -> ``("cuda", "cpu")``, nested ones too);
+        () for any other argument."""
+        node = self.node
+        if not node.args or node.args[0].keyword is not None or node.args[0].star:
+            return ()
+        out: list[str] = []
+        stack: list[cst.BaseExpression] = [node.args[0].value]
+        if type(stack[0]) is not cst.IfExp:
+            return ()
+        while stack:
+            v = stack.pop()
+            if type(v) is cst.IfExp:
+                stack.extend((v.orelse, v.body))
+            elif type(v) is cst.SimpleString and isinstance(v.evaluated_value, str):
+                out.append(v.evaluated_value)
+        return tuple(out)
+
     def kwarg_texts(self) -> dict[str, str]:
         """Keyword -> the dotted source of a name or attribute passed by that keyword
         (``requires_grad=self.pos_embed.requires_grad`` -> ``self.pos_embed.requires_grad``)."""
@@ -533,7 +552,7 @@ _CALL_EXTRAS: dict[str, Callable[[_CallExtras], Any]] = {
         "exports_weight", "arg_texts", "value_args_all_params", "receiver_fresh", "in_parameter", "receiver_ctor", "input_ctor",
         "random_args", "arg_alias", "own_method", "defined_method", "arg_ctor", "after_conv", "autograd_functions", "own_classes",
         "project_names", "ceil_args", "inherited_self_args", "input_1d", "param_default_args", "assumed_args", "size_reported", "param_init", "unfold_tiles",
-        "receiver_constant", "constant_args", "kwarg_texts", "arg0_prefix", "loaded_copy", "memo_fill", "constant_star_args", "self_default_args", "receiver_conv_output", "negated_widths")
+        "receiver_constant", "constant_args", "kwarg_texts", "arg0_prefix", "arg0_choices", "loaded_copy", "memo_fill", "constant_star_args", "self_default_args", "receiver_conv_output", "negated_widths")
 }
 
 
@@ -707,7 +726,7 @@ def _is_uniform_sequence(node: cst.BaseExpression) -> bool:
 
 
 #: A name that says it holds a device.
-_DEVICE_NAME = re.compile(r"device|(^|_)dev(_|$)")
+_DEVICE_NAME = re.compile(r"device|(^|_)dev(_|$)|(^|_)rank$|(^|_)gpus?(_ids?)?$")
 
 
 #: Names of the objects that hold a run's settings: ``args.device``, ``cfg.device`` name a
@@ -729,7 +748,8 @@ def _is_settings_attr(node: cst.Attribute) -> bool:
 
 def _mentions_device(visitor: FileVisitor, node: cst.BaseExpression) -> bool:
     """An argument that names a device: ``device``/``*_device`` names, ``x.device``, the
-    short ``dev`` (``self.dev``: SASRec), ``torch.device(...)``, a call of a device-named
+    short ``dev`` (``self.dev``: SASRec), a process's GPU index (``self.rank``, ``local_rank``,
+    ``args.gpu``: ``.to(rank)`` places on ``cuda:rank``; a dtype is never an int), ``torch.device(...)``, a call of a device-named
     helper (``default_device()``, ``dist_util.dev()``) and a device string built at run time
     (``f"cuda:{rank}"``)."""
     if type(node) is cst.Name:

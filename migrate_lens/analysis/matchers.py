@@ -347,6 +347,10 @@ def _kwargs_ok(site: Site, m: "Matcher") -> bool:
                 # `torch.device("cuda:" + str(rank))`, `torch.device(f"cuda:{rank}")`: a string
                 # built from a literal start, matched by that start
                 value = site.data.get("arg0_prefix") or NOT_LITERAL
+                if value is NOT_LITERAL:
+                    # `torch.device("cuda" if use_gpu else "cpu")`: a choice between literals,
+                    # matched when one of them is wanted
+                    value = next((c for c in site.data.get("arg0_choices", ()) if _any_glob(c, wanted)), NOT_LITERAL)
             if isinstance(value, bool):
                 value = str(value)  # (`padding=True` matched as "True")
             if not (isinstance(value, str) and _any_glob(value, wanted)):
@@ -578,7 +582,7 @@ def match_call(site: Site, m: "Matcher") -> str | None:
     ``constant_arg`` ({arg = true/false}: the argument is, or is not, a tensor built from static
     values only, ``torch.tensor(self.sizes)``),
     ``kwarg_literal`` ({arg = [string globs]}; a bool literal is matched as "True"/"False"; with
-    ``or_string_prefix``, a first argument that builds a string from a literal start, by that start), ``skip_if_literal`` ({arg = [values]}; with ``or_param_default``, also an enclosing
+    ``or_string_prefix``, a first argument that builds a string from a literal start, by that start, or that chooses between literals, by either: ``"cuda" if gpu else "cpu"``), ``skip_if_literal`` ({arg = [values]}; with ``or_param_default``, also an enclosing
     function's parameter passed on whose literal default is one of the values),
     ``skip_if_nonliteral`` ([args]), ``skip_if_kwarg`` ([keywords] passed, as anything but a
     literal ``None``), ``skip_if_none`` ([args] passed as a literal ``None``:
