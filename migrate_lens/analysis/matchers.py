@@ -1015,8 +1015,8 @@ def match_name(site: Site, m: "Matcher") -> str | None:
     imported (the file runs without the library); ``skip_calls`` leaves out those calls (a
     library dependency is its import line: a call of a name imported under ``try`` repeats it,
     where a kernel's call is the custom-op site). ``aliases``: globs on the local name an
-    optional import binds, which also match (a kernel named for its build,
-    ``... import cauchy_mult as cauchy_cuda``)."""
+    import binds, which also match (a kernel named for its build,
+    ``... import cauchy_mult as cauchy_cuda``, ``import neural_renderer.cuda.rasterize as rasterize_cuda``)."""
     if site.kind == "import" and (site.data.get("level", 0) > 0 or site.data.get("own")):
         return None
     if site.kind == "import" and site.data.get("call") and _param(m, "skip_calls") is True:
@@ -1029,9 +1029,11 @@ def match_name(site: Site, m: "Matcher") -> str | None:
     if _any_glob(site.name, _param(m, "names")) and not _any_glob(site.name, _param(m, "exclude") or ()):
         return site.name
     aliases = _param(m, "aliases")
-    if aliases and site.kind == "import" and site.data.get("optional") and \
+    if aliases and site.kind == "import" and (site.data.get("optional") or not site.data.get("call")) and \
             _any_glob(site.data.get("alias", ""), aliases) and not _any_glob(site.name, _param(m, "exclude") or ()):
-        return site.name  # `try: from extensions.kernels.cauchy import cauchy_mult as cauchy_cuda`
+        # `try: from extensions.kernels.cauchy import cauchy_mult as cauchy_cuda`,
+        # `import neural_renderer.cuda.rasterize as rasterize_cuda`
+        return site.name
     return None
 
 
