@@ -411,6 +411,8 @@ class CallsMixin:
                 scope.cls.has_conv = True
             data["class_has_conv"] = bool(scope.cls and scope.cls.has_conv)
             data["in_module_class"] = bool(scope.cls and (scope.cls.is_module or scope.cls.composes))
+            # `self.rng = np.random.default_rng(seed)` in a data sampler's `__init__`: a plain class's init
+            data["plain_class_init"] = bool(scope.cls and scope.init_like and not data["in_module_class"])
             if not scope.loads_checkpoint and not scope.branches and (name in CHECKPOINT_READERS or any(
                     type(v) in (cst.Name, cst.Attribute) and _leaf_name(v) in _READER_LEAVES and
                     self.qual(v) in CHECKPOINT_READERS for a in node.args

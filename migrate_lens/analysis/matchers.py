@@ -402,6 +402,8 @@ def _kwargs_ok(site: Site, m: "Matcher") -> bool:
         return False
     if p.get("in_module_class") is True and not site.data.get("in_module_class"):
         return False
+    if p.get("skip_plain_class_init") is True and site.data.get("plain_class_init"):
+        return False  # `self.rng = np.random.default_rng(seed)` in a data sampler's __init__: host code
     if p.get("exports_weight") is True and not site.data.get("exports_weight"):
         return False
     arg_name = p.get("arg_name")
@@ -592,7 +594,7 @@ def match_call(site: Site, m: "Matcher") -> str | None:
     :func:`_base_default`),
     ``skip_after_global_pool`` (the input is a global pooling result), ``arg_kind`` ({arg = [value kinds]}), ``arg_name``
     ({position = [globs of the argument's resolved name]}), ``no_grad`` (inside
-    ``torch.no_grad()`` or not), ``class_has_conv`` (in a module holding a conv), ``in_module_class`` (in a method of an ``nn.Module`` class, or of a class whose unseen base may make it one),
+    ``torch.no_grad()`` or not), ``class_has_conv`` (in a module holding a conv), ``in_module_class`` (in a method of an ``nn.Module`` class, or of a class whose unseen base may make it one; ``skip_plain_class_init``: not in the ``__init__`` of a class that is no module),
     ``exports_weight`` (the array is a checkpoint weight iterated out of ``state_dict()`` /
     ``torch.load`` / ``named_parameters()``, with no axis permutation on the way),
     ``exclude_receiver`` (globs on the receiver's source text), ``skip_default_init_fills`` (outside
@@ -965,7 +967,9 @@ def match_attribute(site: Site, m: "Matcher") -> str | None:
     ``skip_numpy_value``: not a write of a NumPy value (``w.data = np.pad(...)``: an object
     holding arrays, pyannote's ``SlidingWindowFeature``, no tensor storage);
     ``child_link`` (true: only, false: never) a write of a child's attribute from the module's own
-    (``self.decoder.bias = self.bias``)."""
+    (``self.decoder.bias = self.bias``); ``replaces_child`` (true: only, false: never) a layer
+    written into a module other than the one being built (``self.backbone.fc = nn.Identity()``,
+    ``m.fc1 = W8A8Linear(...)``: surgery on a built model)."""
     if not _any_glob(site.name, _param(m, "names")):
         return None
     if _param(m, "skip_fresh_receiver") is True and site.data.get("receiver_fresh"):
@@ -999,6 +1003,9 @@ def match_attribute(site: Site, m: "Matcher") -> str | None:
         return None  # `feature.data = np.rint(feature.data).astype(np.uint8)`: an array holder
     child_link = _param(m, "child_link")
     if child_link is not None and bool(site.data.get("child_link")) != child_link:
+        return None
+    replaces = _param(m, "replaces_child")
+    if replaces is not None and bool(site.data.get("replaces_child")) != replaces:
         return None
     return f".{site.name}"
 

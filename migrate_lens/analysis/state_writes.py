@@ -558,6 +558,14 @@ class StateWritesMixin:
         scope = self.func_stack[-1]
         return name in self.bindings.globals and name not in scope.env
 
+    def _bare_container(self, node: cst.BaseExpression) -> bool:
+        """``self.mid`` built in this class's init as a bare ``nn.Module()`` (a namespace its
+        layers are written into: VQGAN-style encoders), so ``self.mid.block_1 = ...`` builds it."""
+        if not (_is_self_attr(node) and self.func_stack and self.func_stack[-1].cls is not None):
+            return False
+        ctors = self.func_stack[-1].cls.layer_ctors.get(node.attr.value, ())  # type: ignore[attr-defined]
+        return any(ctor == "torch.nn.Module" for ctor, _ in ctors)
+
     def _data_init(self, target: cst.Attribute, value: cst.BaseExpression, vkind: str) -> bool:
         """``self.<p>.data = <tensor>`` (or ``.data.copy_``'s assignment form) in a method that is
         not init code, with a value that does not read ``self.<p>`` itself: a parameter set from
