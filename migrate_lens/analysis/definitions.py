@@ -383,8 +383,11 @@ class DefinitionsMixin:
                 # (the constructor of a plain object runs where the object is built: a loss's
                 # `Statistics(loss.item(), n)` builds one in traced code; the graph decides)
                 context = "function"
+        script = context == "host" and (
+            bool(self.func_stack) and self.func_stack[-1].script or
+            not self.func_stack and not self.class_stack and _SCRIPT_FUNCTION.match(name) is not None)
         scope = _FuncScope(qualname=qualname, name=name, context=context, cls=cls, is_method=is_method,
-                           guess=guess, init_like=init_like, node=node,
+                           guess=guess, init_like=init_like, node=node, script=script,
                            toggle=bool(decorators & _CONTEXT_MANAGER_DECORATORS) or (
                                is_method and name in ("__enter__", "__exit__")))
         scope.summary = SummaryBuilder(qualname, name, guess, in_module=cls is None or cls.is_module,

@@ -131,6 +131,9 @@ class _FuncScope:
     #: init code by name or place: constructors called here are composition, ``self``
     #: attributes assigned here define their kinds
     init_like: bool = False
+    #: a module-level test / benchmark / profiling function (``test_*``, ``benchmark*``: script
+    #: code a library keeps beside its ops, run by hand): its host-context sites are no findings
+    script: bool = False
     loops: int = 0
     summary: SummaryBuilder | None = None
     #: kinds of names that depend on symbolic inputs: name -> key -> hypothesis -> kind

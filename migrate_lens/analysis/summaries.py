@@ -281,6 +281,12 @@ class SummaryBuilder:
         if not self._handler:
             self.loop_names.append((name.rsplit(".", 1)[-1], tuple(self._path), line))
 
+    def after_step(self) -> bool:
+        """Whether the current node follows a step-ending call of an open loop (a
+        ``backward()``/``optimizer.step()`` earlier in the same training-loop body): the
+        per-iteration bookkeeping after the update (``losses.update(loss.item(), n)``)."""
+        return not self._handler and any(loop in self._end_lines for loop in self._path)
+
     def ended(self) -> bool:
         """Whether a step-ending call was met (:meth:`step_end`): only then do the loop calls
         after it need their lines (the cheap test keeps the line lookup off every other loop)."""

@@ -354,6 +354,8 @@ class FileVisitor(
         elif self.func_stack:  # (self.context and self.symbol, read once)
             scope = self.func_stack[-1]
             context, symbol = scope.context, scope.qualname
+            if scope.script and context == "host":
+                return  # a library's test or benchmark function: script code run by hand, not ported
             if scope.guarded:
                 scope.guard_used = True  # (the summary then lists the parameters: interproc._passed)
                 cond = "&".join(sorted(set(scope.guarded)))
