@@ -385,7 +385,7 @@ class DefinitionsMixin:
                 context = "function"
         script = context == "host" and (
             bool(self.func_stack) and self.func_stack[-1].script or
-            not self.func_stack and not self.class_stack and _SCRIPT_FUNCTION.match(name) is not None)
+            not self.func_stack and not self.class_stack and _SCRIPT_ONLY.match(name) is not None)
         scope = _FuncScope(qualname=qualname, name=name, context=context, cls=cls, is_method=is_method,
                            guess=guess, init_like=init_like, node=node, script=script,
                            toggle=bool(decorators & _CONTEXT_MANAGER_DECORATORS) or (
@@ -1112,6 +1112,11 @@ def _unsubscripted(expr: cst.BaseExpression) -> cst.BaseExpression:
 #: traced code calls them (pytest's ``test_`` convention, and the same for benchmarks). Not when
 #: decorated by anything but pytest/unittest: ``@register_model def test_vit()`` builds a model.
 _SCRIPT_FUNCTION = re.compile(r"^(test|benchmark|bench|profile)(_|$)")
+
+#: Those of them that are only script code (``test_fwd``, ``benchmark_scan``, ``bench_step``,
+#: ``profile_step``) and emit no sites: not a bare ``test``/``profile``, which a training script's
+#: evaluation loop is often called (PyTorch examples' ``def test(model, device, test_loader)``)
+_SCRIPT_ONLY = re.compile(r"^((test|bench|profile)_\w|benchmark)")
 
 
 _TRITON_DECORATORS = frozenset({"triton.jit", "triton.runtime.jit.jit", "triton.autotune", "triton.heuristics",
