@@ -23,6 +23,7 @@ from migrate_lens.analysis.sites import NOT_LITERAL
 from migrate_lens.analysis.values import IDENTITY, _is_shape, literal
 from migrate_lens.analysis.walk import child_nodes
 from migrate_lens.models import CallFact
+from migrate_lens.analysis.cst_queries import numpy_value as _numpy_value
 from migrate_lens.analysis.cst_queries import (
     _alternatives, _is_input_device, _is_self_attr, _rng_module, _root_name, _storage_of,
 )
@@ -941,19 +942,3 @@ def _view_source(value: cst.BaseExpression) -> str:
     return ""
 
 
-def _numpy_value(value: cst.BaseExpression, qual: Callable[[cst.BaseExpression], str]) -> bool:
-    """``value`` is computed by NumPy: a ``numpy.*`` call, or a method chain or subscript on
-    one (``np.rint(c.data).astype(np.uint8)``, ``np.pad(x, ((0, 1),))[:, 0]``)."""
-    while True:
-        t = type(value)
-        if t is cst.Subscript:
-            value = value.value  # type: ignore[attr-defined]
-        elif t is cst.Call:
-            func = value.func  # type: ignore[attr-defined]
-            if qual(func).startswith("numpy."):
-                return True
-            if type(func) is not cst.Attribute:
-                return False
-            value = func.value
-        else:
-            return False

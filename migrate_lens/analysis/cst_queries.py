@@ -242,3 +242,21 @@ def _is_input_device(value: cst.BaseExpression) -> bool:
     if type(value) is cst.IfExp:
         return _is_input_device(value.body) and _is_input_device(value.orelse)
     return type(value) is cst.Attribute and value.attr.value == "device" and not _is_self_attr(value)
+
+
+def numpy_value(value: cst.BaseExpression, qual: Callable[[cst.BaseExpression], str]) -> bool:
+    """``value`` is computed by NumPy: a ``numpy.*`` call, or a method chain or subscript on
+    one (``np.rint(c.data).astype(np.uint8)``, ``np.pad(x, ((0, 1),))[:, 0]``)."""
+    while True:
+        t = type(value)
+        if t is cst.Subscript:
+            value = value.value  # type: ignore[attr-defined]
+        elif t is cst.Call:
+            func = value.func  # type: ignore[attr-defined]
+            if qual(func).startswith("numpy."):
+                return True
+            if type(func) is not cst.Attribute:
+                return False
+            value = func.value
+        else:
+            return False

@@ -22,6 +22,7 @@ from migrate_lens.analysis.sites import NOT_LITERAL
 from migrate_lens.analysis.values import literal
 from migrate_lens.models import InjectionFact, SubmoduleFact
 from migrate_lens.analysis.cache_queries import _cache_item_length, _is_cache_length
+from migrate_lens.analysis.cst_queries import numpy_value
 from migrate_lens.analysis.cst_queries import (
     _alternatives, _arg_texts, _bound_texts, _is_inplace_method, _is_self_attr, _key_attr, _key_comparisons,
     _reads_self_attrs, _rng_module, _root_name, _storage_of,
@@ -195,8 +196,8 @@ class StateWritesMixin:
                        data={"how": "argument", "method": "__setitem__"})
         if keyed:
             base = K.U  # `out["logits"] = x`: a tensor takes no string index, the object is a mapping
-        elif base == K.U and mask:
-            base = K.T  # only arrays take a boolean-mask index
+        elif base == K.U and mask and not self._numpy_base(target.value):
+            base = K.T  # only arrays take a boolean-mask index (a NumPy array too: `y[~np.isnan(y)] = 0`)
         self._site("subscript-assign", stmt, receiver=base, data={
             "aug": aug, "mask": mask, "value": vkind, "base_is_self": _is_self_attr(target.value),
             "no_grad": self._no_grad(), "select": select,
@@ -557,6 +558,14 @@ class StateWritesMixin:
             return False
         scope = self.func_stack[-1]
         return name in self.bindings.globals and name not in scope.env
+
+    def _numpy_base(self, node: cst.BaseExpression) -> bool:
+        """A name last bound to a NumPy value in this function (``y = np.array(rows)``): host
+        data code's array, which a port keeps in NumPy, not a tensor."""
+        if type(node) is not cst.Name or not self.func_stack:
+            return False
+        held = self.func_stack[-1].last_value.get(node.value)
+        return held is not None and numpy_value(held, self.qual)
 
     def _bare_container(self, node: cst.BaseExpression) -> bool:
         """``self.mid`` built in this class's init as a bare ``nn.Module()`` (a namespace its
