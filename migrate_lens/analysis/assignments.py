@@ -456,15 +456,7 @@ class AssignmentsMixin:
                                # is a tie between two uses, ML713)
                                "child_link": target.attr.value == "bias" and _is_self_attr(target.value)
                                and _is_self_attr(value),
-                               # `self.encoder_q.fc = nn.Sequential(...)`, `backbone.fc = nn.Identity()`,
-                               # `blocks[i].conv1 = TemporalShift(b.conv1, ...)`: a layer built and written
-                               # into a module built elsewhere (surgery), not a module building its own
-                               # child nor a link of an existing one (`self.encoder.embed_tokens = self.shared`)
-                               "replaces_child": vkind == K.M and type(value) is cst.Call and not (
-                                   type(target.value) is cst.Name and (target.value.value in ("self", "cls") or (
-                                       # `down = nn.Module(); down.block = ...`: a container being built
-                                       bool(self.func_stack) and type(self.func_stack[-1].last_value.get(
-                                           target.value.value)) is cst.Call))) and not self._bare_container(target.value),
+                               "replaces_child": vkind == K.M and self._replaces_child(target.value, value),
                                # `grid = torch.stack(...); grid.requires_grad = False`: a tensor the
                                # function has just made, no parameter (basicsr's flow_warp)
                                "receiver_fresh": type(target.value) is cst.Name and bool(self.func_stack)

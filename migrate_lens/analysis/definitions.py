@@ -383,9 +383,8 @@ class DefinitionsMixin:
                 # (the constructor of a plain object runs where the object is built: a loss's
                 # `Statistics(loss.item(), n)` builds one in traced code; the graph decides)
                 context = "function"
-        script = context == "host" and (
-            bool(self.func_stack) and self.func_stack[-1].script or
-            not self.func_stack and not self.class_stack and _SCRIPT_ONLY.match(name) is not None)
+        script = context == "host" and not self.func_stack and not self.class_stack and \
+            _SCRIPT_ONLY.match(name) is not None
         scope = _FuncScope(qualname=qualname, name=name, context=context, cls=cls, is_method=is_method,
                            guess=guess, init_like=init_like, node=node, script=script,
                            toggle=bool(decorators & _CONTEXT_MANAGER_DECORATORS) or (

@@ -567,6 +567,22 @@ class StateWritesMixin:
         held = self.func_stack[-1].last_value.get(node.value)
         return held is not None and numpy_value(held, self.qual)
 
+    def _replaces_child(self, receiver: cst.BaseExpression, value: cst.BaseExpression) -> bool:
+        """``receiver.<attr> = value`` (``value`` a module) writes a layer built here into a
+        module built elsewhere (surgery: ``self.encoder_q.fc = nn.Sequential(...)``,
+        ``backbone.fc = nn.Identity()``, ``blocks[i].conv1 = TemporalShift(b.conv1, ...)``), not
+        a module building its own child (``self.fc = ...``), a container being filled (``down =
+        nn.Module(); down.block = ...``, :meth:`_bare_container`) or an existing layer linked into a
+        child (``self.encoder.embed_tokens = self.shared``: the value is no construction)."""
+        if type(value) is not cst.Call:
+            return False
+        if type(receiver) is cst.Name:
+            if receiver.value in ("self", "cls"):
+                return False
+            if self.func_stack and type(self.func_stack[-1].last_value.get(receiver.value)) is cst.Call:
+                return False
+        return not self._bare_container(receiver)
+
     def _bare_container(self, node: cst.BaseExpression) -> bool:
         """``self.mid`` built in this class's init as a bare ``nn.Module()`` (a namespace its
         layers are written into: VQGAN-style encoders), so ``self.mid.block_1 = ...`` builds it."""
