@@ -472,7 +472,7 @@ def _user_rule(folder: Path, change: tuple[str, str]) -> None:
     (('methods = ["*_"]', "methods = [1, {a = 2}]"), "matcher.params.methods: must be a list of strings"),
     (('methods = ["*_"]', 'methods = "*_"'), "matcher.params.methods: must be a list of strings"),
     (("no_grad = false", 'no_grad = "no"'), "matcher.params.no_grad: must be true or false"),
-    (('contexts = ["traced", "init", "function"]', 'contexts = "traced"'), "matcher.contexts: must be a list of strings"),
+    (('contexts = ["traced", "init", "function", "host"]', 'contexts = "traced"'), "matcher.contexts: must be a list of strings"),
 ])
 def test_user_rule_with_wrongly_typed_matcher_parameters_is_one_line(tmp_path: Path, change: tuple[str, str],
                                                                      message: str) -> None:
