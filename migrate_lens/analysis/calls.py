@@ -36,9 +36,6 @@ from migrate_lens.analysis.vocabulary import (CHECKPOINT_READERS, _CONFIG_PARAMS
 if TYPE_CHECKING:
     from migrate_lens.analysis.scopes import _ClassInfo, _FuncScope
 
-#: Tensor methods that read a value back to the host, asked after a training step (``after_step``)
-_METRIC_READS = frozenset({"item", "tolist"})
-
 #: ``nn.Parameter`` and its full name (the data passed is a parameter's)
 _PARAMETER_CLASSES = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
 
@@ -269,7 +266,7 @@ class CallsMixin:
             "local_autograd_function": False, "plain_no_grad": id(node) in self.plain_no_grad,
             "guards_model_call": id(node) in self.no_grad_model_calls,
         }, extras, _CALL_EXTRAS)
-        if method in _METRIC_READS and scope is not None and scope.summary is not None and scope.summary.ended():
+        if method in K.HOST_METHODS and scope is not None and scope.summary is not None and scope.summary.ended():
             data["after_step"] = scope.summary.after_step()  # (now: the summary moves on with the walk)
         if self.grow_calls and id(node) in self.grow_calls:
             data["grows"] = self.grow_calls[id(node)]

@@ -596,7 +596,7 @@ def match_call(site: Site, m: "Matcher") -> str | None:
     :func:`_base_default`),
     ``skip_after_global_pool`` (the input is a global pooling result), ``arg_kind`` ({arg = [value kinds]}), ``arg_name``
     ({position = [globs of the argument's resolved name]}), ``no_grad`` (inside
-    ``torch.no_grad()`` or not), ``class_has_conv`` (in a module holding a conv), ``in_module_class`` (in a method of an ``nn.Module`` class, or of a class whose unseen base may make it one; ``skip_plain_class_init``: not in the ``__init__`` of a class that is no module), ``after_step`` (a call after a ``backward()``/``step()`` earlier in the same loop body: ``.item()``/``.tolist()`` only),
+    ``torch.no_grad()`` or not), ``class_has_conv`` (in a module holding a conv), ``in_module_class`` (in a method of an ``nn.Module`` class, or of a class whose unseen base may make it one; ``skip_plain_class_init``: not in the ``__init__`` of a class that is no module), ``after_step`` (a call after a ``backward()``/``step()`` earlier in the same loop body; computed for the host-read methods of ``kinds.HOST_METHODS`` only),
     ``exports_weight`` (the array is a checkpoint weight iterated out of ``state_dict()`` /
     ``torch.load`` / ``named_parameters()``, with no axis permutation on the way),
     ``exclude_receiver`` (globs on the receiver's source text), ``skip_default_init_fills`` (outside
