@@ -746,7 +746,11 @@ def match_self_write(site: Site, m: "Matcher") -> str | None:
     ``if`` that compares a cache key on ``self`` with a static value (a table rebuilt when the
     sequence length changes). A write that only re-places the attribute itself
     (``self.ab = self.ab.to(x.device)``: device or dtype, no new value) matches only a rule
-    with ``placement`` true, which matches nothing else."""
+    with ``placement`` true, which matches nothing else. ``module_class`` requires (true) a
+    method of an ``nn.Module`` subclass; ``not_in_function`` drops writes in functions of those
+    names (globs); ``computed`` keeps state updates only: a counter, an augmented, subscript,
+    container or in-place write, or a tensor value computed where it is written (a call,
+    arithmetic, an index), never a write of a submodule-valued attribute."""
     if bool(site.data.get("placement")) != bool(_param(m, "placement")):
         return None
     if site.data.get("placement"):
@@ -766,6 +770,19 @@ def match_self_write(site: Site, m: "Matcher") -> str | None:
                         and not site.data.get("counter")
                         and not site.data.get("holds_tensors"))
         if plain_static != static:
+            return None
+    module_class = _param(m, "module_class")
+    if module_class is not None and bool(site.data.get("module_class")) != module_class:
+        return None
+    skip = _param(m, "not_in_function")
+    if skip and _any_glob(site.symbol.rsplit(".", 1)[-1], skip):
+        return None
+    if _param(m, "computed") is True:
+        how = site.data.get("how")
+        if site.data.get("attr_kind") == K.M:
+            return None  # a submodule replaced or re-placed: surgery (ML727), not state
+        if not (site.data.get("counter") or how in ("aug", "subscript", "container", "inplace") or (
+                site.data.get("computed") and site.data.get("value") in (K.T, K.B))):
             return None
     memo = _param(m, "memo")
     if memo is not None and bool(site.data.get("memo")) != memo:

@@ -339,6 +339,7 @@ class StateWritesMixin:
             "how": how, "value": vkind, "aug": how == "aug", "memo": memo,
             "is_buffer": bool(cls and attr in cls.buffers),
             "attr_kind": cls.attr_kinds.get(attr, K.S) if cls else K.U,
+            "module_class": bool(cls and cls.is_module),
         })
 
     def _view_write(self, stmt: cst.CSTNode, target: cst.BaseExpression) -> None:
@@ -834,6 +835,11 @@ class StateWritesMixin:
                 type(value.func.value) is cst.Name and (value.func.value.value in ("self", "cls") or
                                                           value.func.value.value in self.local_classes),
                 "holds_tensors": value is not None and vkind not in K.TENSORISH and self._holds_tensors(value),
+                # (a method of an nn.Module subclass: its object is model state a port threads)
+                "module_class": bool(cls and cls.is_module),
+                # a value computed here (`torch.round(-xmin / self.scale)`), not one handed in
+                # (`self.device_map = device_map if ... else ...`) or read elsewhere
+                "computed": type(value) in _COMPUTED,
             })
 
     def _note_attr_literal(self, cls: _ClassInfo, attr: str, value: cst.BaseExpression | None) -> None:
@@ -887,6 +893,10 @@ class StateWritesMixin:
         self.injections.append(InjectionFact(kind="held", owner=cls.qualname, attr=attr, param="", index=-1,
                                              target=ctor, line=self._line(value)))
         cls.held.add(attr)
+
+
+#: Expressions that compute a value where they stand (a call, arithmetic, an index).
+_COMPUTED = (cst.Call, cst.BinaryOperation, cst.UnaryOperation, cst.Subscript)
 
 
 def _reads_self_attr(value: cst.BaseExpression | None, attr: str) -> bool:
