@@ -151,7 +151,8 @@ class ApiEntry:
     #: exactly (``unbiased=False`` for ``var``)
     clean_if: tuple[tuple[str, tuple[Any, ...]], ...] = ()
     #: a call is a trap only when it passes one of these arguments with a value other than
-    #: 0/0.0/None/False (``dropout_p`` for SDPA)
+    #: 0/0.0/None/False (``dropout_p`` for SDPA); ``name=*``: with any value but None
+    #: (``ignore_index=0`` skips class 0)
     only_with: tuple[str, ...] = ()
 
 

@@ -1036,6 +1036,8 @@ def match_name(site: Site, m: "Matcher") -> str | None:
     inside ``torch_geometric``: the code being ported) name the project's own modules and never
     match; ``skip_compared`` skips a name that is only an
     operand of a comparison (``x.dtype in (torch.float32, torch.float64)`` creates nothing);
+    ``skip_called`` skips a referenced name that is the function of a call (the call's rule
+    reports it), keeping one handed on as a value (``partial(torch.autocast, ...)``);
     ``optional`` (imports) requires (true) or forbids (false) an optional import: one under
     ``try: ... except ImportError`` or ``if is_<lib>_available():``, or a call of a name so
     imported (the file runs without the library); ``skip_calls`` leaves out those calls (a
@@ -1052,6 +1054,8 @@ def match_name(site: Site, m: "Matcher") -> str | None:
         return None
     if _param(m, "skip_compared") is True and site.data.get("compared"):
         return None
+    if _param(m, "skip_called") is True and site.data.get("called"):
+        return None  # (the call itself is another rule's site: `torch.autocast(...)`)
     if _any_glob(site.name, _param(m, "names")) and not _any_glob(site.name, _param(m, "exclude") or ()):
         return site.name
     aliases = _param(m, "aliases")
@@ -1410,6 +1414,8 @@ def _api_rows(m: "Matcher") -> dict[str, Any]:
 
 
 _OFF = (0, 0.0, None, False)
+#: ``only_with = ["ignore_index=*"]``: any value but None counts (class 0 is a real index)
+_NONE = (None,)
 
 
 def match_api_map(site: Site, m: "Matcher") -> str | None:
@@ -1418,7 +1424,8 @@ def match_api_map(site: Site, m: "Matcher") -> str | None:
     resolved torch name, or ``Tensor.<method>`` on a tensor receiver. A row's ``clean_if``
     ({argument: [literals]}) clears a call that passes one of them (``unbiased=False``); its
     ``only_with`` arguments must be passed with a value other than 0/None/False
-    (``dropout_p``). A receiver of unknown kind counts as a tensor for the
+    (``dropout_p``), or, written ``name=*``, with any value but None (``ignore_index=0``: the
+    padding class 0 is skipped as surely as -100). A receiver of unknown kind counts as a tensor for the
     ``unknown_receiver_methods`` globs when the call passes one of the torch-only keywords in
     ``unknown_receiver_kwargs`` (``x.var(dim=-1)``: NumPy arrays take ``axis``, and NumPy's
     ``var`` already defaults to ddof=0 like ``jnp``). ``Tensor.unfold`` with its size and step
@@ -1445,7 +1452,8 @@ def match_api_map(site: Site, m: "Matcher") -> str | None:
         if got is not None and got[1] is not NOT_LITERAL and _literal_in(got[1], literals):
             return None
     if row.only_with and not any(
-            arg in kwargs and (kwargs[arg][1] is NOT_LITERAL or not _literal_in(kwargs[arg][1], _OFF))
+            arg.rstrip("=*") in kwargs and (kwargs[arg.rstrip("=*")][1] is NOT_LITERAL or not _literal_in(
+                kwargs[arg.rstrip("=*")][1], _NONE if arg.endswith("=*") else _OFF))
             for arg in row.only_with):
         return None
     jax_side = row.jax or "no single JAX function"

@@ -343,7 +343,8 @@ class ReadsMixin:
         if attr in self.name_leaves:
             resolved = self.qual(node)
             if resolved in self.name_interest:
-                self._site("name-ref", node, name=resolved, data={"compared": id(node) in self.compared})
+                self._site("name-ref", node, name=resolved, data={"compared": id(node) in self.compared,
+                                                                  "called": id(node) in self.called_funcs})
 
     def _first_device_query(self, node: cst.Attribute, name: str) -> bool:
         """Whether ``node`` is the first read of the device query ``name`` (``device.type``,
