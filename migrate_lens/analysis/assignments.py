@@ -459,6 +459,7 @@ class AssignmentsMixin:
                                "replaces_child": vkind == K.M and self._replaces_child(target.value, value),
                                # `grid = torch.stack(...); grid.requires_grad = False`: a tensor the
                                # function has just made, no parameter (basicsr's flow_warp)
+                               "receiver_text": _dotted(target.value),
                                "receiver_fresh": type(target.value) is cst.Name and bool(self.func_stack)
                                and target.value.value not in ("self", "cls")
                                and self._fresh_tensor(target.value, self.func_stack[-1]),

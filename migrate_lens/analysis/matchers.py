@@ -415,7 +415,8 @@ def _kwargs_ok(site: Site, m: "Matcher") -> bool:
         if i >= len(names) or not _any_glob(names[i], wanted):
             return False
     wanted_text = p.get("receiver_text")
-    if wanted_text and not _any_glob(site.data.get("receiver_text", ""), wanted_text):
+    if wanted_text and not _any_glob(site.data.get("receiver_text", ""), wanted_text) and \
+            not _any_glob(site.method, p.get("any_receiver_methods") or ()):
         return False
     if p.get("skip_loaded_copy") is True and site.data.get("loaded_copy"):
         return False
@@ -602,7 +603,7 @@ def match_call(site: Site, m: "Matcher") -> str | None:
     ``exclude_receiver`` (globs on the receiver's source text), ``skip_default_init_fills`` (outside
     traced code, a fill that restates a Flax default: :func:`_default_init_fill`), ``aliased_arg`` (the first
     argument shares its tensor with another live name), ``receiver_text`` (globs the
-    receiver's source text must match), ``receiver_ctor`` (globs on the resolved callee that
+    receiver's source text must match, except for a method listed in ``any_receiver_methods``), ``receiver_ctor`` (globs on the resolved callee that
     built the receiver: a call, or the local name it was bound to; methods listed in
     ``any_receiver_methods`` match whatever built it: ``rsample`` belongs to distributions
     alone, so a distribution an injected network returns counts too; ``or_receiver_text``: globs
@@ -993,6 +994,8 @@ def match_attribute(site: Site, m: "Matcher") -> str | None:
         return None
     if _param(m, "skip_fresh_receiver") is True and site.data.get("receiver_fresh"):
         return None  # `grid.requires_grad = False` on a tensor the function has just made
+    if site.kind == "attribute-write" and _any_glob(site.data.get("receiver_text", ""), _param(m, "exclude_receiver") or ()):
+        return None  # `param.requires_grad = True`: a parameter unfrozen, not an input
     on_self = _param(m, "on_self")
     if on_self is not None and bool(site.data.get("on_self")) != on_self:
         return None
