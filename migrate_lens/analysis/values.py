@@ -729,6 +729,8 @@ class ValueKinds:
             if re.search(r"weight|bias|running_|scale|embedding|buffer|_param|inv_freq|mask", attr):
                 return K.T
             return K.S
+        if attr == "grad":
+            return K.T  # `.grad` of whatever holds it is a gradient tensor (`[v.grad for v in params]`)
         if base == K.S:
             return K.S
         return K.U
