@@ -367,6 +367,8 @@ class AssignmentsMixin:
                 vkind = K.U
             by_item = bool(derived and key in derived) and not any(type(e) is cst.StarredElement for e in target.elements)
             shape_items = _is_shape(value)
+            if type(value) is cst.Call:
+                self.unpacked_calls.add(id(value))
             for i, el in enumerate(target.elements):
                 inner = el.value
                 if by_item and type(inner) in (cst.Tuple, cst.List) and \

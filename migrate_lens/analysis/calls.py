@@ -9,6 +9,7 @@ arguments and result are in :mod:`.call_flow`, the lazily computed ones in
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Callable
 
 import libcst as cst
@@ -246,6 +247,10 @@ class CallsMixin:
                 name in K.SHAPE_FUNCS or (method in K.SHAPE_METHODS and receiver in K.TENSORISH)):
             # (`torch.full(size, fill_value)`: the fill value sets no shape)
             sized = node.args[:1] if name == "torch.full" or method == "new_full" else node.args
+            if name == "torch.arange":
+                sized = _arange_size_args(node.args)
+                if sized is not node.args and all(self.kind(a.value) == K.S for a in sized if a.keyword is None):
+                    self._sized.add(id(node))  # (`arange(past, past + n)`, static n: no size from data)
             self._shape_uses((a.value for a in sized if a.keyword is None or a.keyword.value != "fill_value"),
                              "shape", node)
         elif scope is not None and node.args and method in K.SHAPE_METHODS and receiver == K.U:
@@ -1321,3 +1326,27 @@ def _layer_attr(func: cst.BaseExpression, scope: Any) -> str:
                 func.value in scope.iter_names:  # type: ignore[attr-defined]
             return typed[0][5:]
     return ""
+
+
+def _arange_size_args(args: Sequence[cst.Arg]) -> Sequence[cst.Arg]:
+    """The arguments of ``torch.arange(...)`` that set its length: all of them, except that in
+    ``arange(start, start + n)`` (``cache_position = torch.arange(past, past + seq_len)``) the
+    start only offsets a range of static length ``n``: ``start + jnp.arange(n)`` traces with a
+    traced ``start``, so only ``n`` (and a step) can make the shape data-dependent."""
+    pos = [a for a in args if a.keyword is None and not a.star]
+    if len(pos) < 2 or type(pos[1].value) is not cst.BinaryOperation or \
+            type(pos[1].value.operator) is not cst.Add:  # type: ignore[attr-defined]
+        return args
+    start, end = pos[0].value, pos[1].value
+    text = _dotted(start)
+    if not text:
+        return args
+    left, right = end.left, end.right  # type: ignore[attr-defined]
+    if _dotted(left) == text:
+        other = right
+    elif _dotted(right) == text:
+        other = left
+    else:
+        return args
+    return [cst.Arg(value=other), *pos[2:], *(a for a in args if a.keyword is not None)]
+

@@ -758,7 +758,10 @@ class StateWritesMixin:
                     if type(value) is cst.Subscript and self.func_stack[-1].init_like and cls.composes and \
                             self._pick_keys(value):
                         self._picked_submodules(cls, attr, value, found)
-                if type(value) is cst.Call and not (self.func_stack[-1].init_like and cls.is_module):
+                if type(value) is cst.Call and not (self.func_stack[-1].init_like and cls.is_module) and \
+                        id(value) not in self.unpacked_calls:
+                    # (`self.optimizer, self.lr_scheduler = self.configure_optimizers()`: each
+                    # attribute holds one returned item, not whatever the method builds)
                     self._held_instance(cls, attr, value)
                 elif type(value) in (cst.BooleanOperation, cst.IfExp) and not (self.func_stack[-1].init_like and cls.is_module):
                     # `self.mixer = mixer or CutMixUp()`: the default built there (a caller's own is

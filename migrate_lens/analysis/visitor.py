@@ -295,6 +295,9 @@ class FileVisitor(
         #: ids of the called expressions of calls met (``f`` in ``f(x)``), and the names of
         #: methods referenced through ``self`` without being called (:meth:`leave_Module`)
         self.called_funcs: set[int] = set()
+        #: ids of calls whose returned tuple is unpacked into several targets (``a, b = f()``):
+        #: no target holds the whole of what ``f`` builds
+        self.unpacked_calls: set[int] = set()
         self.escaped_methods: set[str] = set()
         #: depth of ``if`` bodies entered only when an optional kernel is installed (``if
         #: is_fast_path_available and ...:``, ``if xops is not None:``; :func:`_kernel_gate`),
