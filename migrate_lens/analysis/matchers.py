@@ -1421,6 +1421,14 @@ _OFF = (0, 0.0, None, False)
 _NONE = (None,)
 
 
+def _passed_on(kwargs: dict[str, tuple[str, Any]], arg: str) -> bool:
+    """An API-map ``only_with`` entry holds for a call's keywords: ``name`` passed with a value
+    other than 0/None/False (or one not literal), ``name=*`` passed with any value but None."""
+    name, off = (arg[:-2], _NONE) if arg.endswith("=*") else (arg, _OFF)
+    got = kwargs.get(name)
+    return got is not None and (got[1] is NOT_LITERAL or not _literal_in(got[1], off))
+
+
 def match_api_map(site: Site, m: "Matcher") -> str | None:
     """A call that the API map (``rules/api_map.toml``) marks NO_EQUIVALENT or
     DIFFERENT_SEMANTICS (the rule's ``kinds``) and whose row is not a mere ``rewrite``: a
@@ -1454,10 +1462,7 @@ def match_api_map(site: Site, m: "Matcher") -> str | None:
         got = kwargs.get(arg)
         if got is not None and got[1] is not NOT_LITERAL and _literal_in(got[1], literals):
             return None
-    if row.only_with and not any(
-            arg.rstrip("=*") in kwargs and (kwargs[arg.rstrip("=*")][1] is NOT_LITERAL or not _literal_in(
-                kwargs[arg.rstrip("=*")][1], _NONE if arg.endswith("=*") else _OFF))
-            for arg in row.only_with):
+    if row.only_with and not any(_passed_on(kwargs, arg) for arg in row.only_with):
         return None
     jax_side = row.jax or "no single JAX function"
     extra = "; ".join(x for x in (row.note, row.args) if x)
