@@ -1334,10 +1334,12 @@ def _arange_size_args(args: Sequence[cst.Arg]) -> Sequence[cst.Arg]:
     start only offsets a range of static length ``n``: ``start + jnp.arange(n)`` traces with a
     traced ``start``, so only ``n`` (and a step) can make the shape data-dependent."""
     pos = [a for a in args if a.keyword is None and not a.star]
-    if len(pos) < 2 or type(pos[1].value) is not cst.BinaryOperation or \
-            type(pos[1].value.operator) is not cst.Add:  # type: ignore[attr-defined]
+    named = {a.keyword.value: a.value for a in args if a.keyword is not None}
+    bounds = [a.value for a in pos[:2]] + [named[k] for k in ("start", "end")[len(pos[:2]):] if k in named]
+    if len(bounds) < 2 or type(bounds[1]) is not cst.BinaryOperation or \
+            type(bounds[1].operator) is not cst.Add:  # type: ignore[attr-defined]
         return args
-    start, end = pos[0].value, pos[1].value
+    start, end = bounds[0], bounds[1]
     text = _dotted(start)
     if not text:
         return args
@@ -1348,5 +1350,7 @@ def _arange_size_args(args: Sequence[cst.Arg]) -> Sequence[cst.Arg]:
         other = left
     else:
         return args
-    return [cst.Arg(value=other), *pos[2:], *(a for a in args if a.keyword is not None)]
+    # (`arange(start=past, end=past + n)` too: what is left sets the length, the step with it)
+    return [cst.Arg(value=other), *pos[2:], *(a for a in args if a.keyword is not None and
+                                              a.keyword.value not in ("start", "end"))]
 
