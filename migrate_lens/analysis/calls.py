@@ -1040,15 +1040,24 @@ def _self_lookup_prefix(func: cst.BaseExpression) -> str:
 def _setattr_target(node: cst.Call, name: str) -> tuple[cst.Attribute, cst.BaseExpression] | None:
     """``(self.<attr>, value)`` for a call that writes an attribute of ``self`` named by a string
     literal: ``setattr(self, "mask", m)``, ``self.__setattr__("mask", m)``, ``super().__setattr__(
-    "mask", m)``, ``object.__setattr__(self, "mask", m)`` (``nn.Module.__setattr__`` likewise).
-    None for any other call, and for a name that is not a literal (``setattr(self, f"l{i}", m)``)."""
+    "mask", m)``, ``object.__setattr__(self, "mask", m)`` (``nn.Module.__setattr__`` likewise); or
+    ``(self.<held>.<name>, value)`` for ``setattr(self.<held>, <name>, value)`` with a literal or a
+    variable name (the attribute then carries the variable's name). None for any other call, and for
+    a non-literal name on ``self`` itself (``setattr(self, f"l{i}", m)``)."""
     args = node.args
     if any(a.star or a.keyword is not None for a in args):
         return None
     func = node.func
+    receiver: cst.BaseExpression = cst.Name("self")
     if name == "setattr" or (type(func) is cst.Attribute and len(args) == 3 and type(func.value) is not cst.Call
                              and not _is_self(func.value)):
-        if len(args) != 3 or not _is_self(args[0].value):
+        if len(args) != 3:
+            return None
+        if _is_self_attr(args[0].value) and name == "setattr":
+            # `setattr(self.module, name_w, w)` (AWD-LSTM's WeightDrop): an attribute of an
+            # object the module holds, written as `self.module.<name> = w` would be
+            receiver = args[0].value
+        elif not _is_self(args[0].value):
             return None  # setattr(obj, ...) / object.__setattr__(obj, ...) on another object
         key, value = args[1].value, args[2].value
     elif len(args) == 2 and type(func) is cst.Attribute and (
@@ -1057,12 +1066,15 @@ def _setattr_target(node: cst.Call, name: str) -> tuple[cst.Attribute, cst.BaseE
         key, value = args[0].value, args[1].value
     else:
         return None
-    if type(key) is not cst.SimpleString:
+    if type(key) is cst.Name and type(receiver) is cst.Attribute:
+        attr = key.value  # `setattr(self.module, name_w, w)`: the attribute is named by a variable
+    elif type(key) is not cst.SimpleString:
         return None
-    attr = key.evaluated_value
+    else:
+        attr = key.evaluated_value
     if not isinstance(attr, str) or not attr.isidentifier():
         return None
-    return cst.Attribute(value=cst.Name("self"), attr=cst.Name(attr)), value
+    return cst.Attribute(value=receiver, attr=cst.Name(attr)), value
 
 
 _FACTORY_METHOD = re.compile(r"^(from_(config|cfg|args|dict|params|settings|kwargs|hparams|opts?)|build|create|make)$")

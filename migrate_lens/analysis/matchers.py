@@ -986,6 +986,8 @@ def match_attribute(site: Site, m: "Matcher") -> str | None:
     file (a weight loader: a port's checkpoint converter replaces it);
     ``skip_numpy_value``: not a write of a NumPy value (``w.data = np.pad(...)``: an object
     holding arrays, pyannote's ``SlidingWindowFeature``, no tensor storage);
+    ``skip_copied_setting``: not a write of another object's attribute of the same name
+    (``res.eps = module.eps``: a converted layer given the original's setting);
     ``child_link`` (true: only, false: never) a write of a child's attribute from the module's own
     (``self.decoder.bias = self.bias``); ``replaces_child`` (true: only, false: never) a layer
     written into a module other than the one being built (``self.backbone.fc = nn.Identity()``,
@@ -998,6 +1000,9 @@ def match_attribute(site: Site, m: "Matcher") -> str | None:
         return None  # `param.requires_grad = True`: a parameter unfrozen, not an input
     on_self = _param(m, "on_self")
     if on_self is not None and bool(site.data.get("on_self")) != on_self:
+        return None
+    in_module = _param(m, "module_class")
+    if in_module is not None and bool(site.data.get("module_class")) != in_module:
         return None
     receivers = _param(m, "receiver")
     if receivers and site.receiver not in receivers:
@@ -1013,6 +1018,8 @@ def match_attribute(site: Site, m: "Matcher") -> str | None:
     if lits is not None and not _literal_in(value, lits) and not (
             value is NOT_LITERAL and _param(m, "or_variable") is True):
         return None
+    if _param(m, "skip_copied_setting") is True and site.data.get("value_attr") == site.name:
+        return None  # `res.eps = module.eps`: the setting copied from the layer being converted
     value_attrs = _param(m, "value_attr")
     if value_attrs and not (site.data.get("value_param") and _any_glob(site.data.get("value_attr", ""), value_attrs)):
         return None
@@ -1511,6 +1518,10 @@ MATCHERS: dict[str, MatcherSpec] = {
                                   "object a function was given (a parameter) or built (a local instance of a class)."),
     "attribute-read": MatcherSpec("attribute-read", match_attribute, match_attribute.__doc__ or ""),
     "attribute-write": MatcherSpec("attribute-write", match_attribute, match_attribute.__doc__ or ""),
+    "attribute-delete": MatcherSpec("attribute-delete", match_attribute,
+                                    "A ``del`` of an attribute (``del self.weight``) or of an entry of a layer's "
+                                    "``_parameters``/``_buffers``/``_modules`` table (named by the table); "
+                                    "``names``, ``receiver``, ``on_self`` and ``module_class`` as for attribute sites."),
     "class-base": MatcherSpec("class", match_name, match_name.__doc__ or "", names_required=True),
     "decorator": MatcherSpec("decorator", match_name, match_name.__doc__ or "", names_required=True),
     "import": MatcherSpec("import", match_name, match_name.__doc__ or "", names_required=True),

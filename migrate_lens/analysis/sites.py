@@ -25,7 +25,7 @@ SITE_KINDS = (
     "loop", "try", "name-ref", "suppression", "source-file", "view-write", "argument-write",
     "host-state-read", "host-read-use", "cache-length-use",
     "method-def", "argument-inplace", "argument-inplace-returning", "memoized-function", "layer-call",
-    "kernel-launch", "optimizer-write",
+    "kernel-launch", "optimizer-write", "attribute-delete",
 )
 
 

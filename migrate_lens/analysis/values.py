@@ -192,6 +192,9 @@ IDENTITY = {K.T: K.T, K.B: K.B, K.H: K.H, K.S: K.S}
 #: calls that iterate their argument's elements unchanged (in another order or container)
 ITER_SAME = frozenset({"reversed", "sorted", "list", "tuple", "iter", "set", "frozenset"})
 
+#: ``nn.Module`` methods that walk a model's layers (``named_*``: ``(name, layer)`` pairs)
+_MODULE_WALKS = frozenset({"modules", "children", "named_modules", "named_children"})
+
 
 _CONTAINERS = (cst.List, cst.Tuple, cst.ListComp, cst.Set, cst.SetComp, cst.Dict, cst.DictComp, cst.GeneratorExp)
 
@@ -355,6 +358,20 @@ class ValueKinds:
         if fname in ITER_SAME and type(it) is cst.Call and it.args:
             self._bind_iteration(target, it.args[0].value, out)
             return
+        if type(it) is _CALL and type(it.func) is _ATTRIBUTE and it.func.attr.value in _MODULE_WALKS:
+            # `for m in model.modules()`, `for name, m in model.named_modules()`: the layers of
+            # a model, whatever the model's own kind (an unannotated parameter)
+            named = it.func.attr.value.startswith("named_")
+            if named and type(target) is cst.Tuple and len(target.elements) == 2:
+                for n in names_in_target(target.elements[0].value):
+                    out[n] = K.S
+                for n in names_in_target(target.elements[1].value):
+                    out[n] = K.M
+                return
+            if not named:
+                for n in names_in_target(target):
+                    out[n] = K.M
+                return
         if fname in ("enumerate", "zip", "map", "filter"):
             k = K.S if all(self.kind(a.value) == K.S for a in it.args) else K.U  # type: ignore[union-attr]
             for n in names_in_target(target):
@@ -418,9 +435,11 @@ class ValueKinds:
         return K.T if k in K.TENSORISH else self.kind(node)
 
     def _comprehension_kind(self, node: cst.ListComp | cst.SetComp | cst.GeneratorExp) -> str:
-        """A list of host values (``[int(n) for n in lengths]``) is a host value; other
+        """A list of host values (``[int(n) for n in lengths]``) is a host value, a list of layers
+        (``[m for m in model.modules() if isinstance(m, nn.BatchNorm2d)]``) holds modules; other
         comprehensions are static containers."""
-        return K.H if self.element_kind(node) == K.H else K.S
+        k = self.element_kind(node)
+        return k if k in (K.H, K.M) else K.S
 
     def element_kind(self, node: cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp) -> str:
         """Kind of one element of a comprehension (a dict comprehension's value), with the
