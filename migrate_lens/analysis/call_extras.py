@@ -275,7 +275,15 @@ class _CallExtras:
 
     def receiver_text(self) -> str:
         func = self.func
-        return _dotted(func.value) if type(func) is cst.Attribute else ""
+        if type(func) is not cst.Attribute:
+            return ""
+        recv = func.value
+        if type(recv) is cst.Subscript and len(recv.slice) == 1 and type(recv.slice[0].slice) is cst.Index and \
+                type(recv.slice[0].slice.value) is cst.SimpleString:
+            # `state['ema'].update(...)`: an entry named by a literal key reads as `state.ema`
+            base, key = _dotted(recv.value), recv.slice[0].slice.value.evaluated_value
+            return f"{base}.{key}" if base and isinstance(key, str) and key.isidentifier() else ""
+        return _dotted(recv)
 
     def device_follows_input(self) -> bool:
         scope = self.scope

@@ -608,7 +608,8 @@ class DefinitionsMixin:
                 if not scope.init_like and fn is not None and pname in (
                         evidence if evidence is not None else (evidence := self._param_evidence(fn)))[2]:
                     # `length.cpu().numpy()`: a method only a tensor has says the name's guess is wrong
-                    kind = K.T if traced else K.U
+                    # (an autograd Function's `forward(ctx, xyz, offset)`: what `apply` is given)
+                    kind = K.T if traced or autograd else K.U
                 if not scope.init_like and kind != K.T:
                     # a helper's parameter named like a size or a flag is a Python value unless
                     # a caller passes a tensor (`length` is the tensor of lengths NeMo's
@@ -854,9 +855,16 @@ _NON_TENSOR_CALL = re.compile(
     r"(?<![\w.])([A-Za-z_]\w*)\s*\.\s*(?:" + "|".join(sorted(K.NON_TENSOR_METHODS)) + r")\s*\(")
 
 
-#: ``<name>.<method>(`` for a method only a tensor (or an array) has (:meth:`FileVisitor._param_evidence`)
-_TENSOR_ONLY_CALL = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*\.\s*(?:"
-                               + "|".join(sorted(_TENSOR_ONLY_METHODS)) + r")\s*\(")
+#: Methods of a tensor (or an array) that no Python number, string, flag or container has
+#: (``offset.long()``, ``lengths.cumsum(0)``): with ``.shape``/``.device`` reads, what says that a
+#: parameter named like a size (``offset``, ``length``) holds a tensor in traced code
+_TENSOR_LIKE_METHODS = frozenset({"long", "float", "half", "bool", "int", "view", "reshape", "cumsum", "squeeze",
+                                  "unsqueeze", "numel", "dim", "to", "masked_fill", "new_zeros", "new_ones", "type_as"})
+
+#: ``<name>.<method>(`` for a method only a tensor (or an array) has, or a ``<name>.shape`` /
+#: ``<name>.device`` read (:meth:`FileVisitor._param_evidence`)
+_TENSOR_ONLY_CALL = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*\.\s*(?:(?:"
+                               + "|".join(sorted(_TENSOR_ONLY_METHODS | _TENSOR_LIKE_METHODS)) + r")\s*\(|(?:shape|device)\b)")
 
 
 #: A name whose type is tested (``torch.is_tensor(n)``, ``isinstance(n, ...)``): :meth:`FileVisitor._param_evidence`
