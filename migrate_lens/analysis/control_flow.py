@@ -288,7 +288,12 @@ class ControlFlowMixin:
         self.cond_tests.add(id(test))
         if self._is_bare_param(test):
             return True
-        return self._condition_sites(test, test, {"construct": construct, "exits": bool(exit_kind), "exit": exit_kind})
+        data: dict[str, Any] = {"construct": construct, "exits": bool(exit_kind), "exit": exit_kind}
+        scope = self.func_stack[-1] if self.func_stack else None
+        if scope is not None and scope.summary is not None and scope.summary.ended():
+            # `if torch.isnan(loss): raise ...` after `optimizer.step()` in a host training loop
+            data["after_step"] = scope.summary.after_step()
+        return self._condition_sites(test, test, data)
 
     def _condition_sites(self, site_node: cst.CSTNode, expr: cst.BaseExpression, data: dict[str, Any],
                          carry: bool = True) -> bool:

@@ -671,7 +671,9 @@ def match_call(site: Site, m: "Matcher") -> str | None:
 def match_condition(site: Site, m: "Matcher") -> str | None:
     """A Python condition (``if``/``while``/``assert``/ternary/``and``/``or``/comprehension
     filter) on a value-dependent expression; ``constructs`` filters, ``exits`` requires an
-    early return/break/raise in the branch."""
+    early return/break/raise in the branch; ``after_step`` requires a condition after a
+    ``backward()``/``step()`` earlier in the same training-loop body (host bookkeeping that reads
+    the step's result)."""
     construct = site.data["construct"]
     constructs = _param(m, "constructs")
     if constructs and construct not in constructs:
@@ -684,6 +686,8 @@ def match_condition(site: Site, m: "Matcher") -> str | None:
     if _param(m, "host_value") is True and site.receiver != K.H:
         return None
     if _param(m, "host_value") is False and site.receiver == K.H:
+        return None
+    if _param(m, "after_step") is True and not site.data.get("after_step"):
         return None
     return construct
 

@@ -671,6 +671,9 @@ class StateWritesMixin:
                     cls.tensor_lists.add(attr)
             if value is not None and type(value) is cst.Call and not aug:
                 built = self.qual(value.func)
+                head, _, last = built.rpartition(".")
+                if last.startswith("from_") and head.rsplit(".", 1)[-1][:1].isupper():
+                    built = head  # `self.model = AutoModelForCausalLM.from_pretrained(name)`: the class
                 if built and built.rsplit(".", 1)[-1][:1].isupper():
                     cls.attr_ctor[attr] = built  # `self.distribution = Normal(mean, std)`
             elif type(value) is cst.Name and not aug:
