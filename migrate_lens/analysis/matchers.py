@@ -450,6 +450,9 @@ def _kwargs_ok(site: Site, m: "Matcher") -> bool:
     input_ctor = p.get("input_ctor")
     if input_ctor and not _any_glob(site.data.get("input_ctor", ""), input_ctor):
         return False
+    outside = p.get("not_in_function")
+    if outside and _any_glob(site.symbol.rsplit(".", 1)[-1], outside):
+        return False  # `super().resize_token_embeddings(...)` in the override of that method
     in_function = p.get("in_function")
     if in_function and not _any_glob(site.symbol.rsplit(".", 1)[-1], in_function):
         return False
@@ -633,7 +636,7 @@ def match_call(site: Site, m: "Matcher") -> str | None:
     or a base class in its file defines), ``skip_own_method`` (not ``self.<m>(...)`` calling a method of the enclosing non-module
     class: an RL algorithm's ``self.train()`` is its update, no mode switch), ``any_arg_kind`` (value
     kinds one argument must have), ``skip_bare_param_values`` (skip when every value-kind
-    argument is a parameter as passed, whose kind is only guessed), ``in_function`` (globs on the enclosing function's name), ``grows_local`` (a concatenation that grows a local
+    argument is a parameter as passed, whose kind is only guessed), ``in_function`` (globs on the enclosing function's name; ``not_in_function``: none of these), ``grows_local`` (a concatenation that grows a local
     by one piece per pass of a loop that feeds it back: data ``grows_local``),
     ``subclass_ctor`` (also a class of the project that subclasses the named torch class without
     an ``__init__`` of its own, built or named as a default: its instances keep the torch

@@ -192,6 +192,13 @@ IDENTITY = {K.T: K.T, K.B: K.B, K.H: K.H, K.S: K.S}
 #: calls that iterate their argument's elements unchanged (in another order or container)
 ITER_SAME = frozenset({"reversed", "sorted", "list", "tuple", "iter", "set", "frozenset"})
 
+#: ``nn.Module`` (and transformers ``PreTrainedModel``) methods that return one of its layers
+_MODULE_GETTERS = frozenset({"get_input_embeddings", "get_output_embeddings", "get_submodule", "get_encoder",
+                             "get_decoder"})
+
+#: Attribute names of a layer's parameters (``.weight``, ``.bias``, ``.embeddings``)
+_PARAM_ATTR = re.compile(r"^(weight|bias)$|_weight$|_bias$|^weight_")
+
 #: ``nn.Module`` methods that walk a model's layers (``named_*``: ``(name, layer)`` pairs)
 _MODULE_WALKS = frozenset({"modules", "children", "named_modules", "named_children"})
 
@@ -731,6 +738,9 @@ class ValueKinds:
         if resolved.startswith("torch."):
             return K.S  # dtypes, modules, constants
         base = self.kind(node.value)
+        if base == K.U and type(node.value) is _CALL and type(node.value.func) is _ATTRIBUTE and \
+                node.value.func.attr.value in _MODULE_GETTERS:
+            base = K.M  # `text_encoder.get_input_embeddings().weight`: a layer's parameter
         if base in K.TENSORISH:
             if attr in K.TENSOR_ATTRS:
                 return K.T
@@ -750,6 +760,8 @@ class ValueKinds:
             return K.S
         if attr == "grad":
             return K.T  # `.grad` of whatever holds it is a gradient tensor (`[v.grad for v in params]`)
+        if attr == "data" and type(node.value) is _ATTRIBUTE and _PARAM_ATTR.search(node.value.attr.value):
+            return K.T  # `model.embed.weight.data`: a parameter's storage, whatever holds it
         if base == K.S:
             return K.S
         return K.U
