@@ -172,9 +172,18 @@ class AssignmentsMixin:
                                receiver=self.kind(t.value.value), data={"module_class": bool(cls and cls.is_module)})
             elif type(t) is cst.Attribute:
                 # `del self.weight` / `del conv.weight` (weight_norm's reparameterisation)
-                self._site("attribute-delete", node, name=t.attr.value, receiver=self.kind(t.value),
-                           data={"module_class": bool(cls and cls.is_module), "on_self": _is_self_attr(t),
-                                 "receiver_text": _dotted(t.value)})
+                self.attribute_delete(node, t.value, t.attr.value)
+
+    def attribute_delete(self, node: cst.CSTNode, receiver: cst.BaseExpression, attr: str) -> None:
+        """The ``attribute-delete`` site of ``del <receiver>.<attr>`` (or ``delattr(receiver,
+        "<attr>")``, ``receiver.__delattr__("<attr>")``); ``layer``: a layer of the enclosing
+        module (``self.__delattr__('rbr_dense')`` in RepVGG's deploy-time fusion)."""
+        cls = self.func_stack[-1].cls if self.func_stack else None
+        on_self = type(receiver) is cst.Name and receiver.value == "self"
+        self._site("attribute-delete", node, name=attr, receiver=self.kind(receiver), data={
+            "module_class": bool(cls and cls.is_module), "on_self": on_self, "receiver_text": _dotted(receiver),
+            # (a layer built by a factory has no kind of its own: `self.conv_kxk = create_conv2d(...)`)
+            "layer": on_self and cls is not None and cls.is_module and cls.attr_kinds.get(attr) in (K.M, K.U)})
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         target = node.target

@@ -26,7 +26,7 @@ STRING_NODES = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
 #: Builtins that resolve to their own name (``len(x)`` is the call ``len``).
 BUILTINS = frozenset({
     "print", "open", "len", "isinstance", "range", "int", "float", "bool", "super", "getattr",
-    "setattr", "hasattr", "type", "min", "max", "sum", "abs", "any", "all", "zip", "enumerate",
+    "setattr", "delattr", "hasattr", "type", "min", "max", "sum", "abs", "any", "all", "zip", "enumerate",
     "list", "tuple", "dict", "set", "sorted", "round", "input", "exec", "eval", "iter", "next",
     "map", "filter", "reversed", "str", "repr", "format", "vars", "globals", "locals", "id",
     "hash", "divmod", "pow", "callable", "issubclass", "frozenset", "complex", "object",

@@ -166,6 +166,10 @@ class CallsMixin:
                 passed = _forwards(node, self.func_stack[-1])
                 if passed is not None:
                     self.func_stack[-1].forwards |= passed
+        if self.func_stack and (name == "delattr" or method == "__delattr__"):
+            deleted = _delattr_target(node, name)
+            if deleted is not None:
+                self.attribute_delete(node, *deleted)
         if self.func_stack and (name == "setattr" or method == "__setattr__"):
             written = _setattr_target(node, name)
             if written is not None:  # `setattr(self, "mask", m)`: the write `self.mask = m` spelled as a call
@@ -1035,6 +1039,22 @@ def _self_lookup_prefix(func: cst.BaseExpression) -> str:
     else:
         return ""
     return f"self.{prefix}*" if len(prefix) >= 2 and prefix.replace("_", "a").isidentifier() else ""
+
+
+def _delattr_target(node: cst.Call, name: str) -> tuple[cst.BaseExpression, str] | None:
+    """``(receiver, attr)`` for ``delattr(receiver, "attr")`` or ``receiver.__delattr__("attr")``
+    with a literal name; None otherwise."""
+    args = node.args
+    if any(a.star or a.keyword is not None for a in args):
+        return None
+    if name == "delattr" and len(args) == 2:
+        receiver, key = args[0].value, args[1].value
+    elif type(node.func) is cst.Attribute and node.func.attr.value == "__delattr__" and len(args) == 1:
+        receiver, key = node.func.value, args[0].value
+    else:
+        return None
+    attr = key.evaluated_value if type(key) is cst.SimpleString else None
+    return (receiver, attr) if isinstance(attr, str) and attr.isidentifier() else None
 
 
 def _setattr_target(node: cst.Call, name: str) -> tuple[cst.Attribute, cst.BaseExpression] | None:

@@ -993,13 +993,14 @@ def match_attribute(site: Site, m: "Matcher") -> str | None:
     file (a weight loader: a port's checkpoint converter replaces it);
     ``skip_numpy_value``: not a write of a NumPy value (``w.data = np.pad(...)``: an object
     holding arrays, pyannote's ``SlidingWindowFeature``, no tensor storage);
+    ``or_layer`` (deletes): a layer of the module matches whatever its name;
     ``skip_copied_setting``: not a write of another object's attribute of the same name
     (``res.eps = module.eps``: a converted layer given the original's setting);
     ``child_link`` (true: only, false: never) a write of a child's attribute from the module's own
     (``self.decoder.bias = self.bias``); ``replaces_child`` (true: only, false: never) a layer
     written into a module other than the one being built (``self.backbone.fc = nn.Identity()``,
     ``m.fc1 = W8A8Linear(...)``: surgery on a built model)."""
-    if not _any_glob(site.name, _param(m, "names")):
+    if not _any_glob(site.name, _param(m, "names")) and not (_param(m, "or_layer") is True and site.data.get("layer")):
         return None
     if _param(m, "skip_fresh_receiver") is True and site.data.get("receiver_fresh"):
         return None  # `grid.requires_grad = False` on a tensor the function has just made
