@@ -756,7 +756,8 @@ def match_self_write(site: Site, m: "Matcher") -> str | None:
     (``self.ab = self.ab.to(x.device)``: device or dtype, no new value) matches only a rule
     with ``placement`` true, which matches nothing else. ``module_class`` requires (true) a
     method of an ``nn.Module`` subclass; ``not_in_function`` drops writes in functions of those
-    names (globs); ``computed`` keeps state updates only: a counter, an augmented, subscript,
+    names (globs); ``names`` keeps attributes of those names (globs on the last part);
+    ``computed`` keeps state updates only: a counter, an augmented, subscript,
     container or in-place write, or a tensor value computed where it is written (a call,
     arithmetic, an index), never a write of a submodule-valued attribute."""
     if bool(site.data.get("placement")) != bool(_param(m, "placement")):
@@ -765,6 +766,9 @@ def match_self_write(site: Site, m: "Matcher") -> str | None:
         return "a re-placement of the attribute itself"
     hows = _param(m, "how")
     if hows and site.data.get("how") not in hows:
+        return None
+    names = _param(m, "names")
+    if names and not _any_glob(site.name.rsplit(".", 1)[-1], names):
         return None
     buffer = _param(m, "buffer")
     if buffer is not None and bool(site.data.get("is_buffer")) != buffer:
