@@ -177,6 +177,8 @@ class CallsMixin:
                 self._fresh()
                 vkind = self.kind(value)
                 self._assign_target(target, vkind, node, value, self._derived(lambda: self.kind(value)))
+            elif name == "setattr":
+                self._setattr_layer(node)
         self._fresh()
         parts = self._call_parts(node, name)
         receiver = parts.receiver

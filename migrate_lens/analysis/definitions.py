@@ -126,7 +126,10 @@ class DefinitionsMixin:
             or (defines_forward and any(not b.startswith(("torch.", "typing.", "abc.")) and b != "object" for b in bases))
         )
         info = _ClassInfo(qualname=qualname, bases=bases, is_module=is_module, is_autograd_function=is_fn,
-                          composes=is_module or (not is_fn and any(_may_be_module_base(b) for b in bases)))
+                          composes=is_module or (not is_fn and any(_may_be_module_base(b) for b in bases)),
+                          is_optimizer=any(b.startswith("torch.optim.") and b.endswith("Optimizer") for b in bases) or any(
+                              self.local_classes.get(b.rsplit(".", 1)[-1]) is not None
+                              and self.local_classes[b.rsplit(".", 1)[-1]].is_optimizer for b in bases))
         for b in bases:  # the layers this file's base classes built (their init ran first)
             base = self.local_classes.get(b.rsplit(".", 1)[-1])
             if base is not None and base.qualname == b and base is not info:

@@ -755,8 +755,11 @@ def match_self_write(site: Site, m: "Matcher") -> str | None:
     sequence length changes). A write that only re-places the attribute itself
     (``self.ab = self.ab.to(x.device)``: device or dtype, no new value) matches only a rule
     with ``placement`` true, which matches nothing else. ``module_class`` requires (true) a
-    method of an ``nn.Module`` subclass; ``not_in_function`` drops writes in functions of those
+    method of an ``nn.Module`` subclass; ``optimizer_class`` (true: only, false: never) a method of a
+    ``torch.optim.Optimizer`` subclass; ``not_in_function`` drops writes in functions of those
     names (globs); ``names`` keeps attributes of those names (globs on the last part);
+    ``from_self`` (true: only, false: never) a value computed from the module's own attributes
+    alone (a cache of its parameters);
     ``computed`` keeps state updates only: a counter, an augmented, subscript,
     container or in-place write, or a tensor value computed where it is written (a call,
     arithmetic, an index), never a write of a submodule-valued attribute."""
@@ -786,6 +789,9 @@ def match_self_write(site: Site, m: "Matcher") -> str | None:
     module_class = _param(m, "module_class")
     if module_class is not None and bool(site.data.get("module_class")) != module_class:
         return None
+    optimizer_class = _param(m, "optimizer_class")
+    if optimizer_class is not None and bool(site.data.get("optimizer_class")) != optimizer_class:
+        return None
     skip = _param(m, "not_in_function")
     if skip and _any_glob(site.symbol.rsplit(".", 1)[-1], skip):
         return None
@@ -798,6 +804,9 @@ def match_self_write(site: Site, m: "Matcher") -> str | None:
             return None
     memo = _param(m, "memo")
     if memo is not None and bool(site.data.get("memo")) != memo:
+        return None
+    from_self = _param(m, "from_self")
+    if from_self is not None and bool(site.data.get("from_self")) != from_self:
         return None
     if _param(m, "tensor_state") is True:
         how = site.data.get("how")

@@ -32,6 +32,8 @@ class _ClassInfo:
     #: without a ``forward`` of its own): its init code's composition facts are kept, and the
     #: project graph, which completes inheritance across files, keeps them for modules only
     composes: bool = False
+    #: a subclass of ``torch.optim.Optimizer`` (its ``self.state`` holds per-parameter tensors)
+    is_optimizer: bool = False
     attr_kinds: dict[str, str] = field(default_factory=dict)
     #: plain attributes init code sets to a literal, or to a constructor parameter as it came
     #: with a literal default (``self.align_corners = align_corners`` with ``align_corners=True``),

@@ -340,6 +340,7 @@ class StateWritesMixin:
             "is_buffer": bool(cls and attr in cls.buffers),
             "attr_kind": cls.attr_kinds.get(attr, K.S) if cls else K.U,
             "module_class": bool(cls and cls.is_module),
+            "optimizer_class": bool(cls and cls.is_optimizer),
         })
 
     def _view_write(self, stmt: cst.CSTNode, target: cst.BaseExpression) -> None:
@@ -567,6 +568,23 @@ class StateWritesMixin:
             return False
         held = self.func_stack[-1].last_value.get(node.value)
         return held is not None and numpy_value(held, self.qual)
+
+    def _setattr_layer(self, node: cst.Call) -> None:
+        """``setattr(net, child_name, child.fuse())``, ``setattr(model, n, pool)``: a layer written
+        into a built model by name (LeViT's BN fusion, NAFNet's pooling swap): the surgery of
+        ``model.<n> = layer`` (ML727). The value is a layer: a module-kind value, a layer built
+        here, or a method result of one (``child.fuse()``)."""
+        found = _layer_setattr(node)
+        if found is None:
+            return
+        receiver, attr, value = found
+        self._fresh()
+        layer = self.kind(value) == K.M or (
+            type(value) is cst.Call and type(value.func) is cst.Attribute and self.kind(value.func.value) == K.M)
+        if not layer:
+            return
+        self._site("attribute-write", node, name=attr, receiver=self.kind(receiver), data={
+            "aug": False, "replaces_child": True, "receiver_text": _dotted(receiver)})
 
     def _replaces_child(self, receiver: cst.BaseExpression, value: cst.BaseExpression) -> bool:
         """``receiver.<attr> = value`` (``value`` a module) writes a layer built here into a
@@ -843,10 +861,43 @@ class StateWritesMixin:
                 "holds_tensors": value is not None and vkind not in K.TENSORISH and self._holds_tensors(value),
                 # (a method of an nn.Module subclass: its object is model state a port threads)
                 "module_class": bool(cls and cls.is_module),
+                "optimizer_class": bool(cls and cls.is_optimizer),
                 # a value computed here (`torch.round(-xmin / self.scale)`), not one handed in
                 # (`self.device_map = device_map if ... else ...`) or read elsewhere
                 "computed": type(value) in _COMPUTED,
+                # computed from the module's own attributes only (`self.ab =
+                # self.attention_biases[:, self.attention_bias_idxs]`): a cache of the parameters
+                "from_self": value is not None and type(value) in _COMPUTED and self._reads_only_self(value),
             })
+
+    def _reads_only_self(self, value: cst.BaseExpression) -> bool:
+        """``value`` reads ``self`` and no local name or parameter of the current function
+        (module-level names, imports and literals may appear): LeViT's eval-mode bias table,
+        a merged LoRA weight."""
+        scope = self.func_stack[-1] if self.func_stack else None
+        if scope is None:
+            return False
+        seen_self = False
+        stack: list[cst.CSTNode] = [value]
+        while stack:
+            n = stack.pop()
+            t = type(n)
+            if t is cst.Name:
+                if n.value == "self":  # type: ignore[attr-defined]
+                    seen_self = True
+                elif n.value in scope.env:  # type: ignore[attr-defined]
+                    return False
+                continue
+            if t is cst.Attribute:
+                stack.append(n.value)  # type: ignore[attr-defined]
+                continue
+            if t is cst.Arg:
+                stack.append(n.value)  # type: ignore[attr-defined]
+                continue
+            if t in (cst.Lambda, cst.ListComp, cst.GeneratorExp, cst.DictComp, cst.SetComp):
+                return False
+            stack.extend(child_nodes(n))
+        return seen_self
 
     def _note_attr_literal(self, cls: _ClassInfo, attr: str, value: cst.BaseExpression | None) -> None:
         """Keep :attr:`_ClassInfo.attr_literals` for a write of ``self.<attr>``: ``__init__``
@@ -1132,3 +1183,22 @@ def _tensor_copies(value: cst.BaseExpression) -> bool:
         return False
     elt = value.elt  # type: ignore[attr-defined]
     return type(elt) is cst.Call and type(elt.func) is cst.Attribute and elt.func.attr.value in K.TORCH_ONLY_METHODS
+
+
+def _layer_setattr(node: cst.Call) -> tuple[cst.BaseExpression, str, cst.BaseExpression] | None:
+    """``(receiver, attribute name, value)`` of ``setattr(obj, name, value)`` on an object other
+    than ``self`` (the name a literal, or the variable that holds it); None otherwise."""
+    args = node.args
+    if len(args) != 3 or any(a.star or a.keyword is not None for a in args):
+        return None
+    receiver, key, value = args[0].value, args[1].value, args[2].value
+    if type(receiver) not in (cst.Name, cst.Attribute, cst.Subscript) or (
+            type(receiver) is cst.Name and receiver.value == "self"):
+        return None
+    if type(key) is cst.SimpleString:
+        attr = key.evaluated_value
+    elif type(key) is cst.Name:
+        attr = key.value
+    else:
+        return None
+    return (receiver, attr, value) if isinstance(attr, str) and attr.isidentifier() else None

@@ -728,6 +728,8 @@ class ValueKinds:
         if type(node.value) is cst.Name and node.value.value == "self":
             cls = self.v.func_stack[-1].cls if self.v.func_stack else None
             if cls is not None:
+                if attr == "state" and cls.is_optimizer:
+                    return K.T  # an optimizer's per-parameter state: moment tensors (`state["exp_avg"]`)
                 return cls.attr_kinds.get(attr, K.S)
             return K.S
         if attr == "shape" and self.is_ragged(node.value):
