@@ -278,6 +278,8 @@ class _CallExtras:
         if type(func) is not cst.Attribute:
             return ""
         recv = func.value
+        if type(recv) is cst.Call and type(recv.func) is cst.Name and recv.func.value == "super" and not recv.args:
+            return "super()"  # `super().generate(...)`: the method of a base class, in its override
         if type(recv) is cst.Subscript and len(recv.slice) == 1 and type(recv.slice[0].slice) is cst.Index and \
                 type(recv.slice[0].slice.value) is cst.SimpleString:
             # `state['ema'].update(...)`: an entry named by a literal key reads as `state.ema`

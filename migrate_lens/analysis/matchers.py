@@ -442,7 +442,8 @@ def _kwargs_ok(site: Site, m: "Matcher") -> bool:
     ctor = p.get("receiver_ctor")
     if ctor and site.method not in p.get("any_receiver_methods", ()) and \
             not _any_glob(site.data.get("receiver_ctor", ""), ctor) and not (
-                p.get("or_receiver_text") and _any_glob(site.data.get("receiver_text", ""), p["or_receiver_text"])):
+                p.get("or_receiver_text") and _any_glob(site.data.get("receiver_text", ""), p["or_receiver_text"])) \
+            and not (p.get("or_any_kwarg") and any(k in site.data.get("kwargs", {}) for k in p["or_any_kwarg"])):
         return False
     random_args = p.get("random_arg")
     if random_args and not set(random_args) & set(site.data.get("random_args", ())):
@@ -606,7 +607,8 @@ def match_call(site: Site, m: "Matcher") -> str | None:
     ``exclude_receiver`` (globs on the receiver's source text), ``skip_default_init_fills`` (outside
     traced code, a fill that restates a Flax default: :func:`_default_init_fill`), ``aliased_arg`` (the first
     argument shares its tensor with another live name), ``receiver_text`` (globs the
-    receiver's source text must match, except for a method listed in ``any_receiver_methods``), ``receiver_ctor`` (globs on the resolved callee that
+    receiver's source text must match, except for a method listed in ``any_receiver_methods``), ``or_any_kwarg`` (with ``receiver_ctor``: a call given one of these keywords passes whatever
+    built its receiver, `model.generate(ids, do_sample=True)`), ``receiver_ctor`` (globs on the resolved callee that
     built the receiver: a call, or the local name it was bound to; methods listed in
     ``any_receiver_methods`` match whatever built it: ``rsample`` belongs to distributions
     alone, so a distribution an injected network returns counts too; ``or_receiver_text``: globs

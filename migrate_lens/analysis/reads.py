@@ -345,6 +345,13 @@ class ReadsMixin:
             if resolved in self.name_interest:
                 self._site("name-ref", node, name=resolved, data={"compared": id(node) in self.compared,
                                                                   "called": id(node) in self.called_funcs})
+        elif self.name_glob_tails and type(node.value) is cst.Attribute and type(node.value.value) is cst.Attribute \
+                and node.value.value.attr.value in self.name_glob_tails:
+            # `torch.ops.pyg.random_walk` bound as a value: a name under a `torch.ops.*.*` glob
+            resolved = self.qual(node)
+            if any(resolved.startswith(g[:-3]) and resolved.count(".") == g.count(".") for g in self.name_globs):
+                self._site("name-ref", node, name=resolved, data={"compared": id(node) in self.compared,
+                                                                  "called": id(node) in self.called_funcs})
 
     def _first_device_query(self, node: cst.Attribute, name: str) -> bool:
         """Whether ``node`` is the first read of the device query ``name`` (``device.type``,

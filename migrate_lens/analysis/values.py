@@ -192,6 +192,10 @@ IDENTITY = {K.T: K.T, K.B: K.B, K.H: K.H, K.S: K.S}
 #: calls that iterate their argument's elements unchanged (in another order or container)
 ITER_SAME = frozenset({"reversed", "sorted", "list", "tuple", "iter", "set", "frozenset"})
 
+#: Attribute names of a boolean mask held by a batch or graph object (``data.train_mask``,
+#: ``batch.node_mask``); not ``attention_mask``/``padding_mask``, 0/1 integer tensors as often
+_MASK_ATTR = re.compile(r"^(train|val|valid|test|node|edge|label|loss|keep|select|sample)_mask$")
+
 #: ``nn.Module`` (and transformers ``PreTrainedModel``) methods that return one of its layers
 _MODULE_GETTERS = frozenset({"get_input_embeddings", "get_output_embeddings", "get_submodule", "get_encoder",
                              "get_decoder"})
@@ -762,6 +766,8 @@ class ValueKinds:
             return K.S
         if attr == "grad":
             return K.T  # `.grad` of whatever holds it is a gradient tensor (`[v.grad for v in params]`)
+        if base == K.U and _MASK_ATTR.search(attr):
+            return K.B  # `data.train_mask` of a PyG batch: a node mask (`out[data.train_mask]`)
         if attr == "data" and type(node.value) is _ATTRIBUTE and _PARAM_ATTR.search(node.value.attr.value):
             return K.T  # `model.embed.weight.data`: a parameter's storage, whatever holds it
         if base == K.S:

@@ -115,6 +115,10 @@ class FileVisitor(
         #: the last components of ``name_interest``: an attribute ``a.b.c`` resolves to a name
         #: ending in ``.c``, so only attributes named so need resolving (most need not)
         self.name_leaves = frozenset(n.rsplit(".", 1)[-1] for n in name_interest)
+        #: name-ref globs of the form ``<prefix>.<tail>.*.*`` (``torch.ops.*.*``): an attribute
+        #: two levels below an attribute named ``<tail>`` is resolved and matched against them
+        self.name_globs = tuple(n for n in name_interest if n.endswith(".*.*") and "*" not in n[:-4])
+        self.name_glob_tails = frozenset(n[:-4].rsplit(".", 1)[-1] for n in self.name_globs)
         self.bindings = Bindings(module, is_package, result_interest)
         #: what the file's star imports of project modules bind (:mod:`migrate_lens.stars`)
         self.bindings.star_names = {hub: dict(names) for hub, names in star}
