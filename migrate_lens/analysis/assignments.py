@@ -183,7 +183,8 @@ class AssignmentsMixin:
         self._site("attribute-delete", node, name=attr, receiver=self.kind(receiver), data={
             "module_class": bool(cls and cls.is_module), "on_self": on_self, "receiver_text": _dotted(receiver),
             # (a layer built by a factory has no kind of its own: `self.conv_kxk = create_conv2d(...)`)
-            "layer": on_self and cls is not None and cls.is_module and cls.attr_kinds.get(attr) in (K.M, K.U)})
+            "layer": (on_self and cls is not None and cls.is_module and cls.attr_kinds.get(attr) in (K.M, K.U)) or (
+                not on_self and self.kind(receiver) == K.M and attr not in ("weight", "bias"))})
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         target = node.target
@@ -482,6 +483,10 @@ class AssignmentsMixin:
                                "child_link": target.attr.value == "bias" and _is_self_attr(target.value)
                                and _is_self_attr(value),
                                "replaces_child": vkind == K.M and self._replaces_child(target.value, value),
+                               # `self.gpt.wte = self.mel_embedding`: a layer the module already
+                               # holds linked into another module (its parameters now shared)
+                               "links_layer": vkind == K.M and type(value) is cst.Attribute and
+                               not (type(target.value) is cst.Name and target.value.value in ("self", "cls")),
                                # `grid = torch.stack(...); grid.requires_grad = False`: a tensor the
                                # function has just made, no parameter (basicsr's flow_warp)
                                "receiver_text": _dotted(target.value),

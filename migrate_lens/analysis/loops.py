@@ -18,6 +18,7 @@ from migrate_lens.analysis import kinds as K
 from migrate_lens.analysis.bindings import dotted as _dotted
 from migrate_lens.analysis.bindings import names_in_target as _names_in_target
 from migrate_lens.analysis.values import HYPOTHESES, IDENTITY, ITER_SAME, literal
+from migrate_lens.analysis.walk import child_nodes
 from migrate_lens.models import FunctionSummary
 from migrate_lens.analysis.cst_queries import _is_self_attr, _reads
 from migrate_lens.analysis.joins import _join_branches, _join_derived
@@ -343,7 +344,8 @@ class LoopsMixin:
                 target = node.target.value if type(node.target) is cst.Name else ""
                 stop = it.args[1 if len(it.args) > 1 else 0].value if it.args else None
                 self._site("loop", node, data={"range_kinds": tuple(arg_kinds), "shape_bound": True, "target": target,
-                                               "bound": stop.value if type(stop) is cst.Name else ""})
+                                               "bound": stop.value if type(stop) is cst.Name else "",
+                                               "index_only": _index_only_body(node)})
         group_name = _param_group_name(node.target, it)
         if not self.func_stack:
             # a script's top-level training loop (nanoGPT's train.py): `for g in opt.param_groups:`
@@ -715,3 +717,25 @@ def _param_group_name(target: cst.BaseExpression, it: cst.BaseExpression) -> str
     if type(target) is cst.Name and type(it) is cst.Attribute and it.attr.value == "param_groups":
         return target.value
     return ""
+
+
+#: Calls a loop body may make and still only build Python index lists (no tensor work to unroll)
+_INDEX_BUILDING_CALLS = frozenset({"append", "extend", "insert", "add", "range", "len", "int", "min", "max", "abs"})
+
+
+def _index_only_body(node: cst.For) -> bool:
+    """The loop's body (nested loops included) calls nothing but list building and integer
+    builtins: ``for i in range(n - 1): for j in range(i + 1, n): row.append(i), col.append(j)``
+    (torchfm's pair indices), which a trace runs once in Python, adding no operations."""
+    stack: list[cst.CSTNode] = [node.body]
+    while stack:
+        n = stack.pop()
+        if type(n) is cst.Call:
+            f = n.func
+            name = f.attr.value if type(f) is cst.Attribute else f.value if type(f) is cst.Name else ""
+            if name not in _INDEX_BUILDING_CALLS:
+                return False
+        elif type(n) is cst.Subscript:
+            return False  # `x[:, i]`: an indexing op per pass
+        stack.extend(child_nodes(n))
+    return True

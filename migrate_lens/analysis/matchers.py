@@ -1014,7 +1014,8 @@ def match_attribute(site: Site, m: "Matcher") -> str | None:
     ``child_link`` (true: only, false: never) a write of a child's attribute from the module's own
     (``self.decoder.bias = self.bias``); ``replaces_child`` (true: only, false: never) a layer
     written into a module other than the one being built (``self.backbone.fc = nn.Identity()``,
-    ``m.fc1 = W8A8Linear(...)``: surgery on a built model)."""
+    ``m.fc1 = W8A8Linear(...)``: surgery on a built model); ``links_layer`` (true: only, false:
+    never) an existing layer written into another module (``self.gpt.wte = self.mel_embedding``)."""
     if not _any_glob(site.name, _param(m, "names")) and not (_param(m, "or_layer") is True and site.data.get("layer")):
         return None
     if _param(m, "skip_fresh_receiver") is True and site.data.get("receiver_fresh"):
@@ -1058,6 +1059,9 @@ def match_attribute(site: Site, m: "Matcher") -> str | None:
         return None
     replaces = _param(m, "replaces_child")
     if replaces is not None and bool(site.data.get("replaces_child")) != replaces:
+        return None
+    links = _param(m, "links_layer")
+    if links is not None and bool(site.data.get("links_layer")) != links:
         return None
     return f".{site.name}"
 
@@ -1108,7 +1112,8 @@ def match_loop(site: Site, m: "Matcher") -> str | None:
     ``skip_targets`` globs (a loop over feature levels, layers or heads of a stacked tensor
     runs over a dimension the config fixes) and bounds named as ``skip_bounds`` globs (``for i in
     range(batch_size)``: a per-example loop over the batch, whose size a training step fixes: one
-    compilation, unrolled once; DETR-family matchers)."""
+    compilation, unrolled once; DETR-family matchers); ``skip_index_only``: not a loop whose body only
+    builds Python index lists (no tensor operation to unroll)."""
     if _param(m, "host_bound") and any(k in K.VALUE_KINDS for k in site.data.get("range_kinds", ())):
         return "range() over a tensor value"
     min_len = _param(m, "min_static_len")
@@ -1123,6 +1128,8 @@ def match_loop(site: Site, m: "Matcher") -> str | None:
             return None  # `for i in range(batch_size)`: per-example work over the batch a step fixes
         if site.data.get("grows"):
             return "a while loop growing a list up to a length read from a tensor's shape"
+        if _param(m, "skip_index_only") is True and site.data.get("index_only"):
+            return None  # `row.append(i)`: Python index lists built once at trace time
         return "range() over a length read from a tensor's shape"
     return None
 
