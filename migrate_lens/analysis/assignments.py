@@ -174,16 +174,25 @@ class AssignmentsMixin:
                 # `del self.weight` / `del conv.weight` (weight_norm's reparameterisation)
                 self.attribute_delete(node, t.value, t.attr.value)
 
-    def attribute_delete(self, node: cst.CSTNode, receiver: cst.BaseExpression, attr: str) -> None:
+    def _layer_rooted(self, node: cst.BaseExpression) -> bool:
+        """``node`` is a layer, or an attribute chain under one (``self.Qformer.bert.embeddings``
+        of a held ``BertLMHeadModel``: the chain's own kinds are guesses from attribute names)."""
+        while type(node) is cst.Attribute:
+            if self.kind(node) == K.M:
+                return True
+            node = node.value
+        return type(node) is cst.Name and node.value not in ("self", "cls") and self.kind(node) == K.M
+
+    def attribute_delete(self, node: cst.CSTNode, receiver: cst.BaseExpression, attr: str, layer: bool = False) -> None:
         """The ``attribute-delete`` site of ``del <receiver>.<attr>`` (or ``delattr(receiver,
-        "<attr>")``, ``receiver.__delattr__("<attr>")``); ``layer``: a layer of the enclosing
-        module (``self.__delattr__('rbr_dense')`` in RepVGG's deploy-time fusion)."""
+        "<attr>")``, ``receiver.__delattr__("<attr>")``, a built model's child set to None); ``layer``
+        (data; the argument forces it): a layer of the enclosing module (``self.__delattr__('rbr_dense')`` in RepVGG's deploy-time fusion)."""
         cls = self.func_stack[-1].cls if self.func_stack else None
         on_self = type(receiver) is cst.Name and receiver.value == "self"
         self._site("attribute-delete", node, name=attr, receiver=self.kind(receiver), data={
             "module_class": bool(cls and cls.is_module), "on_self": on_self, "receiver_text": _dotted(receiver),
             # (a layer built by a factory has no kind of its own: `self.conv_kxk = create_conv2d(...)`)
-            "layer": (on_self and cls is not None and cls.is_module and cls.attr_kinds.get(attr) in (K.M, K.U)) or (
+            "layer": layer or (on_self and cls is not None and cls.is_module and cls.attr_kinds.get(attr) in (K.M, K.U)) or (
                 not on_self and self.kind(receiver) == K.M and attr not in ("weight", "bias"))})
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
@@ -465,6 +474,11 @@ class AssignmentsMixin:
                         "attr_kind": K.U, "held_object": True, "holds_tensors": own_result,
                     })
                 self._data_write(target)
+                if type(value) is cst.Name and value.value == "None" and self.func_stack and \
+                        not (type(target.value) is cst.Name and target.value.value in ("self", "cls")) and \
+                        self._layer_rooted(target.value) and self.func_stack[-1].init_like:
+                    # `self.Qformer.cls = None` (MiniGPT-4, BLIP-2): a built model's head removed
+                    self.attribute_delete(stmt, target.value, target.attr.value, layer=True)
                 self._site("attribute-write", stmt, name=target.attr.value,
                            receiver=self.kind(target.value), data={
                                "aug": False, "value_literal": self._setting_literal(value),
