@@ -752,6 +752,8 @@ class ValueKinds:
                 return K.T
             if attr in ("values", "indices") and type(node.value) is _CALL and _named_pair(node.value, self.v.qual):
                 return K.T  # `logits.max(-1).values`, `torch.topk(s, k).indices`
+            if _MASK_ATTR.search(attr):
+                return K.B  # `data = data.to(device); data.train_mask`: a batch object moved like a tensor
             return K.U
         if base == K.M:
             known = self._submodule_attr_kind(node)
@@ -761,12 +763,14 @@ class ValueKinds:
                 return K.T  # (the batch-norm layers' buffer, a count held as a tensor)
             if K.MODULE_CONFIG_ATTR.search(attr):
                 return K.S  # `e.embedding_dim`, `self.fc.in_features`: the layer's settings
+            if _MASK_ATTR.search(attr):
+                return K.B  # `data.train_mask` of a batch a library's loader yields
             if re.search(r"weight|bias|running_|scale|embedding|buffer|_param|inv_freq|mask", attr):
                 return K.T
             return K.S
         if attr == "grad":
             return K.T  # `.grad` of whatever holds it is a gradient tensor (`[v.grad for v in params]`)
-        if base == K.U and _MASK_ATTR.search(attr):
+        if base in (K.U, K.S) and _MASK_ATTR.search(attr):
             return K.B  # `data.train_mask` of a PyG batch: a node mask (`out[data.train_mask]`)
         if attr == "data" and type(node.value) is _ATTRIBUTE and _PARAM_ATTR.search(node.value.attr.value):
             return K.T  # `model.embed.weight.data`: a parameter's storage, whatever holds it
