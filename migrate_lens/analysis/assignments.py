@@ -40,6 +40,7 @@ _TABLE_FILLS = frozenset({"update", "append", "extend", "setdefault", "insert"})
 #: A layer's own tables of parameters, buffers and children (``nn.Module.__dict__`` entries).
 _MODULE_TABLES = frozenset({"_parameters", "_buffers", "_modules"})
 
+
 class AssignmentsMixin:
     """The visitor's binding statements: ``=``, annotated and augmented assignments,
     ``del``, walrus, and the kinds of the values they bind."""
@@ -161,15 +162,13 @@ class AssignmentsMixin:
         if not self.func_stack:
             return
         targets = [e.value for e in node.target.elements] if type(node.target) is cst.Tuple else [node.target]
-        cls = self.func_stack[-1].cls
         for t in targets:
             if type(t) is cst.Subscript:
                 self._state_write(node, t.value, "container", K.U)
                 if type(t.value) is cst.Attribute and t.value.attr.value in _MODULE_TABLES:
                     # `del self.module._parameters[name_w]` (AWD-LSTM's WeightDrop): a parameter
                     # taken out of a layer's table, which the layer then rebuilds per call
-                    self._site("attribute-delete", node, name=t.value.attr.value,
-                               receiver=self.kind(t.value.value), data={"module_class": bool(cls and cls.is_module)})
+                    self.attribute_delete(node, t.value.value, t.value.attr.value)
             elif type(t) is cst.Attribute:
                 # `del self.weight` / `del conv.weight` (weight_norm's reparameterisation)
                 self.attribute_delete(node, t.value, t.attr.value)

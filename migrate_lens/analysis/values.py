@@ -200,7 +200,7 @@ _MASK_ATTR = re.compile(r"^(train|val|valid|test|node|edge|label|loss|keep|selec
 _MODULE_GETTERS = frozenset({"get_input_embeddings", "get_output_embeddings", "get_submodule", "get_encoder",
                              "get_decoder"})
 
-#: Attribute names of a layer's parameters (``.weight``, ``.bias``, ``.embeddings``)
+#: Attribute names of a layer's parameters (``.weight``, ``.bias``, ``.in_proj_weight``)
 _PARAM_ATTR = re.compile(r"^(weight|bias)$|_weight$|_bias$|^weight_")
 
 #: ``nn.Module`` methods that walk a model's layers (``named_*``: ``(name, layer)`` pairs)
@@ -743,6 +743,10 @@ class ValueKinds:
         resolved = self.v.qual(node)
         if resolved.startswith("torch."):
             return K.S  # dtypes, modules, constants
+        if _MASK_ATTR.search(attr):
+            # `data.train_mask` of a PyG batch, whatever the batch's kind reads as (a loader's item,
+            # `data = data.to(device)`): a node mask (`out[data.train_mask]`)
+            return K.B
         base = self.kind(node.value)
         if base == K.U and type(node.value) is _CALL and type(node.value.func) is _ATTRIBUTE and \
                 node.value.func.attr.value in _MODULE_GETTERS:
@@ -752,8 +756,6 @@ class ValueKinds:
                 return K.T
             if attr in ("values", "indices") and type(node.value) is _CALL and _named_pair(node.value, self.v.qual):
                 return K.T  # `logits.max(-1).values`, `torch.topk(s, k).indices`
-            if _MASK_ATTR.search(attr):
-                return K.B  # `data = data.to(device); data.train_mask`: a batch object moved like a tensor
             return K.U
         if base == K.M:
             known = self._submodule_attr_kind(node)
@@ -763,15 +765,11 @@ class ValueKinds:
                 return K.T  # (the batch-norm layers' buffer, a count held as a tensor)
             if K.MODULE_CONFIG_ATTR.search(attr):
                 return K.S  # `e.embedding_dim`, `self.fc.in_features`: the layer's settings
-            if _MASK_ATTR.search(attr):
-                return K.B  # `data.train_mask` of a batch a library's loader yields
             if re.search(r"weight|bias|running_|scale|embedding|buffer|_param|inv_freq|mask", attr):
                 return K.T
             return K.S
         if attr == "grad":
             return K.T  # `.grad` of whatever holds it is a gradient tensor (`[v.grad for v in params]`)
-        if base in (K.U, K.S) and _MASK_ATTR.search(attr):
-            return K.B  # `data.train_mask` of a PyG batch: a node mask (`out[data.train_mask]`)
         if attr == "data" and type(node.value) is _ATTRIBUTE and _PARAM_ATTR.search(node.value.attr.value):
             return K.T  # `model.embed.weight.data`: a parameter's storage, whatever holds it
         if base == K.S:
