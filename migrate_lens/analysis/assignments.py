@@ -426,6 +426,12 @@ class AssignmentsMixin:
                 self.bindings.bind_table_write(target.value.value, (value,), keys[0] if len(keys) == 1 else "")
             self._growth(target, value)
             base = self.kind(target.value)
+            if base in (K.S, K.U) and type(target.value) is cst.Attribute and _is_self_attr(target.value.value) \
+                    and self.kind(target.value.value) in (K.M, K.U) and any(
+                        type(el.slice) is cst.Index and self.kind(el.slice.value) in K.TENSORISH for el in target.slice):
+                # `self.memory.last_update[unique_node_ids] = t` (TGN): an attribute of a held layer
+                # written at tensor indices is a tensor, whatever its name suggests
+                base = K.T
             root = _root_name(target.value)
             if root and self._is_outer_container(root):
                 memo = self._global_memo_requires(root, value)
