@@ -482,6 +482,18 @@ class _CallExtras:
             return False
         return _defines_own(self.v, cls, func.attr.value)
 
+    def receiver_defines_method(self) -> bool:
+        """The project class that built the receiver (``receiver_ctor``) defines the called
+        method itself (or through a base in this file); True when that class is not in this
+        file (undecided: taken as the project's own code). False for a class of this file that
+        inherits the method from a library base: Tortoise's ``GPT2InferenceModel(GPT2PreTrainedModel)``
+        running transformers' ``generate``."""
+        ctor = self.receiver_ctor()
+        cls = self.v.local_classes.get(ctor.rsplit(".", 1)[-1]) if ctor else None
+        if cls is None or cls.qualname != ctor:
+            return True
+        return _defines_own(self.v, cls, self.method) or _own_package_base(self.v, cls)
+
     def own_method(self) -> bool:
         """``self.<m>(...)`` calls a method the enclosing class defines itself, and the class
         is no ``nn.Module``: an RL algorithm's ``self.train()`` (``def train(self,
@@ -560,7 +572,7 @@ _CALL_EXTRAS: dict[str, Callable[[_CallExtras], Any]] = {
         "receiver_name", "device_like_arg", "to_follows_input", "input_global_pool", "uniform_seq_args",
         "name_args", "arg_item_kinds", "arg_names", "receiver_text", "device_follows_input", "message_kinds",
         "exports_weight", "arg_texts", "value_args_all_params", "receiver_fresh", "in_parameter", "receiver_ctor", "input_ctor",
-        "random_args", "arg_alias", "own_method", "defined_method", "arg_ctor", "after_conv", "autograd_functions", "own_classes",
+        "random_args", "arg_alias", "own_method", "defined_method", "receiver_defines_method", "arg_ctor", "after_conv", "autograd_functions", "own_classes",
         "project_names", "ceil_args", "inherited_self_args", "input_1d", "param_default_args", "assumed_args", "size_reported", "param_init", "unfold_tiles",
         "receiver_constant", "constant_args", "kwarg_texts", "arg0_prefix", "arg0_choices", "loaded_copy", "memo_fill", "constant_star_args", "self_default_args", "receiver_conv_output", "negated_widths")
 }
@@ -711,6 +723,20 @@ def _module_signature(fn: cst.FunctionDef) -> bool:
     if fn.name.value == "train":
         return len(rest) == 1 and rest[0].default is not None
     return fn.name.value == "eval" and not rest and params.star_arg is cst.MaybeSentinel.DEFAULT
+
+
+def _own_package_base(v: FileVisitor, cls: _ClassInfo, depth: int = 0) -> bool:
+    """``cls``, or a base of it in this file, subclasses a class of the scanned package that
+    this file does not define (``Kosmos2TextForCausalLM(Kosmos2PreTrainedModel)`` inside
+    transformers): an inherited method may be the package's own code."""
+    for b in cls.bases if depth < 8 else ():
+        base = v.local_classes.get(b.rsplit(".", 1)[-1])
+        if base is not None and base.qualname == b:
+            if _own_package_base(v, base, depth + 1):
+                return True
+        elif b.split(".", 1)[0] == v.module.split(".", 1)[0]:
+            return True
+    return False
 
 
 def _defines_own(v: FileVisitor, cls: _ClassInfo, method: str, depth: int = 0) -> bool:

@@ -604,10 +604,12 @@ def _match(rule: Rule, site: Site) -> tuple[str, bool] | None:
         return None
     if rule.category == "ecosystem-dependency" and site.kind == "call" and (
             (site.name and in_own_package(site.name, site.symbol)) or
-            (site.method and in_own_package(site.data.get("receiver_ctor", ""), site.symbol))):
+            (site.method and in_own_package(site.data.get("receiver_ctor", ""), site.symbol)
+             and site.data.get("receiver_defines_method", True))):
         # a call into the scanned package itself (`kornia.filters.box_kernel(...)` inside
-        # kornia; `self.text_decoder.generate(...)` of a class transformers itself defines):
-        # the code being ported, not a PyTorch-only library it depends on
+        # kornia; `self.text_decoder.generate(...)` of a class transformers itself defines, unless
+        # the class inherits that method from a library base): the code being ported, not a
+        # PyTorch-only library it depends on
         return None
     detail = MATCHERS[m.kind].fn(site, m)
     return None if detail is None else (detail, traced_only)
