@@ -608,6 +608,10 @@ class ValueKinds:
             operands = [node.left, *(c.comparator for c in node.comparisons)]
             if any(type(o) in STRING_NODES or self._is_str_const(o) for o in operands):
                 return K.S  # tensors are never compared with strings: config/mode checks
+            if any(type(o) is _NAME and o.value == "None" for o in operands):
+                # `x == None`: a tensor compared with None is the Python bool False in PyTorch and
+                # under jax.jit alike (no elementwise comparison): an identity test spelled badly
+                return K.S
             ks = [self.kind(o) for o in operands]
             if K.T in ks or K.B in ks:
                 return K.B
