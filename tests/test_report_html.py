@@ -105,6 +105,8 @@ def first_screen_facts(view: dict) -> dict[str, str]:
         facts[f"blocker.{b.category}"] = sm.fmt_days(b.effort_person_days)
     if view["plan"]["pilot"]:
         facts["pilot.p50"] = sm.fmt_days(view["plan"]["pilot"]["effort_person_days"]["p50"])
+    elif view["plan"]["waves"]:
+        facts["wave1.p50"] = sm.fmt_days(view["plan"]["waves"][0]["effort_person_days"]["p50"])
     for i, d in enumerate(est["drivers"][:5], 1):
         facts[f"driver.{i}"] = sm.fmt_days(d["effort_person_days"])
     return facts
@@ -125,6 +127,25 @@ def test_first_screen_figures_match_view(sample_html: str) -> None:
     assert htmllib.escape(est["decision"]["headline"]) in first
     for st in ("pure", "mechanical", "redesign", "blocked"):
         assert f'<span class="chip status-{st}">{st}</span>' in first  # the legend
+
+
+def test_no_pilot_points_at_the_first_wave() -> None:
+    """A "pilot first" verdict with no pilot unit (none with dependents fits the budget: pykan
+    0.2.8's review) still says where to start: wave 1, its first modules and its effort, not a
+    bare "No pilot proposed" under a verdict that asks for one."""
+    import re
+
+    view = synthetic.sample_view()
+    view["plan"]["pilot"] = None
+    page = html.build(view)
+    start = page[page.index("<h2>Where to start</h2>"):]
+    start = start[:start.index("</div>") + 6]
+    assert "No pilot proposed" not in page
+    assert "start with wave 1" in start
+    first = view["plan"]["waves"][0]
+    assert f"<code>{htmllib.escape(first['modules'][0])}</code>" in start
+    shown = dict(re.findall(r'<span data-fact="([^"]+)"[^>]*>([^<]*)</span>', start))
+    assert shown == {"wave1.p50": first_screen_facts(view)["wave1.p50"]}
 
 
 def test_embedded_json_round_trips_to_the_payload(sample_html: str) -> None:

@@ -14,6 +14,7 @@ def root(context, missing=missing, environment=environment):
     l_0_d = resolve('d')
     l_0_charts = resolve('charts')
     l_0_pilot = resolve('pilot')
+    l_0_w1 = resolve('w1')
     l_0_eco_items = resolve('eco_items')
     l_0_status_colors = resolve('status_colors')
     l_0_cols = resolve('cols')
@@ -373,9 +374,33 @@ def root(context, missing=missing, environment=environment):
             l_1_loop = l_1_r = missing
             yield '.</p>'
         yield '      </div>\n'
+    elif environment.getattr(environment.getattr((undefined(name='view') if l_0_view is missing else l_0_view), 'plan'), 'waves'):
+        pass
+        l_0_w1 = environment.getitem(environment.getattr(environment.getattr((undefined(name='view') if l_0_view is missing else l_0_view), 'plan'), 'waves'), 0)
+        context.vars['w1'] = l_0_w1
+        context.exported_vars.add('w1')
+        yield '      <div class="pilot" data-testid="pilot">\n        <p><strong>No single model class makes a pilot</strong> (none with dependents ports within the pilot budget), so start with wave 1: '
+        l_1_loop = missing
+        for l_1_q, l_1_loop in LoopContext(environment.getattr((undefined(name='w1') if l_0_w1 is missing else l_0_w1), 'modules')[:3], undefined):
+            _loop_vars = {}
+            pass
+            yield '<code>'
+            yield escape(l_1_q)
+            yield '</code>'
+            if (not environment.getattr(l_1_loop, 'last')):
+                pass
+                yield ', '
+        l_1_loop = l_1_q = missing
+        if (t_6(environment.getattr((undefined(name='w1') if l_0_w1 is missing else l_0_w1), 'modules')) > 3):
+            pass
+            yield ' and '
+            yield escape(t_12((t_6(environment.getattr((undefined(name='w1') if l_0_w1 is missing else l_0_w1), 'modules')) - 3), 'more module'))
+        yield ', <span data-fact="wave1.p50">'
+        yield escape(t_1(environment.getattr(environment.getattr((undefined(name='w1') if l_0_w1 is missing else l_0_w1), 'effort_person_days'), 'p50')))
+        yield '</span> person-days likely.</p>\n      </div>\n'
     else:
         pass
-        yield '      <p>No pilot proposed.</p>\n'
+        yield '      <p>No pilot proposed: nothing in scope to port.</p>\n'
     if environment.getattr((undefined(name='est') if l_0_est is missing else l_0_est), 'drivers'):
         pass
         yield '      <h3>What drives the effort</h3>\n      <ul class="drivers">\n'
@@ -855,7 +880,7 @@ def root(context, missing=missing, environment=environment):
     if t_18(environment.getattr((undefined(name='view') if l_0_view is missing else l_0_view), 'probe')):
         pass
         template = environment.get_template('_probe.html.j2', 'report.html.j2')
-        gen = template.root_render_func(template.new_context(context.get_all(), True, {'cols': l_0_cols, 'cur': l_0_cur, 'eco_items': l_0_eco_items, 'est': l_0_est, 'gaps': l_0_gaps, 'ops': l_0_ops, 'pilot': l_0_pilot, 's': l_0_s, 'unplanned': l_0_unplanned, 'verdict': l_0_verdict}))
+        gen = template.root_render_func(template.new_context(context.get_all(), True, {'cols': l_0_cols, 'cur': l_0_cur, 'eco_items': l_0_eco_items, 'est': l_0_est, 'gaps': l_0_gaps, 'ops': l_0_ops, 'pilot': l_0_pilot, 's': l_0_s, 'unplanned': l_0_unplanned, 'verdict': l_0_verdict, 'w1': l_0_w1}))
         try:
             for event in gen:
                 yield event
@@ -875,7 +900,7 @@ def root(context, missing=missing, environment=environment):
     yield '</script>\n</body>\n</html>'
 
 blocks = {}
-debug_info = '4=157&5=160&6=163&12=167&14=169&15=171&19=173&21=175&26=186&27=188&28=208&29=212&30=214&32=218&33=220&39=222&40=224&41=228&45=237&46=239&50=245&54=249&55=251&57=254&58=257&60=264&61=278&63=283&66=290&71=307&74=315&76=318&77=322&78=324&79=326&89=348&90=350&92=354&93=360&98=379&101=383&111=400&112=402&113=404&114=406&121=408&123=411&124=415&126=423&127=442&135=453&136=456&141=462&142=466&143=481&147=500&150=503&152=519&158=528&159=531&161=535&164=538&166=574&167=577&173=586&174=610&175=631&182=635&183=647&186=650&195=671&221=681&253=691&258=707&264=710&272=721&273=723&274=727&275=735&276=739&278=748&279=751&282=753&285=769&289=772&293=785&296=816&299=819&301=823&302=831&306=855&308=864&309=870&310=872&311=874'
+debug_info = '4=158&5=161&6=164&12=168&14=170&15=172&19=174&21=176&26=187&27=189&28=209&29=213&30=215&32=219&33=221&39=223&40=225&41=229&45=238&46=240&50=246&54=250&55=252&57=255&58=258&60=265&61=279&63=284&66=291&71=308&74=316&76=319&77=323&78=325&79=327&89=349&90=351&92=355&93=361&95=377&96=379&98=384&103=404&106=408&116=425&117=427&118=429&119=431&126=433&128=436&129=440&131=448&132=467&140=478&141=481&146=487&147=491&148=506&152=525&155=528&157=544&163=553&164=556&166=560&169=563&171=599&172=602&178=611&179=635&180=656&187=660&188=672&191=675&200=696&226=706&258=716&263=732&269=735&277=746&278=748&279=752&280=760&281=764&283=773&284=776&287=778&290=794&294=797&298=810&301=841&304=844&306=848&307=856&311=880&313=889&314=895&315=897&316=899'
 
 # Generated by `python -m migrate_lens.report.precompiled` from templates/report.html.j2; do not edit.
-KEY = 'ac97246053666172be9c43ca7d08c2a040101d93ee1b937c8d1422239fa0d82b'
+KEY = '47c2cf299322e6b94256420a16a66a7093c8d1e6dc22b2071e8bce00041ebad0'
