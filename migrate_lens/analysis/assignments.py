@@ -189,7 +189,7 @@ class AssignmentsMixin:
         cls = self.func_stack[-1].cls if self.func_stack else None
         on_self = type(receiver) is cst.Name and receiver.value == "self"
         self._site("attribute-delete", node, name=attr, receiver=self.kind(receiver), data={
-            "module_class": bool(cls and cls.is_module), "on_self": on_self, "receiver_text": _dotted(receiver),
+            "on_self": on_self, "receiver_text": _dotted(receiver),
             # (a layer built by a factory has no kind of its own: `self.conv_kxk = create_conv2d(...)`)
             "layer": layer or (on_self and cls is not None and cls.is_module and cls.attr_kinds.get(attr) in (K.M, K.U)) or (
                 not on_self and self.kind(receiver) == K.M and attr not in ("weight", "bias"))})
@@ -425,6 +425,10 @@ class AssignmentsMixin:
                 keys = registry_keys(target)  # `ACTS["hard"] = F.hardsigmoid_`: under its key too
                 self.bindings.bind_table_write(target.value.value, (value,), keys[0] if len(keys) == 1 else "")
             self._growth(target, value)
+            if type(target.value) is cst.Attribute and target.value.attr.value == "_modules" and vkind == K.M:
+                # `model._modules[name] = QuantLinear(...)`: the surgery of `setattr(model, name, layer)`
+                self._site("attribute-write", stmt, name="_modules", receiver=self.kind(target.value.value),
+                           data={"aug": False, "replaces_child": True, "receiver_text": _dotted(target.value.value)})
             base = self.kind(target.value)
             if base in (K.S, K.U) and type(target.value) is cst.Attribute and _is_self_attr(target.value.value) \
                     and self.kind(target.value.value) in (K.M, K.U) and any(

@@ -14,6 +14,7 @@ import libcst as cst
 
 from migrate_lens.analysis import kinds as K
 from migrate_lens.analysis.bindings import dotted as _dotted
+from migrate_lens.analysis.bindings import in_own_package
 from migrate_lens.analysis.sites import NOT_LITERAL
 from migrate_lens.analysis.values import literal
 from migrate_lens.analysis.walk import child_nodes
@@ -734,7 +735,7 @@ def _own_package_base(v: FileVisitor, cls: _ClassInfo, depth: int = 0) -> bool:
         if base is not None and base.qualname == b:
             if _own_package_base(v, base, depth + 1):
                 return True
-        elif b.split(".", 1)[0] == v.module.split(".", 1)[0]:
+        elif in_own_package(b, v.module):
             return True
     return False
 

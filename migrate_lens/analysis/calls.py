@@ -1134,11 +1134,11 @@ def _descends(call: cst.Call, scope: _FuncScope, kind: Callable[[cst.BaseExpress
             # (a slice, `encode(leaves[:mid])`, or a mask, `self.forward(x[x < pivot])`, splits the
             # data: a tree recursion ML107 reports)
             return True
-        if type(v) is cst.BinaryOperation and type(v.operator) in (cst.Subtract, cst.FloorDivide) and \
+        if type(v) is cst.BinaryOperation and type(v.operator) in (cst.Subtract, cst.FloorDivide, cst.Add) and \
                 type(v.left) is cst.Name and v.left.value in scope.params and type(v.right) is cst.Integer and \
                 kind(v.left) == K.S:
-            # `B_batch(x, grid, k=k - 1)` (pykan's B-splines), `fib(n - 1)`: a Python counter walked
-            # down to its base case, as deep as the order the caller fixes: unrolled by the trace
+            # `B_batch(x, grid, k=k - 1)` (pykan's B-splines), `fib(n - 1)`, `build(level + 1)`: a
+            # Python counter walked to its base case, as deep as the caller fixes: unrolled by the trace
             return True
     return False
 

@@ -127,9 +127,7 @@ class DefinitionsMixin:
         )
         info = _ClassInfo(qualname=qualname, bases=bases, is_module=is_module, is_autograd_function=is_fn,
                           composes=is_module or (not is_fn and any(_may_be_module_base(b) for b in bases)),
-                          is_optimizer=any(b.startswith("torch.optim.") and b.endswith("Optimizer") for b in bases) or any(
-                              self.local_classes.get(b.rsplit(".", 1)[-1]) is not None
-                              and self.local_classes[b.rsplit(".", 1)[-1]].is_optimizer for b in bases))
+                          is_optimizer=any(_optimizer_base(b, self.local_classes) for b in bases))
         for b in bases:  # the layers this file's base classes built (their init ran first)
             base = self.local_classes.get(b.rsplit(".", 1)[-1])
             if base is not None and base.qualname == b and base is not info:
@@ -885,6 +883,16 @@ _PLAIN_BASE_PREFIXES = ("torch.", *PLAIN_BASE_PREFIXES)
 
 
 _PLAIN_BASES = PLAIN_BASES
+
+
+def _optimizer_base(base: str, local_classes: dict[str, _ClassInfo]) -> bool:
+    """``base`` is a ``torch.optim`` optimizer (``Optimizer`` itself or a concrete one:
+    ``class MyAdam(torch.optim.Adam)``; not a learning-rate scheduler) or an optimizer class of
+    this file."""
+    if base.startswith("torch.optim.") and not base.startswith(("torch.optim.lr_scheduler", "torch.optim.swa_utils")):
+        return True
+    local = local_classes.get(base.rsplit(".", 1)[-1])
+    return local is not None and local.qualname == base and local.is_optimizer
 
 
 def _may_be_module_base(name: str) -> bool:

@@ -1025,9 +1025,6 @@ def match_attribute(site: Site, m: "Matcher") -> str | None:
     on_self = _param(m, "on_self")
     if on_self is not None and bool(site.data.get("on_self")) != on_self:
         return None
-    in_module = _param(m, "module_class")
-    if in_module is not None and bool(site.data.get("module_class")) != in_module:
-        return None
     receivers = _param(m, "receiver")
     if receivers and site.receiver not in receivers:
         return None
@@ -1551,7 +1548,7 @@ MATCHERS: dict[str, MatcherSpec] = {
     "attribute-delete": MatcherSpec("attribute-delete", match_attribute,
                                     "A ``del`` of an attribute (``del self.weight``) or of an entry of a layer's "
                                     "``_parameters``/``_buffers``/``_modules`` table (named by the table); "
-                                    "``names``, ``receiver``, ``on_self`` and ``module_class`` as for attribute sites."),
+                                    "``names``, ``receiver``, ``on_self`` and ``or_layer`` as for attribute sites."),
     "class-base": MatcherSpec("class", match_name, match_name.__doc__ or "", names_required=True),
     "decorator": MatcherSpec("decorator", match_name, match_name.__doc__ or "", names_required=True),
     "import": MatcherSpec("import", match_name, match_name.__doc__ or "", names_required=True),
